@@ -1,0 +1,136 @@
+//! Parses and validates the class named in `#[retention(...)]`.
+
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use quote::quote;
+
+use crate::errors::{Errors, closest};
+
+pub(crate) const CLASSES: [&str; 3] = ["forgettable", "fuzzy", "strict"];
+pub(crate) const EXPECTED: &str = "expected one of `forgettable`, `fuzzy`, `strict`";
+
+/// A validated class: the name of its type in `__private`.
+#[derive(Clone)]
+pub(crate) struct Class {
+    pub(crate) ty: Ident,
+}
+
+impl Class {
+    pub(crate) fn from_name(name: &str, span: Span) -> Option<Class> {
+        let ty = match name {
+            "forgettable" => "Forgettable",
+            "fuzzy" => "Fuzzy",
+            "strict" => "Strict",
+            _ => return None,
+        };
+        Some(Class {
+            ty: Ident::new(ty, span),
+        })
+    }
+
+    /// The class used for the stub expansion emitted next to errors.
+    pub(crate) fn stub() -> Class {
+        Class {
+            ty: Ident::new("Strict", Span::call_site()),
+        }
+    }
+}
+
+/// Parses the attribute arguments: exactly one class name. Every problem is pushed to
+/// `errors`; returns the class if exactly one valid class was named.
+pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Option<Class> {
+    let chunks = split_commas(args);
+    if chunks.is_empty() {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            format!("missing retention class: {EXPECTED}, e.g. `#[retention(strict)]`"),
+        ));
+        return None;
+    }
+    let mut found: Vec<(Class, Ident)> = Vec::new();
+    let mut bad = false;
+    for chunk in chunks {
+        match chunk.as_slice() {
+            [TokenTree::Ident(ident)] => {
+                let name = ident.to_string();
+                match Class::from_name(&name, ident.span()) {
+                    Some(class) => found.push((class, ident.clone())),
+                    None => {
+                        bad = true;
+                        let hint = closest(&name, &CLASSES)
+                            .map(|c| format!("; did you mean `{c}`?"))
+                            .unwrap_or_default();
+                        errors.push(syn::Error::new(
+                            ident.span(),
+                            format!("unknown retention class `{name}`{hint} {EXPECTED}"),
+                        ));
+                    }
+                }
+            }
+            [TokenTree::Literal(lit)] if lit.to_string().starts_with('"') => {
+                bad = true;
+                let text = lit.to_string();
+                let inner = text.trim_matches('"');
+                let hint = if CLASSES.contains(&inner) {
+                    format!("; write it without quotes: `#[retention({inner})]`")
+                } else {
+                    String::new()
+                };
+                errors.push(syn::Error::new(
+                    lit.span(),
+                    format!("the retention class is a name, not a string{hint}; {EXPECTED}"),
+                ));
+            }
+            other => {
+                bad = true;
+                let tokens: TokenStream = other.iter().cloned().collect();
+                errors.spanned(
+                    tokens,
+                    format!(
+                        "expected a retention class name, found `{}`: {EXPECTED}",
+                        show(other)
+                    ),
+                );
+            }
+        }
+    }
+    if found.len() > 1 {
+        let first = found[0].1.to_string();
+        for (_, ident) in &found[1..] {
+            errors.push(syn::Error::new(
+                ident.span(),
+                format!(
+                    "more than one retention class: an item has exactly one, and `{first}` was already given; keep one of {}",
+                    found.iter().map(|(_, i)| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        return None;
+    }
+    if bad {
+        None
+    } else {
+        found.pop().map(|(c, _)| c)
+    }
+}
+
+fn show(tokens: &[TokenTree]) -> String {
+    let ts: TokenStream = tokens.iter().cloned().collect();
+    quote!(#ts).to_string()
+}
+
+/// Splits a token stream at top-level commas, dropping empty pieces (a trailing comma).
+pub(crate) fn split_commas(args: TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut chunks = vec![Vec::new()];
+    for tt in args {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => chunks.push(Vec::new()),
+            _ => {
+                if let Some(last) = chunks.last_mut() {
+                    last.push(tt)
+                }
+            }
+        }
+    }
+    chunks.retain(|c| !c.is_empty());
+    chunks
+}

@@ -1,0 +1,25 @@
+//! Procedural macros of [`favur-context`](https://docs.rs/favur-context).
+//!
+//! **This crate is an implementation detail.** Depend on `favur-context`, which re-exports
+//! everything here; the generated code names only paths inside `favur_context::__private`,
+//! and nothing in this crate is covered by semver on its own.
+
+mod attr;
+mod class;
+mod errors;
+mod message;
+
+use proc_macro::TokenStream;
+
+/// Gives an item a retention class. Documented in `favur-context`.
+#[proc_macro_attribute]
+pub fn retention(args: TokenStream, item: TokenStream) -> TokenStream {
+    attr::expand(args.into(), item.into()).into()
+}
+
+/// The engine behind `strict!`, `fuzzy!` and `forgettable!`. Documented in `favur-context`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn message(input: TokenStream) -> TokenStream {
+    message::expand(input.into()).into()
+}

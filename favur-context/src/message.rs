@@ -1,0 +1,386 @@
+//! The message model: roles, content parts, tool calls and results.
+//!
+//! A [`Message`] is plain data and carries no retention class. It cannot enter a
+//! [`History`](crate::History) until it is classified (see [`crate::Classified`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Who a message is from.
+///
+/// ```
+/// use favur_context::Role;
+/// assert_eq!(serde_json::to_string(&Role::Tool).unwrap(), "\"tool\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions to the model (a system prompt).
+    System,
+    /// A person, or the agent speaking for one.
+    User,
+    /// The model.
+    Assistant,
+    /// The output of a tool the model called.
+    Tool,
+}
+
+impl Role {
+    /// The lowercase name (`"system"`, `"user"`, `"assistant"`, `"tool"`).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Role::Assistant.as_str(), "assistant");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The arguments of a tool call: parsed JSON, or the raw text when the model produced
+/// invalid JSON (kept verbatim so nothing is lost and the error can be reported).
+///
+/// ```
+/// use favur_context::Arguments;
+/// assert_eq!(Arguments::parse(r#"{"path":"src"}"#), Arguments::Json(serde_json::json!({"path": "src"})));
+/// assert_eq!(Arguments::parse("{oops"), Arguments::Invalid("{oops".to_owned()));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arguments {
+    /// Well-formed JSON arguments.
+    Json(Value),
+    /// The raw string the model produced, which is not valid JSON.
+    Invalid(String),
+}
+
+impl Arguments {
+    /// Parses `raw` as JSON, keeping it verbatim as [`Arguments::Invalid`] if it is not.
+    ///
+    /// ```
+    /// use favur_context::Arguments;
+    /// assert!(Arguments::parse("[1, 2]").as_json().is_some());
+    /// assert!(Arguments::parse("[1, 2").as_json().is_none());
+    /// ```
+    pub fn parse(raw: impl Into<String>) -> Self {
+        let raw = raw.into();
+        match serde_json::from_str(&raw) {
+            Ok(value) => Arguments::Json(value),
+            Err(_) => Arguments::Invalid(raw),
+        }
+    }
+
+    /// The parsed value, if the arguments were valid JSON.
+    ///
+    /// ```
+    /// use favur_context::Arguments;
+    /// assert_eq!(Arguments::parse("3").as_json(), Some(&serde_json::json!(3)));
+    /// ```
+    pub fn as_json(&self) -> Option<&Value> {
+        match self {
+            Arguments::Json(v) => Some(v),
+            Arguments::Invalid(_) => None,
+        }
+    }
+
+    /// The arguments as a JSON string: the serialized value, or the raw invalid text.
+    ///
+    /// ```
+    /// use favur_context::Arguments;
+    /// assert_eq!(Arguments::parse(r#"{"a":1}"#).to_json_string(), r#"{"a":1}"#);
+    /// assert_eq!(Arguments::parse("{a").to_json_string(), "{a");
+    /// ```
+    pub fn to_json_string(&self) -> String {
+        match self {
+            Arguments::Json(v) => v.to_string(),
+            Arguments::Invalid(raw) => raw.clone(),
+        }
+    }
+}
+
+impl From<Value> for Arguments {
+    fn from(value: Value) -> Self {
+        Arguments::Json(value)
+    }
+}
+
+impl From<&str> for Arguments {
+    fn from(raw: &str) -> Self {
+        Arguments::parse(raw)
+    }
+}
+
+impl From<String> for Arguments {
+    fn from(raw: String) -> Self {
+        Arguments::parse(raw)
+    }
+}
+
+/// A request from the model to run a tool.
+///
+/// ```
+/// use favur_context::ToolCall;
+/// let call = ToolCall::new("call_1", "bash", serde_json::json!({"command": "ls"}));
+/// assert_eq!(call.name, "bash");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for this call; results answer it by this id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, parsed or raw.
+    pub arguments: Arguments,
+}
+
+impl ToolCall {
+    /// A tool call; `arguments` may be a [`serde_json::Value`] or a JSON string.
+    ///
+    /// ```
+    /// use favur_context::{Arguments, ToolCall};
+    /// let call = ToolCall::new("c1", "read", r#"{"path":"a.rs"}"#);
+    /// assert!(matches!(call.arguments, Arguments::Json(_)));
+    /// ```
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<Arguments>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// The output of a tool call, answering it by id.
+///
+/// ```
+/// use favur_context::ToolResult;
+/// let result = ToolResult { call_id: "c1".into(), content: "ok".into(), is_error: false };
+/// assert!(!result.is_error);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The id of the [`ToolCall`] this answers.
+    pub call_id: String,
+    /// What the tool printed or returned.
+    pub content: String,
+    /// Whether the tool failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+/// One piece of a message's content.
+///
+/// ```
+/// use favur_context::Part;
+/// let part = Part::Text("hello".into());
+/// assert_eq!(part.text(), Some("hello"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Plain text.
+    Text(#[serde(with = "text_part")] String),
+    /// A tool call made by the assistant.
+    ToolCall(ToolCall),
+    /// A tool's result.
+    ToolResult(ToolResult),
+}
+
+mod text_part {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Text<T> {
+        text: T,
+    }
+
+    pub fn serialize<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
+        Text { text }.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        Text::<String>::deserialize(d).map(|t| t.text)
+    }
+}
+
+impl Part {
+    /// The text of a text part.
+    ///
+    /// ```
+    /// use favur_context::Part;
+    /// assert_eq!(Part::Text("x".into()).text(), Some("x"));
+    /// ```
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Part::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// A message: a role, content parts, and provider-specific extension fields that
+/// round-trip untouched.
+///
+/// A `Message` has no retention class and cannot be appended as it is; classify it
+/// with one of the macros or [`Message::classify`].
+///
+/// ```
+/// use favur_context::{Message, Role};
+/// let m = Message::user("list the files");
+/// assert_eq!(m.role, Role::User);
+/// assert_eq!(m.text(), "list the files");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who it is from.
+    pub role: Role,
+    /// Its content, in order.
+    pub parts: Vec<Part>,
+    /// Provider-specific fields kept verbatim (e.g. `cache_control`, `name`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extensions: Map<String, Value>,
+}
+
+impl Message {
+    /// A message with the given role and parts and no extensions.
+    ///
+    /// ```
+    /// use favur_context::{Message, Part, Role};
+    /// let m = Message::new(Role::Assistant, vec![Part::Text("done".into())]);
+    /// assert_eq!(m.text(), "done");
+    /// ```
+    pub fn new(role: Role, parts: Vec<Part>) -> Self {
+        Message {
+            role,
+            parts,
+            extensions: Map::new(),
+        }
+    }
+
+    /// A system message with one text part.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Message::system("be brief").role, favur_context::Role::System);
+    /// ```
+    pub fn system(text: impl Into<String>) -> Self {
+        Message::new(Role::System, vec![Part::Text(text.into())])
+    }
+
+    /// A user message with one text part.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Message::user("hi").text(), "hi");
+    /// ```
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::new(Role::User, vec![Part::Text(text.into())])
+    }
+
+    /// An assistant message with one text part.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Message::assistant("ok").role, favur_context::Role::Assistant);
+    /// ```
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message::new(Role::Assistant, vec![Part::Text(text.into())])
+    }
+
+    /// An assistant message that makes the given tool calls.
+    ///
+    /// ```
+    /// use favur_context::{Message, ToolCall};
+    /// let m = Message::assistant_calls(vec![ToolCall::new("c1", "ls", serde_json::json!({}))]);
+    /// assert_eq!(m.tool_calls().count(), 1);
+    /// ```
+    pub fn assistant_calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        Message::new(
+            Role::Assistant,
+            calls.into_iter().map(Part::ToolCall).collect(),
+        )
+    }
+
+    /// A tool message carrying one result.
+    ///
+    /// ```
+    /// let m = favur_context::Message::tool_result("c1", "a.rs\nb.rs", false);
+    /// assert_eq!(m.tool_results().next().unwrap().call_id, "c1");
+    /// ```
+    pub fn tool_result(
+        call_id: impl Into<String>,
+        content: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
+        Message::new(
+            Role::Tool,
+            vec![Part::ToolResult(ToolResult {
+                call_id: call_id.into(),
+                content: content.into(),
+                is_error,
+            })],
+        )
+    }
+
+    /// Adds a provider-specific field, kept verbatim.
+    ///
+    /// ```
+    /// let m = favur_context::Message::user("hi").with_extension("name", serde_json::json!("alice"));
+    /// assert_eq!(m.extensions["name"], "alice");
+    /// ```
+    pub fn with_extension(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.extensions.insert(key.into(), value);
+        self
+    }
+
+    /// The text parts joined by newlines (tool calls and results excluded).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Message::assistant("a").text(), "a");
+    /// ```
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for t in self.parts.iter().filter_map(Part::text) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(t);
+        }
+        out
+    }
+
+    /// The tool calls in this message.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Message::user("x").tool_calls().count(), 0);
+    /// ```
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolCall(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The tool results in this message.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Message::tool_result("c", "x", true).tool_results().count(), 1);
+    /// ```
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResult> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolResult(r) => Some(r),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,346 @@
+//! The view: what the model is shown, derived from the history by recorded compactions.
+//!
+//! The history itself is never edited. A compaction is recorded as a [`Compaction`]
+//! (summaries it wrote, entries it dropped, entries it reshaped) and applied to the view.
+//! Replaying the same records over the same entries gives the same view.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::entry::{Entry, EntryId, EntryKind};
+use crate::message::Message;
+
+/// How an entry appears in the view.
+///
+/// ```
+/// use favur_context::Form;
+/// assert_eq!(Form::Verbatim, Form::Verbatim);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    /// As recorded (for a summary entry: the summary).
+    Verbatim,
+    /// Only the tool-call parts of an assistant entry: its text was compacted, but one of
+    /// its calls still has a result in the view, and calls are never orphaned.
+    CallsOnly,
+    /// A tool entry whose results were compacted while their calls stay in the view: each
+    /// result is shown as a short placeholder that keeps the call/result pairing valid and
+    /// points at the summary that holds the gist, if any.
+    Placeholder {
+        /// The summary that replaced the result's content, if it was summarized rather
+        /// than dropped.
+        summary: Option<EntryId>,
+    },
+    /// The text shortened to a per-entry token cap, with a visible elision marker; the
+    /// original stays in the history.
+    Capped(Box<Message>),
+}
+
+/// One item of the view: an entry, the form it is shown in, and what it costs.
+///
+/// ```
+/// use favur_context::{fuzzy, Form, History};
+/// let mut h = History::new();
+/// let id = h.append(fuzzy!(user: "hello"));
+/// let item = &h.view().items()[0];
+/// assert_eq!((item.id, &item.form), (id, &Form::Verbatim));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewItem {
+    /// The entry shown.
+    pub id: EntryId,
+    /// How it is shown.
+    pub form: Form,
+    /// Its token count in this form (content only, without per-message framing).
+    pub tokens: u32,
+}
+
+/// The ordered items the model is shown (pinned entries excluded; they are always first).
+///
+/// Keeps a running token total, so reading it is O(1).
+///
+/// ```
+/// use favur_context::{fuzzy, History};
+/// let mut h = History::new();
+/// h.append(fuzzy!(user: "one"));
+/// h.append(fuzzy!(assistant: "two"));
+/// assert_eq!(h.view().len(), 2);
+/// assert_eq!(h.view().tokens(), h.entries().iter().map(|e| e.tokens() as u64).sum::<u64>());
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct View {
+    items: Vec<ViewItem>,
+    #[serde(skip)]
+    tokens: u64,
+}
+
+impl View {
+    /// The items, in order.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().view().items().is_empty());
+    /// ```
+    pub fn items(&self) -> &[ViewItem] {
+        &self.items
+    }
+
+    /// Number of items.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().view().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the view is empty.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().view().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sum of the items' token counts (without framing), kept up to date on every change.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().view().tokens(), 0);
+    /// ```
+    pub fn tokens(&self) -> u64 {
+        self.tokens
+    }
+
+    pub(crate) fn push(&mut self, item: ViewItem) {
+        self.tokens += u64::from(item.tokens);
+        self.items.push(item);
+    }
+
+    pub(crate) fn from_items(items: Vec<ViewItem>) -> Self {
+        let tokens = items.iter().map(|i| u64::from(i.tokens)).sum();
+        View { items, tokens }
+    }
+}
+
+/// One change a compaction makes to the view.
+///
+/// ```
+/// use favur_context::{Edit, EntryId};
+/// let edit = Edit::Drop { id: EntryId(4) };
+/// assert_eq!(serde_json::to_string(&edit).unwrap(), r#"{"drop":{"id":4}}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Edit {
+    /// The entries in `replaces` (a contiguous run of the view) leave it and `summary`, a
+    /// new entry of kind [`EntryKind::Summary`], takes their place.
+    Summarize {
+        /// The new summary entry; its id must be the history's next id.
+        summary: Entry,
+    },
+    /// The entry leaves the view (it stays in the history, retrievable by id).
+    Drop {
+        /// The entry dropped.
+        id: EntryId,
+    },
+    /// The entry stays in the view in another form. Takes precedence over a summary that
+    /// also names it (a tool result summarized while its call stays becomes a placeholder).
+    Reform {
+        /// The entry reshaped.
+        id: EntryId,
+        /// Its new form.
+        form: Form,
+        /// Its token count in that form.
+        tokens: u32,
+    },
+}
+
+/// A recorded compaction: the tier that fired and the edits it made, applied to the view
+/// in one batch. The history is never edited; only the view is derived anew.
+///
+/// ```
+/// use favur_context::{Compaction, Edit, EntryId};
+/// let c = Compaction { tier: 2, edits: vec![Edit::Drop { id: EntryId(0) }] };
+/// assert_eq!(c.edits.len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compaction {
+    /// The tier that fired (1-based).
+    pub tier: u8,
+    /// What it changed.
+    pub edits: Vec<Edit>,
+}
+
+/// Why a compaction record could not be applied. The view is unchanged when this is
+/// returned.
+///
+/// ```
+/// use favur_context::{ApplyError, Compaction, Edit, EntryId, History};
+/// let mut h = History::new();
+/// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(9) }] }).unwrap_err();
+/// assert_eq!(err, ApplyError::NotInView { id: EntryId(9) });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    /// An edit names an entry that is not in the view.
+    #[error("compaction names entry {id}, which is not in the view")]
+    NotInView {
+        /// The unknown id.
+        id: EntryId,
+    },
+    /// Two edits name the same entry in incompatible ways.
+    #[error("compaction edits entry {id} more than once")]
+    Conflict {
+        /// The id edited twice.
+        id: EntryId,
+    },
+    /// A summary entry does not carry the next id.
+    #[error("summary has id {found}, expected the next id {expected}")]
+    SummaryId {
+        /// The id expected.
+        expected: EntryId,
+        /// The id found.
+        found: EntryId,
+    },
+    /// A summary entry is not of kind summary or replaces nothing.
+    #[error("entry {id} in a summarize edit is not a summary of at least one entry")]
+    NotASummary {
+        /// The offending entry.
+        id: EntryId,
+    },
+    /// A placeholder form points at a summary that the compaction does not write and the
+    /// view does not hold.
+    #[error("placeholder for {id} points at unknown summary {summary}")]
+    UnknownSummary {
+        /// The placeholder's entry.
+        id: EntryId,
+        /// The missing summary.
+        summary: EntryId,
+    },
+}
+
+/// Computes the view that results from applying `compaction` to `view`, and the summary
+/// entries to record, without changing anything.
+pub(crate) fn derive(
+    view: &View,
+    compaction: &Compaction,
+    next_id: EntryId,
+) -> Result<(View, Vec<Entry>), ApplyError> {
+    let in_view: HashSet<EntryId> = view.items.iter().map(|i| i.id).collect();
+    let mut touched: HashSet<EntryId> = HashSet::new();
+    let mut reform: HashMap<EntryId, (&Form, u32)> = HashMap::new();
+    let mut dropped: HashSet<EntryId> = HashSet::new();
+    let mut summary_of: HashMap<EntryId, usize> = HashMap::new();
+    let mut summaries: Vec<&Entry> = Vec::new();
+    let mut expected = next_id;
+
+    for edit in &compaction.edits {
+        match edit {
+            Edit::Reform { id, form, tokens } => {
+                if !in_view.contains(id) {
+                    return Err(ApplyError::NotInView { id: *id });
+                }
+                if reform.insert(*id, (form, *tokens)).is_some() || dropped.contains(id) {
+                    return Err(ApplyError::Conflict { id: *id });
+                }
+            }
+            Edit::Drop { id } => {
+                if !in_view.contains(id) {
+                    return Err(ApplyError::NotInView { id: *id });
+                }
+                if !touched.insert(*id) {
+                    return Err(ApplyError::Conflict { id: *id });
+                }
+                if reform.contains_key(id) {
+                    return Err(ApplyError::Conflict { id: *id });
+                }
+                dropped.insert(*id);
+            }
+            Edit::Summarize { summary } => {
+                if summary.id != expected {
+                    return Err(ApplyError::SummaryId {
+                        expected,
+                        found: summary.id,
+                    });
+                }
+                expected = EntryId(expected.0 + 1);
+                let EntryKind::Summary { replaces } = &summary.kind else {
+                    return Err(ApplyError::NotASummary { id: summary.id });
+                };
+                if replaces.is_empty() {
+                    return Err(ApplyError::NotASummary { id: summary.id });
+                }
+                for id in replaces {
+                    if !in_view.contains(id) {
+                        return Err(ApplyError::NotInView { id: *id });
+                    }
+                    if !touched.insert(*id) {
+                        return Err(ApplyError::Conflict { id: *id });
+                    }
+                    summary_of.insert(*id, summaries.len());
+                }
+                summaries.push(summary);
+            }
+        }
+    }
+    for (id, (form, _)) in &reform {
+        if dropped.contains(id) {
+            return Err(ApplyError::Conflict { id: *id });
+        }
+        if let Form::Placeholder { summary: Some(s) } = form {
+            let written = summaries.iter().any(|e| e.id == *s);
+            if !written && !in_view.contains(s) {
+                return Err(ApplyError::UnknownSummary {
+                    id: *id,
+                    summary: *s,
+                });
+            }
+        }
+    }
+
+    // Where each summary goes: at its first member that leaves the view, or after its
+    // last member if every member stays in another form.
+    let mut anchor: Vec<Option<(EntryId, bool)>> = vec![None; summaries.len()];
+    for item in &view.items {
+        if let Some(&s) = summary_of.get(&item.id) {
+            let leaves = !reform.contains_key(&item.id);
+            match anchor[s] {
+                Some((_, true)) => {}
+                _ => anchor[s] = Some((item.id, leaves)),
+            }
+        }
+    }
+    let mut anchored: HashMap<EntryId, usize> = HashMap::new();
+    for (s, a) in anchor.iter().enumerate() {
+        if let Some((id, _)) = a {
+            anchored.insert(*id, s);
+        }
+    }
+
+    let mut items = Vec::with_capacity(view.items.len());
+    for item in &view.items {
+        if let Some((form, tokens)) = reform.get(&item.id) {
+            items.push(ViewItem {
+                id: item.id,
+                form: (*form).clone(),
+                tokens: *tokens,
+            });
+        } else if !dropped.contains(&item.id) && !summary_of.contains_key(&item.id) {
+            items.push(item.clone());
+        }
+        if let Some(&s) = anchored.get(&item.id) {
+            let e = summaries[s];
+            items.push(ViewItem {
+                id: e.id,
+                form: Form::Verbatim,
+                tokens: e.tokens,
+            });
+        }
+    }
+    Ok((
+        View::from_items(items),
+        summaries.into_iter().cloned().collect(),
+    ))
+}

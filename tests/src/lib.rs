@@ -1,0 +1,1 @@
+//! Integration tests for favur-context live in `tests/`.

@@ -1,0 +1,1 @@
+//! Compile-pass and compile-fail tests for favur-context live in `tests/`.
