@@ -20,10 +20,18 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let item: Item = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            // Not an item syn understands here (e.g. a trait method without a body).
+            // Not an item syn understands as such: a trait method declaration without a
+            // body, a field, a statement...
+            let (span, what) = match syn::parse2::<syn::TraitItemFn>(item.clone()) {
+                Ok(f) => (
+                    f.sig.ident.span(),
+                    "a trait method without a body: put it on the implementation of the method, which has the body".to_owned(),
+                ),
+                Err(_) => (Span::call_site(), "this item".to_owned()),
+            };
             errors.push(syn::Error::new(
-                Span::call_site(),
-                format!("`#[retention(...)]` is not supported on this item: {SUPPORTED}"),
+                span,
+                format!("`#[retention(...)]` is not supported on {what}; {SUPPORTED}"),
             ));
             let errs = errors.to_compile_errors();
             return quote! { #errs #item };
@@ -66,7 +74,7 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
                 errors.spanned(
                     &f.sig.ident,
                     format!(
-                        "`#[retention(...)]` on a function classifies what it appends to its `&mut History` parameters, but `{}` has none",
+                        "`#[retention(...)]` on a function classifies what it appends to its `&mut History` parameters, but `{}` has none; add a parameter such as `history: &mut History`",
                         f.sig.ident
                     ),
                 );
@@ -81,7 +89,7 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
                 errors.spanned(
                     path,
                     format!(
-                        "`#[retention(...)]` on an impl block must be on `impl Tool for T`, not on an impl of `{}`",
+                        "`#[retention(...)]` on an impl block must be on `impl Tool for T`, not on an impl of `{}`; {SUPPORTED}",
                         quote!(#path).to_string().replace(' ', "")
                     ),
                 );
@@ -90,7 +98,7 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
             None => {
                 errors.spanned(
                     &imp.self_ty,
-                    format!("`#[retention(...)]` is not supported on an inherent impl block: put it on the methods that append, or on `impl Tool for T`; {SUPPORTED}"),
+                    format!("`#[retention(...)]` is not supported on an inherent impl block: put it on the methods that append; {SUPPORTED}"),
                 );
                 Target::Unsupported
             }
@@ -99,7 +107,7 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
             let kind = item_kind(other);
             errors.push(syn::Error::new(
                 item_span(other),
-                format!("`#[retention(...)]` is not supported on {kind}: {SUPPORTED}"),
+                format!("`#[retention(...)]` is not supported on {kind}; {SUPPORTED}"),
             ));
             Target::Unsupported
         }
@@ -178,6 +186,16 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
         Item::Enum(e) => (&e.ident, &e.generics),
         _ => return TokenStream::new(),
     };
+    let mut generics = generics.clone();
+    if generics.type_params().next().is_some() || generics.const_params().next().is_some() {
+        // `impl<T: Display> From<Note<T>> for Message` classifies only those `Note<T>`.
+        // (Not for a non-generic type: the bound would be trivially false if the
+        // conversion is missing, and the error below in the body is clearer.)
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(Self: ::core::convert::Into<#p::Message>));
+    }
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
     quote_spanned! {ident.span()=>
         #[automatically_derived]
@@ -188,6 +206,14 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
                     <Self as ::core::convert::Into<#p::Message>>::into(self),
                     site,
                 )
+            }
+        }
+        // Inside a `#[retention(...)]` function the value keeps its own class.
+        #[automatically_derived]
+        impl #impl_g #p::FnAppend for #ident #ty_g #where_c {
+            #[inline]
+            fn classify_as(self, _fn_class: #p::Retention, site: #p::CallSite) -> #p::Classified {
+                #p::Classify::into_classified(self, site)
             }
         }
     }

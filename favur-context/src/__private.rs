@@ -27,41 +27,105 @@ pub const fn site(file: &'static str, line: u32, column: u32) -> CallSite {
     CallSite::new(file, line, column)
 }
 
-/// Tool-call arguments from a `serde_json::Value` or a JSON string.
+/// A tool call id: a string. A trait of its own (rather than `Into<String>`) so that a
+/// value of the wrong type is reported with a message saying what the macro expected.
+#[diagnostic::on_unimplemented(
+    message = "a tool call id must be a string, not `{Self}`",
+    label = "expected a `&str` or `String` call id",
+    note = "the id is the provider's id of the call, e.g. `\"call_1\"`; convert other values with `.to_string()`"
+)]
+pub trait CallId {
+    /// The id as a `String`.
+    fn into_call_id(self) -> String;
+}
+
+/// A tool name: a string.
+#[diagnostic::on_unimplemented(
+    message = "a tool name must be a string, not `{Self}`",
+    label = "expected a `&str` or `String` tool name"
+)]
+pub trait ToolName {
+    /// The name as a `String`.
+    fn into_tool_name(self) -> String;
+}
+
+macro_rules! string_like {
+    ($($t:ty),* $(,)?) => {$(
+        impl CallId for $t {
+            #[inline]
+            fn into_call_id(self) -> String { self.into() }
+        }
+        impl ToolName for $t {
+            #[inline]
+            fn into_tool_name(self) -> String { self.into() }
+        }
+    )*};
+}
+string_like!(&str, String, &String, &mut str, Box<str>, ::std::borrow::Cow<'_, str>);
+
+/// The call id in `tool_result(id)`, `tool_error(id)`, `tool_call` and `tool_calls`.
 #[inline]
-pub fn arguments(value: impl Into<Arguments>) -> Arguments {
-    value.into()
+pub fn call_id(id: impl CallId) -> String {
+    id.into_call_id()
 }
 
-/// Plain content accepted inside a `#[retention(...)]` function.
-pub trait Content {
-    /// The message this content becomes.
-    fn into_message(self) -> Message;
+/// The tool name in `tool_call` and `tool_calls`.
+#[inline]
+pub fn tool_name(name: impl ToolName) -> String {
+    name.into_tool_name()
 }
 
-impl Content for &str {
-    fn into_message(self) -> Message {
-        Message::user(self)
+/// What `tool_call` accepts as arguments.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the arguments of a tool call",
+    label = "expected a `serde_json::Value` or a JSON string",
+    note = "tool-call arguments are a `serde_json::Value` (e.g. from `serde_json::json!`) or the JSON text the model produced (`&str` or `String`, kept verbatim if it is not valid JSON)"
+)]
+pub trait IntoArguments {
+    /// The arguments.
+    fn into_arguments(self) -> Arguments;
+}
+
+impl IntoArguments for ::serde_json::Value {
+    #[inline]
+    fn into_arguments(self) -> Arguments {
+        Arguments::Json(self)
     }
 }
-impl Content for String {
-    fn into_message(self) -> Message {
-        Message::user(self)
-    }
-}
-impl Content for &String {
-    fn into_message(self) -> Message {
-        Message::user(self.as_str())
-    }
-}
-impl Content for Message {
-    fn into_message(self) -> Message {
+impl IntoArguments for Arguments {
+    #[inline]
+    fn into_arguments(self) -> Arguments {
         self
     }
 }
+impl IntoArguments for &str {
+    #[inline]
+    fn into_arguments(self) -> Arguments {
+        Arguments::parse(self)
+    }
+}
+impl IntoArguments for String {
+    #[inline]
+    fn into_arguments(self) -> Arguments {
+        Arguments::parse(self)
+    }
+}
+impl IntoArguments for &String {
+    #[inline]
+    fn into_arguments(self) -> Arguments {
+        Arguments::parse(self.as_str())
+    }
+}
 
-/// A history parameter inside a `#[retention(C)]` function: `append` takes plain content
-/// and classifies it with `C`; everything else derefs to the [`History`].
+/// Tool-call arguments from a `serde_json::Value` or a JSON string.
+#[inline]
+pub fn arguments(value: impl IntoArguments) -> Arguments {
+    value.into_arguments()
+}
+
+/// A history parameter inside a `#[retention(C)]` function: `append` and `pin` take plain
+/// content and classify it with `C`; everything else derefs to the [`History`] (pass it on
+/// as `&mut history`).
 pub struct ClassedHistory<'a, C: Class> {
     history: &'a mut History,
     _class: core::marker::PhantomData<C>,
@@ -77,12 +141,19 @@ impl<'a, C: Class> ClassedHistory<'a, C> {
         }
     }
 
-    /// Appends plain content (text or a [`Message`]) with the function's class, or an
-    /// already classified value with its own class.
+    /// Appends plain content (text or a [`Message`]) with the function's class, or a value
+    /// that has a class of its own with that class.
     #[track_caller]
     pub fn append<M: FnAppend>(&mut self, content: M) -> EntryId {
         let classified = content.classify_as(C::RETENTION, CallSite::caller());
         self.history.append(classified)
+    }
+
+    /// Pins plain content (a system prompt) with the function's class, like `append`.
+    #[track_caller]
+    pub fn pin<M: FnAppend>(&mut self, content: M) -> EntryId {
+        let classified = content.classify_as(C::RETENTION, CallSite::caller());
+        self.history.pin(classified)
     }
 }
 
@@ -102,21 +173,37 @@ impl<C: Class> core::ops::DerefMut for ClassedHistory<'_, C> {
 /// What `append` accepts inside a `#[retention(...)]` function.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be appended here",
-    label = "expected text, a `Message`, or a classified value",
-    note = "inside a `#[retention(...)]` function, `append` takes `&str`, `String`, `Message` (classified with the function's class) or a value that already has a class"
+    label = "expected text, a `Message`, or a value with a class of its own",
+    note = "inside a `#[retention(...)]` function, `append` takes `&str`, `String` or `Message` (classified with the function's class), or a value that has its own class (a constructor macro's result, a type marked `#[retention(...)]`)"
 )]
 pub trait FnAppend {
     /// Classifies the value with `retention` unless it carries its own class.
     fn classify_as(self, retention: Retention, site: CallSite) -> Classified;
 }
 
-impl<T: Content> FnAppend for T {
-    fn classify_as(self, retention: Retention, site: CallSite) -> Classified {
-        Classified::with_site(self.into_message(), retention, site)
-    }
+macro_rules! plain_content {
+    ($($t:ty => |$v:ident| $message:expr),* $(,)?) => {$(
+        impl FnAppend for $t {
+            #[inline]
+            fn classify_as(self, retention: Retention, site: CallSite) -> Classified {
+                let $v = self;
+                Classified::with_site($message, retention, site)
+            }
+        }
+    )*};
+}
+
+// Plain content takes the function's class. Explicit impls, no blanket impl, so an
+// unsupported value is reported with `FnAppend`'s own message.
+plain_content! {
+    &str => |t| Message::user(t),
+    String => |t| Message::user(t),
+    &String => |t| Message::user(t.as_str()),
+    Message => |m| m,
 }
 
 impl FnAppend for Classified {
+    #[inline]
     fn classify_as(self, _retention: Retention, _site: CallSite) -> Classified {
         self
     }
