@@ -103,6 +103,16 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
                 Target::Unsupported
             }
         },
+        Item::Verbatim(tokens) if syn::parse2::<syn::TraitItemFn>(tokens.clone()).is_ok() => {
+            let span = syn::parse2::<syn::TraitItemFn>(tokens.clone())
+                .map(|f| f.sig.ident.span())
+                .unwrap_or_else(|_| Span::call_site());
+            errors.push(syn::Error::new(
+                span,
+                format!("`#[retention(...)]` is not supported on a method declaration without a body: put it on the implementation of the method; {SUPPORTED}"),
+            ));
+            Target::Unsupported
+        }
         other => {
             let kind = item_kind(other);
             errors.push(syn::Error::new(

@@ -57,11 +57,11 @@ pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Option<Class> {
                     None => {
                         bad = true;
                         let hint = closest(&name, &CLASSES)
-                            .map(|c| format!(", did you mean `{c}`?"))
+                            .map(|c| format!(" (did you mean `{c}`?)"))
                             .unwrap_or_default();
                         errors.push(syn::Error::new(
                             ident.span(),
-                            format!("unknown retention class `{name}`{hint} {EXPECTED}"),
+                            format!("unknown retention class `{name}`{hint}: {EXPECTED}"),
                         ));
                     }
                 }
@@ -129,7 +129,10 @@ fn named_class(tokens: &[TokenTree]) -> Option<&'static str> {
 
 fn show(tokens: &[TokenTree]) -> String {
     let ts: TokenStream = tokens.iter().cloned().collect();
-    quote!(#ts).to_string()
+    quote!(#ts)
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
 }
 
 /// Splits a token stream at top-level commas, dropping empty pieces (a trailing comma).

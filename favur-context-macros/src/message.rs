@@ -195,11 +195,11 @@ fn parse_message(input: ParseStream, p: &TokenStream, macro_name: &str) -> syn::
                     input.error("`message:` takes one expression that converts into a `Message`")
                 );
             }
-            quote_spanned!(expr.span()=> <#p::Message as ::core::convert::From<_>>::from(#expr))
+            spanned_call(p, "into_message", &expr)
         }
         other => {
             let hint = closest(other, &KINDS)
-                .map(|k| format!(", did you mean `{k}`?"))
+                .map(|k| format!(" (did you mean `{k}`?)"))
                 .unwrap_or_default();
             return Err(syn::Error::new(
                 kind.span(),

@@ -208,3 +208,10 @@ impl FnAppend for Classified {
         self
     }
 }
+
+/// The message in `message: expr`: anything that converts into a [`Message`]. (A plain
+/// `Into` bound: a trait of our own would need a blanket impl, which hides its message.)
+#[inline]
+pub fn into_message(message: impl Into<Message>) -> Message {
+    message.into()
+}
