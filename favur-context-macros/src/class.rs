@@ -180,9 +180,15 @@ mod tests {
             ("Fuzzy", "did you mean `fuzzy`?"),
             ("banana", "unknown retention class `banana`"),
             ("strict, fuzzy", "more than one retention class"),
-            ("\"strict\"", "write it without quotes: `#[retention(strict)]`"),
+            (
+                "\"strict\"",
+                "write it without quotes: `#[retention(strict)]`",
+            ),
             ("class = strict", "write just `#[retention(strict)]`"),
-            ("favur_context::class::Fuzzy", "write just `#[retention(fuzzy)]`"),
+            (
+                "favur_context::class::Fuzzy",
+                "write just `#[retention(fuzzy)]`",
+            ),
             ("42", "expected a retention class name, found `42`"),
         ] {
             let (class, errors) = parse_str(args);

@@ -71,7 +71,11 @@ fn parse_input(input: ParseStream) -> syn::Result<TokenStream> {
 }
 
 /// Parses the user's part of the invocation into an expression of type `Message`.
-fn parse_message(input: ParseStream, p: &TokenStream, macro_name: &str) -> syn::Result<TokenStream> {
+fn parse_message(
+    input: ParseStream,
+    p: &TokenStream,
+    macro_name: &str,
+) -> syn::Result<TokenStream> {
     if input.is_empty() {
         return Err(syn::Error::new(
             Span::call_site(),
@@ -85,7 +89,9 @@ fn parse_message(input: ParseStream, p: &TokenStream, macro_name: &str) -> syn::
         let first = tokens.clone().into_iter().next();
         let shown = match &first {
             Some(TokenTree::Literal(_)) => {
-                format!("missing message kind before the text: write `{macro_name}!(user: ...)`, `{macro_name}!(assistant: ...)`, ...; the forms are {FORMS}")
+                format!(
+                    "missing message kind before the text: write `{macro_name}!(user: ...)`, `{macro_name}!(assistant: ...)`, ...; the forms are {FORMS}"
+                )
             }
             _ => format!("expected a message kind; the forms are {FORMS}"),
         };
@@ -269,7 +275,9 @@ fn text(input: ParseStream, p: &TokenStream, kind: &Ident) -> syn::Result<TokenS
     if input.is_empty() {
         return Err(syn::Error::new(
             kind.span(),
-            format!("`{kind}:` needs its text: a format string and its arguments, or an expression"),
+            format!(
+                "`{kind}:` needs its text: a format string and its arguments, or an expression"
+            ),
         ));
     }
     if input.peek(LitStr) {
@@ -304,7 +312,10 @@ mod tests {
 
     fn error_of(input: &str) -> String {
         let out = expand_str(input);
-        assert!(out.contains("compile_error"), "expected an error for {input}: {out}");
+        assert!(
+            out.contains("compile_error"),
+            "expected an error for {input}: {out}"
+        );
         out
     }
 
@@ -322,7 +333,10 @@ mod tests {
         ] {
             let out = expand_str(input);
             assert!(!out.contains("compile_error"), "{input}: {out}");
-            assert!(out.contains("classify :: < krate :: __private :: Strict >"), "{out}");
+            assert!(
+                out.contains("classify :: < krate :: __private :: Strict >"),
+                "{out}"
+            );
             assert!(out.contains("line !"), "{out}");
         }
     }

@@ -61,7 +61,14 @@ macro_rules! string_like {
         }
     )*};
 }
-string_like!(&str, String, &String, &mut str, Box<str>, ::std::borrow::Cow<'_, str>);
+string_like!(
+    &str,
+    String,
+    &String,
+    &mut str,
+    Box<str>,
+    ::std::borrow::Cow<'_, str>
+);
 
 /// The call id in `tool_result(id)`, `tool_error(id)`, `tool_call` and `tool_calls`.
 #[inline]
