@@ -27,7 +27,87 @@ pub use site::CallSite;
 pub use tool::{ClassifiedTool, Tool};
 pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 
-/// Marks an item with a retention class. See the [crate docs](crate#the-retentionclass-attribute).
+/// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or
+/// `#[retention(strict)]`.
+///
+/// It goes on three kinds of items:
+///
+/// **A struct or enum that converts into a [`Message`]** (it needs `impl From<T> for
+/// Message`): the type implements [`Classify`], so its values can be appended as they are.
+/// Their call site is the `append` call. Generic types are classified for the parameters
+/// the conversion accepts.
+///
+/// ```
+/// use favur_context::{retention, History, Message, Retention};
+///
+/// #[retention(forgettable)]
+/// struct Listing(Vec<String>);
+///
+/// impl From<Listing> for Message {
+///     fn from(l: Listing) -> Message { Message::tool_result("ls", l.0.join("\n"), false) }
+/// }
+///
+/// let mut history = History::new();
+/// let id = history.append(Listing(vec!["Cargo.toml".into(), "src/".into()]));
+/// assert_eq!(history.entry(id).unwrap().retention(), Retention::Forgettable);
+/// ```
+///
+/// **A function or method with `&mut History` parameters** (free, generic, `async`, with
+/// `&mut self`, any path ending in `History`): inside the body, `append` and `pin` on those
+/// parameters take plain content (`&str`, `String`, `&String`, [`Message`]) and classify it
+/// with the function's class; values that have a class of their own keep it. The call site
+/// is the `append` line. Everything else of [`History`] is available as usual, and the
+/// history can be passed on as `&mut history`. Outside such a function, plain content is
+/// still a compile error.
+///
+/// ```
+/// use favur_context::{retention, History, Retention};
+///
+/// #[retention(strict)]
+/// fn record_failure(history: &mut History, trace: &str) {
+///     history.append(format!("cargo test failed:\n{trace}"));
+/// }
+///
+/// let mut history = History::new();
+/// record_failure(&mut history, "thread 'main' panicked at src/lib.rs:3:5");
+/// assert_eq!(history.entries()[0].retention(), Retention::Strict);
+/// ```
+///
+/// **An `impl Tool for T` block**: the tool implements [`ClassifiedTool`], and every result
+/// appended with [`History::run_tool`] or [`History::append_tool_result`] has its class.
+///
+/// ```
+/// use favur_context::{retention, History, Retention, Tool, ToolCall};
+/// use serde_json::{json, Value};
+///
+/// struct ReadFile;
+///
+/// #[retention(fuzzy)]
+/// impl Tool for ReadFile {
+///     fn name(&self) -> &str { "read_file" }
+///     fn description(&self) -> &str { "Show a file" }
+///     fn parameters(&self) -> Value { json!({"type": "object"}) }
+///     fn call(&self, _: &Value) -> Result<String, String> { Ok("fn main() {}".into()) }
+/// }
+///
+/// let mut history = History::new();
+/// let id = history.run_tool(&ReadFile, &ToolCall::new("c1", "read_file", json!({})));
+/// assert_eq!(history.entry(id).unwrap().retention(), Retention::Fuzzy);
+/// ```
+///
+/// Anything else is a compile error spanned at the offending token and naming the valid
+/// classes: a misspelled class (`stric`: did you mean `strict`?), a missing class, two
+/// classes, an argument that is not a class name (`"strict"`, `class = strict`, a path),
+/// or an unsupported item (a const, a module, a trait, an inherent impl, an impl of another
+/// trait, a function without a `&mut History` parameter). All errors of one attribute are
+/// reported together, and the item is still emitted so no secondary errors follow.
+///
+/// ```compile_fail
+/// #[favur_context::retention(stric)] // error: unknown retention class `stric` (did you mean `strict`?)
+/// fn record(history: &mut favur_context::History) {
+///     history.append("the plan");
+/// }
+/// ```
 #[doc(inline)]
 pub use favur_context_macros::retention;
 
