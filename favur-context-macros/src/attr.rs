@@ -259,6 +259,77 @@ fn wrap_function(item: Item, params: &[syn::Ident], class: &Class) -> TokenStrea
     });
     let body = &f.block;
     let block: syn::Block = syn::parse_quote!({ #(#shadows)* #body });
-    f.block = Box::new(block);
+    *f.block = block;
     quote!(#f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(sig: &str) -> Vec<String> {
+        let f: syn::ItemFn = syn::parse_str(&format!("{sig} {{}}")).unwrap();
+        history_params(&f.sig)
+            .iter()
+            .map(|i| i.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn finds_history_parameters() {
+        assert_eq!(params("fn f(history: &mut History)"), ["history"]);
+        assert_eq!(params("fn f(&mut self, h: &mut History, x: u8)"), ["h"]);
+        assert_eq!(
+            params("async fn f<'a, T>(t: T, mut h: &'a mut ::favur_context::History)"),
+            ["h"]
+        );
+        assert_eq!(
+            params("fn f(a: &mut favur_context::History, b: &mut History)"),
+            ["a", "b"]
+        );
+        assert!(params("fn f(h: &History)").is_empty());
+        assert!(params("fn f(h: History)").is_empty());
+        assert!(params("fn f(v: &mut Vec<String>)").is_empty());
+        assert!(params("fn f((a, b): (u8, u8))").is_empty());
+    }
+
+    fn expand_str(args: &str, item: &str) -> String {
+        expand(args.parse().unwrap(), item.parse().unwrap()).to_string()
+    }
+
+    #[test]
+    fn function_parameters_are_shadowed_with_the_class() {
+        let out = expand_str(
+            "fuzzy",
+            "fn f(history: &mut History) { history.append(\"x\"); }",
+        );
+        assert!(
+            out.contains("let mut history = :: favur_context :: __private :: ClassedHistory :: < :: favur_context :: __private :: Fuzzy > :: new (history)"),
+            "{out}"
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn the_item_is_emitted_with_a_stub_on_error() {
+        let out = expand_str("stric", "struct S;");
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("struct S ;"), "{out}");
+        assert!(out.contains("Classify for S"), "{out}");
+
+        let out = expand_str("strict", "const X: u8 = 1;");
+        assert!(out.contains("not supported on a const"), "{out}");
+        assert!(out.contains("const X : u8 = 1 ;"), "{out}");
+    }
+
+    #[test]
+    fn tools_and_generic_types() {
+        let out = expand_str("forgettable", "impl<T> Tool for Wrap<T> {}");
+        assert!(out.contains("ClassifiedTool for Wrap < T >"), "{out}");
+        let out = expand_str("strict", "struct Note<T> { t: T }");
+        assert!(
+            out.contains("where Self : :: core :: convert :: Into"),
+            "{out}"
+        );
+    }
 }
