@@ -114,7 +114,26 @@ pub use favur_context_macros::retention;
 /// Builds a [`Classified`] message with the [`Strict`](Retention::Strict) class: the exact
 /// text is needed until the end (a stack trace, the plan, a directive).
 ///
-/// Forms (each records the call site):
+/// Forms (each records its own call site: the file, line and column of the `strict!`
+/// token):
+///
+/// | form | builds |
+/// |---|---|
+/// | `user: "fmt", args...` / `user: expr` | a user text message (`format!` syntax, or any `Display` value) |
+/// | `assistant: ...`, `system: ...` | the same for the assistant and system roles |
+/// | `tool_result(call_id): ...` | a tool message answering `call_id` |
+/// | `tool_error(call_id): ...` | the same with the error flag set |
+/// | `tool_call: id, name, args` | an assistant message with one tool call; `args` is a `serde_json::Value` or JSON text (kept raw if invalid) |
+/// | `tool_calls: [(id, name, args), ...]` | an assistant message with several tool calls |
+/// | `message: expr` | any value with `impl From<T> for Message` |
+///
+/// Mistakes are compile errors at the offending token: an unknown kind (with a
+/// suggestion), a missing `:`, a wrong number of call elements, a call id that is not a
+/// string, format arguments that do not match.
+///
+/// ```compile_fail
+/// let m = favur_context::strict!(usr: "x"); // error: unknown message kind `usr` (did you mean `user`?)
+/// ```
 ///
 /// ```
 /// use favur_context::{strict, Role};
