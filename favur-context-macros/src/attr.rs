@@ -37,9 +37,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote! { #errs #item };
         }
     };
-    let ok = errors.is_empty();
+    let mut item = item;
+    remove_repeated_attributes(&mut item, &mut errors);
     let target = validate(&item, &mut errors);
-    let class = match (class, errors.is_empty() && ok) {
+    let class = match (class, errors.is_empty()) {
         (Some(c), true) => c,
         _ => Class::stub(),
     };
@@ -51,6 +52,30 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let errs = errors.to_compile_errors();
     quote! { #errs #item #generated }
+}
+
+/// A second `#[retention(...)]` on the same item is an error (an item has one class). It
+/// is removed from the emitted item so it does not expand into a conflicting impl.
+fn remove_repeated_attributes(item: &mut Item, errors: &mut Errors) {
+    let attrs = match item {
+        Item::Struct(i) => &mut i.attrs,
+        Item::Enum(i) => &mut i.attrs,
+        Item::Fn(i) => &mut i.attrs,
+        Item::Impl(i) => &mut i.attrs,
+        _ => return,
+    };
+    attrs.retain(|attr| {
+        let segments = &attr.path().segments;
+        let is_retention = segments.last().is_some_and(|s| s.ident == "retention")
+            && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "favur_context"));
+        if is_retention {
+            errors.spanned(
+                attr,
+                "more than one `#[retention(...)]` attribute: an item has exactly one of `forgettable`, `fuzzy`, `strict`; remove this one",
+            );
+        }
+        !is_retention
+    });
 }
 
 fn finish(errors: Errors, item: TokenStream) -> TokenStream {
@@ -257,6 +282,16 @@ fn wrap_function(item: Item, params: &[syn::Ident], class: &Class) -> TokenStrea
             let mut #ident = #p::ClassedHistory::<#p::#ty>::new(#ident);
         }
     });
+    // The parameter itself is only moved into its shadow: a `mut` on it would now be an
+    // unused `mut` (the shadow is the mutable binding).
+    for arg in &mut f.sig.inputs {
+        if let FnArg::Typed(pt) = arg
+            && let Pat::Ident(pi) = &mut *pt.pat
+            && params.contains(&pi.ident)
+        {
+            pi.mutability = None;
+        }
+    }
     let body = &f.block;
     let block: syn::Block = syn::parse_quote!({ #(#shadows)* #body });
     *f.block = block;

@@ -1,3 +1,4 @@
+#![deny(warnings)]
 // `#[retention]` on functions: free, generic, async, methods with `&mut self`, a fully
 // qualified `&mut favur_context::History`, a `mut` parameter, two history parameters.
 use std::future::Future;
@@ -72,7 +73,11 @@ fn main() {
     let mut history = History::new();
     record_listing(&mut history, &["a.rs", "b.rs"]);
     assert_eq!(record_view("src/lib.rs", &mut history), 6);
-    block_on(record_trace(&mut history, "thread main panicked".into()));
+    let trace = record_trace(&mut history, "thread main panicked".into());
+    // The future holds the classed history across an await point and stays `Send`.
+    fn assert_send<T: Send>(_: &T) {}
+    assert_send(&trace);
+    block_on(trace);
     let mut agent = Agent { steps: 0 };
     agent.think(&mut history, "read the lexer");
     agent.plan(&mut history);
@@ -103,6 +108,6 @@ fn main() {
     assert_eq!(history.pinned().len(), 1);
     assert_eq!(other.entries()[0].retention(), Retention::Strict);
     // The recorded site is the user's own `append` line inside the function.
-    assert_eq!(history.entries()[0].site().line(), 12);
-    assert_eq!(history.entries()[1].site().line(), 17);
+    assert_eq!(history.entries()[0].site().line(), 13);
+    assert_eq!(history.entries()[1].site().line(), 18);
 }

@@ -1,3 +1,4 @@
+#![deny(warnings)]
 // `#[retention]` on `impl Tool for T`, also generic, and the tool-bound history methods.
 use favur_context::{retention, ClassifiedTool, History, Retention, Tool, ToolCall};
 use serde_json::{json, Value};

@@ -1,3 +1,4 @@
+#![deny(warnings)]
 // `#[retention]` on a struct, an enum and a generic struct that convert into a `Message`,
 // and the ready-made kinds `Directive` and `ProgressNote`.
 use std::fmt::Display;
@@ -74,5 +75,5 @@ fn main() {
     );
     assert_eq!(history.entries()[3].message().text(), "note: 3.5");
     // The site of a value classified by its type is the `append` call.
-    assert_eq!(history.entries()[0].site().line(), 56);
+    assert_eq!(history.entries()[0].site().line(), 57);
 }

@@ -1,3 +1,4 @@
+#![deny(warnings)]
 // Every text form of the three constructor macros: user, assistant, system; a format
 // string with positional, named and captured arguments, or one `Display` expression.
 use favur_context::{forgettable, fuzzy, strict, History, Retention, Role};

@@ -1,3 +1,4 @@
+#![deny(warnings)]
 // The tool forms: tool_result, tool_error, tool_call, tool_calls, and message: expr.
 use favur_context::{
     forgettable, fuzzy, strict, Arguments, History, Message, Retention, Role, ToolCall,
