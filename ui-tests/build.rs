@@ -13,8 +13,9 @@ fn main() {
     println!("cargo::rerun-if-env-changed=RUSTC");
 
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".to_owned());
+    // Either just the version (`1.95.0`) or a whole `rustc --version` line.
     let expected = std::fs::read_to_string(Path::new(&manifest).join("RUSTC_VERSION"))
-        .map(|s| s.trim().to_owned())
+        .map(|s| version_of(s.trim()))
         .unwrap_or_default();
 
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
@@ -24,8 +25,8 @@ fn main() {
         .ok()
         .filter(|out| out.status.success())
         .and_then(|out| String::from_utf8(out.stdout).ok())
-        // `rustc 1.95.0 (59807616e 2026-04-14)` -> `1.95.0`
-        .and_then(|line| line.split_whitespace().nth(1).map(str::to_owned))
+        .map(|line| version_of(line.trim()))
+        .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "unknown".to_owned());
 
     println!("cargo::rustc-env=UI_RUSTC_EXPECTED={expected}");
@@ -36,5 +37,15 @@ fn main() {
         println!(
             "cargo::warning=ui tests skipped: the .stderr files were generated with rustc {expected}, this is rustc {found} (see ui-tests/README.md)"
         );
+    }
+}
+
+/// `rustc 1.95.0 (59807616e 2026-04-14)` -> `1.95.0`; `1.95.0` -> `1.95.0`.
+fn version_of(text: &str) -> String {
+    let mut words = text.split_whitespace();
+    match words.next() {
+        Some("rustc") => words.next().unwrap_or_default().to_owned(),
+        Some(version) => version.to_owned(),
+        None => String::new(),
     }
 }
