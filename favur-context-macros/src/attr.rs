@@ -229,7 +229,7 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
         generics
             .make_where_clause()
             .predicates
-            .push(syn::parse_quote!(Self: ::core::convert::Into<#p::Message>));
+            .push(syn::parse_quote!(Self: #p::IntoMessage));
     }
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
     quote_spanned! {ident.span()=>
@@ -237,10 +237,7 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
         impl #impl_g #p::Classify for #ident #ty_g #where_c {
             #[inline]
             fn into_classified(self, site: #p::CallSite) -> #p::Classified {
-                #p::classify::<#p::#ty>(
-                    <Self as ::core::convert::Into<#p::Message>>::into(self),
-                    site,
-                )
+                #p::classify::<#p::#ty>(#p::into_message(self), site)
             }
         }
         // Inside a `#[retention(...)]` function the value keeps its own class.
@@ -363,7 +360,7 @@ mod tests {
         assert!(out.contains("ClassifiedTool for Wrap < T >"), "{out}");
         let out = expand_str("strict", "struct Note<T> { t: T }");
         assert!(
-            out.contains("where Self : :: core :: convert :: Into"),
+            out.contains("where Self : :: favur_context :: __private :: IntoMessage"),
             "{out}"
         );
     }

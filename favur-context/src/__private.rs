@@ -216,9 +216,30 @@ impl FnAppend for Classified {
     }
 }
 
-/// The message in `message: expr`: anything that converts into a [`Message`]. (A plain
-/// `Into` bound: a trait of our own would need a blanket impl, which hides its message.)
+/// A value that converts into a [`Message`]: what `message: expr` and the types marked
+/// `#[retention(...)]` need. The blanket impl is `do_not_recommend`, so a missing conversion
+/// is reported with this trait's message rather than as an unsatisfied `From` bound.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not convert into a `Message`",
+    label = "expected a `Message` or a type with `impl From<{Self}> for Message`",
+    note = "a classified type, and the value of `message: ...`, must convert into a `Message`: add `impl From<{Self}> for favur_context::Message`",
+    note = "for plain text use `user: \"...\"`, `assistant: \"...\"` or `system: \"...\"`"
+)]
+pub trait IntoMessage {
+    /// The message.
+    fn into_message(self) -> Message;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Into<Message>> IntoMessage for T {
+    #[inline]
+    fn into_message(self) -> Message {
+        self.into()
+    }
+}
+
+/// The message in `message: expr`, or of a value of a classified type.
 #[inline]
-pub fn into_message(message: impl Into<Message>) -> Message {
-    message.into()
+pub fn into_message(message: impl IntoMessage) -> Message {
+    message.into_message()
 }
