@@ -240,14 +240,6 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
                 #p::classify::<#p::#ty>(#p::into_message(self), site)
             }
         }
-        // Inside a `#[retention(...)]` function the value keeps its own class.
-        #[automatically_derived]
-        impl #impl_g #p::FnAppend for #ident #ty_g #where_c {
-            #[inline]
-            fn classify_as(self, _fn_class: #p::Retention, site: #p::CallSite) -> #p::Classified {
-                #p::Classify::into_classified(self, site)
-            }
-        }
     }
 }
 

@@ -188,31 +188,44 @@ pub trait FnAppend {
     fn classify_as(self, retention: Retention, site: CallSite) -> Classified;
 }
 
-macro_rules! plain_content {
-    ($($t:ty => |$v:ident| $message:expr),* $(,)?) => {$(
-        impl FnAppend for $t {
-            #[inline]
-            fn classify_as(self, retention: Retention, site: CallSite) -> Classified {
-                let $v = self;
-                Classified::with_site($message, retention, site)
-            }
-        }
-    )*};
-}
-
-// Plain content takes the function's class. Explicit impls, no blanket impl, so an
-// unsupported value is reported with `FnAppend`'s own message.
-plain_content! {
-    &str => |t| Message::user(t),
-    String => |t| Message::user(t),
-    &String => |t| Message::user(t.as_str()),
-    Message => |m| m,
-}
-
-impl FnAppend for Classified {
+// Plain content takes the function's class. (These types do not implement `Classify`, and
+// nothing else can implement it for them, so they do not overlap the impl below.)
+impl FnAppend for &str {
     #[inline]
-    fn classify_as(self, _retention: Retention, _site: CallSite) -> Classified {
-        self
+    fn classify_as(self, retention: Retention, site: CallSite) -> Classified {
+        Classified::with_site(Message::user(self), retention, site)
+    }
+}
+
+impl FnAppend for String {
+    #[inline]
+    fn classify_as(self, retention: Retention, site: CallSite) -> Classified {
+        Classified::with_site(Message::user(self), retention, site)
+    }
+}
+
+impl FnAppend for &String {
+    #[inline]
+    fn classify_as(self, retention: Retention, site: CallSite) -> Classified {
+        Classified::with_site(Message::user(self.as_str()), retention, site)
+    }
+}
+
+impl FnAppend for Message {
+    #[inline]
+    fn classify_as(self, retention: Retention, site: CallSite) -> Classified {
+        Classified::with_site(self, retention, site)
+    }
+}
+
+// A value with a class of its own (a macro's result, a type marked `#[retention(...)]`, a
+// generic `T: Classify`) keeps it. `do_not_recommend`: an unsupported value is reported
+// with `FnAppend`'s message, not as a missing `Classify`.
+#[diagnostic::do_not_recommend]
+impl<T: Classify> FnAppend for T {
+    #[inline]
+    fn classify_as(self, _retention: Retention, site: CallSite) -> Classified {
+        self.into_classified(site)
     }
 }
 

@@ -6,7 +6,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use favur_context::kinds::Directive;
-use favur_context::{fuzzy, retention, History, Message, Retention};
+use favur_context::{fuzzy, retention, strict, Classify, History, Message, Retention};
 
 #[retention(forgettable)]
 fn record_listing(history: &mut History, files: &[&str]) {
@@ -40,6 +40,12 @@ fn two_histories(mut a: &mut History, b: &mut ::favur_context::History) {
     a.append("to a");
     b.append("to b");
     a.pin("a pinned system prompt");
+}
+
+// A generic value with a class of its own keeps it.
+#[retention(forgettable)]
+fn record_any<T: Classify>(history: &mut History, value: T) {
+    history.append(value);
 }
 
 struct Agent {
@@ -83,6 +89,7 @@ fn main() {
     agent.plan(&mut history);
     let mut other = History::new();
     two_histories(&mut history, &mut other);
+    record_any(&mut history, strict!(user: "generic"));
 
     let got: Vec<(Retention, String)> = history
         .entries()
@@ -103,6 +110,7 @@ fn main() {
             (Retention::Strict, "the plan".to_owned()),
             (Retention::Strict, "to a".to_owned()),
             (Retention::Strict, "a pinned system prompt".to_owned()),
+            (Retention::Strict, "generic".to_owned()),
         ]
     );
     assert_eq!(history.pinned().len(), 1);
