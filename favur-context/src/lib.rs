@@ -15,6 +15,10 @@ mod site;
 mod tool;
 mod view;
 
+pub mod import;
+pub mod render;
+pub mod validate;
+
 pub mod kinds;
 
 pub use account::{HeuristicCounter, TokenCounter};
