@@ -402,8 +402,7 @@ impl<S> Compactor<S> {
                         error,
                     });
                     let entries = plan.run_entries(history, run);
-                    self.fallback
-                        .summarize_entries(&entries, self.policy.summary_budget_tokens())
+                    self.fallback.summarize_entries(&entries, run.budget_tokens)
                 }
             };
             let message = summary_message(&run.members, &body);
@@ -585,7 +584,7 @@ impl<S: Summarizer> Compactor<S> {
                         summary: run.summary,
                         tier: plan.tier(),
                         retention: run.retention,
-                        budget_tokens: self.policy.summary_budget_tokens(),
+                        budget_tokens: run.budget_tokens,
                         entries,
                     })
                 })
@@ -651,7 +650,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
                     summary: run.summary,
                     tier: plan.tier(),
                     retention: run.retention,
-                    budget_tokens: self.policy.summary_budget_tokens(),
+                    budget_tokens: run.budget_tokens,
                     entries,
                 };
                 outcomes.push(self.summarizer.summarize(&request).await);

@@ -111,7 +111,7 @@ impl<T> ByClass<T> {
 ///
 /// ```
 /// use favur_context::{EntryId, Retention, Run};
-/// let run = Run { summary: EntryId(9), members: vec![EntryId(2), EntryId(3)], retention: Retention::Fuzzy };
+/// let run = Run { summary: EntryId(9), members: vec![EntryId(2), EntryId(3)], retention: Retention::Fuzzy, budget_tokens: 100 };
 /// assert_eq!(run.members.len(), 2);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -122,6 +122,10 @@ pub struct Run {
     pub members: Vec<EntryId>,
     /// The class the summary carries: strict if any member is strict, fuzzy otherwise.
     pub retention: Retention,
+    /// The budget of its summary: the policy's summary budget, but at most three quarters
+    /// of the members' tokens (at least 48), so that a summary stays smaller than what it
+    /// replaces.
+    pub budget_tokens: u32,
 }
 
 /// A reform decided by the planner: the entry stays in the view in another form.
@@ -358,19 +362,19 @@ impl Plan {
         }
         if any_tool {
             let mut stays = vec![false; n];
-            for i in 0..n {
-                if fate[i] == Fate::Keep {
+            for (i, f) in fate.iter().enumerate() {
+                if *f == Fate::Keep {
                     let r = find(&mut parent, i as u32);
                     stays[r as usize] = true;
                 }
             }
-            for i in 0..n {
-                if fate[i] == Fate::Keep {
+            for (i, f) in fate.iter_mut().enumerate() {
+                if *f == Fate::Keep {
                     continue;
                 }
                 let r = find(&mut parent, i as u32);
                 if stays[r as usize] {
-                    fate[i] = match fate[i] {
+                    *f = match *f {
                         Fate::Summarize => Fate::SummarizeStay,
                         Fate::Drop => Fate::DropStay,
                         other => other,
@@ -420,12 +424,14 @@ impl Plan {
                             summary: EntryId(next_summary),
                             members: Vec::new(),
                             retention: Retention::Fuzzy,
+                            budget_tokens: 0,
                         };
                         next_summary += 1;
                         r
                     });
                     run.members.push(items[i].id);
                     run.retention = run.retention.max(class);
+                    run.budget_tokens = run.budget_tokens.saturating_add(items[i].tokens);
                     run_of[i] = Some(run.summary);
                 }
                 Fate::Drop => {}
@@ -438,6 +444,11 @@ impl Plan {
         }
         if let Some(run) = current.take() {
             plan.runs.push(run);
+        }
+        for run in &mut plan.runs {
+            run.budget_tokens = (run.budget_tokens / 4 * 3)
+                .max(48)
+                .min(policy.summary_budget_tokens());
         }
 
         // 6. Edits and figures.

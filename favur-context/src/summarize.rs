@@ -217,10 +217,11 @@ impl BuiltinSummarizer {
         }
 
         // Headers first: they say what the work was.
+        let reserve = 80; // the closing line of counts
         let mut used = 0usize;
         let mut shown = 0usize;
         for d in &digests {
-            if used + d.header.len() + 1 > budget {
+            if used + d.header.len() + 1 + reserve > budget {
                 break;
             }
             used += d.header.len() + 1;
@@ -232,50 +233,88 @@ impl BuiltinSummarizer {
             String::new()
         };
         used += tail_note.len();
-        let closing_reserve = 48;
 
-        // Then, round-robin over the entries shown: error lines, then first and last lines.
-        let mut progress = true;
-        let mut round = 0usize;
         let limit = self.max_line_bytes;
-        let cost = |line: &str| line.len().min(limit) + 5;
-        while progress {
-            progress = false;
-            for d in digests.iter_mut().take(shown) {
-                if let Some(&li) = d.errors.get(round) {
-                    if used + cost(d.lines[li]) + closing_reserve <= budget {
-                        if !d.chosen.contains(&li) {
-                            used += cost(d.lines[li]);
-                            d.chosen.push(li);
-                        }
-                        progress = true;
+        let cost = |line: &str| line.len().min(limit) + 6;
+        // Adds line `li` of digest `d` if it fits under `cap` bytes in all.
+        let add = |d: &mut Digest<'_>, li: usize, used: &mut usize, cap: usize| -> bool {
+            if d.chosen.contains(&li) || d.lines[li].trim().is_empty() {
+                return true;
+            }
+            let c = cost(d.lines[li]);
+            if *used + c + reserve > cap {
+                return false;
+            }
+            *used += c;
+            d.chosen.push(li);
+            true
+        };
+        // The first line of each entry.
+        for d in digests.iter_mut().take(shown) {
+            if !d.lines.is_empty() {
+                add(d, 0, &mut used, budget);
+            }
+        }
+        // Error-like lines, round-robin, up to 70% of the budget; identifiers up to 85%;
+        // then the other first and last lines; then the remaining error lines.
+        let error_rounds = |digests: &mut Vec<Digest<'_>>, used: &mut usize, cap: usize| {
+            let mut round = 0usize;
+            loop {
+                let mut any = false;
+                for d in digests.iter_mut().take(shown) {
+                    if let Some(&li) = d.errors.get(round) {
+                        any |= add(d, li, used, cap);
                     }
                 }
+                if !any {
+                    break;
+                }
+                round += 1;
             }
-            round += 1;
+        };
+        error_rounds(&mut digests, &mut used, budget * 7 / 10);
+        let mut ident_line = String::new();
+        let mut listed = 0usize;
+        let ident_cap = budget * 85 / 100;
+        for id in &idents.list {
+            let in_lines = digests.iter().take(shown).any(|d| {
+                d.header.contains(id.as_str())
+                    || d.chosen.iter().any(|&li| d.lines[li].contains(id.as_str()))
+            });
+            if in_lines {
+                listed += 1;
+                continue;
+            }
+            let extra = if ident_line.is_empty() {
+                "identifiers: ".len() + 1
+            } else {
+                2
+            };
+            if used + extra + id.len() + reserve > ident_cap {
+                break;
+            }
+            used += extra + id.len();
+            ident_line.push_str(if ident_line.is_empty() {
+                "identifiers: "
+            } else {
+                ", "
+            });
+            ident_line.push_str(id);
+            listed += 1;
         }
         let rounds = self.head_lines.max(self.tail_lines);
         for r in 0..rounds {
             for d in digests.iter_mut().take(shown) {
                 let n = d.lines.len();
-                let mut candidates = [None, None];
                 if r < self.head_lines && r < n {
-                    candidates[0] = Some(r);
+                    add(d, r, &mut used, budget);
                 }
                 if r < self.tail_lines && r < n {
-                    candidates[1] = Some(n - 1 - r);
-                }
-                for li in candidates.into_iter().flatten() {
-                    if d.chosen.contains(&li) || d.lines[li].trim().is_empty() {
-                        continue;
-                    }
-                    if used + cost(d.lines[li]) + closing_reserve <= budget {
-                        used += cost(d.lines[li]);
-                        d.chosen.push(li);
-                    }
+                    add(d, n - 1 - r, &mut used, budget);
                 }
             }
         }
+        error_rounds(&mut digests, &mut used, budget);
 
         let mut out = String::with_capacity(budget.min(1 << 16));
         let mut kept_lines = 0usize;
@@ -291,25 +330,9 @@ impl BuiltinSummarizer {
             kept_lines += d.chosen.len();
         }
         out.push_str(&tail_note);
-        // Identifiers, as far as the budget goes.
-        let mut listed = 0usize;
-        if !idents.list.is_empty() {
-            let label = "identifiers: ";
-            if out.len() + label.len() + closing_reserve < budget {
-                out.push_str(label);
-                for (i, id) in idents.list.iter().enumerate() {
-                    let sep = if i == 0 { 0 } else { 2 };
-                    if out.len() + sep + id.len() + closing_reserve > budget {
-                        break;
-                    }
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(id);
-                    listed += 1;
-                }
-                out.push('\n');
-            }
+        if !ident_line.is_empty() {
+            out.push_str(&ident_line);
+            out.push('\n');
         }
         let errors_total: usize = digests.iter().map(|d| d.error_lines_total).sum();
         let _ = write!(
@@ -324,10 +347,6 @@ impl BuiltinSummarizer {
             let _ = write!(out, ", {more_idents} identifiers");
         }
         out.push('\n');
-        if out.len() > budget {
-            let cut = floor_boundary(&out, budget);
-            out.truncate(cut);
-        }
         out
     }
 
@@ -343,15 +362,9 @@ impl BuiltinSummarizer {
             header.push_str(" (summary)");
         }
         let mut lines: Vec<&'a str> = Vec::new();
-        let mut first_text = true;
         for part in &m.parts {
             match part {
-                Part::Text(t) => {
-                    if first_text {
-                        first_text = false;
-                    }
-                    lines.extend(t.split('\n'));
-                }
+                Part::Text(t) => lines.extend(t.split('\n')),
                 Part::ToolCall(c) => {
                     names.push((c.id.as_str(), c.name.as_str()));
                     let args = match &c.arguments {
@@ -388,38 +401,35 @@ impl BuiltinSummarizer {
         if lines.last().is_some_and(|l| l.is_empty()) {
             lines.pop();
         }
-        let mut errors = Vec::new();
+        let mut errors: Vec<(LineKind, usize)> = Vec::new();
         let mut error_lines_total = 0usize;
         let mut status: Option<&str> = None;
         for (i, line) in lines.iter().enumerate() {
-            let b = line.as_bytes();
-            match classify_line(b) {
-                LineKind::Status => {
+            let kind = classify_line(line.as_bytes());
+            if kind != LineKind::Plain {
+                error_lines_total += 1;
+                if kind == LineKind::Status && status.is_none() {
+                    // Shown in the header.
                     status = Some(line.trim());
-                    error_lines_total += 1;
-                    if errors.len() < MAX_ERROR_LINES {
-                        errors.push(i);
-                    }
+                } else if errors.len() < MAX_ERROR_LINES {
+                    errors.push((kind, i));
                 }
-                LineKind::Error => {
-                    error_lines_total += 1;
-                    if errors.len() < MAX_ERROR_LINES {
-                        errors.push(i);
-                    }
-                }
-                LineKind::Plain => {}
             }
             if !idents.full() {
                 idents.scan_line(line);
             }
         }
+        // Strongest first, then in order.
+        errors.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let errors: Vec<usize> = errors.into_iter().map(|(_, i)| i).collect();
         if let Some(s) = status {
             header.push_str(" {");
             push_cut(&mut header, s, 60);
             header.push('}');
         }
         if !lines.is_empty() {
-            let _ = write!(header, " ({} lines)", lines.len());
+            let plural = if lines.len() == 1 { "" } else { "s" };
+            let _ = write!(header, " ({} line{plural})", lines.len());
         }
         if header.len() > 240 {
             let cut = floor_boundary(&header, 239);
@@ -477,10 +487,14 @@ fn push_cut(out: &mut String, s: &str, limit: usize) {
     }
 }
 
-#[derive(PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum LineKind {
     Plain,
-    Error,
+    /// A failure, an assertion, a stack frame.
+    Weak,
+    /// An error, a panic, an exception, a traceback header.
+    Strong,
+    /// An exit status.
     Status,
 }
 
@@ -496,43 +510,46 @@ fn starts_ci(hay: &[u8], needle: &[u8]) -> bool {
 /// Whether a line looks like an error, failure, traceback frame or exit status.
 fn classify_line(line: &[u8]) -> LineKind {
     let trimmed = line.trim_ascii_start();
+    let mut kind = LineKind::Plain;
     if trimmed.starts_with(b"File \"") || trimmed.starts_with(b"at ") && trimmed.contains(&b':') {
-        return LineKind::Error;
+        kind = LineKind::Weak;
     }
     let n = line.len();
     let mut i = 0;
-    let mut kind = LineKind::Plain;
     while i + 4 <= n {
         let rest = &line[i..];
         match line[i] | 0x20 {
             b'e' => {
-                if starts_ci(rest, b"error") || starts_ci(rest, b"exception") {
-                    kind = LineKind::Error;
-                } else if starts_ci(rest, b"exit code")
+                if starts_ci(rest, b"exit code")
                     || starts_ci(rest, b"exit status")
                     || starts_ci(rest, b"exited with")
                 {
                     return LineKind::Status;
                 }
+                if starts_ci(rest, b"error") || starts_ci(rest, b"exception") {
+                    kind = LineKind::Strong;
+                }
             }
             b'f' => {
-                if starts_ci(rest, b"fail") || starts_ci(rest, b"fatal") {
-                    kind = LineKind::Error;
+                if starts_ci(rest, b"fatal") {
+                    kind = LineKind::Strong;
+                } else if kind == LineKind::Plain && starts_ci(rest, b"fail") {
+                    kind = LineKind::Weak;
                 }
             }
             b'p' => {
                 if starts_ci(rest, b"panic") {
-                    kind = LineKind::Error;
+                    kind = LineKind::Strong;
                 }
             }
             b't' => {
                 if starts_ci(rest, b"traceback") {
-                    kind = LineKind::Error;
+                    kind = LineKind::Strong;
                 }
             }
             b'a' => {
-                if starts_ci(rest, b"assert") {
-                    kind = LineKind::Error;
+                if kind == LineKind::Plain && starts_ci(rest, b"assert") {
+                    kind = LineKind::Weak;
                 }
             }
             _ => {}
