@@ -81,29 +81,24 @@ pub fn summary_block(id: EntryId, replaces: &[EntryId], text: &str) -> String {
 }
 
 /// The placeholder a compacted tool result renders as ([`Form::Placeholder`], or a
-/// result that is in the history but no longer in the view while its call is).
+/// result that is in the history but no longer in the view while its call is): the
+/// engine's [`placeholder_text`](crate::placeholder_text), so what is rendered is what
+/// the engine counted.
 ///
 /// ```
 /// use favur_context::EntryId;
 /// use favur_context::render::result_placeholder;
 /// assert_eq!(
 ///     result_placeholder(EntryId(4), Some(EntryId(9))),
-///     "[compacted: this output was summarized in #9; the full text is entry #4]"
+///     "[compacted: the gist of this result is in summary #9; the original is entry #4]"
 /// );
 /// assert_eq!(
 ///     result_placeholder(EntryId(4), None),
-///     "[compacted: this output was removed from the context; the full text is entry #4]"
+///     "[compacted: this result was dropped from the context; the original is entry #4]"
 /// );
 /// ```
 pub fn result_placeholder(original: EntryId, summary: Option<EntryId>) -> String {
-    match summary {
-        Some(s) => format!(
-            "[compacted: this output was summarized in {s}; the full text is entry {original}]"
-        ),
-        None => format!(
-            "[compacted: this output was removed from the context; the full text is entry {original}]"
-        ),
-    }
+    crate::placeholder_text(original, summary)
 }
 
 /// The result rendered for a call that has no recorded result and is not the in-flight
@@ -490,9 +485,21 @@ fn empty_map() -> &'static Map<String, Value> {
 
 const OPENAI_OWNED: [&str; 4] = ["role", "content", "tool_calls", "tool_call_id"];
 
+/// Extension keys starting with this are the library's own bookkeeping (e.g. the
+/// engine's `favur_kind` on summaries) and are never rendered.
+///
+/// ```
+/// use favur_context::{History, Message, Retention};
+/// let mut h = History::new();
+/// h.append(Message::user("hi").with_extension("favur_note", serde_json::json!(1)).classify(Retention::Strict));
+/// assert_eq!(favur_context::render::render_openai(&h)[0], serde_json::json!({"role": "user", "content": "hi"}));
+/// assert_eq!(favur_context::render::INTERNAL_EXTENSION_PREFIX, "favur_");
+/// ```
+pub const INTERNAL_EXTENSION_PREFIX: &str = "favur_";
+
 fn add_extensions(obj: &mut Map<String, Value>, ext: &Map<String, Value>, owned: &[&str]) {
     for (k, v) in ext {
-        if !owned.contains(&k.as_str()) {
+        if !owned.contains(&k.as_str()) && !k.starts_with(INTERNAL_EXTENSION_PREFIX) {
             obj.insert(k.clone(), v.clone());
         }
     }
