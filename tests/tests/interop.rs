@@ -26,7 +26,11 @@ fn without_null_content(mut v: Value) -> Value {
 fn history() -> History {
     let mut h = History::new();
     h.pin(strict!(system: "You are a coding agent."));
-    h.append(Message::user("Fix the test.").with_extension("name", json!("ana")).classify(Retention::Strict));
+    h.append(
+        Message::user("Fix the test.")
+            .with_extension("name", json!("ana"))
+            .classify(Retention::Strict),
+    );
     let a1 = h.append(fuzzy!(tool_call: "c1", "bash", json!({"command": "ls"})));
     let r1 = h.append(forgettable!(tool_result("c1"): "src\ntests"));
     h.append(fuzzy!(tool_calls: [("c2", "bash", r#"{"command":"pytest"}"#), ("c3", "bash", r#"{"command":"cat a.py"}"#)]));
@@ -52,7 +56,10 @@ fn a_compacted_view_builds_a_real_async_openai_request() {
     let h = history();
     let messages = request_messages(&h).unwrap();
     assert_eq!(messages.len(), 9);
-    assert!(matches!(messages[0], ChatCompletionRequestMessage::System(_)));
+    assert!(matches!(
+        messages[0],
+        ChatCompletionRequestMessage::System(_)
+    ));
     assert!(matches!(messages[3], ChatCompletionRequestMessage::Tool(_)));
     let request: CreateChatCompletionRequest = CreateChatCompletionRequestArgs::default()
         .model("gpt-4.1")
@@ -71,7 +78,11 @@ fn converting_back_requires_a_class() {
     let messages = request_messages(&h).unwrap();
     let mut back = History::new();
     let classify = |m: &IncomingMessage<'_>| {
-        if m.is_result() { Retention::Fuzzy } else { Retention::Strict }
+        if m.is_result() {
+            Retention::Fuzzy
+        } else {
+            Retention::Strict
+        }
     };
     import_messages(&mut back, &messages, &classify).unwrap();
     assert_eq!(back.pinned().len(), 1);

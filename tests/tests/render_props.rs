@@ -49,19 +49,23 @@ fn step() -> impl Strategy<Value = Step> {
             prop::bool::weighted(0.1),
             any::<bool>(),
         )
-            .prop_map(|(class, results, grouped, missing, late, text)| Step::Calls {
-                class,
-                results,
-                grouped,
-                missing,
-                late,
-                text,
-            }),
+            .prop_map(
+                |(class, results, grouped, missing, late, text)| Step::Calls {
+                    class,
+                    results,
+                    grouped,
+                    missing,
+                    late,
+                    text,
+                }
+            ),
     ]
 }
 
 fn words(n: usize, seed: usize) -> String {
-    (0..n).map(|i| format!("w{} ", (i * 7 + seed) % 97)).collect()
+    (0..n)
+        .map(|i| format!("w{} ", (i * 7 + seed) % 97))
+        .collect()
 }
 
 /// Appends one step; `k` numbers the calls so ids are unique.
@@ -111,7 +115,11 @@ fn append(h: &mut History, step: &Step, k: &mut usize) {
                 .map(|(id, (c, n, e))| (id.clone(), *c, *n, *e))
                 .collect();
             if *grouped && results.len() > 1 {
-                let strictest = results.iter().map(|r| r.1).max().unwrap_or(Retention::Fuzzy);
+                let strictest = results
+                    .iter()
+                    .map(|r| r.1)
+                    .max()
+                    .unwrap_or(Retention::Fuzzy);
                 let parts = results
                     .iter()
                     .map(|(id, _, n, e)| {

@@ -20,7 +20,9 @@ const WINDOWS: [u64; 3] = [8_000, 32_000, 128_000];
 fn traces_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("FAVUR_TRACES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces")));
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
+        });
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -33,7 +35,9 @@ fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(read) = std::fs::read_dir(&d) else { continue };
+        let Ok(read) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in read.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -100,7 +104,11 @@ fn every_trace_replays_to_valid_requests_at_every_window() {
             let (h, reports, requests) = replay(&messages, window);
             assert!(requests > 10, "{}: too few requests", path.display());
             if window == WINDOWS[0] {
-                assert!(!reports.is_empty(), "{}: nothing compacted at {window}", path.display());
+                assert!(
+                    !reports.is_empty(),
+                    "{}: nothing compacted at {window}",
+                    path.display()
+                );
                 assert!(h.compactions().len() >= reports.len());
             }
         }
@@ -122,8 +130,9 @@ fn as_openai(doc: &Value) -> Vec<Value> {
                 out["tool_calls"] = calls
                     .iter()
                     .map(|c| {
-                        let args: Value = serde_json::from_str(c["arguments"].as_str().expect("string"))
-                            .expect("JSON arguments");
+                        let args: Value =
+                            serde_json::from_str(c["arguments"].as_str().expect("string"))
+                                .expect("JSON arguments");
                         json!({"id": c["id"], "type": "function",
                                "function": {"name": c["name"], "arguments": args.to_string()}})
                     })
@@ -168,18 +177,37 @@ fn uncompacted_imports_render_the_original_messages() {
         // As a mini-swe-agent trajectory.
         let mut h = History::new();
         let text = std::fs::read_to_string(&path).expect("readable");
-        import::import(&mut h, Format::MiniSweAgent, &text, &ShellCommandClassifier).expect("imports");
+        import::import(&mut h, Format::MiniSweAgent, &text, &ShellCommandClassifier)
+            .expect("imports");
         let rendered = render_openai(&h);
-        assert_eq!(normalised(&rendered), normalised(&expected), "{}", path.display());
+        assert_eq!(
+            normalised(&rendered),
+            normalised(&expected),
+            "{}",
+            path.display()
+        );
         validate_openai(&rendered).expect("valid");
         validate_anthropic(&favur_context::render::render_anthropic(&h).to_value()).expect("valid");
         // And, for the tool-calling runs, as plain OpenAI chat messages.
-        if doc["messages"].as_array().is_some_and(|m| m.iter().any(|m| m["role"] == "tool")) {
+        if doc["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"))
+        {
             tool_calling += 1;
             let mut h = History::new();
-            import::import(&mut h, Format::OpenAi, &expected.to_string(), &ShellCommandClassifier)
-                .expect("imports as OpenAI");
-            assert_eq!(normalised(&render_openai(&h)), normalised(&expected), "{}", path.display());
+            import::import(
+                &mut h,
+                Format::OpenAi,
+                &expected.to_string(),
+                &ShellCommandClassifier,
+            )
+            .expect("imports as OpenAI");
+            assert_eq!(
+                normalised(&render_openai(&h)),
+                normalised(&expected),
+                "{}",
+                path.display()
+            );
         }
     }
     assert!(tool_calling > 0, "no OpenAI-format trace found");
