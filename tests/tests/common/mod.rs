@@ -60,7 +60,6 @@ pub fn render_valid(h: &History, strict: bool) -> (serde_json::Value, serde_json
     (openai, anthropic)
 }
 
-
 /// A counter independent of the library's default heuristic, so snapshots show
 /// deterministic, easily checked counts: words of text plus one per part.
 pub struct Words;
