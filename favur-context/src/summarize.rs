@@ -517,8 +517,14 @@ fn classify_line(line: &[u8]) -> LineKind {
     let n = line.len();
     let mut i = 0;
     while i + 4 <= n {
+        // Cheap bigram filter first: every keyword starts with one of these pairs.
+        let pair = [line[i] | 0x20, line[i + 1] | 0x20];
+        if !matches!(&pair, b"er" | b"ex" | b"fa" | b"pa" | b"tr" | b"as") {
+            i += 1;
+            continue;
+        }
         let rest = &line[i..];
-        match line[i] | 0x20 {
+        match pair[0] {
             b'e' => {
                 if starts_ci(rest, b"exit code")
                     || starts_ci(rest, b"exit status")
