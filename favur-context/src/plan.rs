@@ -373,9 +373,8 @@ impl Plan {
             if calls_first {
                 // The usual shape: the exchange's tool entries answer its assistant entry's
                 // calls, so they all form one group; one keeps, all stay.
-                for i in start..stop {
-                    if matches!(role_of(i), Some(Role::Assistant | Role::Tool)) {
-                        let f = &mut fate[i];
+                for (i, f) in fate.iter_mut().enumerate().take(stop).skip(start) {
+                    if matches!(meta[i].1, Some(Role::Assistant | Role::Tool)) {
                         *f = match *f {
                             Fate::Summarize => Fate::SummarizeStay,
                             Fate::Drop => Fate::DropStay,
