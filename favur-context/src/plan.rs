@@ -236,6 +236,29 @@ impl Hasher for Fx {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
+/// The smallest budget a summary is given.
+const MIN_SUMMARY_BUDGET: u32 = 48;
+
+/// Tokens of a summary's header beyond the ids it names (an estimate, on the safe side).
+const HEADER_TOKENS: u64 = 32;
+
+/// Tokens each id range (`#3-#7`) adds to a summary's header (an estimate).
+const RANGE_TOKENS: u64 = 4;
+
+/// Tokens of a result placeholder (an estimate, on the safe side).
+const PLACEHOLDER_TOKENS: u32 = 32;
+
+/// The budget of a run's summary: three quarters of its members' tokens, at least
+/// [`MIN_SUMMARY_BUDGET`], at most the policy's summary budget.
+fn summary_budget(member_tokens: u32, policy: &Policy) -> u32 {
+    (member_tokens / 4 * 3)
+        .max(MIN_SUMMARY_BUDGET)
+        .min(policy.summary_budget_tokens())
+}
+
+/// Bound on the rounds that settle pairing and runs after small runs are kept.
+const MAX_SETTLE_ROUNDS: usize = 4;
+
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {
         let p = parent[i as usize];
@@ -262,7 +285,9 @@ impl Plan {
     ///   others stay too, an assistant entry as [`Form::CallsOnly`] and a result entry as
     ///   [`Form::Placeholder`], with only their content compacted;
     /// - each contiguous run of summarized entries (dropped entries in between do not
-    ///   break it) becomes one summary, in place;
+    ///   break it) becomes one summary, in place, unless the summary (its budget, the
+    ///   header naming the ids, its framing) would cost at least what the run frees: such
+    ///   a run is kept as it is, so a compaction never grows the request;
     /// - with a [cap](Policy::entry_cap_tokens), kept entries over it are shown
     ///   [`Form::Capped`].
     ///
@@ -341,173 +366,244 @@ impl Plan {
             fate.push(f);
         }
 
-        // 3. Tool pairing: a call and its results stay or leave together. Paired exchange
-        //    by exchange (an assistant entry and the entries after it up to the next
-        //    assistant entry): the tool entries of an exchange answer the calls of its
-        //    assistant entry, as every provider requires. Where every assistant and tool
-        //    entry of an exchange stays, or every one leaves, there is nothing to pair and
-        //    no message is read; otherwise the group stays, reshaped where compacted.
-        let role_of = |i: usize| meta[i].1;
-        let mut calls: FxMap<&str, u32> = FxMap::default();
-        let mut parent: Vec<u32> = Vec::new();
-        let mut start = 0usize;
-        while start < n {
-            let mut stop = start + 1;
-            while stop < n && role_of(stop) != Some(Role::Assistant) {
-                stop += 1;
+        // Steps 3 to 5 settle pairing, forms and runs. A run whose members cost less than
+        // the smallest summary is not worth summarizing (it would grow the request): its
+        // summarized members are kept as they are and the steps run again, since keeping
+        // them can change what their tool partners must do. A few rounds settle it.
+        let counter = history.counter();
+        let framing = u64::from(history.framing_tokens());
+        let base = fate.clone();
+        let mut kept_small: Vec<usize> = Vec::new();
+        let mut staying_forms: Vec<u8> = Vec::new();
+        let mut run_of: Vec<u64> = Vec::new();
+        let mut stay_tokens: Vec<u32> = Vec::new();
+        for round in 0..MAX_SETTLE_ROUNDS {
+            fate.clone_from(&base);
+            for &i in &kept_small {
+                fate[i] = Fate::Keep;
             }
-            let (mut keeps, mut leaves) = (false, false);
-            for (i, f) in fate.iter().enumerate().take(stop).skip(start) {
-                if matches!(role_of(i), Some(Role::Assistant | Role::Tool)) {
-                    if *f == Fate::Keep {
-                        keeps = true;
-                    } else {
-                        leaves = true;
-                    }
+            plan.runs.clear();
+            // 3. Tool pairing: a call and its results stay or leave together. Paired exchange
+            //    by exchange (an assistant entry and the entries after it up to the next
+            //    assistant entry): the tool entries of an exchange answer the calls of its
+            //    assistant entry, as every provider requires. Where every assistant and tool
+            //    entry of an exchange stays, or every one leaves, there is nothing to pair and
+            //    no message is read; otherwise the group stays, reshaped where compacted.
+            let role_of = |i: usize| meta[i].1;
+            let mut calls: FxMap<&str, u32> = FxMap::default();
+            let mut parent: Vec<u32> = Vec::new();
+            let mut start = 0usize;
+            while start < n {
+                let mut stop = start + 1;
+                while stop < n && role_of(stop) != Some(Role::Assistant) {
+                    stop += 1;
                 }
-            }
-            let calls_first = keeps
-                && leaves
-                && role_of(start) == Some(Role::Assistant)
-                && entry_of(&items[start]).is_some_and(|e| match e.message.parts.len() {
-                    0 => false,
-                    // One part and tool entries after it: a lone call (not read, to keep
-                    // planning free of cache misses; keeping a lone text is harmless).
-                    1 => (start + 1..stop).any(|i| meta[i].1 == Some(Role::Tool)),
-                    _ => e.message.tool_calls().next().is_some(),
-                });
-            if calls_first {
-                // The usual shape: the exchange's tool entries answer its assistant entry's
-                // calls, so they all form one group; one keeps, all stay.
-                for (i, f) in fate.iter_mut().enumerate().take(stop).skip(start) {
-                    if matches!(meta[i].1, Some(Role::Assistant | Role::Tool)) {
-                        *f = match *f {
-                            Fate::Summarize => Fate::SummarizeStay,
-                            Fate::Drop => Fate::DropStay,
-                            other => other,
-                        };
-                    }
-                }
-            } else if keeps && leaves {
-                // Results after an assistant entry without calls: link them by id.
-                let len = stop - start;
-                parent.clear();
-                parent.extend(0..len as u32);
-                calls.clear();
-                for local in 0..len {
-                    let Some(e) = entry_of(&items[start + local]) else {
-                        continue;
-                    };
-                    for part in &e.message.parts {
-                        match part {
-                            Part::ToolCall(c) => {
-                                calls.insert(c.id.as_str(), local as u32);
-                            }
-                            Part::ToolResult(r) => {
-                                if let Some(&j) = calls.get(r.call_id.as_str()) {
-                                    let a = find(&mut parent, local as u32);
-                                    let b = find(&mut parent, j);
-                                    if a != b {
-                                        parent[a as usize] = b;
-                                    }
-                                }
-                            }
-                            Part::Text(_) => {}
+                let (mut keeps, mut leaves) = (false, false);
+                for (i, f) in fate.iter().enumerate().take(stop).skip(start) {
+                    if matches!(role_of(i), Some(Role::Assistant | Role::Tool)) {
+                        if *f == Fate::Keep {
+                            keeps = true;
+                        } else {
+                            leaves = true;
                         }
                     }
                 }
-                let mut stays = vec![false; len];
-                for local in 0..len {
-                    if fate[start + local] == Fate::Keep {
-                        let r = find(&mut parent, local as u32);
-                        stays[r as usize] = true;
-                    }
-                }
-                for local in 0..len {
-                    let r = find(&mut parent, local as u32);
-                    if stays[r as usize] {
-                        let f = &mut fate[start + local];
-                        *f = match *f {
-                            Fate::Summarize => Fate::SummarizeStay,
-                            Fate::Drop => Fate::DropStay,
-                            other => other,
-                        };
-                    }
-                }
-            }
-            start = stop;
-        }
-
-        // 4. What staying items look like; a reform that changes nothing is a keep.
-        let counter = history.counter();
-        // 1 = calls only, 2 = placeholder.
-        let mut staying_forms: Vec<u8> = vec![0; n];
-        for i in 0..n {
-            if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
-                continue;
-            }
-            let Some(e) = entry_of(&items[i]) else {
-                fate[i] = Fate::Keep;
-                continue;
-            };
-            if meta[i].1 == Some(Role::Assistant) && e.message.parts.len() == 1 {
-                // A lone call: calls-only would show the same; keep it, unread.
-                fate[i] = Fate::Keep;
-                continue;
-            }
-            let has_calls = e.message.tool_calls().next().is_some();
-            let has_results = e.message.tool_results().next().is_some();
-            let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
-            match (has_calls, has_results) {
-                (true, false) if has_other && items[i].form != Form::CallsOnly => {
-                    staying_forms[i] = 1;
-                }
-                (false, true) if !matches!(items[i].form, Form::Placeholder { .. }) => {
-                    // The summary id is filled in once runs are known.
-                    staying_forms[i] = 2;
-                }
-                _ => fate[i] = Fate::Keep,
-            }
-        }
-
-        // 5. Runs: kept items close a run; dropped items leaving the view do not.
-        let mut next_summary = history.next_id().0;
-        let mut current: Option<Run> = None;
-        let mut run_of: Vec<u64> = vec![u64::MAX; n];
-        for i in 0..n {
-            match fate[i] {
-                Fate::Summarize | Fate::SummarizeStay => {
-                    let class = meta[i].0;
-                    let run = current.get_or_insert_with(|| {
-                        let r = Run {
-                            summary: EntryId(next_summary),
-                            members: Vec::new(),
-                            retention: Retention::Fuzzy,
-                            budget_tokens: 0,
-                        };
-                        next_summary += 1;
-                        r
+                let calls_first = keeps
+                    && leaves
+                    && role_of(start) == Some(Role::Assistant)
+                    && entry_of(&items[start]).is_some_and(|e| match e.message.parts.len() {
+                        0 => false,
+                        // One part and tool entries after it: a lone call (not read, to keep
+                        // planning free of cache misses; keeping a lone text is harmless).
+                        1 => (start + 1..stop).any(|i| meta[i].1 == Some(Role::Tool)),
+                        _ => e.message.tool_calls().next().is_some(),
                     });
-                    run.members.push(items[i].id);
-                    run.retention = run.retention.max(class);
-                    run.budget_tokens = run.budget_tokens.saturating_add(items[i].tokens);
-                    run_of[i] = run.summary.0;
+                if calls_first {
+                    // The usual shape: the exchange's tool entries answer its assistant entry's
+                    // calls, so they all form one group; one keeps, all stay.
+                    for (i, f) in fate.iter_mut().enumerate().take(stop).skip(start) {
+                        if matches!(meta[i].1, Some(Role::Assistant | Role::Tool)) {
+                            *f = match *f {
+                                Fate::Summarize => Fate::SummarizeStay,
+                                Fate::Drop => Fate::DropStay,
+                                other => other,
+                            };
+                        }
+                    }
+                } else if keeps && leaves {
+                    // Results after an assistant entry without calls: link them by id.
+                    let len = stop - start;
+                    parent.clear();
+                    parent.extend(0..len as u32);
+                    calls.clear();
+                    for local in 0..len {
+                        let Some(e) = entry_of(&items[start + local]) else {
+                            continue;
+                        };
+                        for part in &e.message.parts {
+                            match part {
+                                Part::ToolCall(c) => {
+                                    calls.insert(c.id.as_str(), local as u32);
+                                }
+                                Part::ToolResult(r) => {
+                                    if let Some(&j) = calls.get(r.call_id.as_str()) {
+                                        let a = find(&mut parent, local as u32);
+                                        let b = find(&mut parent, j);
+                                        if a != b {
+                                            parent[a as usize] = b;
+                                        }
+                                    }
+                                }
+                                Part::Text(_) => {}
+                            }
+                        }
+                    }
+                    let mut stays = vec![false; len];
+                    for local in 0..len {
+                        if fate[start + local] == Fate::Keep {
+                            let r = find(&mut parent, local as u32);
+                            stays[r as usize] = true;
+                        }
+                    }
+                    for local in 0..len {
+                        let r = find(&mut parent, local as u32);
+                        if stays[r as usize] {
+                            let f = &mut fate[start + local];
+                            *f = match *f {
+                                Fate::Summarize => Fate::SummarizeStay,
+                                Fate::Drop => Fate::DropStay,
+                                other => other,
+                            };
+                        }
+                    }
                 }
-                Fate::Drop => {}
-                Fate::Keep | Fate::DropStay => {
-                    if let Some(run) = current.take() {
-                        plan.runs.push(run);
+                start = stop;
+            }
+
+            // 4. What staying items look like; a reform that changes nothing is a keep.
+            // 1 = calls only, 2 = placeholder.
+            staying_forms = vec![0; n];
+            // What a staying item will cost: exact for calls-only, an estimate for a
+            // placeholder (its summary id is not known yet).
+            stay_tokens = vec![PLACEHOLDER_TOKENS; n];
+            for i in 0..n {
+                if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
+                    continue;
+                }
+                let Some(e) = entry_of(&items[i]) else {
+                    fate[i] = Fate::Keep;
+                    continue;
+                };
+                if meta[i].1 == Some(Role::Assistant) && e.message.parts.len() == 1 {
+                    // A lone call: calls-only would show the same; keep it, unread.
+                    fate[i] = Fate::Keep;
+                    continue;
+                }
+                let has_calls = e.message.tool_calls().next().is_some();
+                let has_results = e.message.tool_results().next().is_some();
+                let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
+                match (has_calls, has_results) {
+                    (true, false) if has_other && items[i].form != Form::CallsOnly => {
+                        staying_forms[i] = 1;
+                        stay_tokens[i] = counter.count_message(&Form::CallsOnly.message_for(e));
+                    }
+                    (false, true) if !matches!(items[i].form, Form::Placeholder { .. }) => {
+                        // The summary id is filled in once runs are known.
+                        staying_forms[i] = 2;
+                    }
+                    _ => fate[i] = Fate::Keep,
+                }
+            }
+
+            // 5. Runs: kept items close a run; dropped items leaving the view do not.
+            //    `budget_tokens` holds the members' tokens until the budget is set below.
+            let mut next_summary = history.next_id().0;
+            let mut current: Option<Run> = None;
+            // Per run: usage its members free, and how many id ranges its header names.
+            let mut freed: Vec<(u64, u64)> = Vec::new();
+            run_of = vec![u64::MAX; n];
+            for i in 0..n {
+                match fate[i] {
+                    Fate::Summarize | Fate::SummarizeStay => {
+                        let class = meta[i].0;
+                        let run = current.get_or_insert_with(|| {
+                            let r = Run {
+                                summary: EntryId(next_summary),
+                                members: Vec::new(),
+                                retention: Retention::Fuzzy,
+                                budget_tokens: 0,
+                            };
+                            next_summary += 1;
+                            freed.push((0, 0));
+                            r
+                        });
+                        let contiguous = run
+                            .members
+                            .last()
+                            .is_some_and(|last| last.0 + 1 == items[i].id.0);
+                        run.members.push(items[i].id);
+                        run.retention = run.retention.max(class);
+                        run.budget_tokens = run.budget_tokens.saturating_add(items[i].tokens);
+                        run_of[i] = run.summary.0;
+                        if let Some(f) = freed.last_mut() {
+                            f.0 += if fate[i] == Fate::Summarize {
+                                u64::from(items[i].tokens) + framing
+                            } else {
+                                u64::from(items[i].tokens.saturating_sub(stay_tokens[i]))
+                            };
+                            f.1 += u64::from(!contiguous);
+                        }
+                    }
+                    Fate::Drop => {}
+                    Fate::Keep | Fate::DropStay => {
+                        if let Some(run) = current.take() {
+                            plan.runs.push(run);
+                        }
                     }
                 }
             }
-        }
-        if let Some(run) = current.take() {
-            plan.runs.push(run);
+            if let Some(run) = current.take() {
+                plan.runs.push(run);
+            }
+            // A run is worth a summary only if the summary (its budget, its header naming
+            // the ids, its framing) costs less than what its members free.
+            let mut small = false;
+            let first_summary = history.next_id().0;
+            let worth: Vec<bool> = plan
+                .runs
+                .iter()
+                .zip(&freed)
+                .map(|(run, (free, ranges))| {
+                    let cost = u64::from(summary_budget(run.budget_tokens, policy))
+                        + HEADER_TOKENS
+                        + ranges * RANGE_TOKENS
+                        + framing;
+                    cost < *free
+                })
+                .collect();
+            if round + 1 < MAX_SETTLE_ROUNDS {
+                for (i, f) in fate.iter().enumerate() {
+                    if run_of[i] == u64::MAX || !matches!(f, Fate::Summarize | Fate::SummarizeStay)
+                    {
+                        continue;
+                    }
+                    // Runs get consecutive summary ids, so a run's index is its id's offset.
+                    let keep = usize::try_from(run_of[i] - first_summary)
+                        .ok()
+                        .and_then(|r| worth.get(r))
+                        .is_some_and(|w| !w);
+                    if keep {
+                        kept_small.push(i);
+                        small = true;
+                    }
+                }
+            }
+            if !small {
+                break;
+            }
         }
         for run in &mut plan.runs {
-            run.budget_tokens = (run.budget_tokens / 4 * 3)
-                .max(48)
-                .min(policy.summary_budget_tokens());
+            run.budget_tokens = summary_budget(run.budget_tokens, policy);
         }
 
         // 6. Edits and figures.
@@ -550,8 +646,10 @@ impl Plan {
                         },
                         _ => continue,
                     };
-                    let shown = form.message_for(e);
-                    let tokens = counter.count_message(&shown);
+                    let tokens = match form {
+                        Form::CallsOnly => stay_tokens[i],
+                        _ => counter.count_message(&form.message_for(e)),
+                    };
                     plan.reforms.push(PlannedReform {
                         id: item.id,
                         form,

@@ -334,9 +334,17 @@ fn run(ops: &[Op], window: u64, keep_recent: usize) -> Result<History, TestCaseE
         let before = h.view().clone();
         let tail_before = tail(&h);
         let n = h.compactions().len();
+        let usage_before = h.usage_tokens();
         let result = c.prepare(&mut h).map(|_| ());
         if h.compactions().len() > n {
             let tier = h.compactions()[n].tier;
+            prop_assert!(
+                h.usage_tokens() <= usage_before,
+                "tier {} compaction grew usage from {} to {}",
+                tier,
+                usage_before,
+                h.usage_tokens()
+            );
             prop_assert_eq!(c.last_report().unwrap().tier, tier);
             check_transition(&before, &h, tier)?;
             let tail_after = tail(&h);

@@ -73,6 +73,13 @@ fn replay(messages: &[ImportedMessage], window: u64) -> (History, Vec<Compaction
     for m in messages {
         if m.classified.message().role == Role::Assistant {
             if let Some(r) = compactor.compact(&mut h) {
+                assert!(
+                    r.usage_after <= r.usage_before,
+                    "a tier {} compaction grew usage from {} to {}",
+                    r.tier,
+                    r.usage_before,
+                    r.usage_after
+                );
                 reports.push(r);
             }
             // The request that produced this assistant turn: complete, so strict.
