@@ -44,7 +44,12 @@ pub const DEFAULT_FRAMING_TOKENS: u32 = 4;
 /// ```
 #[derive(Clone)]
 pub struct History {
+    /// The originals held in memory, in id order. Without a journal that is every entry,
+    /// so an entry's index is its id; a [`JournaledHistory`](crate::JournaledHistory)
+    /// evicts originals that left the view (they stay in its file).
     entries: Vec<Entry>,
+    /// Ids assigned so far (the next id), whether their originals are held or not.
+    next: u64,
     pinned: Vec<EntryId>,
     pinned_tokens: u64,
     view: View,
@@ -56,7 +61,8 @@ pub struct History {
 impl fmt::Debug for History {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("History")
-            .field("entries", &self.entries.len())
+            .field("entries", &self.next)
+            .field("held", &self.entries.len())
             .field("pinned", &self.pinned)
             .field("view", &self.view.len())
             .field("compactions", &self.compactions.len())
@@ -97,6 +103,7 @@ impl History {
     pub fn with_counter(counter: impl TokenCounter + 'static) -> Self {
         History {
             entries: Vec::new(),
+            next: 0,
             pinned: Vec::new(),
             pinned_tokens: 0,
             view: View::default(),
@@ -207,16 +214,8 @@ impl History {
         call_id: impl Into<String>,
         output: Result<String, String>,
     ) -> EntryId {
-        let site = CallSite::caller();
-        let (content, is_error) = match output {
-            Ok(out) => (out, false),
-            Err(err) => (err, true),
-        };
-        let message = Message::tool_result(call_id, content, is_error);
-        self.record(
-            Classified::with_site(message, T::RETENTION, site),
-            EntryKind::Appended,
-        )
+        let classified = tool_result::<T>(call_id.into(), output, CallSite::caller());
+        self.record(classified, EntryKind::Appended)
     }
 
     /// Runs `tool` for `call` and appends its result with the tool's class. Arguments that
@@ -240,39 +239,30 @@ impl History {
     /// ```
     #[track_caller]
     pub fn run_tool<T: ClassifiedTool + ?Sized>(&mut self, tool: &T, call: &ToolCall) -> EntryId {
-        let output = match &call.arguments {
-            Arguments::Json(args) => tool.call(args),
-            Arguments::Invalid(raw) => Err(format!(
-                "the arguments of this call are not valid JSON: {raw}"
-            )),
-        };
-        self.append_tool_result(tool, call.id.clone(), output)
+        let classified = tool_result::<T>(call.id.clone(), run(tool, call), CallSite::caller());
+        self.record(classified, EntryKind::Appended)
     }
 
     fn record(&mut self, classified: Classified, kind: EntryKind) -> EntryId {
+        let entry = self.make_entry(classified, kind);
+        let id = entry.id;
+        self.restore(entry);
+        id
+    }
+
+    /// Builds the entry the next record would be (next id, tokens counted) without
+    /// recording it, so a journal can write it first and record it only once written.
+    pub(crate) fn make_entry(&self, classified: Classified, kind: EntryKind) -> Entry {
         let (message, retention, site) = classified.into_parts();
-        let id = self.next_id();
         let tokens = self.counter.count_message(&message);
-        let pinned = kind == EntryKind::Pinned;
-        self.entries.push(Entry {
-            id,
+        Entry {
+            id: self.next_id(),
             retention,
             tokens,
             site,
             kind,
             message,
-        });
-        if pinned {
-            self.pinned.push(id);
-            self.pinned_tokens += u64::from(tokens);
-        } else {
-            self.view.push(ViewItem {
-                id,
-                form: Form::Verbatim,
-                tokens,
-            });
         }
-        id
     }
 
     /// The id the next recorded entry will get.
@@ -285,11 +275,17 @@ impl History {
     /// assert_eq!(h.next_id(), EntryId(1));
     /// ```
     pub fn next_id(&self) -> EntryId {
-        EntryId(self.entries.len() as u64)
+        EntryId(self.next)
     }
 
-    /// Every entry ever recorded, in id order: appended, pinned and summaries. Compaction
-    /// never removes anything from here.
+    /// The entries held in memory, in id order: appended, pinned and summaries.
+    ///
+    /// For a `History` on its own that is every entry ever recorded (compaction never
+    /// removes anything), and an entry's index is its id. A
+    /// [`JournaledHistory`](crate::JournaledHistory) keeps memory bounded by the view: the
+    /// originals of entries that left the view live only in its journal file and are
+    /// missing here; read them back with
+    /// [`JournaledHistory::recall`](crate::JournaledHistory::recall).
     ///
     /// ```
     /// use favur_context::{fuzzy, History};
@@ -303,6 +299,12 @@ impl History {
 
     /// The entry with this id, if any.
     ///
+    /// `None` for an id never assigned, and, in a
+    /// [`JournaledHistory`](crate::JournaledHistory), for an original evicted from memory
+    /// after it left the view (read it back with
+    /// [`JournaledHistory::recall`](crate::JournaledHistory::recall)). Entries in the view
+    /// and pinned entries are always held.
+    ///
     /// ```
     /// use favur_context::{fuzzy, EntryId, History};
     /// let mut h = History::new();
@@ -311,16 +313,28 @@ impl History {
     /// assert!(h.entry(EntryId(99)).is_none());
     /// ```
     pub fn entry(&self, id: EntryId) -> Option<&Entry> {
-        usize::try_from(id.0).ok().and_then(|i| self.entries.get(i))
+        let i = usize::try_from(id.0).ok()?;
+        // Nothing evicted below `id`: its index is its id (the O(1) common case).
+        if let Some(e) = self.entries.get(i)
+            && e.id == id
+        {
+            return Some(e);
+        }
+        let below = &self.entries[..i.min(self.entries.len())];
+        below
+            .binary_search_by_key(&id, |e| e.id)
+            .ok()
+            .map(|at| &below[at])
     }
 
-    /// Number of entries recorded (including pinned entries and summaries).
+    /// Number of entries recorded (including pinned entries and summaries), whether or
+    /// not their originals are held in memory.
     ///
     /// ```
     /// assert_eq!(favur_context::History::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
-        self.entries.len()
+        usize::try_from(self.next).unwrap_or(usize::MAX)
     }
 
     /// Whether nothing has been recorded.
@@ -329,7 +343,7 @@ impl History {
     /// assert!(favur_context::History::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.next == 0
     }
 
     /// The pinned entries, in the order pinned.
@@ -388,14 +402,72 @@ impl History {
     /// assert_eq!(h.entry(id).unwrap().message().text(), "old"); // still recallable
     /// ```
     pub fn apply(&mut self, compaction: Compaction) -> Result<(), ApplyError> {
-        let (view, summaries) = view::derive(&self.view, &compaction, self.next_id())?;
-        self.entries.extend(summaries);
-        self.view = view;
-        self.compactions.push(compaction);
+        let derived = self.derive(&compaction)?;
+        self.commit(compaction, derived);
         Ok(())
     }
 
+    /// Sets the token counter from a shared one (used by journals opening a history).
+    pub(crate) fn with_shared_counter(mut self, counter: Arc<dyn TokenCounter>) -> Self {
+        self.counter = counter;
+        self
+    }
+
+    /// Fills in every original evicted from memory, reading each with `fetch`.
+    pub(crate) fn fill_evicted<E>(
+        &mut self,
+        mut fetch: impl FnMut(EntryId) -> Result<Entry, E>,
+    ) -> Result<(), E> {
+        if self.entries.len() as u64 == self.next {
+            return Ok(());
+        }
+        let mut held = std::mem::take(&mut self.entries).into_iter().peekable();
+        let mut all = Vec::with_capacity(self.len());
+        for id in (0..self.next).map(EntryId) {
+            match held.next_if(|e| e.id == id) {
+                Some(e) => all.push(e),
+                None => all.push(fetch(id)?),
+            }
+        }
+        self.entries = all;
+        Ok(())
+    }
+
+    /// Computes what applying `compaction` would give, changing nothing.
+    pub(crate) fn derive(&self, compaction: &Compaction) -> Result<(View, Vec<Entry>), ApplyError> {
+        view::derive(&self.view, compaction, self.next_id())
+    }
+
+    /// Records a compaction whose result [`derive`](History::derive) computed.
+    pub(crate) fn commit(&mut self, compaction: Compaction, (view, summaries): (View, Vec<Entry>)) {
+        self.next += summaries.len() as u64;
+        self.entries.extend(summaries);
+        self.view = view;
+        self.compactions.push(compaction);
+    }
+
+    /// Drops from memory the originals of entries that are neither in the view nor
+    /// pinned. Only a journal that can read them back calls this.
+    pub(crate) fn evict_outside_view(&mut self) {
+        if self.entries.len() == self.view.len() + self.pinned.len() {
+            return;
+        }
+        let keep: std::collections::HashSet<EntryId> = self
+            .view
+            .items()
+            .iter()
+            .map(|i| i.id)
+            .chain(self.pinned.iter().copied())
+            .collect();
+        self.entries.retain(|e| keep.contains(&e.id));
+    }
+
     /// The original of any entry, whether it is in the view, summarized or dropped.
+    ///
+    /// For a `History` on its own this is every entry. In a
+    /// [`JournaledHistory`](crate::JournaledHistory), originals evicted from memory are
+    /// `None` here; its own [`recall`](crate::JournaledHistory::recall) reads them back
+    /// from the journal file.
     ///
     /// ```
     /// use favur_context::{strict, History};
@@ -490,6 +562,10 @@ pub enum LoadError {
 
 impl History {
     /// Serializes the history (entries, compactions, settings) to JSON.
+    ///
+    /// It writes the entries held in memory: all of them for a `History` on its own. For
+    /// a journaled history whose originals were evicted, first get a complete copy with
+    /// [`JournaledHistory::to_history`](crate::JournaledHistory::to_history).
     ///
     /// ```
     /// use favur_context::{strict, History};
@@ -600,8 +676,12 @@ impl History {
         Ok(history)
     }
 
-    /// Re-records an entry read back from storage, keeping its id, class, count and site.
-    fn restore(&mut self, entry: Entry) {
+    /// Re-records an entry read back from storage (or built by
+    /// [`make_entry`](History::make_entry)), keeping its id, class, count and site. The
+    /// caller has checked that its id is the next id.
+    pub(crate) fn restore(&mut self, entry: Entry) {
+        debug_assert_eq!(entry.id.0, self.next);
+        self.next = entry.id.0.saturating_add(1);
         let id = entry.id;
         let tokens = entry.tokens;
         match entry.kind {
@@ -616,6 +696,30 @@ impl History {
             }),
         }
         self.entries.push(entry);
+    }
+}
+
+/// The classified tool-result message for `output` of a call answered by `T`.
+pub(crate) fn tool_result<T: ClassifiedTool + ?Sized>(
+    call_id: String,
+    output: Result<String, String>,
+    site: CallSite,
+) -> Classified {
+    let (content, is_error) = match output {
+        Ok(out) => (out, false),
+        Err(err) => (err, true),
+    };
+    let message = Message::tool_result(call_id, content, is_error);
+    Classified::with_site(message, T::RETENTION, site)
+}
+
+/// Runs `tool` for `call`; invalid JSON arguments are an error output, not a call.
+pub(crate) fn run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Result<String, String> {
+    match &call.arguments {
+        Arguments::Json(args) => tool.call(args),
+        Arguments::Invalid(raw) => Err(format!(
+            "the arguments of this call are not valid JSON: {raw}"
+        )),
     }
 }
 

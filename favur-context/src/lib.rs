@@ -9,7 +9,9 @@ mod account;
 mod classify;
 mod entry;
 mod history;
+mod journal;
 mod message;
+mod recall;
 mod retention;
 mod site;
 mod tool;
@@ -21,7 +23,12 @@ pub use account::{HeuristicCounter, TokenCounter};
 pub use classify::{Classified, Classify};
 pub use entry::{Entry, EntryId, EntryKind};
 pub use history::{DEFAULT_FRAMING_TOKENS, History, LoadError};
+pub use journal::{
+    Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
+    OpenOptions, OpenReport, RecallError, Salvaged, TornTail,
+};
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+pub use recall::{RecallSource, RecallTool};
 pub use retention::{ParseRetentionError, Retention, class};
 pub use site::CallSite;
 pub use tool::{ClassifiedTool, Tool};
