@@ -1,0 +1,92 @@
+//! Test helper for the kill test (`tests/journal_kill.rs`): opens the journal named by its
+//! first argument, then appends (and now and then compacts) in a loop, printing each
+//! acknowledged step to stdout only after the call returned:
+//!
+//! - `A <id>` after an append of the message `message <id>` returned `Ok(id)`;
+//! - `C <next id>` after a compaction returned `Ok`.
+//!
+//! It runs until killed, or stops by itself after 30 seconds.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use favur_context::{
+    CallSite, Compaction, Durability, Edit, Entry, EntryKind, Form, JournaledHistory, Message,
+    OpenOptions, Retention,
+};
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("journal_writer: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().ok_or("usage: journal_writer <journal> [flush|sync]")?;
+    let durability = match args.next().as_deref() {
+        Some("sync") => Durability::SyncEvery(16),
+        _ => Durability::Flush,
+    };
+    let mut history = OpenOptions::new().durability(durability).open(&path)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let started = Instant::now();
+    let classes = [Retention::Forgettable, Retention::Fuzzy, Retention::Strict];
+    let mut n = 0usize;
+    while started.elapsed() < Duration::from_secs(30) {
+        n += 1;
+        let next = history.next_id();
+        let text = format!("message {}", next.0);
+        let class = classes[n % classes.len()];
+        let id = history.append(Message::user(text).classify(class))?;
+        writeln!(out, "A {}", id.0)?;
+        out.flush()?;
+        if n % 25 == 0 {
+            compact(&mut history)?;
+            writeln!(out, "C {}", history.next_id().0)?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// Summarizes the three oldest verbatim items of the view, drops the next one, and caps
+/// the one after that.
+fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Error>> {
+    let items: Vec<_> = history
+        .view()
+        .items()
+        .iter()
+        .filter(|i| i.form == Form::Verbatim)
+        .map(|i| i.id)
+        .take(5)
+        .collect();
+    if items.len() < 5 {
+        return Ok(());
+    }
+    let summary = Entry::new(
+        history.next_id(),
+        Retention::Fuzzy,
+        3,
+        CallSite::new("journal_writer", 1, 1),
+        EntryKind::Summary {
+            replaces: items[..3].to_vec(),
+        },
+        Message::assistant(format!("summary of {:?}", &items[..3])),
+    );
+    history.apply(Compaction {
+        tier: 2,
+        edits: vec![
+            Edit::Summarize { summary },
+            Edit::Drop { id: items[3] },
+            Edit::Reform {
+                id: items[4],
+                form: Form::Capped(Box::new(Message::user("capped"))),
+                tokens: 1,
+            },
+        ],
+    })?;
+    Ok(())
+}
