@@ -66,7 +66,10 @@ fn invalid_json_names_line_and_offset() {
     let (_d, path, lines) = base();
     let offset = write_with(&path, &lines, b"{\"entry\": {\n", &[]);
     let problem = corrupt_at(&path, 5, offset);
-    assert!(matches!(problem, Corruption::InvalidJson { .. }), "{problem:?}");
+    assert!(
+        matches!(problem, Corruption::InvalidJson { .. }),
+        "{problem:?}"
+    );
 }
 
 #[test]
@@ -78,10 +81,17 @@ fn damage_in_the_middle_is_an_error_not_a_skip() {
     let message = err.to_string();
     assert!(message.contains("h.jsonl"), "{message}");
     assert!(message.contains("line 3"), "{message}");
-    assert!(message.contains(&format!("byte offset {offset}")), "{message}");
+    assert!(
+        message.contains(&format!("byte offset {offset}")),
+        "{message}"
+    );
     assert!(matches!(
         err,
-        JournalError::Corrupt { line: 3, problem: Corruption::InvalidJson { .. }, .. }
+        JournalError::Corrupt {
+            line: 3,
+            problem: Corruption::InvalidJson { .. },
+            ..
+        }
     ));
     // The file is untouched by a failed open.
     assert_eq!(
@@ -171,9 +181,18 @@ fn unknown_record_type() {
 #[test]
 fn not_a_record() {
     let (_d, path, lines) = base();
-    for bad in ["[1,2]\n", "{}\n", "{\"entry\":{},\"compaction\":{}}\n", "\"entry\"\n"] {
+    for bad in [
+        "[1,2]\n",
+        "{}\n",
+        "{\"entry\":{},\"compaction\":{}}\n",
+        "\"entry\"\n",
+    ] {
         let offset = write_with(&path, &lines, bad.as_bytes(), &[]);
-        assert_eq!(corrupt_at(&path, 5, offset), Corruption::NotARecord, "{bad}");
+        assert_eq!(
+            corrupt_at(&path, 5, offset),
+            Corruption::NotARecord,
+            "{bad}"
+        );
     }
 }
 
@@ -333,10 +352,18 @@ fn enormous_line_is_refused_on_read() {
     // A line of exactly the limit is accepted.
     let (_d2, path2, lines2) = base();
     let longest = lines2.iter().map(|l| l.len() - 1).max().unwrap();
-    assert!(OpenOptions::new().max_line_bytes(longest).open(&path2).is_ok());
+    assert!(
+        OpenOptions::new()
+            .max_line_bytes(longest)
+            .open(&path2)
+            .is_ok()
+    );
     assert!(matches!(
         OpenOptions::new().max_line_bytes(longest - 1).open(&path2),
-        Err(JournalError::Corrupt { problem: Corruption::LineTooLong { .. }, .. })
+        Err(JournalError::Corrupt {
+            problem: Corruption::LineTooLong { .. },
+            ..
+        })
     ));
 }
 
@@ -349,7 +376,9 @@ fn enormous_record_is_refused_on_write() {
     let len = std::fs::metadata(&path).unwrap().len();
     let big = "y".repeat(1000);
     match h.append(fuzzy!(user: "{big}")) {
-        Err(JournalError::RecordTooLong { len, limit: 512, .. }) => assert!(len > 1000),
+        Err(JournalError::RecordTooLong {
+            len, limit: 512, ..
+        }) => assert!(len > 1000),
         other => panic!("{other:?}"),
     }
     // Nothing was recorded or written; the next append gets the next id.
@@ -395,7 +424,13 @@ fn torn_tail_of_one_byte_and_of_the_header() {
     let (_d, path, lines) = base();
     let offset = write_with(&path, &lines, b"{", &[]);
     let h = JournaledHistory::open(&path).unwrap();
-    assert_eq!(h.report().torn_tail.as_ref().map(|t| (t.line, t.offset, t.bytes)), Some((5, offset, 1)));
+    assert_eq!(
+        h.report()
+            .torn_tail
+            .as_ref()
+            .map(|t| (t.line, t.offset, t.bytes)),
+        Some((5, offset, 1))
+    );
     assert_eq!(h.len(), 3);
     drop(h);
     // Killed while writing the header of a new journal: it is created afresh.
@@ -427,7 +462,11 @@ fn salvage_loads_everything_before_the_damage_and_moves_the_rest_aside() {
         std::fs::read_to_string(&moved).unwrap(),
         format!("{bad}{}", lines[3])
     );
-    assert!(moved.to_string_lossy().ends_with(&format!("h.jsonl.damaged-{offset}")));
+    assert!(
+        moved
+            .to_string_lossy()
+            .ends_with(&format!("h.jsonl.damaged-{offset}"))
+    );
     assert_eq!(h.len(), 2);
     assert_eq!(std::fs::metadata(&path).unwrap().len(), offset);
     h.append(fuzzy!(user: "after salvage")).unwrap();
@@ -473,7 +512,10 @@ fn reader_reports_the_same_errors_without_a_file() {
         .read(text.as_bytes())
         .unwrap();
     assert_eq!(history.len(), 3);
-    assert_eq!(report.salvaged.map(|s| (s.line, s.offset)), Some((5, offset)));
+    assert_eq!(
+        report.salvaged.map(|s| (s.line, s.offset)),
+        Some((5, offset))
+    );
     // A torn tail read from a reader is left out and reported.
     let (history, report) = History::from_journal(&text.as_bytes()[..text.len() - 3]).unwrap();
     assert_eq!(history.len(), 3);

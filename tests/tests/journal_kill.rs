@@ -58,9 +58,19 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
         child.kill().expect("SIGKILL the writer");
         let status = child.wait().unwrap();
         let mut out = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
         let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
         assert!(err.is_empty(), "round {round}: writer failed: {err}");
         assert!(!status.success(), "round {round}: writer was not killed");
 

@@ -24,7 +24,9 @@ fn main() {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = args.next().ok_or("usage: journal_writer <journal> [flush|sync]")?;
+    let path = args
+        .next()
+        .ok_or("usage: journal_writer <journal> [flush|sync]")?;
     let durability = match args.next().as_deref() {
         Some("sync") => Durability::SyncEvery(16),
         _ => Durability::Flush,
