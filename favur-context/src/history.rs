@@ -446,20 +446,33 @@ impl History {
         self.compactions.push(compaction);
     }
 
-    /// Drops from memory the originals of entries that are neither in the view nor
-    /// pinned. Only a journal that can read them back calls this.
-    pub(crate) fn evict_outside_view(&mut self) {
-        if self.entries.len() == self.view.len() + self.pinned.len() {
+    /// Drops from memory the originals of the entries that `compaction` (just applied)
+    /// took out of the view: those it dropped or summarized and did not reform. Only a
+    /// journal that can read them back calls this. Afterwards the entries held are exactly
+    /// the pinned ones and those in the view, if that held before.
+    pub(crate) fn evict_left_view(&mut self, compaction: &Compaction) {
+        let mut gone: Vec<EntryId> = Vec::new();
+        let mut stays: Vec<EntryId> = Vec::new();
+        for edit in &compaction.edits {
+            match edit {
+                view::Edit::Drop { id } => gone.push(*id),
+                view::Edit::Summarize { summary } => {
+                    if let EntryKind::Summary { replaces } = &summary.kind {
+                        gone.extend_from_slice(replaces);
+                    }
+                }
+                view::Edit::Reform { id, .. } => stays.push(*id),
+            }
+        }
+        gone.retain(|id| !stays.contains(id));
+        if gone.is_empty() {
             return;
         }
-        let keep: std::collections::HashSet<EntryId> = self
-            .view
-            .items()
-            .iter()
-            .map(|i| i.id)
-            .chain(self.pinned.iter().copied())
-            .collect();
-        self.entries.retain(|e| keep.contains(&e.id));
+        gone.sort_unstable();
+        let first = self.entries.partition_point(|e| e.id < gone[0]);
+        let mut tail = self.entries.split_off(first);
+        tail.retain(|e| gone.binary_search(&e.id).is_err());
+        self.entries.append(&mut tail);
     }
 
     /// The original of any entry, whether it is in the view, summarized or dropped.

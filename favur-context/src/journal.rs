@@ -1011,10 +1011,10 @@ impl JournaledHistory {
         let at = self.write(&RecordOut::Compaction(&compaction))?;
         self.locators
             .extend(std::iter::repeat_n(at, derived.1.len()));
-        self.history.commit(compaction, derived);
         if !self.keep_originals {
-            self.history.evict_outside_view();
+            self.history.evict_left_view(&compaction);
         }
+        self.history.commit(compaction, derived);
         Ok(())
     }
 
@@ -1418,10 +1418,10 @@ fn replay(scan: &mut Scan, content: &[u8], at: Locator, evict: bool) -> Result<(
                 .map_err(Corruption::Compaction)?;
             scan.locators
                 .extend(std::iter::repeat_n(at, derived.1.len()));
-            history.commit(compaction, derived);
             if evict {
-                history.evict_outside_view();
+                history.evict_left_view(&compaction);
             }
+            history.commit(compaction, derived);
         }
     }
     scan.records += 1;
