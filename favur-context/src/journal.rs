@@ -1575,3 +1575,124 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     f.seek(SeekFrom::Start(offset))?;
     f.read_exact(buf)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(line: &str) -> Corruption {
+        let bytes = line.as_bytes();
+        let err = serde_json::from_slice::<RecordIn>(bytes)
+            .err()
+            .expect("a bad record");
+        diagnose(bytes, &err)
+    }
+
+    #[test]
+    fn diagnose_names_each_kind_of_bad_record() {
+        assert!(matches!(problem("{"), Corruption::InvalidJson { .. }));
+        assert_eq!(problem("42"), Corruption::NotARecord);
+        assert_eq!(problem(r#"{"a":1,"b":2}"#), Corruption::NotARecord);
+        assert_eq!(
+            problem(r#"{"blob":{}}"#),
+            Corruption::UnknownRecord {
+                kind: "blob".into()
+            }
+        );
+        assert_eq!(
+            problem(r#"{"entry":{"id":4}}"#),
+            Corruption::MissingClass {
+                id: Some(EntryId(4))
+            }
+        );
+        assert_eq!(
+            problem(r#"{"entry":{"retention":7}}"#),
+            Corruption::UnknownClass {
+                id: None,
+                found: "7".into()
+            }
+        );
+        assert!(matches!(
+            problem(r#"{"entry":{"id":1,"retention":"strict"}}"#),
+            Corruption::InvalidEntry { id: Some(EntryId(1)), message } if message.contains("missing field")
+        ));
+        assert!(matches!(
+            problem(r#"{"compaction":{"tier":"x","edits":[]}}"#),
+            Corruption::InvalidCompaction { .. }
+        ));
+    }
+
+    #[test]
+    fn invalid_utf8_is_told_apart_from_invalid_json() {
+        let bytes = b"{\"entry\":\"a\xc3\x28\"}";
+        let err = serde_json::from_slice::<RecordIn>(bytes).err().unwrap();
+        assert_eq!(
+            diagnose(bytes, &err),
+            Corruption::InvalidUtf8 { valid_up_to: 11 }
+        );
+    }
+
+    #[test]
+    fn header_versions() {
+        assert!(matches!(
+            header(br#"{"journal":{"format":1,"framing_tokens":2}}"#),
+            Ok(2)
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":18446744073709551615}}"#),
+            Err(LineError::Version(u64::MAX))
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":0,"framing_tokens":2}}"#),
+            Err(LineError::Version(0))
+        ));
+        assert!(matches!(
+            header(br#"{"entry":{}}"#),
+            Err(LineError::Corrupt(Corruption::MissingHeader))
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":"1"}}"#),
+            Err(LineError::Corrupt(Corruption::InvalidHeader { .. }))
+        ));
+    }
+
+    #[test]
+    fn records_written_are_records_read() {
+        let entry = Entry::new(
+            EntryId(0),
+            Retention::Strict,
+            3,
+            CallSite::new("a.rs", 1, 2),
+            EntryKind::Pinned,
+            crate::Message::system("sys"),
+        );
+        let line = serde_json::to_vec(&RecordOut::Entry(&entry)).unwrap();
+        match serde_json::from_slice::<RecordIn>(&line).unwrap() {
+            RecordIn::Entry(e) => assert_eq!(e, entry),
+            _ => panic!("not an entry"),
+        }
+        let header = serde_json::to_string(&RecordOut::Journal(Header {
+            format: JOURNAL_FORMAT,
+            framing_tokens: 4,
+        }))
+        .unwrap();
+        assert_eq!(header, r#"{"journal":{"format":1,"framing_tokens":4}}"#);
+    }
+
+    #[test]
+    fn a_zero_line_limit_refuses_every_line() {
+        let err = OpenOptions::new()
+            .max_line_bytes(0)
+            .read(&b"{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n"[..])
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            JournalError::Corrupt {
+                line: 1,
+                offset: 0,
+                problem: Corruption::LineTooLong { limit: 0 },
+                ..
+            }
+        ));
+    }
+}
