@@ -59,7 +59,7 @@ fn write_journal(path: &std::path::Path, n: usize, compact_every: Option<usize>)
             .expect("append");
         appended += 1;
         if let Some(every) = compact_every
-            && appended % every == 0
+            && appended.is_multiple_of(every)
         {
             let items: Vec<_> = history.view().items().iter().map(|i| i.id).collect();
             let half = items.len() / 2;

@@ -70,8 +70,7 @@ impl RecallSource for JournaledHistory {
 ///
 /// // The model asks for it back:
 /// let call = ToolCall::new("c2", RecallTool.name(), serde_json::json!({ "id": old.0 }));
-/// let result = RecallTool.respond(&*history, &call, Retention::Forgettable);
-/// # let result = RecallTool.respond(&history, &call, Retention::Forgettable);
+/// let result = RecallTool.respond(&history, &call, Retention::Forgettable);
 /// let id = history.append(result)?;
 /// let text = &history.entry(id).unwrap().message().tool_results().next().unwrap().content;
 /// assert!(text.contains("fn main() {}"));

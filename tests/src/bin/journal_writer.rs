@@ -45,7 +45,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let id = history.append(Message::user(text).classify(class))?;
         writeln!(out, "A {}", id.0)?;
         out.flush()?;
-        if n % 25 == 0 {
+        if n.is_multiple_of(25) {
             compact(&mut history)?;
             writeln!(out, "C {}", history.next_id().0)?;
             out.flush()?;
