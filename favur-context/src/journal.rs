@@ -224,7 +224,7 @@ fn fmt_id(id: Option<EntryId>) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// Reading, writing, syncing or truncating the file failed.
-    #[error("journal {}: cannot {action}: {source}", path.display())]
+    #[error("cannot {action} journal {}: {source}", path.display())]
     Io {
         /// The journal file.
         path: PathBuf,
@@ -249,7 +249,7 @@ pub enum JournalError {
     },
     /// A line in the journal is damaged. Nothing was loaded; open with
     /// [`OpenOptions::salvage`] to load everything before it.
-    #[error("journal {} is damaged at line {line} (byte offset {offset}): {problem}", path.display())]
+    #[error("journal {} is damaged at line {line} (byte offset {offset}): {problem}; nothing was loaded (`OpenOptions::salvage(true)` loads everything before it)", path.display())]
     Corrupt {
         /// The journal file.
         path: PathBuf,
@@ -1586,6 +1586,14 @@ mod tests {
             .err()
             .expect("a bad record");
         diagnose(bytes, &err)
+    }
+
+    #[test]
+    fn journaled_history_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<JournaledHistory>();
+        check::<JournalError>();
+        check::<RecallError>();
     }
 
     #[test]
