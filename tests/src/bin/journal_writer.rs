@@ -2,7 +2,7 @@
 //! first argument, then appends (and now and then compacts) in a loop, printing each
 //! acknowledged step to stdout only after the call returned:
 //!
-//! - `A <id>` after an append of the message `message <id>` returned `Ok(id)`;
+//! - `A <id>` after an append of the message [`message_text`]`(id)` returned `Ok(id)`;
 //! - `C <next id>` after a compaction returned `Ok`.
 //!
 //! It runs until killed, or stops by itself after 30 seconds.
@@ -40,7 +40,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     while started.elapsed() < Duration::from_secs(30) {
         n += 1;
         let next = history.next_id();
-        let text = format!("message {}", next.0);
+        let text = message_text(next.0);
         let class = classes[n % classes.len()];
         let id = history.append(Message::user(text).classify(class))?;
         writeln!(out, "A {}", id.0)?;
@@ -52,6 +52,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// The text of the message appended with id `id`: `message <id>`, and for one id in ten a
+/// 64 KiB padding after it, so that some kills land in the middle of a long write.
+pub fn message_text(id: u64) -> String {
+    let mut text = format!("message {id}");
+    if id % 10 == 7 {
+        text.push(' ');
+        text.push_str(&"x".repeat(1 << 16));
+    }
+    text
 }
 
 /// Summarizes the three oldest verbatim items of the view, drops the next one, and caps
