@@ -125,6 +125,10 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
         }
         assert!(history.compactions().len() >= compactions_acked);
         acknowledged.extend(acked_this_round);
+        // The view rebuilds the same through the reader that holds every original.
+        let (all, _) = History::from_journal(std::fs::File::open(&path).unwrap()).unwrap();
+        assert_eq!(all.view(), history.view(), "round {round}");
+        assert_eq!(all.usage_tokens(), history.usage_tokens());
         // Memory bounded by the view: only view items and pinned entries are held.
         assert_eq!(
             history.entries().len(),
