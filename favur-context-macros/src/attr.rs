@@ -20,18 +20,27 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let item: Item = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            // Not an item syn understands here (e.g. a trait method without a body).
+            // Not an item syn understands as such: a trait method declaration without a
+            // body, a field, a statement...
+            let (span, what) = match syn::parse2::<syn::TraitItemFn>(item.clone()) {
+                Ok(f) => (
+                    f.sig.ident.span(),
+                    "a trait method without a body: put it on the implementation of the method, which has the body".to_owned(),
+                ),
+                Err(_) => (Span::call_site(), "this item".to_owned()),
+            };
             errors.push(syn::Error::new(
-                Span::call_site(),
-                format!("`#[retention(...)]` is not supported on this item: {SUPPORTED}"),
+                span,
+                format!("`#[retention(...)]` is not supported on {what}; {SUPPORTED}"),
             ));
             let errs = errors.to_compile_errors();
             return quote! { #errs #item };
         }
     };
-    let ok = errors.is_empty();
+    let mut item = item;
+    remove_repeated_attributes(&mut item, &mut errors);
     let target = validate(&item, &mut errors);
-    let class = match (class, errors.is_empty() && ok) {
+    let class = match (class, errors.is_empty()) {
         (Some(c), true) => c,
         _ => Class::stub(),
     };
@@ -43,6 +52,30 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let errs = errors.to_compile_errors();
     quote! { #errs #item #generated }
+}
+
+/// A second `#[retention(...)]` on the same item is an error (an item has one class). It
+/// is removed from the emitted item so it does not expand into a conflicting impl.
+fn remove_repeated_attributes(item: &mut Item, errors: &mut Errors) {
+    let attrs = match item {
+        Item::Struct(i) => &mut i.attrs,
+        Item::Enum(i) => &mut i.attrs,
+        Item::Fn(i) => &mut i.attrs,
+        Item::Impl(i) => &mut i.attrs,
+        _ => return,
+    };
+    attrs.retain(|attr| {
+        let segments = &attr.path().segments;
+        let is_retention = segments.last().is_some_and(|s| s.ident == "retention")
+            && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "favur_context"));
+        if is_retention {
+            errors.spanned(
+                attr,
+                "more than one `#[retention(...)]` attribute: an item has exactly one of `forgettable`, `fuzzy`, `strict`; remove this one",
+            );
+        }
+        !is_retention
+    });
 }
 
 fn finish(errors: Errors, item: TokenStream) -> TokenStream {
@@ -66,7 +99,7 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
                 errors.spanned(
                     &f.sig.ident,
                     format!(
-                        "`#[retention(...)]` on a function classifies what it appends to its `&mut History` parameters, but `{}` has none",
+                        "`#[retention(...)]` on a function classifies what it appends to its `&mut History` parameters, but `{}` has none; add a parameter such as `history: &mut History`",
                         f.sig.ident
                     ),
                 );
@@ -81,7 +114,7 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
                 errors.spanned(
                     path,
                     format!(
-                        "`#[retention(...)]` on an impl block must be on `impl Tool for T`, not on an impl of `{}`",
+                        "`#[retention(...)]` on an impl block must be on `impl Tool for T`, not on an impl of `{}`; {SUPPORTED}",
                         quote!(#path).to_string().replace(' ', "")
                     ),
                 );
@@ -90,16 +123,26 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
             None => {
                 errors.spanned(
                     &imp.self_ty,
-                    format!("`#[retention(...)]` is not supported on an inherent impl block: put it on the methods that append, or on `impl Tool for T`; {SUPPORTED}"),
+                    format!("`#[retention(...)]` is not supported on an inherent impl block: put it on the methods that append; {SUPPORTED}"),
                 );
                 Target::Unsupported
             }
         },
+        Item::Verbatim(tokens) if syn::parse2::<syn::TraitItemFn>(tokens.clone()).is_ok() => {
+            let span = syn::parse2::<syn::TraitItemFn>(tokens.clone())
+                .map(|f| f.sig.ident.span())
+                .unwrap_or_else(|_| Span::call_site());
+            errors.push(syn::Error::new(
+                span,
+                format!("`#[retention(...)]` is not supported on a method declaration without a body: put it on the implementation of the method; {SUPPORTED}"),
+            ));
+            Target::Unsupported
+        }
         other => {
             let kind = item_kind(other);
             errors.push(syn::Error::new(
                 item_span(other),
-                format!("`#[retention(...)]` is not supported on {kind}: {SUPPORTED}"),
+                format!("`#[retention(...)]` is not supported on {kind}; {SUPPORTED}"),
             ));
             Target::Unsupported
         }
@@ -178,16 +221,23 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
         Item::Enum(e) => (&e.ident, &e.generics),
         _ => return TokenStream::new(),
     };
+    let mut generics = generics.clone();
+    if generics.type_params().next().is_some() || generics.const_params().next().is_some() {
+        // `impl<T: Display> From<Note<T>> for Message` classifies only those `Note<T>`.
+        // (Not for a non-generic type: the bound would be trivially false if the
+        // conversion is missing, and the error below in the body is clearer.)
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(Self: #p::IntoMessage));
+    }
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
     quote_spanned! {ident.span()=>
         #[automatically_derived]
         impl #impl_g #p::Classify for #ident #ty_g #where_c {
             #[inline]
             fn into_classified(self, site: #p::CallSite) -> #p::Classified {
-                #p::classify::<#p::#ty>(
-                    <Self as ::core::convert::Into<#p::Message>>::into(self),
-                    site,
-                )
+                #p::classify::<#p::#ty>(#p::into_message(self), site)
             }
         }
     }
@@ -221,8 +271,89 @@ fn wrap_function(item: Item, params: &[syn::Ident], class: &Class) -> TokenStrea
             let mut #ident = #p::ClassedHistory::<#p::#ty>::new(#ident);
         }
     });
+    // The parameter itself is only moved into its shadow: a `mut` on it would now be an
+    // unused `mut` (the shadow is the mutable binding).
+    for arg in &mut f.sig.inputs {
+        if let FnArg::Typed(pt) = arg
+            && let Pat::Ident(pi) = &mut *pt.pat
+            && params.contains(&pi.ident)
+        {
+            pi.mutability = None;
+        }
+    }
     let body = &f.block;
     let block: syn::Block = syn::parse_quote!({ #(#shadows)* #body });
     *f.block = block;
     quote!(#f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(sig: &str) -> Vec<String> {
+        let f: syn::ItemFn = syn::parse_str(&format!("{sig} {{}}")).unwrap();
+        history_params(&f.sig)
+            .iter()
+            .map(|i| i.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn finds_history_parameters() {
+        assert_eq!(params("fn f(history: &mut History)"), ["history"]);
+        assert_eq!(params("fn f(&mut self, h: &mut History, x: u8)"), ["h"]);
+        assert_eq!(
+            params("async fn f<'a, T>(t: T, mut h: &'a mut ::favur_context::History)"),
+            ["h"]
+        );
+        assert_eq!(
+            params("fn f(a: &mut favur_context::History, b: &mut History)"),
+            ["a", "b"]
+        );
+        assert!(params("fn f(h: &History)").is_empty());
+        assert!(params("fn f(h: History)").is_empty());
+        assert!(params("fn f(v: &mut Vec<String>)").is_empty());
+        assert!(params("fn f((a, b): (u8, u8))").is_empty());
+    }
+
+    fn expand_str(args: &str, item: &str) -> String {
+        expand(args.parse().unwrap(), item.parse().unwrap()).to_string()
+    }
+
+    #[test]
+    fn function_parameters_are_shadowed_with_the_class() {
+        let out = expand_str(
+            "fuzzy",
+            "fn f(history: &mut History) { history.append(\"x\"); }",
+        );
+        assert!(
+            out.contains("let mut history = :: favur_context :: __private :: ClassedHistory :: < :: favur_context :: __private :: Fuzzy > :: new (history)"),
+            "{out}"
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn the_item_is_emitted_with_a_stub_on_error() {
+        let out = expand_str("stric", "struct S;");
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("struct S ;"), "{out}");
+        assert!(out.contains("Classify for S"), "{out}");
+
+        let out = expand_str("strict", "const X: u8 = 1;");
+        assert!(out.contains("not supported on a const"), "{out}");
+        assert!(out.contains("const X : u8 = 1 ;"), "{out}");
+    }
+
+    #[test]
+    fn tools_and_generic_types() {
+        let out = expand_str("forgettable", "impl<T> Tool for Wrap<T> {}");
+        assert!(out.contains("ClassifiedTool for Wrap < T >"), "{out}");
+        let out = expand_str("strict", "struct Note<T> { t: T }");
+        assert!(
+            out.contains("where Self : :: favur_context :: __private :: IntoMessage"),
+            "{out}"
+        );
+    }
 }

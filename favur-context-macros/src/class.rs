@@ -57,11 +57,11 @@ pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Option<Class> {
                     None => {
                         bad = true;
                         let hint = closest(&name, &CLASSES)
-                            .map(|c| format!("; did you mean `{c}`?"))
+                            .map(|c| format!(" (did you mean `{c}`?)"))
                             .unwrap_or_default();
                         errors.push(syn::Error::new(
                             ident.span(),
-                            format!("unknown retention class `{name}`{hint} {EXPECTED}"),
+                            format!("unknown retention class `{name}`{hint}: {EXPECTED}"),
                         ));
                     }
                 }
@@ -83,10 +83,13 @@ pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Option<Class> {
             other => {
                 bad = true;
                 let tokens: TokenStream = other.iter().cloned().collect();
+                let hint = named_class(other)
+                    .map(|c| format!(": write just `#[retention({c})]`"))
+                    .unwrap_or_default();
                 errors.spanned(
                     tokens,
                     format!(
-                        "expected a retention class name, found `{}`: {EXPECTED}",
+                        "expected a retention class name, found `{}`{hint}; {EXPECTED}",
                         show(other)
                     ),
                 );
@@ -99,7 +102,7 @@ pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Option<Class> {
             errors.push(syn::Error::new(
                 ident.span(),
                 format!(
-                    "more than one retention class: an item has exactly one, and `{first}` was already given; keep one of {}",
+                    "more than one retention class: an item has exactly one of `forgettable`, `fuzzy`, `strict`, and `{first}` is already given; keep only one of {}",
                     found.iter().map(|(_, i)| format!("`{i}`")).collect::<Vec<_>>().join(", ")
                 ),
             ));
@@ -113,9 +116,23 @@ pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Option<Class> {
     }
 }
 
+/// The class a multi-token argument probably meant: `class = strict`, `Retention::Strict`,
+/// `favur_context::class::Fuzzy` all name one in their last identifier.
+fn named_class(tokens: &[TokenTree]) -> Option<&'static str> {
+    let last = tokens.iter().rev().find_map(|t| match t {
+        TokenTree::Ident(i) => Some(i.to_string().to_ascii_lowercase()),
+        TokenTree::Literal(l) => Some(l.to_string().trim_matches('"').to_ascii_lowercase()),
+        _ => None,
+    })?;
+    CLASSES.iter().copied().find(|c| *c == last)
+}
+
 fn show(tokens: &[TokenTree]) -> String {
     let ts: TokenStream = tokens.iter().cloned().collect();
-    quote!(#ts).to_string()
+    quote!(#ts)
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
 }
 
 /// Splits a token stream at top-level commas, dropping empty pieces (a trailing comma).
@@ -133,4 +150,57 @@ pub(crate) fn split_commas(args: TokenStream) -> Vec<Vec<TokenTree>> {
     }
     chunks.retain(|c| !c.is_empty());
     chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(args: &str) -> (Option<String>, String) {
+        let mut errors = Errors::default();
+        let class = parse(args.parse().unwrap(), &mut errors);
+        (
+            class.map(|c| c.ty.to_string()),
+            errors.to_compile_errors().to_string(),
+        )
+    }
+
+    #[test]
+    fn each_class_parses() {
+        assert_eq!(parse_str("strict"), (Some("Strict".into()), String::new()));
+        assert_eq!(parse_str("fuzzy,"), (Some("Fuzzy".into()), String::new()));
+        assert_eq!(parse_str("forgettable").0.as_deref(), Some("Forgettable"));
+    }
+
+    #[test]
+    fn errors_name_the_classes() {
+        for (args, needle) in [
+            ("", "missing retention class"),
+            ("stric", "did you mean `strict`?"),
+            ("Fuzzy", "did you mean `fuzzy`?"),
+            ("banana", "unknown retention class `banana`"),
+            ("strict, fuzzy", "more than one retention class"),
+            (
+                "\"strict\"",
+                "write it without quotes: `#[retention(strict)]`",
+            ),
+            ("class = strict", "write just `#[retention(strict)]`"),
+            (
+                "favur_context::class::Fuzzy",
+                "write just `#[retention(fuzzy)]`",
+            ),
+            ("42", "expected a retention class name, found `42`"),
+        ] {
+            let (class, errors) = parse_str(args);
+            assert_eq!(class, None, "{args}");
+            assert!(errors.contains(needle), "{args}: {errors}");
+            assert!(errors.contains("forgettable"), "{args}: {errors}");
+        }
+    }
+
+    #[test]
+    fn several_errors_are_reported_together() {
+        let (_, errors) = parse_str("stric, \"fuzzy\", x = y");
+        assert_eq!(errors.matches("compile_error").count(), 3, "{errors}");
+    }
 }

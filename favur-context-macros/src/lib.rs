@@ -11,13 +11,15 @@ mod message;
 
 use proc_macro::TokenStream;
 
-/// Gives an item a retention class. Documented in `favur-context`.
+/// The attribute is implemented in `favur-context-macros`, an implementation detail of
+/// `favur-context`.
 #[proc_macro_attribute]
 pub fn retention(args: TokenStream, item: TokenStream) -> TokenStream {
     attr::expand(args.into(), item.into()).into()
 }
 
-/// The engine behind `strict!`, `fuzzy!` and `forgettable!`. Documented in `favur-context`.
+/// The engine behind `strict!`, `fuzzy!` and `forgettable!`, which forward
+/// `$crate, Class, tokens...` to it. Documented in `favur-context`.
 #[doc(hidden)]
 #[proc_macro]
 pub fn message(input: TokenStream) -> TokenStream {

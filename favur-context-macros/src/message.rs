@@ -1,14 +1,34 @@
-//! `strict!`, `fuzzy!` and `forgettable!`: `$crate, Class, kind: content`.
+//! The engine behind `strict!`, `fuzzy!` and `forgettable!`.
+//!
+//! The `macro_rules!` front ends in `favur-context` forward `$crate, Class, tokens...`;
+//! this module parses the user's tokens:
+//!
+//! ```text
+//! user: "format", args...        system: "format", args...      assistant: "format", args...
+//! user: expr                     (any `Display` expression, same for every text form)
+//! tool_result(call_id): "format", args...
+//! tool_error(call_id): "format", args...
+//! tool_call: id, name, args
+//! tool_calls: [(id, name, args), ...]
+//! message: expr                  (anything that converts into a `Message`)
+//! ```
+//!
+//! Every user expression is emitted with its own span, so type errors (a call id that is
+//! not a string, a format argument that is not `Display`) are reported at the user's tokens.
+//! The call site is recorded with `file!()`/`line!()`/`column!()`, which resolve to the
+//! outermost macro invocation: the user's `strict!(...)`.
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
-use syn::parse::{Parse, ParseStream, Parser};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Expr, LitStr, Token};
 
 use crate::errors::closest;
 
-const KINDS: [&str; 8] = [
+pub(crate) const KINDS: [&str; 8] = [
     "user",
     "assistant",
     "system",
@@ -18,7 +38,9 @@ const KINDS: [&str; 8] = [
     "tool_calls",
     "message",
 ];
-const FORMS: &str = "`user: \"...\"`, `assistant: \"...\"`, `system: \"...\"`, `tool_result(call_id): \"...\"`, `tool_error(call_id): \"...\"`, `tool_call: id, name, args`, `tool_calls: [(id, name, args), ...]` or `message: expr`";
+
+/// The valid forms, as listed in diagnostics.
+pub(crate) const FORMS: &str = "`user: \"...\"`, `assistant: \"...\"`, `system: \"...\"`, `tool_result(call_id): \"...\"`, `tool_error(call_id): \"...\"`, `tool_call: id, name, args`, `tool_calls: [(id, name, args), ...]` or `message: expr`";
 
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
     match Parser::parse2(parse_input, input) {
@@ -37,106 +59,9 @@ fn parse_input(input: ParseStream) -> syn::Result<TokenStream> {
     input.parse::<Token![,]>()?;
     let class: Ident = input.parse()?;
     input.parse::<Token![,]>()?;
+    let macro_name = class.to_string().to_ascii_lowercase();
     let p = quote!(#krate::__private);
-    if input.is_empty() {
-        return Err(syn::Error::new(
-            Span::call_site(),
-            format!("expected a message: one of {FORMS}"),
-        ));
-    }
-    let kind: Ident = input.parse().map_err(|e| {
-        syn::Error::new(e.span(), format!("expected a message kind: one of {FORMS}"))
-    })?;
-    let name = kind.to_string();
-    let message = match name.as_str() {
-        "user" | "assistant" | "system" => {
-            colon(input, &kind)?;
-            let text = text(input, &p, &kind)?;
-            let ctor = Ident::new(&name, kind.span());
-            quote!(#p::Message::#ctor(#text))
-        }
-        "tool_result" | "tool_error" => {
-            let content;
-            syn::parenthesized!(content in input);
-            let id: Expr = content.parse().map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    format!("`{name}(call_id)` needs the id of the call it answers"),
-                )
-            })?;
-            if !content.is_empty() {
-                return Err(
-                    content.error(format!("`{name}(call_id)` takes one argument, the call id"))
-                );
-            }
-            colon(input, &kind)?;
-            let text = text(input, &p, &kind)?;
-            let is_error = name == "tool_error";
-            quote!(#p::Message::tool_result(#id, #text, #is_error))
-        }
-        "tool_call" => {
-            colon(input, &kind)?;
-            let call = CallArgs::parse(input)?;
-            let call = call.to_tokens(&p);
-            quote!(#p::Message::assistant_calls([#call]))
-        }
-        "tool_calls" => {
-            colon(input, &kind)?;
-            let content;
-            syn::bracketed!(content in input);
-            let tuples = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
-            let mut calls = Vec::new();
-            for t in tuples {
-                let Expr::Tuple(tuple) = &t else {
-                    return Err(syn::Error::new_spanned(
-                        t,
-                        "each call is a tuple `(id, name, args)`",
-                    ));
-                };
-                if tuple.elems.len() != 3 {
-                    return Err(syn::Error::new_spanned(
-                        tuple,
-                        format!(
-                            "a call is `(id, name, args)`: 3 elements, found {}",
-                            tuple.elems.len()
-                        ),
-                    ));
-                }
-                let (id, nm, args) = (&tuple.elems[0], &tuple.elems[1], &tuple.elems[2]);
-                calls.push(
-                    CallArgs {
-                        id: id.clone(),
-                        name: nm.clone(),
-                        args: args.clone(),
-                    }
-                    .to_tokens(&p),
-                );
-            }
-            if !input.is_empty() {
-                return Err(input.error("unexpected tokens after the list of calls"));
-            }
-            quote!(#p::Message::assistant_calls([#(#calls),*]))
-        }
-        "message" => {
-            colon(input, &kind)?;
-            let expr: Expr = input.parse()?;
-            if !input.is_empty() {
-                return Err(
-                    input.error("`message:` takes one expression that converts into a `Message`")
-                );
-            }
-            quote_spanned!(expr_span(&expr)=> <#p::Message as ::core::convert::From<_>>::from(#expr))
-        }
-        other => {
-            let hint = closest(other, &KINDS)
-                .map(|k| format!("; did you mean `{k}`?"))
-                .unwrap_or_default();
-            return Err(syn::Error::new(
-                kind.span(),
-                format!("unknown message kind `{other}`{hint} expected one of {FORMS}"),
-            ));
-        }
-    };
+    let message = parse_message(input, &p, &macro_name)?;
     Ok(quote! {
         #p::classify::<#p::#class>(
             #message,
@@ -145,76 +70,301 @@ fn parse_input(input: ParseStream) -> syn::Result<TokenStream> {
     })
 }
 
-fn expr_span(e: &Expr) -> Span {
-    syn::spanned::Spanned::span(e)
+/// Parses the user's part of the invocation into an expression of type `Message`.
+fn parse_message(
+    input: ParseStream,
+    p: &TokenStream,
+    macro_name: &str,
+) -> syn::Result<TokenStream> {
+    if input.is_empty() {
+        return Err(syn::Error::new(
+            Span::call_site(),
+            format!(
+                "`{macro_name}!` needs a message, e.g. `{macro_name}!(user: \"...\")`; the forms are {FORMS}"
+            ),
+        ));
+    }
+    if !input.peek(syn::Ident::peek_any) {
+        let tokens: TokenStream = input.fork().parse()?;
+        let first = tokens.clone().into_iter().next();
+        let shown = match &first {
+            Some(TokenTree::Literal(_)) => {
+                format!(
+                    "missing message kind before the text: write `{macro_name}!(user: ...)`, `{macro_name}!(assistant: ...)`, ...; the forms are {FORMS}"
+                )
+            }
+            _ => format!("expected a message kind; the forms are {FORMS}"),
+        };
+        let span = first.map_or_else(Span::call_site, |t| t.span());
+        return Err(syn::Error::new(span, shown));
+    }
+    let kind = Ident::parse_any(input)?;
+    let name = kind.to_string();
+    let message = match name.as_str() {
+        "user" | "assistant" | "system" => {
+            colon(input, &kind)?;
+            let text = text(input, p, &kind)?;
+            let ctor = Ident::new(&name, kind.span());
+            quote!(#p::Message::#ctor(#text))
+        }
+        "tool_result" | "tool_error" => {
+            if !input.peek(syn::token::Paren) {
+                return Err(syn::Error::new(
+                    kind.span(),
+                    format!(
+                        "`{name}` needs the id of the call it answers in parentheses: `{name}(call_id): \"...\"`"
+                    ),
+                ));
+            }
+            let content;
+            let parens = syn::parenthesized!(content in input);
+            if content.is_empty() {
+                return Err(syn::Error::new(
+                    parens.span.join(),
+                    format!("`{name}(call_id)` needs the id of the call it answers"),
+                ));
+            }
+            let id: Expr = content.parse()?;
+            if !content.is_empty() {
+                let rest: TokenStream = content.parse()?;
+                return Err(syn::Error::new_spanned(
+                    rest,
+                    format!("`{name}(call_id)` takes one argument, the call id"),
+                ));
+            }
+            colon(input, &kind)?;
+            let text = text(input, p, &kind)?;
+            let is_error = name == "tool_error";
+            let id = spanned_call(p, "call_id", &id);
+            quote!(#p::Message::tool_result(#id, #text, #is_error))
+        }
+        "tool_call" => {
+            colon(input, &kind)?;
+            let parts = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
+            let call = call_from(p, &kind, parts.into_iter().collect(), None)?;
+            quote!(#p::Message::assistant_calls([#call]))
+        }
+        "tool_calls" => {
+            colon(input, &kind)?;
+            if !input.peek(syn::token::Bracket) {
+                return Err(syn::Error::new(
+                    input.span(),
+                    "`tool_calls:` takes a list of calls in brackets: `tool_calls: [(id, name, args), ...]`",
+                ));
+            }
+            let content;
+            syn::bracketed!(content in input);
+            let tuples = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+            if tuples.is_empty() {
+                return Err(syn::Error::new(
+                    kind.span(),
+                    "`tool_calls:` needs at least one call `(id, name, args)`",
+                ));
+            }
+            let mut calls = Vec::new();
+            let mut error: Option<syn::Error> = None;
+            for t in tuples {
+                let result = match t {
+                    Expr::Tuple(tuple) => {
+                        let span = tuple.span();
+                        call_from(p, &kind, tuple.elems.into_iter().collect(), Some(span))
+                    }
+                    other => Err(syn::Error::new_spanned(
+                        other,
+                        "each call is a tuple `(id, name, args)`",
+                    )),
+                };
+                match result {
+                    Ok(call) => calls.push(call),
+                    Err(e) => match &mut error {
+                        Some(first) => first.combine(e),
+                        None => error = Some(e),
+                    },
+                }
+            }
+            if let Some(e) = error {
+                return Err(e);
+            }
+            quote!(#p::Message::assistant_calls([#(#calls),*]))
+        }
+        "message" => {
+            colon(input, &kind)?;
+            if input.is_empty() {
+                return Err(syn::Error::new(
+                    kind.span(),
+                    "`message:` needs an expression that converts into a `Message`",
+                ));
+            }
+            let expr: Expr = input.parse()?;
+            if !input.is_empty() {
+                return Err(
+                    input.error("`message:` takes one expression that converts into a `Message`")
+                );
+            }
+            spanned_call(p, "into_message", &expr)
+        }
+        other => {
+            let hint = closest(other, &KINDS)
+                .map(|k| format!(" (did you mean `{k}`?)"))
+                .unwrap_or_default();
+            return Err(syn::Error::new(
+                kind.span(),
+                format!("unknown message kind `{other}`{hint}; the forms are {FORMS}"),
+            ));
+        }
+    };
+    Ok(message)
+}
+
+/// `#p::function(expr)` spanned at the user's expression, so an unsatisfied bound of
+/// `function` is reported there.
+fn spanned_call(p: &TokenStream, function: &str, expr: &Expr) -> TokenStream {
+    let f = Ident::new(function, Span::call_site());
+    quote_spanned!(expr.span()=> #p::#f(#expr))
+}
+
+/// A `ToolCall` from `id, name, args`, or an arity error spanned at the arguments (or at
+/// `span`, the tuple, for `tool_calls`).
+fn call_from(
+    p: &TokenStream,
+    kind: &Ident,
+    parts: Vec<Expr>,
+    span: Option<Span>,
+) -> syn::Result<TokenStream> {
+    if let [id, name, args] = parts.as_slice() {
+        let id = spanned_call(p, "call_id", id);
+        let name = spanned_call(p, "tool_name", name);
+        let args = spanned_call(p, "arguments", args);
+        return Ok(quote!(#p::ToolCall::new(#id, #name, #args)));
+    }
+    let found = parts.len();
+    let what = if span.is_some() {
+        "a call in `tool_calls: [...]` is a tuple `(id, name, args)`"
+    } else {
+        "`tool_call:` takes `id, name, args`"
+    };
+    let message = format!("{what}: 3 elements, found {found}");
+    Err(match span {
+        Some(span) => syn::Error::new(span, message),
+        None if parts.is_empty() => syn::Error::new(kind.span(), message),
+        None => syn::Error::new_spanned(quote!(#(#parts),*), message),
+    })
 }
 
 fn colon(input: ParseStream, kind: &Ident) -> syn::Result<()> {
-    if input.peek(Token![:]) {
+    if input.peek(Token![:]) && !input.peek(Token![::]) {
         input.parse::<Token![:]>()?;
         Ok(())
     } else {
+        let example = match kind.to_string().as_str() {
+            "tool_call" => format!("`{kind}: id, name, args`"),
+            "tool_calls" => format!("`{kind}: [(id, name, args), ...]`"),
+            "message" => format!("`{kind}: expr`"),
+            "tool_result" | "tool_error" => format!("`{kind}(call_id): \"text\"`"),
+            _ => format!("`{kind}: \"text\"`"),
+        };
         Err(syn::Error::new(
             kind.span(),
-            format!("expected `:` after `{kind}`, as in `{kind}: \"text\"`"),
+            format!("expected `:` after `{kind}`, as in {example}"),
         ))
     }
 }
 
-/// The text of a message: a format string with arguments, or one expression.
+/// The text of a message: a format string with arguments, or one `Display` expression.
 fn text(input: ParseStream, p: &TokenStream, kind: &Ident) -> syn::Result<TokenStream> {
     if input.is_empty() {
         return Err(syn::Error::new(
             kind.span(),
-            format!("`{kind}:` needs its text: a format string and arguments, or an expression"),
+            format!(
+                "`{kind}:` needs its text: a format string and its arguments, or an expression"
+            ),
         ));
     }
     if input.peek(LitStr) {
+        // `format!` itself checks the string and the arguments, at the user's tokens.
         let lit: LitStr = input.parse()?;
         let rest: TokenStream = input.parse()?;
         Ok(quote!(#p::format!(#lit #rest)))
     } else {
         let expr: Expr = input.parse()?;
         if !input.is_empty() {
-            return Err(input.error(
-                "after a text expression nothing may follow; to format, start with a string literal: `\"{}\", expr`",
+            let rest: TokenStream = input.parse()?;
+            return Err(syn::Error::new_spanned(
+                rest,
+                "unexpected tokens after the text expression; to format, start with a string literal: `\"{}\", expr`",
             ));
         }
-        Ok(quote_spanned!(expr_span(&expr)=> ::std::string::ToString::to_string(&#expr)))
+        Ok(quote_spanned!(expr.span()=> ::std::string::ToString::to_string(&#expr)))
     }
 }
 
-struct CallArgs {
-    id: Expr,
-    name: Expr,
-    args: Expr,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Parse for CallArgs {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let span = input.span();
-        let parts = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
-        if parts.len() != 3 {
-            return Err(syn::Error::new(
-                span,
-                format!(
-                    "`tool_call:` takes `id, name, args`: 3 arguments, found {}",
-                    parts.len()
-                ),
-            ));
-        }
-        let mut it = parts.into_iter();
-        match (it.next(), it.next(), it.next()) {
-            (Some(id), Some(name), Some(args)) => Ok(CallArgs { id, name, args }),
-            _ => Err(syn::Error::new(span, "`tool_call:` takes `id, name, args`")),
+    fn expand_str(input: &str) -> String {
+        let ts: TokenStream = format!("$crate_placeholder, Strict, {input}")
+            .replace("$crate_placeholder", "krate")
+            .parse()
+            .unwrap();
+        expand(ts).to_string()
+    }
+
+    fn error_of(input: &str) -> String {
+        let out = expand_str(input);
+        assert!(
+            out.contains("compile_error"),
+            "expected an error for {input}: {out}"
+        );
+        out
+    }
+
+    #[test]
+    fn every_form_expands() {
+        for input in [
+            r#"user: "hi {}", 1"#,
+            r#"assistant: "ok""#,
+            r#"system: prompt"#,
+            r#"tool_result("c1"): "out""#,
+            r#"tool_error(id): "exit {}", code"#,
+            r#"tool_call: "c1", "bash", args"#,
+            r#"tool_calls: [("a", "b", c), ("d", "e", f)]"#,
+            r#"message: m"#,
+        ] {
+            let out = expand_str(input);
+            assert!(!out.contains("compile_error"), "{input}: {out}");
+            assert!(
+                out.contains("classify :: < krate :: __private :: Strict >"),
+                "{out}"
+            );
+            assert!(out.contains("line !"), "{out}");
         }
     }
-}
 
-impl CallArgs {
-    fn to_tokens(&self, p: &TokenStream) -> TokenStream {
-        let CallArgs { id, name, args } = self;
-        let args = quote_spanned!(expr_span(args)=> #p::arguments(#args));
-        quote!(#p::ToolCall::new(#id, #name, #args))
+    #[test]
+    fn tool_error_sets_the_error_flag() {
+        assert!(expand_str(r#"tool_error("c"): "x""#).contains("true"));
+        assert!(expand_str(r#"tool_result("c"): "x""#).contains("false"));
+    }
+
+    #[test]
+    fn unknown_kind_suggests() {
+        assert!(error_of(r#"usr: "x""#).contains("did you mean `user`?"));
+        assert!(error_of(r#"tool_reslt("c"): "x""#).contains("did you mean `tool_result`?"));
+        assert!(!error_of(r#"banana: "x""#).contains("did you mean"));
+    }
+
+    #[test]
+    fn structural_errors() {
+        assert!(error_of(r#"user "x""#).contains("expected `:` after `user`"));
+        assert!(error_of(r#"user:"#).contains("needs its text"));
+        assert!(error_of(r#"tool_call: "a", "b""#).contains("3 elements, found 2"));
+        assert!(error_of(r#"tool_calls: [("a", "b")]"#).contains("3 elements, found 2"));
+        assert!(error_of(r#"tool_result: "x""#).contains("in parentheses"));
+        assert!(error_of(r#"tool_result(): "x""#).contains("needs the id"));
+        assert!(error_of(r#"tool_result(a, b): "x""#).contains("takes one argument"));
+        assert!(error_of(r#""just text""#).contains("missing message kind"));
+        assert!(error_of("").contains("needs a message"));
+        assert!(error_of("message: a b").contains("one expression"));
     }
 }

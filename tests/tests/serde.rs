@@ -1,0 +1,170 @@
+//! Serde: a history round-trips (entries, call sites, extensions untouched, invalid tool
+//! arguments kept raw), and a document with an entry that has no class, or an unknown one,
+//! does not load at all, with an error naming the entry.
+
+mod common;
+
+use favur_context::{
+    Arguments, EntryId, History, LoadError, Message, Retention, forgettable, fuzzy, strict,
+};
+use serde_json::{Value, json};
+
+fn sample() -> History {
+    let mut h = common::history();
+    h.pin(strict!(system: "You are a coding agent."));
+    h.append(strict!(message: Message::user("Fix the lexer")
+        .with_extension("name", json!("alice"))
+        .with_extension("cache_control", json!({"type": "ephemeral", "ttl": [5, "m"]}))
+        .with_extension("z_vendor", json!(null))));
+    h.append(fuzzy!(tool_calls: [
+        ("call_1", "read", json!({"path": "src/lexer.rs"})),
+        ("call_2", "bash", "{\"command\": \"cargo te"),
+    ]));
+    h.append(fuzzy!(tool_result("call_1"): "fn lex() {{}}"));
+    h.append(forgettable!(tool_error("call_2"): "invalid arguments"));
+    h
+}
+
+#[test]
+fn round_trip() {
+    let h = sample();
+    let json = h.to_json();
+    let back = History::from_json(&json).expect("a serialized history loads");
+
+    assert_eq!(back.entries(), h.entries());
+    assert_eq!(back.pinned(), h.pinned());
+    assert_eq!(back.usage_tokens(), h.usage_tokens());
+    assert_eq!(
+        back.to_json(),
+        json,
+        "serializing again gives the same document"
+    );
+
+    // The extensions map comes back untouched: same keys, same order, same values.
+    let ext = &back.entries()[1].message().extensions;
+    let keys: Vec<&str> = ext.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["name", "cache_control", "z_vendor"]);
+    assert_eq!(
+        ext["cache_control"],
+        json!({"type": "ephemeral", "ttl": [5, "m"]})
+    );
+    assert_eq!(ext["z_vendor"], Value::Null);
+
+    // Invalid JSON arguments are kept verbatim.
+    let calls: Vec<_> = back.entries()[2].message().tool_calls().cloned().collect();
+    assert_eq!(
+        calls[0].arguments,
+        Arguments::Json(json!({"path": "src/lexer.rs"}))
+    );
+    assert_eq!(
+        calls[1].arguments,
+        Arguments::Invalid("{\"command\": \"cargo te".into())
+    );
+
+    // The call sites survive (owned file names once read back).
+    assert_eq!(back.entries()[0].site(), h.entries()[0].site());
+    assert_eq!(back.entries()[0].site().file(), "tests/tests/serde.rs");
+
+    let pretty: Value = serde_json::from_str(&json).unwrap();
+    insta::assert_json_snapshot!(pretty);
+}
+
+#[test]
+fn serde_traits_round_trip() {
+    let h = sample();
+    let value = serde_json::to_value(&h).unwrap();
+    let back: History = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(back.entries(), h.entries());
+    assert_eq!(serde_json::to_value(&back).unwrap(), value);
+}
+
+/// The sample document with entry `index` edited by `edit`.
+fn edited(index: usize, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) -> String {
+    let mut doc: Value = serde_json::from_str(&sample().to_json()).unwrap();
+    let entry = doc["entries"][index].as_object_mut().unwrap();
+    edit(entry);
+    doc.to_string()
+}
+
+#[test]
+fn entry_without_class_does_not_load() {
+    let doc = edited(2, |e| {
+        e.remove("retention");
+    });
+    let err = History::from_json(&doc).expect_err("an entry without a class must not load");
+    match &err {
+        LoadError::Entry { index, id, problem } => {
+            assert_eq!((*index, *id), (2, Some(EntryId(2))));
+            assert!(problem.contains("missing field `retention`"), "{problem}");
+        }
+        other => panic!("unexpected error: {other:?}"),
+    }
+    // Through the `Deserialize` impl too: nothing is returned, so nothing is half-loaded.
+    let via_serde = serde_json::from_str::<History>(&doc).unwrap_err();
+    assert!(
+        via_serde.to_string().starts_with("entry 2 (id #2)"),
+        "{via_serde}"
+    );
+    insta::assert_snapshot!(err.to_string(), @"entry 2 (id #2): missing field `retention`");
+}
+
+#[test]
+fn unknown_class_does_not_load() {
+    let doc = edited(3, |e| {
+        e.insert("retention".into(), json!("important"));
+    });
+    let err = History::from_json(&doc).expect_err("an unknown class must not load");
+    match &err {
+        LoadError::Entry { index, id, problem } => {
+            assert_eq!((*index, *id), (3, Some(EntryId(3))));
+            assert!(problem.contains("unknown variant `important`"), "{problem}");
+            for class in Retention::ALL {
+                assert!(problem.contains(class.as_str()), "{problem}");
+            }
+        }
+        other => panic!("unexpected error: {other:?}"),
+    }
+    assert!(serde_json::from_str::<History>(&doc).is_err());
+    insta::assert_snapshot!(err.to_string());
+}
+
+#[test]
+fn null_class_does_not_load() {
+    let doc = edited(0, |e| {
+        e.insert("retention".into(), Value::Null);
+    });
+    let err = History::from_json(&doc).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LoadError::Entry {
+                index: 0,
+                id: Some(EntryId(0)),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn the_first_bad_entry_is_named_even_after_good_ones() {
+    // Entry 4 is broken; entries 0..4 are fine but nothing is loaded.
+    let doc = edited(4, |e| {
+        e.insert("retention".into(), json!("Strict"));
+    });
+    let err = History::from_json(&doc).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("entry 4 (id #4): unknown variant `Strict`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_entry_serializes_its_class_as_a_word() {
+    let h = sample();
+    let entry = serde_json::to_value(&h.entries()[1]).unwrap();
+    assert_eq!(entry["retention"], "strict");
+    assert_eq!(entry["site"]["file"], "tests/tests/serde.rs");
+}

@@ -1,0 +1,6 @@
+use favur_context::History;
+
+fn main() {
+    let mut history = History::new();
+    history.append("some text");
+}

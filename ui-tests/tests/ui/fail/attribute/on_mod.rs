@@ -1,0 +1,10 @@
+use favur_context::retention;
+
+#[retention(fuzzy)]
+mod views {
+    pub fn view() {}
+}
+
+fn main() {
+    views::view();
+}

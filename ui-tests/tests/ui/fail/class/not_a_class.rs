@@ -1,0 +1,13 @@
+// Code generic over classes accepts only the three sealed classes.
+use favur_context::class::Class;
+
+fn retention_of<C: Class>() -> favur_context::Retention {
+    C::RETENTION
+}
+
+#[derive(Clone, Copy)]
+struct Important;
+
+fn main() {
+    let _ = retention_of::<Important>();
+}
