@@ -435,7 +435,13 @@ impl History {
 
     /// Computes what applying `compaction` would give, changing nothing.
     pub(crate) fn derive(&self, compaction: &Compaction) -> Result<(View, Vec<Entry>), ApplyError> {
-        view::derive(&self.view, compaction, self.next_id())
+        // Whether an entry is a tool result (summaries are placed after the tool results
+        // of a call that stays). Entries in the view are always held, evicted or not.
+        let is_result = |id: EntryId| {
+            self.entry(id)
+                .is_some_and(|e| e.message.role == crate::message::Role::Tool)
+        };
+        view::derive(&self.view, compaction, self.next_id(), &is_result)
     }
 
     /// Records a compaction whose result [`derive`](History::derive) computed.
