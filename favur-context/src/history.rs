@@ -407,6 +407,12 @@ impl History {
         Ok(())
     }
 
+    /// The shared token counter: a history replaced by another (not a clone of it) has
+    /// another one, which is how a journal notices a replacement.
+    pub(crate) fn shared_counter(&self) -> &Arc<dyn TokenCounter> {
+        &self.counter
+    }
+
     /// Sets the token counter from a shared one (used by journals opening a history).
     pub(crate) fn with_shared_counter(mut self, counter: Arc<dyn TokenCounter>) -> Self {
         self.counter = counter;
@@ -743,7 +749,7 @@ pub(crate) fn run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Resu
 }
 
 /// Whether a compaction can be applied when the next id is `next`.
-fn ready(c: &Compaction, next: EntryId) -> bool {
+pub(crate) fn ready(c: &Compaction, next: EntryId) -> bool {
     let first_summary = c.edits.iter().find_map(|e| match e {
         view::Edit::Summarize { summary } => Some(summary.id),
         _ => None,

@@ -273,7 +273,18 @@ pub enum JournalError {
     /// The compaction does not apply to the view; nothing was written.
     #[error(transparent)]
     Apply(#[from] ApplyError),
-    /// An earlier write or sync failed and could not be rolled back, so the journal takes
+    /// Inside [`JournaledHistory::record_with`], the history was shrunk or replaced rather
+    /// than added to, so it no longer matches the journal; the journal takes no more
+    /// writes. Reopen it: everything acknowledged before is there.
+    #[error("journal {}: the history was {what} inside `record_with`, which a journal cannot record; it takes no more writes; reopen it", path.display())]
+    Diverged {
+        /// The journal file.
+        path: PathBuf,
+        /// What happened to the history.
+        what: &'static str,
+    },
+    /// An earlier write or sync failed and could not be rolled back (or failed after
+    /// [`JournaledHistory::record_with`] had changed the history), so the journal takes
     /// no more writes. Reopen it: everything acknowledged is there.
     #[error("journal {} takes no more writes after an earlier failure; reopen it", path.display())]
     Poisoned {
@@ -1015,6 +1026,116 @@ impl JournaledHistory {
             self.history.evict_left_view(&compaction);
         }
         self.history.commit(compaction, derived);
+        Ok(())
+    }
+
+    /// Runs `f` with mutable access to the history, then writes to the journal, in order,
+    /// everything `f` added: the entries it recorded and the compactions it applied. This
+    /// is how code written for a plain [`History`] works on a journaled one, e.g. the
+    /// [`Compactor`](crate::Compactor), which compacts through [`History::apply`]. It
+    /// returns `f`'s result once everything is written (and synced, as [`Durability`]
+    /// says).
+    ///
+    /// # Errors
+    ///
+    /// `f` may only add to the history. If it shrinks or replaces it
+    /// ([`JournalError::Diverged`]), or a write fails, the history in memory is ahead of
+    /// the file: the journal takes no more writes, and reopening it gives back the state
+    /// before the call, everything acknowledged included.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, Compactor, JournaledHistory, Policy};
+    /// let path = std::env::temp_dir().join(format!("favur-doc-with-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let mut history = JournaledHistory::open(&path)?;
+    /// let listing = history.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"))?;
+    /// history.append(fuzzy!(assistant: "ok"))?;
+    /// let mut compactor = Compactor::new(Policy::default());
+    /// let report = history.record_with(|h| compactor.compact_at(h, 2))?;
+    /// assert!(report.is_some());
+    /// assert!(history.entry(listing).is_none()); // dropped, evicted...
+    /// assert!(history.recall(listing).is_ok()); // ...and still recallable
+    /// drop(history);
+    /// assert_eq!(JournaledHistory::open(&path)?.compactions().len(), 1);
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn record_with<R>(&mut self, f: impl FnOnce(&mut History) -> R) -> Result<R, JournalError> {
+        if self.poisoned {
+            return Err(JournalError::Poisoned {
+                path: self.path.clone(),
+            });
+        }
+        let next = self.history.next_id();
+        let compactions = self.history.compactions().len();
+        let framing = self.history.framing_tokens();
+        let counter = Arc::clone(self.history.shared_counter());
+        let out = f(&mut self.history);
+        let what = if !Arc::ptr_eq(&counter, self.history.shared_counter()) {
+            Some("replaced by another history (or given another token counter)")
+        } else if self.history.next_id() < next {
+            Some("shrunk (fewer ids)")
+        } else if self.history.compactions().len() < compactions {
+            Some("shrunk (fewer compactions)")
+        } else if self.history.framing_tokens() != framing {
+            Some("given other framing tokens")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            self.poisoned = true;
+            return Err(JournalError::Diverged {
+                path: self.path.clone(),
+                what,
+            });
+        }
+        if let Err(e) = self.catch_up(next, compactions) {
+            self.poisoned = true;
+            return Err(e);
+        }
+        Ok(out)
+    }
+
+    /// Writes the entries from id `from` on and the compactions from index `compactions`
+    /// on, in the order a replay needs: each compaction as soon as it is ready (see
+    /// `history::ready`), the entries in id order, summaries inside their compactions.
+    fn catch_up(&mut self, from: EntryId, compactions: usize) -> Result<(), JournalError> {
+        let added: Vec<Compaction> = self.history.compactions()[compactions..].to_vec();
+        let end = self.history.next_id();
+        let mut pending = added.iter().peekable();
+        let mut id = from;
+        let diverged = |path: &Path| JournalError::Diverged {
+            path: path.to_path_buf(),
+            what: "replaced (its records do not follow from what was there)",
+        };
+        loop {
+            while let Some(c) = pending.next_if(|c| history::ready(c, id)) {
+                let at = self.write(&RecordOut::Compaction(c))?;
+                let summaries = c
+                    .edits
+                    .iter()
+                    .filter(|e| matches!(e, Edit::Summarize { .. }))
+                    .count();
+                self.locators.extend(std::iter::repeat_n(at, summaries));
+                id = EntryId(id.0 + summaries as u64);
+                if !self.keep_originals {
+                    self.history.evict_left_view(c);
+                }
+            }
+            if id >= end {
+                break;
+            }
+            let entry = match self.history.entry(id) {
+                Some(e) if !e.kind.is_summary() => e.clone(),
+                _ => return Err(diverged(&self.path)),
+            };
+            let at = self.write(&RecordOut::Entry(&entry))?;
+            self.locators.push(at);
+            id = EntryId(id.0 + 1);
+        }
+        if pending.next().is_some() || id != end {
+            return Err(diverged(&self.path));
+        }
         Ok(())
     }
 

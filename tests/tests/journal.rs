@@ -411,3 +411,137 @@ fn recall_reports_a_journal_changed_under_it() {
         .unwrap();
     assert!(matches!(h.recall(a), Err(RecallError::Io { .. })));
 }
+
+#[test]
+fn the_compaction_engine_runs_on_a_journaled_history_through_record_with() {
+    use favur_context::{Compactor, Policy};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    h.pin(strict!(system: "You are a coding agent.")).unwrap();
+    let mut compactor = Compactor::new(Policy::for_window(2_000).unwrap());
+    let mut reports = 0;
+    for i in 0..300 {
+        h.append(strict!(user: "step {i}: fix the parser")).unwrap();
+        h.append(
+            fuzzy!(tool_call: format!("c{i}"), "cat", serde_json::json!({"path": "src/parse.rs"})),
+        )
+        .unwrap();
+        h.append(forgettable!(tool_result(format!("c{i}")): "{}", "fn parse() {} ".repeat(20)))
+            .unwrap();
+        h.append(fuzzy!(assistant: "looked at step {i}")).unwrap();
+        if h.record_with(|h| compactor.compact(h)).unwrap().is_some() {
+            reports += 1;
+        }
+    }
+    assert!(reports > 0, "the engine never compacted");
+    assert_eq!(h.compactions().len(), reports);
+    // Memory bounded by the view, and every original recallable.
+    assert_eq!(h.entries().len(), h.view().len() + h.pinned().len());
+    assert!(h.entries().len() < h.len() / 2);
+    for id in (0..h.len() as u64).map(EntryId) {
+        h.recall(id).unwrap();
+    }
+    let text = h
+        .recall(EntryId(3))
+        .unwrap()
+        .message()
+        .tool_results()
+        .next()
+        .unwrap()
+        .content
+        .clone();
+    assert!(text.starts_with("fn parse() {}"));
+    let view = h.view().clone();
+    let full = h.to_history().unwrap();
+    drop(h);
+
+    let h = JournaledHistory::open(&path).unwrap();
+    assert!(h.report().is_clean());
+    assert_eq!(h.view(), &view);
+    assert_eq!(h.compactions(), full.compactions());
+    assert_eq!(h.to_history().unwrap().entries(), full.entries());
+    // The same view as the engine gives on a plain history fed the same appends.
+    let replayed = History::from_json(&full.to_json()).unwrap();
+    assert_eq!(replayed.view(), &view);
+}
+
+#[test]
+fn record_with_writes_interleaved_appends_and_compactions_in_replay_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let first = h.append(fuzzy!(user: "before")).unwrap();
+    let answer = h
+        .record_with(|h| {
+            let a = h.append(fuzzy!(user: "a"));
+            let s = summary(h, vec![first, a], "before and a");
+            h.apply(Compaction {
+                tier: 2,
+                edits: vec![Edit::Summarize { summary: s }],
+            })
+            .unwrap();
+            let b = h.append(forgettable!(user: "b"));
+            h.append(fuzzy!(user: "c"));
+            h.apply(Compaction {
+                tier: 1,
+                edits: vec![Edit::Drop { id: b }],
+            })
+            .unwrap();
+            h.pin(strict!(system: "late pin"));
+            42
+        })
+        .unwrap();
+    assert_eq!(answer, 42);
+    assert_eq!(h.len(), 6);
+    assert!(h.entry(first).is_none(), "evicted after the catch-up");
+    let (view, pinned, full) = (
+        h.view().clone(),
+        h.pinned().to_vec(),
+        h.to_history().unwrap(),
+    );
+    drop(h);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.report().records, 7);
+    assert_eq!(h.view(), &view);
+    assert_eq!(h.pinned(), &pinned[..]);
+    assert_eq!(h.to_history().unwrap().entries(), full.entries());
+    assert_eq!(h.recall(EntryId(3)).unwrap().message().text(), "b");
+}
+
+#[test]
+fn record_with_refuses_a_replaced_history_and_stops_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    h.append(fuzzy!(user: "kept")).unwrap();
+    let err = h.record_with(|h| *h = History::new()).unwrap_err();
+    assert!(matches!(err, JournalError::Diverged { .. }), "{err}");
+    assert!(err.to_string().contains("h.jsonl"));
+    assert!(matches!(
+        h.append(fuzzy!(user: "more")),
+        Err(JournalError::Poisoned { .. })
+    ));
+    drop(h);
+    // A replacement that has grown past the original is caught too.
+    let mut h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.len(), 1);
+    let err = h
+        .record_with(|h| {
+            let mut other = History::new();
+            other.append(fuzzy!(user: "x"));
+            let id = other.append(fuzzy!(user: "y"));
+            other
+                .apply(Compaction {
+                    tier: 1,
+                    edits: vec![Edit::Drop { id }],
+                })
+                .unwrap();
+            *h = other;
+        })
+        .unwrap_err();
+    assert!(matches!(err, JournalError::Diverged { .. }), "{err}");
+    drop(h);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.entry(EntryId(0)).unwrap().message().text(), "kept");
+}
