@@ -53,6 +53,7 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
 
     let mut acknowledged: Vec<u64> = Vec::new();
     let mut compactions_acked = 0usize;
+    let mut engine_acked = 0usize;
     let mut torn_tails = 0usize;
     for round in 0..ROUNDS {
         let mode = if round % 3 == 2 { "sync" } else { "flush" };
@@ -94,8 +95,13 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
         for line in complete.lines() {
             match line.split_once(' ') {
                 Some(("A", id)) => acked_this_round.push(id.parse::<u64>().unwrap()),
-                Some(("C", next)) => {
+                Some(("C", rest)) => {
                     compactions_acked += 1;
+                    let (next, engine) = match rest.split_once(' ') {
+                        Some((next, "engine")) => (next, true),
+                        _ => (rest, false),
+                    };
+                    engine_acked += usize::from(engine);
                     last_compaction_next = Some(next.parse::<u64>().unwrap());
                 }
                 _ => panic!("round {round}: unexpected writer output {line:?}"),
@@ -159,11 +165,12 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
     assert_eq!(kept.view(), full.view());
 
     eprintln!(
-        "kill test: {ROUNDS} rounds, {} appends and {compactions_acked} compactions acknowledged, {torn_tails} torn tails cut, {} entries, {:?}",
+        "kill test: {ROUNDS} rounds, {} appends and {compactions_acked} compactions ({engine_acked} by the engine) acknowledged, {torn_tails} torn tails cut, {} entries, {:?}",
         acknowledged.len(),
         full.len(),
         started.elapsed()
     );
     assert!(!acknowledged.is_empty(), "the writer never got to append");
     assert!(compactions_acked > 0, "the writer never got to compact");
+    assert!(engine_acked > 0, "the compaction engine never compacted");
 }

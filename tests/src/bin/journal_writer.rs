@@ -3,7 +3,9 @@
 //! acknowledged step to stdout only after the call returned:
 //!
 //! - `A <id>` after an append of the message [`message_text`]`(id)` returned `Ok(id)`;
-//! - `C <next id>` after a compaction returned `Ok`.
+//! - `C <next id> engine` after the `Compactor` compacted through `record_with` (tried
+//!   every 10 appends), `C <next id>` after a compaction built here was applied with
+//!   `apply` (every 25 appends).
 //!
 //! It runs until killed, or stops by itself after 30 seconds.
 
@@ -11,8 +13,8 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use favur_context::{
-    CallSite, Compaction, Durability, Edit, Entry, EntryKind, Form, JournaledHistory, Message,
-    OpenOptions, Retention,
+    CallSite, Compaction, Compactor, Durability, Edit, Entry, EntryKind, Form, JournaledHistory,
+    Message, OpenOptions, Policy, Retention,
 };
 
 fn main() {
@@ -37,15 +39,30 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let classes = [Retention::Forgettable, Retention::Fuzzy, Retention::Strict];
     let mut n = 0usize;
+    let mut compactor = Compactor::new(Policy::default());
     while started.elapsed() < Duration::from_secs(30) {
         n += 1;
         let next = history.next_id();
         let text = message_text(next.0);
         let class = classes[n % classes.len()];
-        let id = history.append(Message::user(text).classify(class))?;
+        let message = if n.is_multiple_of(2) {
+            Message::assistant(text)
+        } else {
+            Message::user(text)
+        };
+        let id = history.append(message.classify(class))?;
         writeln!(out, "A {}", id.0)?;
         out.flush()?;
-        if n.is_multiple_of(25) {
+        if n.is_multiple_of(10) {
+            // The compaction engine, journaled through `record_with` (several records).
+            if history
+                .record_with(|h| compactor.compact_at(h, 2))?
+                .is_some()
+            {
+                writeln!(out, "C {} engine", history.next_id().0)?;
+                out.flush()?;
+            }
+        } else if n.is_multiple_of(25) {
             compact(&mut history)?;
             writeln!(out, "C {}", history.next_id().0)?;
             out.flush()?;
