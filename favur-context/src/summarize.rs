@@ -192,6 +192,10 @@ struct Digest<'a> {
 }
 
 const MAX_ERROR_LINES: usize = 64;
+/// Lines at the start of an entry scanned for identifiers.
+const IDENT_HEAD_LINES: usize = 24;
+/// Lines at the end of an entry scanned for identifiers.
+const IDENT_TAIL_LINES: usize = 8;
 
 impl BuiltinSummarizer {
     /// Summarizes `entries` within about `budget_tokens` (four bytes a token).
@@ -404,6 +408,7 @@ impl BuiltinSummarizer {
         let mut errors: Vec<(LineKind, usize)> = Vec::new();
         let mut error_lines_total = 0usize;
         let mut status: Option<&str> = None;
+        let n_lines = lines.len();
         for (i, line) in lines.iter().enumerate() {
             let kind = classify_line(line.as_bytes());
             if kind != LineKind::Plain {
@@ -415,7 +420,10 @@ impl BuiltinSummarizer {
                     errors.push((kind, i));
                 }
             }
-            if !idents.full() {
+            // Identifiers come from the head and tail of each entry and from its
+            // error-like lines: bounded work per entry, the most telling names.
+            let near_edge = i < IDENT_HEAD_LINES || i + IDENT_TAIL_LINES >= n_lines;
+            if !idents.full() && (near_edge || kind != LineKind::Plain) {
                 idents.scan_line(line);
             }
         }
@@ -507,6 +515,24 @@ fn starts_ci(hay: &[u8], needle: &[u8]) -> bool {
             .all(|(&h, &n)| h.to_ascii_lowercase() == n)
 }
 
+/// Letters that start a keyword (either case).
+static FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let letters = b"efptaEFPTA";
+    let mut i = 0;
+    while i < letters.len() {
+        t[letters[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+const ER: u16 = u16::from_le_bytes(*b"er");
+const EX: u16 = u16::from_le_bytes(*b"ex");
+const FA: u16 = u16::from_le_bytes(*b"fa");
+const PA: u16 = u16::from_le_bytes(*b"pa");
+const TR: u16 = u16::from_le_bytes(*b"tr");
+const AS: u16 = u16::from_le_bytes(*b"as");
+
 /// Whether a line looks like an error, failure, traceback frame or exit status.
 fn classify_line(line: &[u8]) -> LineKind {
     let trimmed = line.trim_ascii_start();
@@ -517,43 +543,49 @@ fn classify_line(line: &[u8]) -> LineKind {
     let n = line.len();
     let mut i = 0;
     while i + 4 <= n {
-        let rest = &line[i..];
-        match line[i] | 0x20 {
-            b'e' => {
-                if starts_ci(rest, b"exit code")
-                    || starts_ci(rest, b"exit status")
-                    || starts_ci(rest, b"exited with")
-                {
-                    return LineKind::Status;
-                }
-                if starts_ci(rest, b"error") || starts_ci(rest, b"exception") {
-                    kind = LineKind::Strong;
-                }
-            }
-            b'f' => {
-                if starts_ci(rest, b"fatal") {
-                    kind = LineKind::Strong;
-                } else if kind == LineKind::Plain && starts_ci(rest, b"fail") {
-                    kind = LineKind::Weak;
-                }
-            }
-            b'p' => {
-                if starts_ci(rest, b"panic") {
-                    kind = LineKind::Strong;
-                }
-            }
-            b't' => {
-                if starts_ci(rest, b"traceback") {
-                    kind = LineKind::Strong;
-                }
-            }
-            b'a' => {
-                if kind == LineKind::Plain && starts_ci(rest, b"assert") {
-                    kind = LineKind::Weak;
-                }
-            }
-            _ => {}
+        // Cheap filters first: every keyword starts with one of a few letters, then with
+        // one of a few pairs.
+        match line[i..n - 3].iter().position(|&c| FIRST[usize::from(c)]) {
+            Some(skip) => i += skip,
+            None => break,
         }
+        let pair = u16::from_le_bytes([line[i] | 0x20, line[i + 1] | 0x20]);
+        if !matches!(pair, ER | EX | FA | PA | TR | AS) {
+            i += 1;
+            continue;
+        }
+        // A keyword inside a path or a word ("src/error.rs", "sparse") does not count;
+        // one ending a CamelCase name ("ValueError") does.
+        let prev = if i > 0 { line[i - 1] } else { b' ' };
+        let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
+        if prev == b'/' || prev == b'.' || (prev.is_ascii_alphanumeric() && !camel) {
+            i += 1;
+            continue;
+        }
+        let rest = &line[i..];
+        let file_like = |len: usize| {
+            rest.get(len) == Some(&b'.') && rest.get(len + 1).is_some_and(u8::is_ascii_alphabetic)
+        };
+        let found = match line[i] | 0x20 {
+            b'e' if starts_ci(rest, b"exit code")
+                || starts_ci(rest, b"exit status")
+                || starts_ci(rest, b"exited with") =>
+            {
+                return LineKind::Status;
+            }
+            b'e' if (starts_ci(rest, b"error") && !file_like(5))
+                || starts_ci(rest, b"exception") =>
+            {
+                LineKind::Strong
+            }
+            b'f' if starts_ci(rest, b"fatal") => LineKind::Strong,
+            b'f' if starts_ci(rest, b"fail") && !file_like(4) => LineKind::Weak,
+            b'p' if starts_ci(rest, b"panic") => LineKind::Strong,
+            b't' if starts_ci(rest, b"traceback") => LineKind::Strong,
+            b'a' if starts_ci(rest, b"assert") => LineKind::Weak,
+            _ => LineKind::Plain,
+        };
+        kind = kind.max(found);
         i += 1;
     }
     kind
@@ -564,6 +596,8 @@ struct Identifiers {
     list: Vec<String>,
     max: usize,
     seen: usize,
+    /// The last token considered: repeated names cost one comparison.
+    last: String,
 }
 
 impl Identifiers {
@@ -572,6 +606,7 @@ impl Identifiers {
             list: Vec::new(),
             max,
             seen: 0,
+            last: String::new(),
         }
     }
 
@@ -580,47 +615,64 @@ impl Identifiers {
     }
 
     fn scan_line(&mut self, line: &str) {
-        // Cheap gate: identifiers contain '/', ':' or '.', or end in "Error".
-        let b = line.as_bytes();
-        if !b
-            .iter()
-            .any(|&c| c == b'/' || c == b':' || c == b'.' || c == b'E')
-        {
-            return;
-        }
-        for token in line.split(|c: char| {
-            c.is_whitespace()
-                || matches!(
-                    c,
-                    '"' | '\''
-                        | '('
-                        | ')'
-                        | ','
-                        | ';'
-                        | '['
-                        | ']'
-                        | '{'
-                        | '}'
-                        | '<'
-                        | '>'
-                        | '='
-                        | '`'
-                )
-        }) {
-            let t = token.trim_end_matches(['.', ':', ',']);
-            if t.len() < 3 || t.len() > 120 || !is_identifier(t) {
+        let bytes = line.as_bytes();
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n {
+            while i < n && DELIMITER[usize::from(bytes[i])] {
+                i += 1;
+            }
+            let start = i;
+            let mut marked = false;
+            while i < n && !DELIMITER[usize::from(bytes[i])] {
+                let c = bytes[i];
+                marked |= c == b'/' || c == b':' || c == b'.';
+                i += 1;
+            }
+            if i - start < 3 {
                 continue;
             }
-            if self.list.iter().any(|x| x == t) {
+            // Delimiters are ASCII, so `start..i` is on character boundaries.
+            let Some(token) = line.get(start..i) else {
                 continue;
-            }
-            self.seen += 1;
-            if !self.full() {
-                self.list.push(t.to_owned());
+            };
+            if marked || token.ends_with("Error") || token.ends_with("Exception") {
+                self.consider(token);
+                if self.full() {
+                    return;
+                }
             }
         }
     }
+
+    fn consider(&mut self, token: &str) {
+        let t = token.trim_end_matches(['.', ':', ',']);
+        if t.len() < 3 || t.len() > 120 || self.last == t {
+            return;
+        }
+        self.last.clear();
+        self.last.push_str(t);
+        if !is_identifier(t) || self.list.iter().any(|x| x == t) {
+            return;
+        }
+        self.seen += 1;
+        if !self.full() {
+            self.list.push(t.to_owned());
+        }
+    }
 }
+
+/// Bytes that separate tokens when looking for identifiers.
+static DELIMITER: [bool; 256] = {
+    let mut t = [false; 256];
+    let delims = b" \t\r\n\"'(),;[]{}<>=`";
+    let mut i = 0;
+    while i < delims.len() {
+        t[delims[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 fn is_identifier(t: &str) -> bool {
     let b = t.as_bytes();
