@@ -1,5 +1,6 @@
 //! The history: every entry ever recorded, the pinned entries, and the current view.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -50,6 +51,10 @@ pub struct History {
     entries: Vec<Entry>,
     /// Ids assigned so far (the next id), whether their originals are held or not.
     next: u64,
+    /// The entries holding a result for each tool-call id, in id order: small metadata
+    /// kept for every entry, held or evicted, so renderers can point at a result that
+    /// left the view.
+    results: HashMap<String, Vec<EntryId>>,
     pinned: Vec<EntryId>,
     pinned_tokens: u64,
     view: View,
@@ -104,6 +109,7 @@ impl History {
         History {
             entries: Vec::new(),
             next: 0,
+            results: HashMap::new(),
             pinned: Vec::new(),
             pinned_tokens: 0,
             view: View::default(),
@@ -407,6 +413,21 @@ impl History {
         Ok(())
     }
 
+    /// The entries (held or evicted) that hold a result for the tool call `call_id`, in
+    /// id order.
+    pub(crate) fn result_entries(&self, call_id: &str) -> &[EntryId] {
+        self.results.get(call_id).map_or(&[], Vec::as_slice)
+    }
+
+    fn index_results(&mut self, entry: &Entry) {
+        for result in entry.message.tool_results() {
+            let ids = self.results.entry(result.call_id.clone()).or_default();
+            if ids.last() != Some(&entry.id) {
+                ids.push(entry.id);
+            }
+        }
+    }
+
     /// The shared token counter: a history replaced by another (not a clone of it) has
     /// another one, which is how a journal notices a replacement.
     pub(crate) fn shared_counter(&self) -> &Arc<dyn TokenCounter> {
@@ -453,6 +474,9 @@ impl History {
     /// Records a compaction whose result [`derive`](History::derive) computed.
     pub(crate) fn commit(&mut self, compaction: Compaction, (view, summaries): (View, Vec<Entry>)) {
         self.next += summaries.len() as u64;
+        for summary in &summaries {
+            self.index_results(summary);
+        }
         self.entries.extend(summaries);
         self.view = view;
         self.compactions.push(compaction);
@@ -707,6 +731,7 @@ impl History {
     pub(crate) fn restore(&mut self, entry: Entry) {
         debug_assert_eq!(entry.id.0, self.next);
         self.next = entry.id.0.saturating_add(1);
+        self.index_results(&entry);
         let id = entry.id;
         let tokens = entry.tokens;
         match entry.kind {

@@ -545,3 +545,37 @@ fn record_with_refuses_a_replaced_history_and_stops_writing() {
     let h = JournaledHistory::open(&path).unwrap();
     assert_eq!(h.entry(EntryId(0)).unwrap().message().text(), "kept");
 }
+
+#[test]
+fn rendering_a_journaled_history_matches_rendering_the_full_one() {
+    use favur_context::render::{render_anthropic, render_openai};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    h.pin(strict!(system: "You are a coding agent.")).unwrap();
+    h.append(strict!(user: "list the files")).unwrap();
+    let call = h
+        .append(fuzzy!(tool_call: "c1", "ls", serde_json::json!({})))
+        .unwrap();
+    let result = h
+        .append(forgettable!(tool_result("c1"): "a.rs\nb.rs"))
+        .unwrap();
+    h.append(fuzzy!(assistant: "two files")).unwrap();
+    // The result leaves the view while its call stays: renderers point at the original.
+    h.apply(Compaction {
+        tier: 1,
+        edits: vec![Edit::Drop { id: result }],
+    })
+    .unwrap();
+    assert!(h.entry(result).is_none(), "evicted");
+    assert!(h.entry(call).is_some());
+    let full = h.to_history().unwrap();
+    assert_eq!(render_openai(&h), render_openai(&full));
+    assert_eq!(
+        serde_json::to_value(render_anthropic(&h).to_value()).unwrap(),
+        serde_json::to_value(render_anthropic(&full).to_value()).unwrap()
+    );
+    drop(h);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(render_openai(&h), render_openai(&full));
+}
