@@ -1,5 +1,6 @@
 //! The history: every entry ever recorded, the pinned entries, and the current view.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -44,7 +45,16 @@ pub const DEFAULT_FRAMING_TOKENS: u32 = 4;
 /// ```
 #[derive(Clone)]
 pub struct History {
+    /// The originals held in memory, in id order. Without a journal that is every entry,
+    /// so an entry's index is its id; a [`JournaledHistory`](crate::JournaledHistory)
+    /// evicts originals that left the view (they stay in its file).
     entries: Vec<Entry>,
+    /// Ids assigned so far (the next id), whether their originals are held or not.
+    next: u64,
+    /// The entries holding a result for each tool-call id, in id order: small metadata
+    /// kept for every entry, held or evicted, so renderers can point at a result that
+    /// left the view.
+    results: HashMap<String, Vec<EntryId>>,
     pinned: Vec<EntryId>,
     pinned_tokens: u64,
     view: View,
@@ -56,7 +66,8 @@ pub struct History {
 impl fmt::Debug for History {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("History")
-            .field("entries", &self.entries.len())
+            .field("entries", &self.next)
+            .field("held", &self.entries.len())
             .field("pinned", &self.pinned)
             .field("view", &self.view.len())
             .field("compactions", &self.compactions.len())
@@ -97,6 +108,8 @@ impl History {
     pub fn with_counter(counter: impl TokenCounter + 'static) -> Self {
         History {
             entries: Vec::new(),
+            next: 0,
+            results: HashMap::new(),
             pinned: Vec::new(),
             pinned_tokens: 0,
             view: View::default(),
@@ -207,16 +220,8 @@ impl History {
         call_id: impl Into<String>,
         output: Result<String, String>,
     ) -> EntryId {
-        let site = CallSite::caller();
-        let (content, is_error) = match output {
-            Ok(out) => (out, false),
-            Err(err) => (err, true),
-        };
-        let message = Message::tool_result(call_id, content, is_error);
-        self.record(
-            Classified::with_site(message, T::RETENTION, site),
-            EntryKind::Appended,
-        )
+        let classified = tool_result::<T>(call_id.into(), output, CallSite::caller());
+        self.record(classified, EntryKind::Appended)
     }
 
     /// Runs `tool` for `call` and appends its result with the tool's class. Arguments that
@@ -240,39 +245,30 @@ impl History {
     /// ```
     #[track_caller]
     pub fn run_tool<T: ClassifiedTool + ?Sized>(&mut self, tool: &T, call: &ToolCall) -> EntryId {
-        let output = match &call.arguments {
-            Arguments::Json(args) => tool.call(args),
-            Arguments::Invalid(raw) => Err(format!(
-                "the arguments of this call are not valid JSON: {raw}"
-            )),
-        };
-        self.append_tool_result(tool, call.id.clone(), output)
+        let classified = tool_result::<T>(call.id.clone(), run(tool, call), CallSite::caller());
+        self.record(classified, EntryKind::Appended)
     }
 
     fn record(&mut self, classified: Classified, kind: EntryKind) -> EntryId {
+        let entry = self.make_entry(classified, kind);
+        let id = entry.id;
+        self.restore(entry);
+        id
+    }
+
+    /// Builds the entry the next record would be (next id, tokens counted) without
+    /// recording it, so a journal can write it first and record it only once written.
+    pub(crate) fn make_entry(&self, classified: Classified, kind: EntryKind) -> Entry {
         let (message, retention, site) = classified.into_parts();
-        let id = self.next_id();
         let tokens = self.counter.count_message(&message);
-        let pinned = kind == EntryKind::Pinned;
-        self.entries.push(Entry {
-            id,
+        Entry {
+            id: self.next_id(),
             retention,
             tokens,
             site,
             kind,
             message,
-        });
-        if pinned {
-            self.pinned.push(id);
-            self.pinned_tokens += u64::from(tokens);
-        } else {
-            self.view.push(ViewItem {
-                id,
-                form: Form::Verbatim,
-                tokens,
-            });
         }
-        id
     }
 
     /// The id the next recorded entry will get.
@@ -285,11 +281,17 @@ impl History {
     /// assert_eq!(h.next_id(), EntryId(1));
     /// ```
     pub fn next_id(&self) -> EntryId {
-        EntryId(self.entries.len() as u64)
+        EntryId(self.next)
     }
 
-    /// Every entry ever recorded, in id order: appended, pinned and summaries. Compaction
-    /// never removes anything from here.
+    /// The entries held in memory, in id order: appended, pinned and summaries.
+    ///
+    /// For a `History` on its own that is every entry ever recorded (compaction never
+    /// removes anything), and an entry's index is its id. A
+    /// [`JournaledHistory`](crate::JournaledHistory) keeps memory bounded by the view: the
+    /// originals of entries that left the view live only in its journal file and are
+    /// missing here; read them back with
+    /// [`JournaledHistory::recall`](crate::JournaledHistory::recall).
     ///
     /// ```
     /// use favur_context::{fuzzy, History};
@@ -303,6 +305,12 @@ impl History {
 
     /// The entry with this id, if any.
     ///
+    /// `None` for an id never assigned, and, in a
+    /// [`JournaledHistory`](crate::JournaledHistory), for an original evicted from memory
+    /// after it left the view (read it back with
+    /// [`JournaledHistory::recall`](crate::JournaledHistory::recall)). Entries in the view
+    /// and pinned entries are always held.
+    ///
     /// ```
     /// use favur_context::{fuzzy, EntryId, History};
     /// let mut h = History::new();
@@ -311,16 +319,28 @@ impl History {
     /// assert!(h.entry(EntryId(99)).is_none());
     /// ```
     pub fn entry(&self, id: EntryId) -> Option<&Entry> {
-        usize::try_from(id.0).ok().and_then(|i| self.entries.get(i))
+        let i = usize::try_from(id.0).ok()?;
+        // Nothing evicted below `id`: its index is its id (the O(1) common case).
+        if let Some(e) = self.entries.get(i)
+            && e.id == id
+        {
+            return Some(e);
+        }
+        let below = &self.entries[..i.min(self.entries.len())];
+        below
+            .binary_search_by_key(&id, |e| e.id)
+            .ok()
+            .map(|at| &below[at])
     }
 
-    /// Number of entries recorded (including pinned entries and summaries).
+    /// Number of entries recorded (including pinned entries and summaries), whether or
+    /// not their originals are held in memory.
     ///
     /// ```
     /// assert_eq!(favur_context::History::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
-        self.entries.len()
+        usize::try_from(self.next).unwrap_or(usize::MAX)
     }
 
     /// Whether nothing has been recorded.
@@ -329,7 +349,7 @@ impl History {
     /// assert!(favur_context::History::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.next == 0
     }
 
     /// The pinned entries, in the order pinned.
@@ -388,21 +408,115 @@ impl History {
     /// assert_eq!(h.entry(id).unwrap().message().text(), "old"); // still recallable
     /// ```
     pub fn apply(&mut self, compaction: Compaction) -> Result<(), ApplyError> {
-        let entries = &self.entries;
-        let is_result = |id: EntryId| {
-            usize::try_from(id.0)
-                .ok()
-                .and_then(|i| entries.get(i))
-                .is_some_and(|e| e.message.role == crate::message::Role::Tool)
-        };
-        let (view, summaries) = view::derive(&self.view, &compaction, self.next_id(), &is_result)?;
-        self.entries.extend(summaries);
-        self.view = view;
-        self.compactions.push(compaction);
+        let derived = self.derive(&compaction)?;
+        self.commit(compaction, derived);
         Ok(())
     }
 
+    /// The entries (held or evicted) that hold a result for the tool call `call_id`, in
+    /// id order.
+    pub(crate) fn result_entries(&self, call_id: &str) -> &[EntryId] {
+        self.results.get(call_id).map_or(&[], Vec::as_slice)
+    }
+
+    fn index_results(&mut self, entry: &Entry) {
+        for result in entry.message.tool_results() {
+            let ids = self.results.entry(result.call_id.clone()).or_default();
+            if ids.last() != Some(&entry.id) {
+                ids.push(entry.id);
+            }
+        }
+    }
+
+    /// The shared token counter: a history replaced by another (not a clone of it) has
+    /// another one, which is how a journal notices a replacement.
+    pub(crate) fn shared_counter(&self) -> &Arc<dyn TokenCounter> {
+        &self.counter
+    }
+
+    /// Sets the token counter from a shared one (used by journals opening a history).
+    pub(crate) fn with_shared_counter(mut self, counter: Arc<dyn TokenCounter>) -> Self {
+        self.counter = counter;
+        self
+    }
+
+    /// Fills in every original evicted from memory, reading each with `fetch`.
+    pub(crate) fn fill_evicted<E>(
+        &mut self,
+        mut fetch: impl FnMut(EntryId) -> Result<Entry, E>,
+    ) -> Result<(), E> {
+        if self.entries.len() as u64 == self.next {
+            return Ok(());
+        }
+        let mut held = std::mem::take(&mut self.entries).into_iter().peekable();
+        let mut all = Vec::with_capacity(self.len());
+        for id in (0..self.next).map(EntryId) {
+            match held.next_if(|e| e.id == id) {
+                Some(e) => all.push(e),
+                None => all.push(fetch(id)?),
+            }
+        }
+        self.entries = all;
+        Ok(())
+    }
+
+    /// Computes what applying `compaction` would give, changing nothing.
+    pub(crate) fn derive(&self, compaction: &Compaction) -> Result<(View, Vec<Entry>), ApplyError> {
+        // Whether an entry is a tool result (summaries are placed after the tool results
+        // of a call that stays). Entries in the view are always held, evicted or not.
+        let is_result = |id: EntryId| {
+            self.entry(id)
+                .is_some_and(|e| e.message.role == crate::message::Role::Tool)
+        };
+        view::derive(&self.view, compaction, self.next_id(), &is_result)
+    }
+
+    /// Records a compaction whose result [`derive`](History::derive) computed.
+    pub(crate) fn commit(&mut self, compaction: Compaction, (view, summaries): (View, Vec<Entry>)) {
+        self.next += summaries.len() as u64;
+        for summary in &summaries {
+            self.index_results(summary);
+        }
+        self.entries.extend(summaries);
+        self.view = view;
+        self.compactions.push(compaction);
+    }
+
+    /// Drops from memory the originals of the entries that `compaction` (just applied)
+    /// took out of the view: those it dropped or summarized and did not reform. Only a
+    /// journal that can read them back calls this. Afterwards the entries held are exactly
+    /// the pinned ones and those in the view, if that held before.
+    pub(crate) fn evict_left_view(&mut self, compaction: &Compaction) {
+        let mut gone: Vec<EntryId> = Vec::new();
+        let mut stays: Vec<EntryId> = Vec::new();
+        for edit in &compaction.edits {
+            match edit {
+                view::Edit::Drop { id } => gone.push(*id),
+                view::Edit::Summarize { summary } => {
+                    if let EntryKind::Summary { replaces } = &summary.kind {
+                        gone.extend_from_slice(replaces);
+                    }
+                }
+                view::Edit::Reform { id, .. } => stays.push(*id),
+            }
+        }
+        gone.retain(|id| !stays.contains(id));
+        if gone.is_empty() {
+            return;
+        }
+        gone.sort_unstable();
+        let first = self.entries.partition_point(|e| e.id < gone[0]);
+        let mut tail = self.entries.split_off(first);
+        tail.retain(|e| gone.binary_search(&e.id).is_err());
+        self.entries.append(&mut tail);
+    }
+
     /// The original of any entry, whether it is in the view, summarized or dropped.
+    ///
+    /// For a `History` on its own this is every entry. In a
+    /// [`JournaledHistory`](crate::JournaledHistory), originals evicted from memory are
+    /// `None` here; its own [`recall`](crate::JournaledHistory::recall) reads them back
+    /// from the journal file.
     ///
     /// ```
     /// use favur_context::{strict, History};
@@ -497,6 +611,10 @@ pub enum LoadError {
 
 impl History {
     /// Serializes the history (entries, compactions, settings) to JSON.
+    ///
+    /// It writes the entries held in memory: all of them for a `History` on its own. For
+    /// a journaled history whose originals were evicted, first get a complete copy with
+    /// [`JournaledHistory::to_history`](crate::JournaledHistory::to_history).
     ///
     /// ```
     /// use favur_context::{strict, History};
@@ -607,8 +725,13 @@ impl History {
         Ok(history)
     }
 
-    /// Re-records an entry read back from storage, keeping its id, class, count and site.
-    fn restore(&mut self, entry: Entry) {
+    /// Re-records an entry read back from storage (or built by
+    /// [`make_entry`](History::make_entry)), keeping its id, class, count and site. The
+    /// caller has checked that its id is the next id.
+    pub(crate) fn restore(&mut self, entry: Entry) {
+        debug_assert_eq!(entry.id.0, self.next);
+        self.next = entry.id.0.saturating_add(1);
+        self.index_results(&entry);
         let id = entry.id;
         let tokens = entry.tokens;
         match entry.kind {
@@ -626,8 +749,32 @@ impl History {
     }
 }
 
+/// The classified tool-result message for `output` of a call answered by `T`.
+pub(crate) fn tool_result<T: ClassifiedTool + ?Sized>(
+    call_id: String,
+    output: Result<String, String>,
+    site: CallSite,
+) -> Classified {
+    let (content, is_error) = match output {
+        Ok(out) => (out, false),
+        Err(err) => (err, true),
+    };
+    let message = Message::tool_result(call_id, content, is_error);
+    Classified::with_site(message, T::RETENTION, site)
+}
+
+/// Runs `tool` for `call`; invalid JSON arguments are an error output, not a call.
+pub(crate) fn run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Result<String, String> {
+    match &call.arguments {
+        Arguments::Json(args) => tool.call(args),
+        Arguments::Invalid(raw) => Err(format!(
+            "the arguments of this call are not valid JSON: {raw}"
+        )),
+    }
+}
+
 /// Whether a compaction can be applied when the next id is `next`.
-fn ready(c: &Compaction, next: EntryId) -> bool {
+pub(crate) fn ready(c: &Compaction, next: EntryId) -> bool {
     let first_summary = c.edits.iter().find_map(|e| match e {
         view::Edit::Summarize { summary } => Some(summary.id),
         _ => None,
@@ -645,5 +792,94 @@ impl<'de> Deserialize<'de> for History {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = HistoryIn::deserialize(d)?;
         History::from_raw(raw).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod eviction_tests {
+    use super::*;
+    use crate::view::Edit;
+    use crate::{Retention, fuzzy, strict};
+
+    fn summary(h: &History, replaces: Vec<EntryId>) -> Entry {
+        Entry::new(
+            h.next_id(),
+            Retention::Fuzzy,
+            1,
+            CallSite::new("t", 1, 1),
+            EntryKind::Summary { replaces },
+            Message::assistant("gist"),
+        )
+    }
+
+    #[test]
+    fn eviction_keeps_exactly_the_view_and_the_pinned() {
+        let mut h = History::new();
+        h.pin(strict!(system: "sys"));
+        let ids: Vec<EntryId> = (0..6).map(|i| h.append(fuzzy!(user: "m{i}"))).collect();
+        let s = summary(&h, vec![ids[0], ids[1], ids[2]]);
+        let c = Compaction {
+            tier: 1,
+            edits: vec![
+                Edit::Summarize { summary: s },
+                Edit::Drop { id: ids[4] },
+                // Summarized but kept in another form: stays.
+                Edit::Reform {
+                    id: ids[2],
+                    form: Form::CallsOnly,
+                    tokens: 1,
+                },
+            ],
+        };
+        let derived = h.derive(&c).unwrap();
+        h.evict_left_view(&c);
+        h.commit(c, derived);
+        let held: Vec<u64> = h.entries().iter().map(|e| e.id.0).collect();
+        assert_eq!(held, vec![0, 3, 4, 6, 7]);
+        assert_eq!(h.entries().len(), h.view().len() + h.pinned().len());
+        assert_eq!(h.len(), 8);
+        // Lookups by id: held ones found at their new positions, evicted ones absent.
+        assert_eq!(h.entry(EntryId(6)).unwrap().message().text(), "m5");
+        assert_eq!(h.entry(EntryId(7)).unwrap().message().text(), "gist");
+        for gone in [1, 2, 5] {
+            assert!(h.entry(EntryId(gone)).is_none(), "#{gone}");
+        }
+        assert!(h.entry(EntryId(3)).is_some());
+        assert!(h.entry(EntryId(8)).is_none());
+        assert!(h.entry(EntryId(u64::MAX)).is_none());
+    }
+
+    #[test]
+    fn fill_evicted_restores_every_original_in_order() {
+        let mut h = History::new();
+        let ids: Vec<EntryId> = (0..5).map(|i| h.append(fuzzy!(user: "m{i}"))).collect();
+        let full = h.clone();
+        let c = Compaction {
+            tier: 1,
+            edits: vec![Edit::Drop { id: ids[1] }, Edit::Drop { id: ids[3] }],
+        };
+        let derived = h.derive(&c).unwrap();
+        h.evict_left_view(&c);
+        h.commit(c, derived);
+        assert_eq!(h.entries().len(), 3);
+        let mut asked = Vec::new();
+        h.fill_evicted(|id| {
+            asked.push(id.0);
+            Ok::<_, ()>(full.entries()[id.0 as usize].clone())
+        })
+        .unwrap();
+        assert_eq!(asked, vec![1, 3]);
+        assert_eq!(h.entries(), full.entries());
+        // An error from the fetch is passed on.
+        let mut h2 = History::new();
+        let id = h2.append(fuzzy!(user: "x"));
+        let c = Compaction {
+            tier: 1,
+            edits: vec![Edit::Drop { id }],
+        };
+        let derived = h2.derive(&c).unwrap();
+        h2.evict_left_view(&c);
+        h2.commit(c, derived);
+        assert_eq!(h2.fill_evicted(|_| Err("gone")), Err("gone"));
     }
 }

@@ -124,9 +124,11 @@ mod classify;
 mod compact;
 mod entry;
 mod history;
+mod journal;
 mod message;
 mod plan;
 mod policy;
+mod recall;
 mod retention;
 mod site;
 mod summarize;
@@ -149,12 +151,17 @@ pub use compact::{
 };
 pub use entry::{Entry, EntryId, EntryKind};
 pub use history::{DEFAULT_FRAMING_TOKENS, History, LoadError};
+pub use journal::{
+    Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
+    OpenOptions, OpenReport, RecallError, Salvaged, TornTail,
+};
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
 pub use policy::{
     Action, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder,
     PolicyError, Tier,
 };
+pub use recall::{RecallSource, RecallTool};
 pub use retention::{ParseRetentionError, Retention, class};
 pub use site::CallSite;
 pub use summarize::{

@@ -317,11 +317,10 @@ impl Plan {
             return plan;
         };
         let items = history.view().items();
-        let entries = history.entries();
         let n = items.len();
-        let entry_of = |item: &ViewItem| -> Option<&Entry> {
-            usize::try_from(item.id.0).ok().and_then(|i| entries.get(i))
-        };
+        // By id, not by index: a journaled history holds only the originals still in the
+        // view (and pinned ones), so an entry's index need not be its id.
+        let entry_of = |item: &ViewItem| -> Option<&Entry> { history.entry(item.id) };
 
         // 1. The compactable prefix: before the newest assistant entry, less the last
         //    `keep_recent` exchanges.

@@ -372,13 +372,8 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
         .rev()
         .find(|(i, item)| matches!(item, Item::Msg { .. }) || !answered_res.contains(i))
         .map(|(i, _)| i);
-    // Results anywhere in the history, by call id, for calls whose result left the view.
-    let mut recorded: HashMap<&str, Vec<EntryId>> = HashMap::new();
-    for e in history.entries() {
-        for r in e.message().tool_results() {
-            recorded.entry(r.call_id.as_str()).or_default().push(e.id());
-        }
-    }
+    // Results anywhere in the history (`History::result_entries`, which also knows the
+    // originals a journal evicted), by call id, for calls whose result left the view.
 
     // 2. Emit, pulling each call's result up to directly after its assistant message.
     let mut out = Vec::with_capacity(items.len());
@@ -430,9 +425,11 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                             return None;
                         }
                         let original = calls[c].0;
-                        let later = recorded
-                            .get(original)
-                            .and_then(|ids| ids.iter().find(|r| **r > *entry).copied());
+                        let later = history
+                            .result_entries(original)
+                            .iter()
+                            .find(|r| **r > *entry)
+                            .copied();
                         let content = match later {
                             Some(r) => Cow::Owned(result_placeholder(r, None)),
                             None if Some(i) == last_msg => return None, // in-flight tail

@@ -1,0 +1,122 @@
+//! Test helper for the kill test (`tests/journal_kill.rs`): opens the journal named by its
+//! first argument, then appends (and now and then compacts) in a loop, printing each
+//! acknowledged step to stdout only after the call returned:
+//!
+//! - `A <id>` after an append of the message [`message_text`]`(id)` returned `Ok(id)`;
+//! - `C <next id> engine` after the `Compactor` compacted through `record_with` (tried
+//!   every 10 appends), `C <next id>` after a compaction built here was applied with
+//!   `apply` (every 25 appends).
+//!
+//! It runs until killed, or stops by itself after 30 seconds.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use favur_context::{
+    CallSite, Compaction, Compactor, Durability, Edit, Entry, EntryKind, Form, JournaledHistory,
+    Message, OpenOptions, Policy, Retention,
+};
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("journal_writer: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let path = args
+        .next()
+        .ok_or("usage: journal_writer <journal> [flush|sync]")?;
+    let durability = match args.next().as_deref() {
+        Some("sync") => Durability::SyncEvery(16),
+        _ => Durability::Flush,
+    };
+    let mut history = OpenOptions::new().durability(durability).open(&path)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let started = Instant::now();
+    let classes = [Retention::Forgettable, Retention::Fuzzy, Retention::Strict];
+    let mut n = 0usize;
+    let mut compactor = Compactor::new(Policy::default());
+    while started.elapsed() < Duration::from_secs(30) {
+        n += 1;
+        let next = history.next_id();
+        let text = message_text(next.0);
+        let class = classes[n % classes.len()];
+        let message = if n.is_multiple_of(2) {
+            Message::assistant(text)
+        } else {
+            Message::user(text)
+        };
+        let id = history.append(message.classify(class))?;
+        writeln!(out, "A {}", id.0)?;
+        out.flush()?;
+        if n.is_multiple_of(10) {
+            // The compaction engine, journaled through `record_with` (several records).
+            if history
+                .record_with(|h| compactor.compact_at(h, 2))?
+                .is_some()
+            {
+                writeln!(out, "C {} engine", history.next_id().0)?;
+                out.flush()?;
+            }
+        } else if n.is_multiple_of(25) {
+            compact(&mut history)?;
+            writeln!(out, "C {}", history.next_id().0)?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// The text of the message appended with id `id`: `message <id>`, and for one id in ten a
+/// 64 KiB padding after it, so that some kills land in the middle of a long write.
+pub fn message_text(id: u64) -> String {
+    let mut text = format!("message {id}");
+    if id % 10 == 7 {
+        text.push(' ');
+        text.push_str(&"x".repeat(1 << 16));
+    }
+    text
+}
+
+/// Summarizes the three oldest verbatim items of the view, drops the next one, and caps
+/// the one after that.
+fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Error>> {
+    let items: Vec<_> = history
+        .view()
+        .items()
+        .iter()
+        .filter(|i| i.form == Form::Verbatim)
+        .map(|i| i.id)
+        .take(5)
+        .collect();
+    if items.len() < 5 {
+        return Ok(());
+    }
+    let summary = Entry::new(
+        history.next_id(),
+        Retention::Fuzzy,
+        3,
+        CallSite::new("journal_writer", 1, 1),
+        EntryKind::Summary {
+            replaces: items[..3].to_vec(),
+        },
+        Message::assistant(format!("summary of {:?}", &items[..3])),
+    );
+    history.apply(Compaction {
+        tier: 2,
+        edits: vec![
+            Edit::Summarize { summary },
+            Edit::Drop { id: items[3] },
+            Edit::Reform {
+                id: items[4],
+                form: Form::Capped(Box::new(Message::user("capped"))),
+                tokens: 1,
+            },
+        ],
+    })?;
+    Ok(())
+}

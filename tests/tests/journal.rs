@@ -1,0 +1,581 @@
+//! The journaled history: resume with the same history and view, recall of originals that
+//! left the view (from memory or from the file), the writer lock, durability settings and
+//! the recall tool.
+
+use favur_context::{
+    Arguments, CallSite, Compaction, Durability, Edit, Entry, EntryId, EntryKind, Form, History,
+    JournalError, JournaledHistory, Message, OpenOptions, RecallError, RecallTool, Retention,
+    TokenCounter, Tool, ToolCall, forgettable, fuzzy, retention, strict,
+};
+
+struct Ls;
+
+#[retention(forgettable)]
+impl Tool for Ls {
+    fn name(&self) -> &str {
+        "ls"
+    }
+    fn description(&self) -> &str {
+        "List files"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+    fn call(&self, _: &serde_json::Value) -> Result<String, String> {
+        Ok("Cargo.toml\nsrc/".into())
+    }
+}
+
+fn summary(h: &History, replaces: Vec<EntryId>, text: &str) -> Entry {
+    Entry::new(
+        h.next_id(),
+        Retention::Fuzzy,
+        2,
+        CallSite::new("compactor", 1, 1),
+        EntryKind::Summary { replaces },
+        Message::assistant(text),
+    )
+}
+
+/// Builds a history with every kind of record: pinned, appended, tool results, and
+/// compactions that summarize, drop and reform.
+fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
+    let mut ids = vec![h.pin(strict!(system: "You are a coding agent.")).unwrap()];
+    ids.push(h.append(strict!(user: "Fix the parser")).unwrap());
+    ids.push(
+        h.append(fuzzy!(tool_call: "c1", "ls", serde_json::json!({})))
+            .unwrap(),
+    );
+    ids.push(h.run_tool(&Ls, &ToolCall::new("c1", "ls", "{}")).unwrap());
+    ids.push(
+        h.append_tool_result(&Ls, "c2", Err("denied".into()))
+            .unwrap(),
+    );
+    ids.push(h.append(forgettable!(assistant: "looking")).unwrap());
+    ids.push(h.append(fuzzy!(user: "a file view")).unwrap());
+    let s = summary(h, vec![ids[4], ids[5]], "ls was denied; looked");
+    h.apply(Compaction {
+        tier: 2,
+        edits: vec![
+            Edit::Summarize { summary: s },
+            Edit::Drop { id: ids[6] },
+            Edit::Reform {
+                id: ids[3],
+                form: Form::Placeholder { summary: None },
+                tokens: 1,
+            },
+        ],
+    })
+    .unwrap();
+    ids.push(h.append(fuzzy!(assistant: "after the compaction")).unwrap());
+    ids
+}
+
+#[test]
+fn reopening_rebuilds_the_same_history_and_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = OpenOptions::new().framing_tokens(3).open(&path).unwrap();
+    populate(&mut h);
+    let before = h.to_history().unwrap();
+    let (view, pinned, usage, next) = (
+        h.view().clone(),
+        h.pinned().to_vec(),
+        h.usage_tokens(),
+        h.next_id(),
+    );
+    drop(h);
+
+    let h = JournaledHistory::open(&path).unwrap();
+    assert!(h.report().is_clean());
+    assert!(!h.report().created);
+    assert_eq!(h.report().records, 9);
+    assert_eq!(h.view(), &view);
+    assert_eq!(h.pinned(), &pinned[..]);
+    assert_eq!(h.usage_tokens(), usage);
+    assert_eq!(h.next_id(), next);
+    assert_eq!(h.framing_tokens(), 3);
+    assert_eq!(h.compactions(), before.compactions());
+    let after = h.to_history().unwrap();
+    assert_eq!(after.entries(), before.entries());
+    // Call sites survive: the pin was classified in populate().
+    assert_eq!(after.entries()[0].site().file(), file!());
+}
+
+#[test]
+fn journal_and_json_replays_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    populate(&mut h);
+    let from_json = History::from_json(&h.to_history().unwrap().to_json()).unwrap();
+    assert_eq!(from_json.view(), h.view());
+    let (from_reader, report) = History::from_journal(std::fs::File::open(&path).unwrap()).unwrap();
+    assert!(report.is_clean());
+    assert_eq!(from_reader.entries(), from_json.entries());
+    assert_eq!(from_reader.view(), h.view());
+}
+
+#[test]
+fn originals_leave_memory_with_the_view_and_are_recalled_from_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let ids = populate(&mut h);
+    let summary_id = EntryId(7);
+    // Held: pinned + view items (including the reformed #3 and the summary).
+    assert_eq!(h.entries().len(), h.view().len() + h.pinned().len());
+    assert!(h.entry(ids[4]).is_none(), "summarized original evicted");
+    assert!(h.entry(ids[6]).is_none(), "dropped original evicted");
+    assert!(
+        h.entry(ids[3]).is_some(),
+        "reformed entry is still in the view"
+    );
+    assert_eq!(h.len(), 9);
+    for (id, text) in [
+        (ids[5], "looking"),
+        (ids[6], "a file view"),
+        (ids[1], "Fix the parser"),
+    ] {
+        assert_eq!(h.recall(id).unwrap().message().text(), text);
+    }
+    let denied = h.recall(ids[4]).unwrap();
+    let result = denied.message().tool_results().next().unwrap();
+    assert_eq!((result.content.as_str(), result.is_error), ("denied", true));
+    assert_eq!(denied.retention(), Retention::Forgettable);
+    assert_eq!(
+        h.recall(summary_id).unwrap().message().text(),
+        "ls was denied; looked"
+    );
+    // Plain History::recall does not read the file.
+    assert!(h.history().recall(ids[4]).is_none());
+
+    // Evicted stay evicted after a reopen, and recall still reads them back.
+    drop(h);
+    let mut h = JournaledHistory::open(&path).unwrap();
+    assert!(h.entry(ids[4]).is_none());
+    assert_eq!(h.recall(ids[6]).unwrap().message().text(), "a file view");
+    // A summary that leaves the view is recalled from its compaction record.
+    h.apply(Compaction {
+        tier: 3,
+        edits: vec![Edit::Drop { id: summary_id }],
+    })
+    .unwrap();
+    assert!(h.entry(summary_id).is_none());
+    let s = h.recall(summary_id).unwrap();
+    assert_eq!(
+        s.kind(),
+        &EntryKind::Summary {
+            replaces: vec![ids[4], ids[5]]
+        }
+    );
+    assert!(matches!(
+        h.recall(EntryId(999)),
+        Err(RecallError::UnknownId {
+            id: EntryId(999),
+            next: EntryId(9)
+        })
+    ));
+}
+
+#[test]
+fn keep_originals_holds_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = OpenOptions::new().keep_originals(true).open(&path).unwrap();
+    populate(&mut h);
+    assert_eq!(h.entries().len(), h.len());
+    assert!(h.entry(EntryId(6)).is_some());
+    drop(h);
+    let h = OpenOptions::new().keep_originals(true).open(&path).unwrap();
+    assert_eq!(h.entries().len(), h.len());
+    let evicting = {
+        drop(h);
+        JournaledHistory::open(&path).unwrap()
+    };
+    assert!(evicting.entries().len() < evicting.len());
+}
+
+#[test]
+fn a_second_writer_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("locked.jsonl");
+    let mut first = JournaledHistory::open(&path).unwrap();
+    first.append(fuzzy!(user: "mine")).unwrap();
+    let err = JournaledHistory::open(&path).unwrap_err();
+    assert!(matches!(&err, JournalError::Locked { path: p } if p == &path));
+    assert!(err.to_string().contains("locked.jsonl"), "{err}");
+    assert!(
+        err.to_string().contains("locked by another writer"),
+        "{err}"
+    );
+    // Readers are not writers: inspecting the file works while it is locked.
+    let (copy, _) = History::from_journal(std::fs::File::open(&path).unwrap()).unwrap();
+    assert_eq!(copy.len(), 1);
+    // The lock goes with the history.
+    drop(first);
+    let second = JournaledHistory::open(&path).unwrap();
+    assert_eq!(second.len(), 1);
+}
+
+#[test]
+fn every_durability_setting_records_the_same() {
+    for durability in [
+        Durability::Flush,
+        Durability::SyncEvery(0),
+        Durability::SyncEvery(3),
+        Durability::SyncEach,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.jsonl");
+        let mut h = OpenOptions::new()
+            .durability(durability)
+            .open(&path)
+            .unwrap();
+        assert_eq!(h.durability(), durability);
+        let ids = populate(&mut h);
+        h.sync().unwrap();
+        let view = h.view().clone();
+        drop(h);
+        let h = JournaledHistory::open(&path).unwrap();
+        assert_eq!(h.view(), &view, "{durability:?}");
+        assert_eq!(h.recall(ids[6]).unwrap().message().text(), "a file view");
+    }
+}
+
+#[test]
+fn a_compaction_that_does_not_apply_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let id = h.append(fuzzy!(user: "x")).unwrap();
+    let len = std::fs::metadata(&path).unwrap().len();
+    let err = h
+        .apply(Compaction {
+            tier: 1,
+            edits: vec![Edit::Drop { id }, Edit::Drop { id }],
+        })
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        JournalError::Apply(favur_context::ApplyError::Conflict { .. })
+    ));
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), len);
+    assert_eq!(h.view().len(), 1);
+    assert!(h.compactions().is_empty());
+}
+
+#[test]
+fn counter_option_counts_new_appends() {
+    struct Bytes;
+    impl TokenCounter for Bytes {
+        fn count_text(&self, t: &str) -> u32 {
+            t.len() as u32
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
+    let id = h.append(fuzzy!(user: "abcdefgh")).unwrap();
+    assert_eq!(h.entry(id).unwrap().tokens(), 8);
+    drop(h);
+    // Counts are recorded, not recounted, on reopening.
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.entry(id).unwrap().tokens(), 8);
+}
+
+#[test]
+fn the_record_format_is_one_json_object_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let id = h.append(fuzzy!(user: "hi")).unwrap();
+    h.apply(Compaction {
+        tier: 1,
+        edits: vec![Edit::Drop { id }],
+    })
+    .unwrap();
+    drop(h);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"journal": {"format": 1, "framing_tokens": 4}})
+    );
+    assert_eq!(lines[1]["entry"]["id"], 0);
+    assert_eq!(lines[1]["entry"]["retention"], "fuzzy");
+    assert_eq!(lines[1]["entry"]["message"]["parts"][0]["text"], "hi");
+    assert_eq!(
+        lines[2],
+        serde_json::json!({"compaction": {"tier": 1, "edits": [{"drop": {"id": 0}}]}})
+    );
+    assert!(text.ends_with('\n'));
+}
+
+#[test]
+fn recall_tool_answers_from_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let ids = populate(&mut h);
+
+    // Declared to the model.
+    let def = RecallTool.definition();
+    assert_eq!(def["name"], "recall");
+    assert_eq!(def["parameters"]["properties"]["id"]["type"], "integer");
+
+    // The model asks for the dropped tool error #4 by id; the agent picks the class.
+    let call = ToolCall::new("c9", "recall", serde_json::json!({ "id": ids[4].0 }));
+    let answer = RecallTool.respond(&h, &call, Retention::Fuzzy);
+    assert_eq!(answer.retention(), Retention::Fuzzy);
+    let id = h.append(answer).unwrap();
+    let entry = h.entry(id).unwrap();
+    assert_eq!(entry.retention(), Retention::Fuzzy);
+    let result = entry.message().tool_results().next().unwrap();
+    assert_eq!(result.call_id, "c9");
+    assert!(!result.is_error);
+    assert_eq!(
+        result.content,
+        "entry #4 (tool, forgettable)\n[tool error for c2]\ndenied"
+    );
+
+    // Summaries and ids given as strings.
+    let text = RecallTool
+        .handle(&h, &Arguments::parse(r##"{"id": "#7"}"##))
+        .unwrap();
+    assert_eq!(
+        text,
+        "entry #7 (assistant, fuzzy, summary of #4, #5)\nls was denied; looked"
+    );
+    let text = RecallTool
+        .handle(&h, &Arguments::parse(r#"{"id": 2}"#))
+        .unwrap();
+    assert_eq!(text, "entry #2 (assistant, fuzzy)\n[tool call c1: ls {}]");
+
+    // Errors become error results the model can read.
+    for (args, expected) in [
+        (r#"{"id": 400}"#, "no entry #400 (ids run from #0 to #9)"),
+        (
+            r#"{"id": 1.5}"#,
+            "invalid arguments: `id` must be a non-negative integer, got 1.5",
+        ),
+        (
+            r#"{"ident": 1}"#,
+            "invalid arguments: no `id` in {\"ident\":1}; expected {\"id\": <integer>}",
+        ),
+        (
+            "{id",
+            "invalid arguments: not valid JSON: \"{id\"; expected {\"id\": <integer>}",
+        ),
+    ] {
+        let answer = RecallTool.respond(
+            &h,
+            &ToolCall::new("c", "recall", args),
+            Retention::Forgettable,
+        );
+        let result = answer.message().tool_results().next().unwrap().clone();
+        assert!(result.is_error, "{args}");
+        assert_eq!(result.content, expected);
+    }
+}
+
+#[test]
+fn recall_reports_a_journal_changed_under_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let a = h.append(fuzzy!(user: "aaaa")).unwrap();
+    h.apply(Compaction {
+        tier: 1,
+        edits: vec![Edit::Drop { id: a }],
+    })
+    .unwrap();
+    // Someone rewrites the file behind the writer's back (same length, other bytes).
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"id\":0", "\"id\":7");
+    std::fs::write(&path, text).unwrap();
+    assert!(matches!(
+        h.recall(a),
+        Err(RecallError::Corrupt { id, .. }) if id == a
+    ));
+    // Truncated behind its back: an I/O error naming the offset, not a panic.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(10)
+        .unwrap();
+    assert!(matches!(h.recall(a), Err(RecallError::Io { .. })));
+}
+
+#[test]
+fn the_compaction_engine_runs_on_a_journaled_history_through_record_with() {
+    use favur_context::{Compactor, Policy};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    h.pin(strict!(system: "You are a coding agent.")).unwrap();
+    let mut compactor = Compactor::new(Policy::for_window(2_000).unwrap());
+    let mut reports = 0;
+    for i in 0..300 {
+        h.append(strict!(user: "step {i}: fix the parser")).unwrap();
+        h.append(
+            fuzzy!(tool_call: format!("c{i}"), "cat", serde_json::json!({"path": "src/parse.rs"})),
+        )
+        .unwrap();
+        h.append(forgettable!(tool_result(format!("c{i}")): "{}", "fn parse() {} ".repeat(20)))
+            .unwrap();
+        h.append(fuzzy!(assistant: "looked at step {i}")).unwrap();
+        if h.record_with(|h| compactor.compact(h)).unwrap().is_some() {
+            reports += 1;
+        }
+    }
+    assert!(reports > 0, "the engine never compacted");
+    assert_eq!(h.compactions().len(), reports);
+    // Memory bounded by the view, and every original recallable.
+    assert_eq!(h.entries().len(), h.view().len() + h.pinned().len());
+    assert!(h.entries().len() < h.len() / 2);
+    for id in (0..h.len() as u64).map(EntryId) {
+        h.recall(id).unwrap();
+    }
+    let text = h
+        .recall(EntryId(3))
+        .unwrap()
+        .message()
+        .tool_results()
+        .next()
+        .unwrap()
+        .content
+        .clone();
+    assert!(text.starts_with("fn parse() {}"));
+    let view = h.view().clone();
+    let full = h.to_history().unwrap();
+    drop(h);
+
+    let h = JournaledHistory::open(&path).unwrap();
+    assert!(h.report().is_clean());
+    assert_eq!(h.view(), &view);
+    assert_eq!(h.compactions(), full.compactions());
+    assert_eq!(h.to_history().unwrap().entries(), full.entries());
+    // The same view as the engine gives on a plain history fed the same appends.
+    let replayed = History::from_json(&full.to_json()).unwrap();
+    assert_eq!(replayed.view(), &view);
+}
+
+#[test]
+fn record_with_writes_interleaved_appends_and_compactions_in_replay_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let first = h.append(fuzzy!(user: "before")).unwrap();
+    let answer = h
+        .record_with(|h| {
+            let a = h.append(fuzzy!(user: "a"));
+            let s = summary(h, vec![first, a], "before and a");
+            h.apply(Compaction {
+                tier: 2,
+                edits: vec![Edit::Summarize { summary: s }],
+            })
+            .unwrap();
+            let b = h.append(forgettable!(user: "b"));
+            h.append(fuzzy!(user: "c"));
+            h.apply(Compaction {
+                tier: 1,
+                edits: vec![Edit::Drop { id: b }],
+            })
+            .unwrap();
+            h.pin(strict!(system: "late pin"));
+            42
+        })
+        .unwrap();
+    assert_eq!(answer, 42);
+    assert_eq!(h.len(), 6);
+    assert!(h.entry(first).is_none(), "evicted after the catch-up");
+    let (view, pinned, full) = (
+        h.view().clone(),
+        h.pinned().to_vec(),
+        h.to_history().unwrap(),
+    );
+    drop(h);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.report().records, 7);
+    assert_eq!(h.view(), &view);
+    assert_eq!(h.pinned(), &pinned[..]);
+    assert_eq!(h.to_history().unwrap().entries(), full.entries());
+    assert_eq!(h.recall(EntryId(3)).unwrap().message().text(), "b");
+}
+
+#[test]
+fn record_with_refuses_a_replaced_history_and_stops_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    h.append(fuzzy!(user: "kept")).unwrap();
+    let err = h.record_with(|h| *h = History::new()).unwrap_err();
+    assert!(matches!(err, JournalError::Diverged { .. }), "{err}");
+    assert!(err.to_string().contains("h.jsonl"));
+    assert!(matches!(
+        h.append(fuzzy!(user: "more")),
+        Err(JournalError::Poisoned { .. })
+    ));
+    drop(h);
+    // A replacement that has grown past the original is caught too.
+    let mut h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.len(), 1);
+    let err = h
+        .record_with(|h| {
+            let mut other = History::new();
+            other.append(fuzzy!(user: "x"));
+            let id = other.append(fuzzy!(user: "y"));
+            other
+                .apply(Compaction {
+                    tier: 1,
+                    edits: vec![Edit::Drop { id }],
+                })
+                .unwrap();
+            *h = other;
+        })
+        .unwrap_err();
+    assert!(matches!(err, JournalError::Diverged { .. }), "{err}");
+    drop(h);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.entry(EntryId(0)).unwrap().message().text(), "kept");
+}
+
+#[test]
+fn rendering_a_journaled_history_matches_rendering_the_full_one() {
+    use favur_context::render::{render_anthropic, render_openai};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    h.pin(strict!(system: "You are a coding agent.")).unwrap();
+    h.append(strict!(user: "list the files")).unwrap();
+    let call = h
+        .append(fuzzy!(tool_call: "c1", "ls", serde_json::json!({})))
+        .unwrap();
+    let result = h
+        .append(forgettable!(tool_result("c1"): "a.rs\nb.rs"))
+        .unwrap();
+    h.append(fuzzy!(assistant: "two files")).unwrap();
+    // The result leaves the view while its call stays: renderers point at the original.
+    h.apply(Compaction {
+        tier: 1,
+        edits: vec![Edit::Drop { id: result }],
+    })
+    .unwrap();
+    assert!(h.entry(result).is_none(), "evicted");
+    assert!(h.entry(call).is_some());
+    let full = h.to_history().unwrap();
+    assert_eq!(render_openai(&h), render_openai(&full));
+    assert_eq!(
+        serde_json::to_value(render_anthropic(&h).to_value()).unwrap(),
+        serde_json::to_value(render_anthropic(&full).to_value()).unwrap()
+    );
+    drop(h);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(render_openai(&h), render_openai(&full));
+}
