@@ -362,7 +362,7 @@ impl<S> Compactor<S> {
     /// ```
     /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy, SummarizeError};
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "{}", "x ".repeat(100)));
+    /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let mut c = Compactor::new(Policy::default());
     /// let plan = c.plan_tier(&h, 1);
@@ -630,9 +630,9 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
     /// # }
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "{}", "x ".repeat(100)));
+    /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let mut c = Compactor::with_summarizer(Policy::for_window(2_000).unwrap(), Llm);
+    /// let mut c = Compactor::with_summarizer(Policy::for_window(5_000).unwrap(), Llm);
     /// let report = block_on(c.compact_async(&mut h)).unwrap();
     /// assert_eq!(report.tier, 1);
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call

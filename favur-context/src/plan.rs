@@ -156,8 +156,8 @@ pub struct PlannedReform {
 /// let mut h = History::new();
 /// h.append(strict!(user: "list the files"));
 /// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
-/// h.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"));
-/// h.append(strict!(assistant: "two files"));
+/// h.append(forgettable!(tool_result("c1"): "{}", "src/module.rs\n".repeat(200)));
+/// h.append(strict!(assistant: "two hundred files"));
 /// let plan = Plan::new(&h, &Policy::default(), 1);
 /// // The listing's call is strict and stays, so the listing becomes a placeholder
 /// // pointing at the summary that holds its gist.
@@ -746,10 +746,15 @@ impl Plan {
     /// ```
     /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "spent"));
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let plan = Plan::new(&h, &Policy::default(), 1);
     /// assert_eq!(plan.run_entries(&h, &plan.runs()[0]).len(), 1);
+    /// // A run smaller than its summary would be is kept as it is.
+    /// let mut small = History::new();
+    /// small.append(forgettable!(user: "spent"));
+    /// small.append(fuzzy!(assistant: "ok"));
+    /// assert!(Plan::new(&small, &Policy::default(), 1).runs().is_empty());
     /// ```
     pub fn run_entries<'h>(&self, history: &'h History, run: &Run) -> Vec<&'h Entry> {
         run.members
