@@ -343,11 +343,14 @@ impl Plan {
         // 2. The action each item would get by its class alone. What later passes need
         //    of each entry is copied here, so that each entry is read once.
         let mut fate: Vec<Fate> = Vec::with_capacity(n);
-        let mut meta: Vec<(Retention, Option<Role>)> = Vec::with_capacity(n);
+        // Class, role and number of parts (saturated): what later passes need, so that
+        // they read no entry unless a message's parts must be looked at.
+        let mut meta: Vec<(Retention, Option<Role>, u16)> = Vec::with_capacity(n);
         for (i, item) in items.iter().enumerate() {
             let e = entry_of(item);
-            meta.push(e.map_or((Retention::Strict, None), |e| {
-                (e.retention, Some(e.message.role))
+            meta.push(e.map_or((Retention::Strict, None, 0), |e| {
+                let parts = u16::try_from(e.message.parts.len()).unwrap_or(u16::MAX);
+                (e.retention, Some(e.message.role), parts)
             }));
             let f = match e {
                 Some(e) if i < end => {
@@ -376,141 +379,152 @@ impl Plan {
         let mut staying_forms: Vec<u8> = Vec::new();
         let mut run_of: Vec<u64> = Vec::new();
         let mut stay_tokens: Vec<u32> = Vec::new();
+        let mut newly: Vec<usize> = Vec::new();
+        let mut pair_again = true;
         for round in 0..MAX_SETTLE_ROUNDS {
-            fate.clone_from(&base);
-            for &i in &kept_small {
-                fate[i] = Fate::Keep;
-            }
             plan.runs.clear();
-            // 3. Tool pairing: a call and its results stay or leave together. Paired exchange
-            //    by exchange (an assistant entry and the entries after it up to the next
-            //    assistant entry): the tool entries of an exchange answer the calls of its
-            //    assistant entry, as every provider requires. Where every assistant and tool
-            //    entry of an exchange stays, or every one leaves, there is nothing to pair and
-            //    no message is read; otherwise the group stays, reshaped where compacted.
-            let role_of = |i: usize| meta[i].1;
-            let mut calls: FxMap<&str, u32> = FxMap::default();
-            let mut parent: Vec<u32> = Vec::new();
-            let mut start = 0usize;
-            while start < n {
-                let mut stop = start + 1;
-                while stop < n && role_of(stop) != Some(Role::Assistant) {
-                    stop += 1;
+            if !pair_again {
+                // Keeping these changes no tool pairing: only the runs are rebuilt.
+                for &i in &newly {
+                    fate[i] = Fate::Keep;
+                    staying_forms[i] = 0;
                 }
-                let (mut keeps, mut leaves) = (false, false);
-                for (i, f) in fate.iter().enumerate().take(stop).skip(start) {
-                    if matches!(role_of(i), Some(Role::Assistant | Role::Tool)) {
-                        if *f == Fate::Keep {
-                            keeps = true;
-                        } else {
-                            leaves = true;
-                        }
-                    }
+            } else {
+                fate.clone_from(&base);
+                for &i in &kept_small {
+                    fate[i] = Fate::Keep;
                 }
-                let calls_first = keeps
-                    && leaves
-                    && role_of(start) == Some(Role::Assistant)
-                    && entry_of(&items[start]).is_some_and(|e| match e.message.parts.len() {
-                        0 => false,
-                        // One part and tool entries after it: a lone call (not read, to keep
-                        // planning free of cache misses; keeping a lone text is harmless).
-                        1 => (start + 1..stop).any(|i| meta[i].1 == Some(Role::Tool)),
-                        _ => e.message.tool_calls().next().is_some(),
-                    });
-                if calls_first {
-                    // The usual shape: the exchange's tool entries answer its assistant entry's
-                    // calls, so they all form one group; one keeps, all stay.
-                    for (i, f) in fate.iter_mut().enumerate().take(stop).skip(start) {
-                        if matches!(meta[i].1, Some(Role::Assistant | Role::Tool)) {
-                            *f = match *f {
-                                Fate::Summarize => Fate::SummarizeStay,
-                                Fate::Drop => Fate::DropStay,
-                                other => other,
-                            };
-                        }
+                // 3. Tool pairing: a call and its results stay or leave together. Paired exchange
+                //    by exchange (an assistant entry and the entries after it up to the next
+                //    assistant entry): the tool entries of an exchange answer the calls of its
+                //    assistant entry, as every provider requires. Where every assistant and tool
+                //    entry of an exchange stays, or every one leaves, there is nothing to pair and
+                //    no message is read; otherwise the group stays, reshaped where compacted.
+                let role_of = |i: usize| meta[i].1;
+                let mut calls: FxMap<&str, u32> = FxMap::default();
+                let mut parent: Vec<u32> = Vec::new();
+                let mut start = 0usize;
+                while start < n {
+                    let mut stop = start + 1;
+                    while stop < n && role_of(stop) != Some(Role::Assistant) {
+                        stop += 1;
                     }
-                } else if keeps && leaves {
-                    // Results after an assistant entry without calls: link them by id.
-                    let len = stop - start;
-                    parent.clear();
-                    parent.extend(0..len as u32);
-                    calls.clear();
-                    for local in 0..len {
-                        let Some(e) = entry_of(&items[start + local]) else {
-                            continue;
-                        };
-                        for part in &e.message.parts {
-                            match part {
-                                Part::ToolCall(c) => {
-                                    calls.insert(c.id.as_str(), local as u32);
-                                }
-                                Part::ToolResult(r) => {
-                                    if let Some(&j) = calls.get(r.call_id.as_str()) {
-                                        let a = find(&mut parent, local as u32);
-                                        let b = find(&mut parent, j);
-                                        if a != b {
-                                            parent[a as usize] = b;
-                                        }
-                                    }
-                                }
-                                Part::Text(_) => {}
+                    let (mut keeps, mut leaves) = (false, false);
+                    for (i, f) in fate.iter().enumerate().take(stop).skip(start) {
+                        if matches!(role_of(i), Some(Role::Assistant | Role::Tool)) {
+                            if *f == Fate::Keep {
+                                keeps = true;
+                            } else {
+                                leaves = true;
                             }
                         }
                     }
-                    let mut stays = vec![false; len];
-                    for local in 0..len {
-                        if fate[start + local] == Fate::Keep {
-                            let r = find(&mut parent, local as u32);
-                            stays[r as usize] = true;
+                    let calls_first = keeps
+                        && leaves
+                        && role_of(start) == Some(Role::Assistant)
+                        && match meta[start].2 {
+                            0 => false,
+                            // One part and tool entries after it: a lone call (not read, to keep
+                            // planning free of cache misses; keeping a lone text is harmless).
+                            1 => (start + 1..stop).any(|i| meta[i].1 == Some(Role::Tool)),
+                            _ => entry_of(&items[start])
+                                .is_some_and(|e| e.message.tool_calls().next().is_some()),
+                        };
+                    if calls_first {
+                        // The usual shape: the exchange's tool entries answer its assistant entry's
+                        // calls, so they all form one group; one keeps, all stay.
+                        for (i, f) in fate.iter_mut().enumerate().take(stop).skip(start) {
+                            if matches!(meta[i].1, Some(Role::Assistant | Role::Tool)) {
+                                *f = match *f {
+                                    Fate::Summarize => Fate::SummarizeStay,
+                                    Fate::Drop => Fate::DropStay,
+                                    other => other,
+                                };
+                            }
                         }
-                    }
-                    for local in 0..len {
-                        let r = find(&mut parent, local as u32);
-                        if stays[r as usize] {
-                            let f = &mut fate[start + local];
-                            *f = match *f {
-                                Fate::Summarize => Fate::SummarizeStay,
-                                Fate::Drop => Fate::DropStay,
-                                other => other,
+                    } else if keeps && leaves {
+                        // Results after an assistant entry without calls: link them by id.
+                        let len = stop - start;
+                        parent.clear();
+                        parent.extend(0..len as u32);
+                        calls.clear();
+                        for local in 0..len {
+                            let Some(e) = entry_of(&items[start + local]) else {
+                                continue;
                             };
+                            for part in &e.message.parts {
+                                match part {
+                                    Part::ToolCall(c) => {
+                                        calls.insert(c.id.as_str(), local as u32);
+                                    }
+                                    Part::ToolResult(r) => {
+                                        if let Some(&j) = calls.get(r.call_id.as_str()) {
+                                            let a = find(&mut parent, local as u32);
+                                            let b = find(&mut parent, j);
+                                            if a != b {
+                                                parent[a as usize] = b;
+                                            }
+                                        }
+                                    }
+                                    Part::Text(_) => {}
+                                }
+                            }
+                        }
+                        let mut stays = vec![false; len];
+                        for local in 0..len {
+                            if fate[start + local] == Fate::Keep {
+                                let r = find(&mut parent, local as u32);
+                                stays[r as usize] = true;
+                            }
+                        }
+                        for local in 0..len {
+                            let r = find(&mut parent, local as u32);
+                            if stays[r as usize] {
+                                let f = &mut fate[start + local];
+                                *f = match *f {
+                                    Fate::Summarize => Fate::SummarizeStay,
+                                    Fate::Drop => Fate::DropStay,
+                                    other => other,
+                                };
+                            }
                         }
                     }
+                    start = stop;
                 }
-                start = stop;
-            }
 
-            // 4. What staying items look like; a reform that changes nothing is a keep.
-            // 1 = calls only, 2 = placeholder.
-            staying_forms = vec![0; n];
-            // What a staying item will cost: exact for calls-only, an estimate for a
-            // placeholder (its summary id is not known yet).
-            stay_tokens = vec![PLACEHOLDER_TOKENS; n];
-            for i in 0..n {
-                if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
-                    continue;
-                }
-                let Some(e) = entry_of(&items[i]) else {
-                    fate[i] = Fate::Keep;
-                    continue;
-                };
-                if meta[i].1 == Some(Role::Assistant) && e.message.parts.len() == 1 {
-                    // A lone call: calls-only would show the same; keep it, unread.
-                    fate[i] = Fate::Keep;
-                    continue;
-                }
-                let has_calls = e.message.tool_calls().next().is_some();
-                let has_results = e.message.tool_results().next().is_some();
-                let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
-                match (has_calls, has_results) {
-                    (true, false) if has_other && items[i].form != Form::CallsOnly => {
-                        staying_forms[i] = 1;
-                        stay_tokens[i] = counter.count_message(&Form::CallsOnly.message_for(e));
+                // 4. What staying items look like; a reform that changes nothing is a keep.
+                // 1 = calls only, 2 = placeholder.
+                staying_forms = vec![0; n];
+                // What a staying item will cost: exact for calls-only, an estimate for a
+                // placeholder (its summary id is not known yet).
+                stay_tokens = vec![PLACEHOLDER_TOKENS; n];
+                for i in 0..n {
+                    if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
+                        continue;
                     }
-                    (false, true) if !matches!(items[i].form, Form::Placeholder { .. }) => {
-                        // The summary id is filled in once runs are known.
-                        staying_forms[i] = 2;
+                    if meta[i].1 == Some(Role::Assistant) && meta[i].2 == 1 {
+                        // A lone call: calls-only would show the same; keep it, unread.
+                        fate[i] = Fate::Keep;
+                        continue;
                     }
-                    _ => fate[i] = Fate::Keep,
+                    let Some(e) = entry_of(&items[i]) else {
+                        fate[i] = Fate::Keep;
+                        continue;
+                    };
+                    let has_calls = e.message.tool_calls().next().is_some();
+                    let has_results = e.message.tool_results().next().is_some();
+                    let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
+                    match (has_calls, has_results) {
+                        (true, false) if has_other && items[i].form != Form::CallsOnly => {
+                            staying_forms[i] = 1;
+                            stay_tokens[i] = counter.count_message(&Form::CallsOnly.message_for(e));
+                        }
+                        (false, true) if !matches!(items[i].form, Form::Placeholder { .. }) => {
+                            // The summary id is filled in once runs are known.
+                            staying_forms[i] = 2;
+                        }
+                        _ => fate[i] = Fate::Keep,
+                    }
                 }
             }
 
@@ -520,6 +534,8 @@ impl Plan {
             let mut current: Option<Run> = None;
             // Per run: usage its members free, and how many id ranges its header names.
             let mut freed: Vec<(u64, u64)> = Vec::new();
+            // Per run: the view indices from its first member to past its last.
+            let mut spans: Vec<(usize, usize)> = Vec::new();
             run_of = vec![u64::MAX; n];
             for i in 0..n {
                 match fate[i] {
@@ -534,6 +550,7 @@ impl Plan {
                             };
                             next_summary += 1;
                             freed.push((0, 0));
+                            spans.push((i, i));
                             r
                         });
                         let contiguous = run
@@ -544,6 +561,9 @@ impl Plan {
                         run.retention = run.retention.max(class);
                         run.budget_tokens = run.budget_tokens.saturating_add(items[i].tokens);
                         run_of[i] = run.summary.0;
+                        if let Some(span) = spans.last_mut() {
+                            span.1 = i + 1;
+                        }
                         if let Some(f) = freed.last_mut() {
                             f.0 += if fate[i] == Fate::Summarize {
                                 u64::from(items[i].tokens) + framing
@@ -566,40 +586,50 @@ impl Plan {
             }
             // A run is worth a summary only if the summary (its budget, its header naming
             // the ids, its framing) costs less than what its members free.
-            let mut small = false;
-            let first_summary = history.next_id().0;
-            let worth: Vec<bool> = plan
-                .runs
-                .iter()
-                .zip(&freed)
-                .map(|(run, (free, ranges))| {
-                    let cost = u64::from(summary_budget(run.budget_tokens, policy))
-                        + HEADER_TOKENS
-                        + ranges * RANGE_TOKENS
-                        + framing;
-                    cost < *free
-                })
-                .collect();
-            if round + 1 < MAX_SETTLE_ROUNDS {
-                for (i, f) in fate.iter().enumerate() {
-                    if run_of[i] == u64::MAX || !matches!(f, Fate::Summarize | Fate::SummarizeStay)
-                    {
-                        continue;
-                    }
-                    // Runs get consecutive summary ids, so a run's index is its id's offset.
-                    let keep = usize::try_from(run_of[i] - first_summary)
-                        .ok()
-                        .and_then(|r| worth.get(r))
-                        .is_some_and(|w| !w);
-                    if keep {
-                        kept_small.push(i);
-                        small = true;
-                    }
-                }
-            }
-            if !small {
+            if round + 1 == MAX_SETTLE_ROUNDS {
                 break;
             }
+            newly.clear();
+            for ((run, (free, ranges)), &(from, to)) in plan.runs.iter().zip(&freed).zip(&spans) {
+                let cost = u64::from(summary_budget(run.budget_tokens, policy))
+                    + HEADER_TOKENS
+                    + ranges * RANGE_TOKENS
+                    + framing;
+                if cost >= *free {
+                    newly.extend((from..to).filter(|&i| run_of[i] == run.summary.0));
+                }
+            }
+            if newly.is_empty() {
+                break;
+            }
+            // Pairing must be settled again only if a kept member has a tool partner in its
+            // exchange that would still leave the view without it.
+            // Exchange bounds: an assistant entry and the entries up to the next one.
+            let mut bounds = vec![(0usize, n); n];
+            let mut start = 0;
+            for (j, b) in bounds.iter_mut().enumerate() {
+                if meta[j].1 == Some(Role::Assistant) {
+                    start = j;
+                }
+                b.0 = start;
+            }
+            let mut stop = n;
+            for j in (0..n).rev() {
+                bounds[j].1 = stop;
+                if meta[j].1 == Some(Role::Assistant) {
+                    stop = j;
+                }
+            }
+            pair_again = newly.iter().any(|&i| {
+                matches!(meta[i].1, Some(Role::Assistant | Role::Tool))
+                    && (bounds[i].0..bounds[i].1).any(|j| {
+                        j != i
+                            && matches!(meta[j].1, Some(Role::Assistant | Role::Tool))
+                            && matches!(fate[j], Fate::Summarize | Fate::Drop)
+                            && newly.binary_search(&j).is_err()
+                    })
+            });
+            kept_small.extend_from_slice(&newly);
         }
         for run in &mut plan.runs {
             run.budget_tokens = summary_budget(run.budget_tokens, policy);
