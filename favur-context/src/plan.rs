@@ -245,9 +245,6 @@ const HEADER_TOKENS: u64 = 32;
 /// Tokens each id range (`#3-#7`) adds to a summary's header (an estimate).
 const RANGE_TOKENS: u64 = 4;
 
-/// Tokens of a result placeholder (an estimate, on the safe side).
-const PLACEHOLDER_TOKENS: u32 = 32;
-
 /// The budget of a run's summary: three quarters of its members' tokens, at least
 /// [`MIN_SUMMARY_BUDGET`], at most the policy's summary budget.
 fn summary_budget(member_tokens: u32, policy: &Policy) -> u32 {
@@ -495,9 +492,8 @@ impl Plan {
                 // 4. What staying items look like; a reform that changes nothing is a keep.
                 // 1 = calls only, 2 = placeholder.
                 staying_forms = vec![0; n];
-                // What a staying item will cost: exact for calls-only, an estimate for a
-                // placeholder (its summary id is not known yet).
-                stay_tokens = vec![PLACEHOLDER_TOKENS; n];
+                // What a staying item will cost in its new form.
+                stay_tokens = vec![0; n];
                 for i in 0..n {
                     if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
                         continue;
@@ -520,10 +516,21 @@ impl Plan {
                             stay_tokens[i] = counter.count_message(&Form::CallsOnly.message_for(e));
                         }
                         (false, true) if !matches!(items[i].form, Form::Placeholder { .. }) => {
-                            // The summary id is filled in once runs are known.
+                            // The summary id is filled in once runs are known; count with
+                            // the longest id, so that the estimate is never short.
                             staying_forms[i] = 2;
+                            let widest = Form::Placeholder {
+                                summary: Some(EntryId(u64::MAX)),
+                            };
+                            stay_tokens[i] = counter.count_message(&widest.message_for(e));
                         }
                         _ => fate[i] = Fate::Keep,
+                    }
+                    // A reshaped entry that would cost at least what it shows now is kept
+                    // as it is: compaction never makes an entry bigger.
+                    if staying_forms[i] != 0 && stay_tokens[i] >= items[i].tokens {
+                        staying_forms[i] = 0;
+                        fate[i] = Fate::Keep;
                     }
                 }
             }
