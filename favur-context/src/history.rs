@@ -13,7 +13,7 @@ use crate::entry::{Entry, EntryId, EntryKind};
 use crate::message::{Arguments, Message, ToolCall};
 use crate::site::CallSite;
 use crate::tool::ClassifiedTool;
-use crate::view::{self, ApplyError, Compaction, Form, View, ViewItem};
+use crate::view::{self, ApplyError, Compaction, Form, Shape, View, ViewItem};
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).
 pub const DEFAULT_FRAMING_TOKENS: u32 = 4;
@@ -743,6 +743,7 @@ impl History {
                 id,
                 form: Form::Verbatim,
                 tokens,
+                shape: Shape::of(&entry),
             }),
         }
         self.entries.push(entry);

@@ -8,7 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use serde::Serialize;
 
 use crate::account::TokenCounter;
-use crate::entry::{Entry, EntryId, EntryKind};
+use crate::entry::{Entry, EntryId};
 use crate::history::History;
 use crate::message::{Message, Part, Role, ToolResult};
 use crate::policy::{Action, Policy};
@@ -265,8 +265,8 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
     i
 }
 
-fn is_consumer(entry: &Entry) -> bool {
-    entry.message.role == Role::Assistant && entry.kind == EntryKind::Appended
+fn is_consumer(item: &ViewItem) -> bool {
+    item.shape.role == Role::Assistant && !item.shape.summary
 }
 
 impl Plan {
@@ -321,15 +321,12 @@ impl Plan {
 
         // 1. The compactable prefix: before the newest assistant entry, less the last
         //    `keep_recent` exchanges.
-        let boundary = items
-            .iter()
-            .rposition(|it| entry_of(it).is_some_and(is_consumer))
-            .unwrap_or(0);
+        let boundary = items.iter().rposition(is_consumer).unwrap_or(0);
         let mut end = boundary;
         let mut left = policy.keep_recent();
         while left > 0 && end > 0 {
             end -= 1;
-            if entry_of(&items[end]).is_some_and(is_consumer) {
+            if is_consumer(&items[end]) {
                 left -= 1;
             }
         }
@@ -337,30 +334,25 @@ impl Plan {
             end = 0;
         }
 
-        // 2. The action each item would get by its class alone. What later passes need
-        //    of each entry is copied here, so that each entry is read once.
+        // 2. The action each item would get by its class alone, from what the view item
+        //    holds of its entry: no entry is read here.
         let mut fate: Vec<Fate> = Vec::with_capacity(n);
         // Class, role and number of parts (saturated): what later passes need, so that
         // they read no entry unless a message's parts must be looked at.
         let mut meta: Vec<(Retention, Option<Role>, u16)> = Vec::with_capacity(n);
         for (i, item) in items.iter().enumerate() {
-            let e = entry_of(item);
-            meta.push(e.map_or((Retention::Strict, None, 0), |e| {
-                let parts = u16::try_from(e.message.parts.len()).unwrap_or(u16::MAX);
-                (e.retention, Some(e.message.role), parts)
-            }));
-            let f = match e {
-                Some(e) if i < end => {
-                    let action = row.action(e.retention);
-                    let already = matches!(item.form, Form::CallsOnly | Form::Placeholder { .. });
-                    match (action, e.kind.is_summary() || already) {
-                        (Action::Keep, _) => Fate::Keep,
-                        (Action::Summarize, true) => Fate::Keep,
-                        (Action::Summarize, false) => Fate::Summarize,
-                        (Action::Drop, _) => Fate::Drop,
-                    }
+            let shape = item.shape;
+            meta.push((shape.retention, Some(shape.role), shape.parts));
+            let f = if i < end {
+                let already = matches!(item.form, Form::CallsOnly | Form::Placeholder { .. });
+                match (row.action(shape.retention), shape.summary || already) {
+                    (Action::Keep, _) => Fate::Keep,
+                    (Action::Summarize, true) => Fate::Keep,
+                    (Action::Summarize, false) => Fate::Summarize,
+                    (Action::Drop, _) => Fate::Drop,
                 }
-                _ => Fate::Keep,
+            } else {
+                Fate::Keep
             };
             fate.push(f);
         }

@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::entry::{Entry, EntryId, EntryKind};
-use crate::message::Message;
+use crate::message::{Message, Role};
+use crate::retention::Retention;
 
 /// How an entry appears in the view.
 ///
@@ -47,7 +48,7 @@ pub enum Form {
 /// let item = &h.view().items()[0];
 /// assert_eq!((item.id, &item.form), (id, &Form::Verbatim));
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ViewItem {
     /// The entry shown.
     pub id: EntryId,
@@ -55,6 +56,56 @@ pub struct ViewItem {
     pub form: Form,
     /// Its token count in this form (content only, without per-message framing).
     pub tokens: u32,
+    /// What planning needs of the entry, copied here so that planning reads no entry.
+    #[serde(skip)]
+    pub(crate) shape: Shape,
+}
+
+impl ViewItem {
+    /// The retention class of the entry shown.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Retention};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hello"));
+    /// assert_eq!(h.view().items()[0].retention(), Retention::Fuzzy);
+    /// ```
+    pub fn retention(&self) -> Retention {
+        self.shape.retention
+    }
+
+    /// The role of the entry shown.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Role};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(assistant: "hello"));
+    /// assert_eq!(h.view().items()[0].role(), Role::Assistant);
+    /// ```
+    pub fn role(&self) -> Role {
+        self.shape.role
+    }
+}
+
+/// The few facts about an entry that planning reads for every view item: class, role,
+/// number of parts (saturated) and whether it is a summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub(crate) retention: Retention,
+    pub(crate) role: Role,
+    pub(crate) parts: u16,
+    pub(crate) summary: bool,
+}
+
+impl Shape {
+    pub(crate) fn of(entry: &Entry) -> Shape {
+        Shape {
+            retention: entry.retention,
+            role: entry.message.role,
+            parts: u16::try_from(entry.message.parts.len()).unwrap_or(u16::MAX),
+            summary: entry.kind.is_summary(),
+        }
+    }
 }
 
 /// The ordered items the model is shown (pinned entries excluded; they are always first).
@@ -69,7 +120,7 @@ pub struct ViewItem {
 /// assert_eq!(h.view().len(), 2);
 /// assert_eq!(h.view().tokens(), h.entries().iter().map(|e| e.tokens() as u64).sum::<u64>());
 /// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct View {
     items: Vec<ViewItem>,
     #[serde(skip)]
@@ -337,6 +388,7 @@ pub(crate) fn derive(
                 id: item.id,
                 form: (*form).clone(),
                 tokens: *tokens,
+                shape: item.shape,
             });
         } else if !dropped.contains(&item.id) && !summary_of.contains_key(&item.id) {
             items.push(item.clone());
@@ -347,6 +399,7 @@ pub(crate) fn derive(
                 id: e.id,
                 form: Form::Verbatim,
                 tokens: e.tokens,
+                shape: Shape::of(e),
             });
         }
     }
