@@ -16,6 +16,7 @@ mod tool;
 mod view;
 
 pub mod kinds;
+pub mod rules;
 
 pub use account::{HeuristicCounter, TokenCounter};
 pub use classify::{Classified, Classify};
