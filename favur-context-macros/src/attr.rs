@@ -223,6 +223,6 @@ fn wrap_function(item: Item, params: &[syn::Ident], class: &Class) -> TokenStrea
     });
     let body = &f.block;
     let block: syn::Block = syn::parse_quote!({ #(#shadows)* #body });
-    f.block = Box::new(block);
+    *f.block = block;
     quote!(#f)
 }

@@ -388,7 +388,14 @@ impl History {
     /// assert_eq!(h.entry(id).unwrap().message().text(), "old"); // still recallable
     /// ```
     pub fn apply(&mut self, compaction: Compaction) -> Result<(), ApplyError> {
-        let (view, summaries) = view::derive(&self.view, &compaction, self.next_id())?;
+        let entries = &self.entries;
+        let is_result = |id: EntryId| {
+            usize::try_from(id.0)
+                .ok()
+                .and_then(|i| entries.get(i))
+                .is_some_and(|e| e.message.role == crate::message::Role::Tool)
+        };
+        let (view, summaries) = view::derive(&self.view, &compaction, self.next_id(), &is_result)?;
         self.entries.extend(summaries);
         self.view = view;
         self.compactions.push(compaction);

@@ -7,11 +7,15 @@ extern crate self as favur_context;
 
 mod account;
 mod classify;
+mod compact;
 mod entry;
 mod history;
 mod message;
+mod plan;
+mod policy;
 mod retention;
 mod site;
+mod summarize;
 mod tool;
 mod view;
 
@@ -20,11 +24,23 @@ pub mod rules;
 
 pub use account::{HeuristicCounter, TokenCounter};
 pub use classify::{Classified, Classify};
+pub use compact::{
+    CommitError, CompactingHistory, CompactionReport, Compactor, Fallback, LimitExceeded,
+    summary_message,
+};
 pub use entry::{Entry, EntryId, EntryKind};
 pub use history::{DEFAULT_FRAMING_TOKENS, History, LoadError};
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
+pub use policy::{
+    Action, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder,
+    PolicyError, Tier,
+};
 pub use retention::{ParseRetentionError, Retention, class};
 pub use site::CallSite;
+pub use summarize::{
+    AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
+};
 pub use tool::{ClassifiedTool, Tool};
 pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 

@@ -223,10 +223,15 @@ pub enum ApplyError {
 
 /// Computes the view that results from applying `compaction` to `view`, and the summary
 /// entries to record, without changing anything.
+///
+/// `is_result` tells whether an entry is a tool-result entry: a summary whose members all
+/// stay in another form is placed after its last member *and after the tool results that
+/// directly follow it*, so that it never separates a tool call from its results.
 pub(crate) fn derive(
     view: &View,
     compaction: &Compaction,
     next_id: EntryId,
+    is_result: &dyn Fn(EntryId) -> bool,
 ) -> Result<(View, Vec<Entry>), ApplyError> {
     let in_view: HashSet<EntryId> = view.items.iter().map(|i| i.id).collect();
     let mut touched: HashSet<EntryId> = HashSet::new();
@@ -300,22 +305,28 @@ pub(crate) fn derive(
         }
     }
 
-    // Where each summary goes: at its first member that leaves the view, or after its
-    // last member if every member stays in another form.
-    let mut anchor: Vec<Option<(EntryId, bool)>> = vec![None; summaries.len()];
-    for item in &view.items {
+    // Where each summary goes: at its first member that leaves the view, or, if every
+    // member stays in another form, after its last member and the tool results that
+    // directly follow it (a summary never separates a call from its results).
+    let mut anchor: Vec<Option<(usize, bool)>> = vec![None; summaries.len()];
+    for (pos, item) in view.items.iter().enumerate() {
         if let Some(&s) = summary_of.get(&item.id) {
             let leaves = !reform.contains_key(&item.id);
             match anchor[s] {
                 Some((_, true)) => {}
-                _ => anchor[s] = Some((item.id, leaves)),
+                _ => anchor[s] = Some((pos, leaves)),
             }
         }
     }
-    let mut anchored: HashMap<EntryId, usize> = HashMap::new();
+    let mut anchored: HashMap<EntryId, Vec<usize>> = HashMap::new();
     for (s, a) in anchor.iter().enumerate() {
-        if let Some((id, _)) = a {
-            anchored.insert(*id, s);
+        if let Some((mut pos, leaves)) = *a {
+            if !leaves {
+                while pos + 1 < view.items.len() && is_result(view.items[pos + 1].id) {
+                    pos += 1;
+                }
+            }
+            anchored.entry(view.items[pos].id).or_default().push(s);
         }
     }
 
@@ -330,7 +341,7 @@ pub(crate) fn derive(
         } else if !dropped.contains(&item.id) && !summary_of.contains_key(&item.id) {
             items.push(item.clone());
         }
-        if let Some(&s) = anchored.get(&item.id) {
+        for &s in anchored.get(&item.id).map_or(&[][..], Vec::as_slice) {
             let e = summaries[s];
             items.push(ViewItem {
                 id: e.id,

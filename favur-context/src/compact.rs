@@ -1,0 +1,804 @@
+//! The engine: decides when a tier fires, plans, summarizes each run once, records the
+//! compaction, reports it, and refuses requests over the limit.
+
+use std::fmt;
+use std::ops::Deref;
+
+use serde::Serialize;
+
+use crate::classify::Classify;
+use crate::entry::{Entry, EntryId, EntryKind};
+use crate::history::History;
+use crate::message::Message;
+use crate::plan::{ByClass, ClassOutcome, Plan, Stamp};
+use crate::policy::Policy;
+use crate::retention::Retention;
+use crate::site::CallSite;
+use crate::summarize::{
+    AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer, SummaryRequest,
+};
+use crate::view::{Compaction, Edit, View};
+
+/// The request would carry at least the limit even after the highest tier reached:
+/// it is refused, and nothing is lost (the history and what the compaction did stay).
+///
+/// ```
+/// use favur_context::{strict, Compactor, History, Policy};
+/// let mut h = History::new();
+/// h.append(strict!(user: "{}", "word ".repeat(400))); // in flight, cannot be compacted
+/// let mut c = Compactor::new(Policy::for_window(1_000).unwrap());
+/// let err = c.prepare(&mut h).unwrap_err();
+/// assert_eq!((err.window, err.limit), (1_000, 500));
+/// assert!(err.tokens >= 500);
+/// assert_eq!(h.len(), 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the request would carry {tokens} tokens, at or over the limit of {limit} tokens ({window}-token window), even after compaction"
+)]
+pub struct LimitExceeded {
+    /// Tokens the request would carry.
+    pub tokens: u64,
+    /// The window.
+    pub window: u64,
+    /// The limit, in tokens.
+    pub limit: u64,
+}
+
+/// A plan could not be committed.
+///
+/// ```
+/// use favur_context::{forgettable, fuzzy, CommitError, Compactor, History, Policy};
+/// let mut h = History::new();
+/// h.append(forgettable!(user: "old"));
+/// h.append(fuzzy!(assistant: "ok"));
+/// let mut c = Compactor::new(Policy::default());
+/// let plan = c.plan_tier(&h, 1);
+/// h.append(fuzzy!(user: "more")); // the history moved on
+/// assert_eq!(c.commit(&mut h, plan, Vec::new()).unwrap_err(), CommitError::Stale);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommitError {
+    /// The history changed since the plan was made; plan again.
+    #[error("the history changed since the plan was made; plan again")]
+    Stale,
+    /// The number of summary outcomes is not the number of runs.
+    #[error("{given} summary outcomes given for {runs} runs")]
+    Outcomes {
+        /// Runs in the plan.
+        runs: usize,
+        /// Outcomes given.
+        given: usize,
+    },
+    /// The compaction did not apply (a bug: plans always apply to their history).
+    #[error("the compaction did not apply: {0}")]
+    Apply(#[from] crate::view::ApplyError),
+}
+
+/// A summarizer failure the engine recovered from with the built-in summarizer.
+///
+/// ```
+/// use favur_context::{EntryId, Fallback};
+/// let f = Fallback { summary: EntryId(4), error: "timeout".into() };
+/// assert_eq!(f.summary, EntryId(4));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fallback {
+    /// The summary written by the built-in summarizer instead.
+    pub summary: EntryId,
+    /// What the summarizer said.
+    pub error: String,
+}
+
+/// What one compaction did. Returned by the engine and emitted as a `tracing` event
+/// (target `favur_context::compaction`, level INFO).
+///
+/// ```
+/// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
+/// let mut h = History::new();
+/// h.append(forgettable!(user: "{}", "ls output ".repeat(100)));
+/// h.append(fuzzy!(assistant: "seen"));
+/// let mut c = Compactor::new(Policy::for_window(2_000).unwrap());
+/// let report = c.compact(&mut h).unwrap();
+/// assert_eq!(report.tier, 3);
+/// assert!(report.usage_after < report.usage_before);
+/// assert_eq!(report.classes.forgettable.dropped.entries, 1);
+/// println!("{report}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompactionReport {
+    /// The tier applied.
+    pub tier: u8,
+    /// Request tokens before.
+    pub usage_before: u64,
+    /// Request tokens after.
+    pub usage_after: u64,
+    /// The window.
+    pub window: u64,
+    /// Per class: entries and tokens kept, summarized, dropped.
+    pub classes: ByClass<ClassOutcome>,
+    /// The summaries written, in view order.
+    pub summaries: Vec<EntryId>,
+    /// Entries whose form changed (calls-only, placeholder, capped).
+    pub reformed: usize,
+    /// Calls made to the configured summarizer (one per run).
+    pub summarizer_calls: usize,
+    /// Runs where it failed and the built-in summarizer wrote the summary.
+    pub fallbacks: Vec<Fallback>,
+}
+
+impl CompactionReport {
+    /// Usage before, as a fraction of the window.
+    ///
+    /// ```
+    /// # use favur_context::*;
+    /// # let mut h = History::new();
+    /// # h.append(forgettable!(user: "{}", "x ".repeat(300)));
+    /// # h.append(fuzzy!(assistant: "ok"));
+    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap();
+    /// assert!(r.usage_fraction_before() > r.usage_fraction_after());
+    /// ```
+    pub fn usage_fraction_before(&self) -> f64 {
+        self.usage_before as f64 / self.window.max(1) as f64
+    }
+
+    /// Usage after, as a fraction of the window.
+    ///
+    /// ```
+    /// # use favur_context::*;
+    /// # let mut h = History::new();
+    /// # h.append(forgettable!(user: "{}", "x ".repeat(300)));
+    /// # h.append(fuzzy!(assistant: "ok"));
+    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap();
+    /// assert!(r.usage_fraction_after() < 0.5);
+    /// ```
+    pub fn usage_fraction_after(&self) -> f64 {
+        self.usage_after as f64 / self.window.max(1) as f64
+    }
+}
+
+impl fmt::Display for CompactionReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "tier {}: usage {} -> {} tokens ({:.1}% -> {:.1}% of {})",
+            self.tier,
+            self.usage_before,
+            self.usage_after,
+            100.0 * self.usage_fraction_before(),
+            100.0 * self.usage_fraction_after(),
+            self.window
+        )?;
+        writeln!(
+            f,
+            "  {:<12} {:>16} {:>16} {:>16}",
+            "class", "kept", "summarized", "dropped"
+        )?;
+        for class in Retention::ALL {
+            let c = self.classes.get(class);
+            let cell = |x: &crate::plan::Figures| format!("{} ({} tok)", x.entries, x.tokens);
+            writeln!(
+                f,
+                "  {:<12} {:>16} {:>16} {:>16}",
+                class.as_str(),
+                cell(&c.kept),
+                cell(&c.summarized),
+                cell(&c.dropped)
+            )?;
+        }
+        write!(
+            f,
+            "  summaries written: {}, reformed: {}, summarizer calls: {}, fallbacks: {}",
+            self.summaries.len(),
+            self.reformed,
+            self.summarizer_calls,
+            self.fallbacks.len()
+        )?;
+        for fb in &self.fallbacks {
+            write!(
+                f,
+                "\n  fallback: summary {} written by the built-in summarizer ({})",
+                fb.summary, fb.error
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The compaction engine of one job: a [`Policy`] and a summarizer.
+///
+/// Call [`prepare`](Compactor::prepare) (or [`prepare_async`](Compactor::prepare_async))
+/// before each model request: it compacts if a tier is due and returns the view to send,
+/// or refuses with [`LimitExceeded`].
+///
+/// A tier is due when usage reaches its threshold and the last compaction this engine
+/// made left usage below that threshold (so a tier does not fire again on every request
+/// while usage stays above it; the next tier waits for its own threshold). At or over
+/// the limit, the highest tier reached is always applied.
+///
+/// ```
+/// use favur_context::{forgettable, strict, fuzzy, Compactor, History, Policy};
+/// let mut h = History::new();
+/// let mut c = Compactor::new(Policy::for_window(4_000).unwrap());
+/// h.append(strict!(user: "fix the test"));
+/// h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls -R"})));
+/// h.append(forgettable!(tool_result("c1"): "{}", "src/file.rs\n".repeat(40)));
+/// h.append(fuzzy!(assistant: "found it"));
+/// let view = c.prepare(&mut h).unwrap();
+/// assert!(view.len() < 4);
+/// assert_eq!(c.last_report().unwrap().tier, 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Compactor<S = BuiltinSummarizer> {
+    policy: Policy,
+    summarizer: S,
+    fallback: BuiltinSummarizer,
+    covered: u8,
+    last_report: Option<CompactionReport>,
+}
+
+impl Compactor<BuiltinSummarizer> {
+    /// An engine with the built-in summarizer.
+    ///
+    /// ```
+    /// let c = favur_context::Compactor::new(favur_context::Policy::default());
+    /// assert_eq!(c.policy().window_tokens(), 200_000);
+    /// ```
+    pub fn new(policy: Policy) -> Self {
+        Compactor::with_summarizer(policy, BuiltinSummarizer::default())
+    }
+}
+
+impl<S> Compactor<S> {
+    /// An engine with your summarizer (a [`Summarizer`] or an [`AsyncSummarizer`]).
+    ///
+    /// ```
+    /// use favur_context::{BuiltinSummarizer, Compactor, Policy};
+    /// let c = Compactor::with_summarizer(Policy::default(), BuiltinSummarizer { head_lines: 5, ..Default::default() });
+    /// assert_eq!(c.summarizer().head_lines, 5);
+    /// ```
+    pub fn with_summarizer(policy: Policy, summarizer: S) -> Self {
+        Compactor {
+            policy,
+            summarizer,
+            fallback: BuiltinSummarizer::default(),
+            covered: 0,
+            last_report: None,
+        }
+    }
+
+    /// The policy.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Compactor::new(Default::default()).policy().limit(), 0.5);
+    /// ```
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Replaces the policy (a new window for the job, say).
+    ///
+    /// ```
+    /// use favur_context::{Compactor, Policy};
+    /// let mut c = Compactor::new(Policy::default());
+    /// c.set_policy(Policy::for_window(8_000).unwrap());
+    /// assert_eq!(c.policy().window_tokens(), 8_000);
+    /// ```
+    pub fn set_policy(&mut self, policy: Policy) {
+        self.policy = policy;
+        self.covered = 0;
+    }
+
+    /// The summarizer.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Compactor::new(Default::default()).summarizer().tail_lines, 2);
+    /// ```
+    pub fn summarizer(&self) -> &S {
+        &self.summarizer
+    }
+
+    /// The report of the last compaction this engine made.
+    ///
+    /// ```
+    /// assert!(favur_context::Compactor::new(Default::default()).last_report().is_none());
+    /// ```
+    pub fn last_report(&self) -> Option<&CompactionReport> {
+        self.last_report.as_ref()
+    }
+
+    /// The tier that would fire now, if any (see the type's docs for when a tier is due).
+    ///
+    /// ```
+    /// use favur_context::{strict, Compactor, History, Policy};
+    /// let mut h = History::new();
+    /// let c = Compactor::new(Policy::for_window(100).unwrap());
+    /// assert_eq!(c.due(&h), None);
+    /// h.append(strict!(user: "{}", "w ".repeat(20)));
+    /// assert_eq!(c.due(&h), Some(2));
+    /// ```
+    pub fn due(&self, history: &History) -> Option<u8> {
+        let usage = history.usage_tokens();
+        let tier = self.policy.tier_for(usage);
+        if tier == 0 {
+            return None;
+        }
+        (tier > self.covered || usage >= self.policy.limit_tokens()).then_some(tier)
+    }
+
+    /// Plans the compaction that is due, if any (pure: changes nothing). Summarize each of
+    /// its runs (see [`Plan::runs`]) and hand the texts to [`commit`](Compactor::commit):
+    /// this is how to drive compaction step by step from any async code.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "x ".repeat(100)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let c = Compactor::new(Policy::for_window(1_000).unwrap());
+    /// let plan = c.plan(&h).unwrap();
+    /// assert_eq!(plan.tier(), 2);
+    /// ```
+    pub fn plan(&self, history: &History) -> Option<Plan> {
+        self.due(history)
+            .map(|tier| Plan::new(history, &self.policy, tier))
+    }
+
+    /// Plans a compaction at `tier` whether or not it is due.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// let c = favur_context::Compactor::new(Default::default());
+    /// assert!(c.plan_tier(&h, 3).is_empty());
+    /// ```
+    pub fn plan_tier(&self, history: &History, tier: u8) -> Plan {
+        Plan::new(history, &self.policy, tier)
+    }
+
+    /// Records `plan` with one summary outcome per run (in the order of
+    /// [`Plan::runs`]); a failed outcome is replaced by the built-in summarizer's text and
+    /// listed in the report's fallbacks. Emits the report as a `tracing` event.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy, SummarizeError};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "x ".repeat(100)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let mut c = Compactor::new(Policy::default());
+    /// let plan = c.plan_tier(&h, 1);
+    /// let outcomes = plan.runs().iter().map(|_| Err(SummarizeError::new("timeout"))).collect();
+    /// let report = c.commit(&mut h, plan, outcomes).unwrap();
+    /// assert_eq!(report.fallbacks.len(), 1);
+    /// assert_eq!(h.view().len(), 2);
+    /// ```
+    pub fn commit(
+        &mut self,
+        history: &mut History,
+        plan: Plan,
+        outcomes: Vec<Result<String, SummarizeError>>,
+    ) -> Result<CompactionReport, CommitError> {
+        if plan.stamp != Stamp::of(history) {
+            return Err(CommitError::Stale);
+        }
+        if outcomes.len() != plan.runs().len() {
+            return Err(CommitError::Outcomes {
+                runs: plan.runs().len(),
+                given: outcomes.len(),
+            });
+        }
+        let calls = outcomes.len();
+        let mut fallbacks = Vec::new();
+        let mut edits = Vec::with_capacity(plan.runs().len() + plan.reforms().len());
+        for (run, outcome) in plan.runs().iter().zip(outcomes) {
+            let body = match outcome {
+                Ok(text) if !text.trim().is_empty() => text,
+                failed => {
+                    let error = match failed {
+                        Err(e) => e.to_string(),
+                        Ok(_) => "the summarizer returned an empty text".to_owned(),
+                    };
+                    fallbacks.push(Fallback {
+                        summary: run.summary,
+                        error,
+                    });
+                    let entries = plan.run_entries(history, run);
+                    self.fallback.summarize_entries(&entries, run.budget_tokens)
+                }
+            };
+            let message = summary_message(&run.members, &body);
+            let tokens = history.counter().count_message(&message);
+            let entry = Entry::new(
+                run.summary,
+                run.retention,
+                tokens,
+                CallSite::new("<compaction>", u32::from(plan.tier()), 0),
+                EntryKind::Summary {
+                    replaces: run.members.clone(),
+                },
+                message,
+            );
+            edits.push(Edit::Summarize { summary: entry });
+        }
+        for r in plan.reforms() {
+            edits.push(Edit::Reform {
+                id: r.id,
+                form: r.form.clone(),
+                tokens: r.tokens,
+            });
+        }
+        for id in plan.drops() {
+            edits.push(Edit::Drop { id: *id });
+        }
+        let summaries: Vec<EntryId> = plan.runs().iter().map(|r| r.summary).collect();
+        let before = history.usage_tokens();
+        if !edits.is_empty() {
+            history.apply(Compaction {
+                tier: plan.tier(),
+                edits,
+            })?;
+        }
+        let report = CompactionReport {
+            tier: plan.tier(),
+            usage_before: before,
+            usage_after: history.usage_tokens(),
+            window: self.policy.window_tokens(),
+            classes: *plan.outcome(),
+            summaries,
+            reformed: plan.reforms().len(),
+            summarizer_calls: calls,
+            fallbacks,
+        };
+        self.covered = self.policy.tier_for(report.usage_after);
+        emit(&report);
+        self.last_report = Some(report.clone());
+        Ok(report)
+    }
+
+    /// Usage below a tier's threshold re-arms it (a compaction made elsewhere, say).
+    fn uncover(&mut self, history: &History) {
+        self.covered = self
+            .covered
+            .min(self.policy.tier_for(history.usage_tokens()));
+    }
+
+    fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
+        let tokens = history.usage_tokens();
+        let limit = self.policy.limit_tokens();
+        if tokens >= limit {
+            return Err(LimitExceeded {
+                tokens,
+                window: self.policy.window_tokens(),
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    fn requests<'h>(history: &'h History, plan: &Plan) -> Vec<Vec<&'h Entry>> {
+        plan.runs()
+            .iter()
+            .map(|run| plan.run_entries(history, run))
+            .collect()
+    }
+}
+
+fn emit(report: &CompactionReport) {
+    tracing::info!(
+        target: "favur_context::compaction",
+        tier = report.tier,
+        usage_before = report.usage_before,
+        usage_after = report.usage_after,
+        window = report.window,
+        summaries = report.summaries.len(),
+        reformed = report.reformed,
+        summarizer_calls = report.summarizer_calls,
+        fallbacks = report.fallbacks.len(),
+        forgettable_kept = report.classes.forgettable.kept.entries,
+        forgettable_summarized = report.classes.forgettable.summarized.entries,
+        forgettable_dropped = report.classes.forgettable.dropped.entries,
+        fuzzy_kept = report.classes.fuzzy.kept.entries,
+        fuzzy_summarized = report.classes.fuzzy.summarized.entries,
+        fuzzy_dropped = report.classes.fuzzy.dropped.entries,
+        strict_kept = report.classes.strict.kept.entries,
+        strict_summarized = report.classes.strict.summarized.entries,
+        strict_dropped = report.classes.strict.dropped.entries,
+        "compaction"
+    );
+}
+
+/// The message of a summary entry: a header naming the ids it replaces, then the text.
+///
+/// ```
+/// use favur_context::{summary_message, EntryId};
+/// let m = summary_message(&[EntryId(3), EntryId(4), EntryId(5), EntryId(8)], "ran the tests");
+/// assert!(m.text().starts_with("[summary of entries #3-#5, #8"));
+/// assert!(m.text().ends_with("ran the tests"));
+/// ```
+pub fn summary_message(replaces: &[EntryId], body: &str) -> Message {
+    let mut ids = String::new();
+    let mut i = 0;
+    while i < replaces.len() {
+        let start = replaces[i];
+        let mut j = i;
+        while j + 1 < replaces.len() && replaces[j + 1].0 == replaces[j].0 + 1 {
+            j += 1;
+        }
+        if !ids.is_empty() {
+            ids.push_str(", ");
+        }
+        if j > i {
+            ids.push_str(&format!("{}-{}", start, replaces[j]));
+        } else {
+            ids.push_str(&start.to_string());
+        }
+        i = j + 1;
+    }
+    Message::user(format!(
+        "[summary of entries {ids}, compacted from the context; the originals are retrievable by id]\n{}",
+        body.trim_end()
+    ))
+    .with_extension("favur_kind", serde_json::Value::from("summary"))
+}
+
+impl<S: Summarizer> Compactor<S> {
+    /// Compacts if a tier is due; returns the report, or `None` when nothing was due or
+    /// nothing was compactable.
+    ///
+    /// ```
+    /// use favur_context::{Compactor, History, Policy};
+    /// let mut h = History::new();
+    /// assert!(Compactor::new(Policy::default()).compact(&mut h).is_none());
+    /// ```
+    pub fn compact(&mut self, history: &mut History) -> Option<CompactionReport> {
+        self.uncover(history);
+        let plan = self.plan(history)?;
+        self.run_plan(history, plan)
+    }
+
+    /// Applies `tier` now, whether or not it is due.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "listing"));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let r = Compactor::new(Policy::default()).compact_at(&mut h, 2).unwrap();
+    /// assert_eq!(r.classes.forgettable.dropped.entries, 1);
+    /// ```
+    pub fn compact_at(&mut self, history: &mut History, tier: u8) -> Option<CompactionReport> {
+        let plan = Plan::new(history, &self.policy, tier);
+        self.run_plan(history, plan)
+    }
+
+    fn run_plan(&mut self, history: &mut History, plan: Plan) -> Option<CompactionReport> {
+        if plan.is_empty() {
+            return None;
+        }
+        let outcomes: Vec<_> = {
+            let lists = Self::requests(history, &plan);
+            plan.runs()
+                .iter()
+                .zip(&lists)
+                .map(|(run, entries)| {
+                    self.summarizer.summarize(&SummaryRequest {
+                        summary: run.summary,
+                        tier: plan.tier(),
+                        retention: run.retention,
+                        budget_tokens: run.budget_tokens,
+                        entries,
+                    })
+                })
+                .collect()
+        };
+        // A plan made from this history just now always commits.
+        self.commit(history, plan, outcomes).ok()
+    }
+
+    /// The one call before each model request: compacts if a tier is due and returns the
+    /// view to send, or refuses with [`LimitExceeded`] if the request would still carry
+    /// the limit or more.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, Compactor, History, Policy};
+    /// let mut h = History::new();
+    /// let mut c = Compactor::new(Policy::default());
+    /// h.append(fuzzy!(user: "hi"));
+    /// assert_eq!(c.prepare(&mut h).unwrap().len(), 1);
+    /// ```
+    pub fn prepare<'h>(&mut self, history: &'h mut History) -> Result<&'h View, LimitExceeded> {
+        self.compact(history);
+        self.check_limit(history)?;
+        Ok(history.view())
+    }
+}
+
+impl<S: AsyncSummarizer> Compactor<S> {
+    /// [`compact`](Compactor::compact) with an async summarizer: one awaited call per run,
+    /// on whatever executor runs this future.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, AsyncSummarizer, Compactor, History, Policy, SummarizeError, SummaryRequest};
+    /// struct Llm;
+    /// impl AsyncSummarizer for Llm {
+    ///     async fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+    ///         Ok(format!("the model's gist of {} entries", r.entries.len()))
+    ///     }
+    /// }
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "x ".repeat(100)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let mut c = Compactor::with_summarizer(Policy::for_window(2_000).unwrap(), Llm);
+    /// let report = block_on(c.compact_async(&mut h)).unwrap();
+    /// assert_eq!(report.summarizer_calls, 0); // tier 3 drops; nothing to summarize
+    /// ```
+    pub async fn compact_async(&mut self, history: &mut History) -> Option<CompactionReport> {
+        self.uncover(history);
+        let plan = self.plan(history)?;
+        if plan.is_empty() {
+            return None;
+        }
+        let mut outcomes = Vec::with_capacity(plan.runs().len());
+        {
+            let lists = Self::requests(history, &plan);
+            for (run, entries) in plan.runs().iter().zip(&lists) {
+                let request = SummaryRequest {
+                    summary: run.summary,
+                    tier: plan.tier(),
+                    retention: run.retention,
+                    budget_tokens: run.budget_tokens,
+                    entries,
+                };
+                outcomes.push(self.summarizer.summarize(&request).await);
+            }
+        }
+        self.commit(history, plan, outcomes).ok()
+    }
+
+    /// [`prepare`](Compactor::prepare) with an async summarizer.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, BuiltinSummarizer, Compactor, History, Policy, Ready};
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hi"));
+    /// let mut c = Compactor::with_summarizer(Policy::default(), Ready(BuiltinSummarizer::default()));
+    /// assert_eq!(block_on(c.prepare_async(&mut h)).unwrap().len(), 1);
+    /// ```
+    pub async fn prepare_async<'h>(
+        &mut self,
+        history: &'h mut History,
+    ) -> Result<&'h View, LimitExceeded> {
+        self.compact_async(history).await;
+        self.check_limit(history)?;
+        Ok(history.view())
+    }
+}
+
+/// Automatic mode: a history that compacts itself on append, with a synchronous
+/// summarizer. Reads like the [`History`] it wraps (through `Deref`).
+///
+/// ```
+/// use favur_context::{forgettable, fuzzy, strict, CompactingHistory, Policy};
+/// let mut h = CompactingHistory::new(Policy::for_window(2_000).unwrap());
+/// h.append(strict!(user: "fix the build"));
+/// for i in 0..20 {
+///     h.append(fuzzy!(tool_call: format!("c{i}"), "bash", serde_json::json!({"command": "ls"})));
+///     h.append(forgettable!(tool_result(format!("c{i}")): "{}", "file.rs\n".repeat(20)));
+/// }
+/// h.append(fuzzy!(assistant: "done"));
+/// assert!(!h.reports().is_empty());
+/// assert!(h.usage_tokens() < 1_000);
+/// ```
+#[derive(Debug, Clone)]
+pub struct CompactingHistory<S = BuiltinSummarizer> {
+    history: History,
+    compactor: Compactor<S>,
+    reports: Vec<CompactionReport>,
+}
+
+impl CompactingHistory<BuiltinSummarizer> {
+    /// An empty history compacting with the built-in summarizer.
+    ///
+    /// ```
+    /// let h = favur_context::CompactingHistory::new(Default::default());
+    /// assert!(h.is_empty());
+    /// ```
+    pub fn new(policy: Policy) -> Self {
+        CompactingHistory::with_compactor(History::new(), Compactor::new(policy))
+    }
+}
+
+impl<S: Summarizer> CompactingHistory<S> {
+    /// Wraps an existing history and engine.
+    ///
+    /// ```
+    /// use favur_context::{CompactingHistory, Compactor, History, Policy};
+    /// let h = CompactingHistory::with_compactor(History::new(), Compactor::new(Policy::default()));
+    /// assert!(h.reports().is_empty());
+    /// ```
+    pub fn with_compactor(history: History, compactor: Compactor<S>) -> Self {
+        CompactingHistory {
+            history,
+            compactor,
+            reports: Vec::new(),
+        }
+    }
+
+    /// Appends (see [`History::append`]) and compacts if a tier became due.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, CompactingHistory};
+    /// let mut h = CompactingHistory::new(Default::default());
+    /// let id = h.append(fuzzy!(user: "x"));
+    /// assert!(h.entry(id).is_some());
+    /// ```
+    #[track_caller]
+    pub fn append<M: Classify>(&mut self, message: M) -> EntryId {
+        let id = self.history.append(message);
+        if let Some(report) = self.compactor.compact(&mut self.history) {
+            self.reports.push(report);
+        }
+        id
+    }
+
+    /// The view to send, or [`LimitExceeded`].
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, CompactingHistory};
+    /// let mut h = CompactingHistory::new(Default::default());
+    /// h.append(fuzzy!(user: "x"));
+    /// assert_eq!(h.prepare().unwrap().len(), 1);
+    /// ```
+    pub fn prepare(&mut self) -> Result<&View, LimitExceeded> {
+        if let Some(report) = self.compactor.compact(&mut self.history) {
+            self.reports.push(report);
+        }
+        self.compactor.check_limit(&self.history)?;
+        Ok(self.history.view())
+    }
+
+    /// The reports of every compaction so far, oldest first.
+    ///
+    /// ```
+    /// assert!(favur_context::CompactingHistory::new(Default::default()).reports().is_empty());
+    /// ```
+    pub fn reports(&self) -> &[CompactionReport] {
+        &self.reports
+    }
+
+    /// The engine.
+    ///
+    /// ```
+    /// let h = favur_context::CompactingHistory::new(Default::default());
+    /// assert_eq!(h.compactor().policy().window_tokens(), 200_000);
+    /// ```
+    pub fn compactor(&self) -> &Compactor<S> {
+        &self.compactor
+    }
+
+    /// The history and the engine.
+    ///
+    /// ```
+    /// let (h, _c) = favur_context::CompactingHistory::new(Default::default()).into_parts();
+    /// assert!(h.is_empty());
+    /// ```
+    pub fn into_parts(self) -> (History, Compactor<S>) {
+        (self.history, self.compactor)
+    }
+}
+
+impl<S> Deref for CompactingHistory<S> {
+    type Target = History;
+    fn deref(&self) -> &History {
+        &self.history
+    }
+}

@@ -1,0 +1,752 @@
+//! The planner: from the view, the entries' classes and the policy, decide what one
+//! compaction does. Pure and linear: no summarizer runs here, nothing is changed.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::Serialize;
+
+use crate::account::TokenCounter;
+use crate::entry::{Entry, EntryId, EntryKind};
+use crate::history::History;
+use crate::message::{Message, Part, Role, ToolResult};
+use crate::policy::{Action, Policy};
+use crate::retention::Retention;
+use crate::view::{Form, ViewItem};
+
+/// Entries and tokens, one cell of a [`CompactionReport`](crate::CompactionReport).
+///
+/// ```
+/// let f = favur_context::Figures { entries: 2, tokens: 40 };
+/// assert_eq!(f.entries, 2);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Figures {
+    /// Number of view items.
+    pub entries: u64,
+    /// Their tokens in the view before the compaction (without framing).
+    pub tokens: u64,
+}
+
+impl Figures {
+    fn add(&mut self, tokens: u32) {
+        self.entries += 1;
+        self.tokens += u64::from(tokens);
+    }
+}
+
+/// What a compaction did to the view items of one class.
+///
+/// An entry is *summarized* when its content went into a summary (even if its tool-call
+/// part stays as [`Form::CallsOnly`] or its result as a [`Form::Placeholder`]), *dropped*
+/// when its content left the view without a summary, and *kept* otherwise (including
+/// entries shortened by the per-entry cap).
+///
+/// ```
+/// let o = favur_context::ClassOutcome::default();
+/// assert_eq!(o.kept.entries + o.summarized.entries + o.dropped.entries, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ClassOutcome {
+    /// Left in the view as they were (or capped).
+    pub kept: Figures,
+    /// Replaced by a summary.
+    pub summarized: Figures,
+    /// Removed from the view (still in the history).
+    pub dropped: Figures,
+}
+
+/// One value per retention class.
+///
+/// ```
+/// use favur_context::{ByClass, Retention};
+/// let mut b = ByClass { forgettable: 1, fuzzy: 2, strict: 3 };
+/// *b.get_mut(Retention::Fuzzy) += 1;
+/// assert_eq!(*b.get(Retention::Fuzzy), 3);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ByClass<T> {
+    /// For forgettable entries.
+    pub forgettable: T,
+    /// For fuzzy entries.
+    pub fuzzy: T,
+    /// For strict entries.
+    pub strict: T,
+}
+
+impl<T> ByClass<T> {
+    /// The value for `class`.
+    ///
+    /// ```
+    /// use favur_context::{ByClass, Retention};
+    /// assert_eq!(*ByClass { forgettable: 'a', fuzzy: 'b', strict: 'c' }.get(Retention::Strict), 'c');
+    /// ```
+    pub fn get(&self, class: Retention) -> &T {
+        match class {
+            Retention::Forgettable => &self.forgettable,
+            Retention::Fuzzy => &self.fuzzy,
+            Retention::Strict => &self.strict,
+        }
+    }
+
+    /// The value for `class`, mutably.
+    ///
+    /// ```
+    /// use favur_context::{ByClass, Retention};
+    /// let mut b = ByClass { forgettable: 0, fuzzy: 0, strict: 0 };
+    /// *b.get_mut(Retention::Forgettable) = 5;
+    /// assert_eq!(b.forgettable, 5);
+    /// ```
+    pub fn get_mut(&mut self, class: Retention) -> &mut T {
+        match class {
+            Retention::Forgettable => &mut self.forgettable,
+            Retention::Fuzzy => &mut self.fuzzy,
+            Retention::Strict => &mut self.strict,
+        }
+    }
+}
+
+/// One contiguous run of the view that becomes one summary.
+///
+/// ```
+/// use favur_context::{EntryId, Retention, Run};
+/// let run = Run { summary: EntryId(9), members: vec![EntryId(2), EntryId(3)], retention: Retention::Fuzzy, budget_tokens: 100 };
+/// assert_eq!(run.members.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Run {
+    /// The id the summary entry will get.
+    pub summary: EntryId,
+    /// The entries it replaces, in view order.
+    pub members: Vec<EntryId>,
+    /// The class the summary carries: strict if any member is strict, fuzzy otherwise.
+    pub retention: Retention,
+    /// The budget of its summary: the policy's summary budget, but at most three quarters
+    /// of the members' tokens (at least 48), so that a summary stays smaller than what it
+    /// replaces.
+    pub budget_tokens: u32,
+}
+
+/// A reform decided by the planner: the entry stays in the view in another form.
+///
+/// ```
+/// use favur_context::{EntryId, Form, PlannedReform};
+/// let r = PlannedReform { id: EntryId(1), form: Form::CallsOnly, tokens: 12 };
+/// assert_eq!(r.tokens, 12);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlannedReform {
+    /// The entry.
+    pub id: EntryId,
+    /// Its new form.
+    pub form: Form,
+    /// Its tokens in that form.
+    pub tokens: u32,
+}
+
+/// What one compaction will do, before any summary is written.
+///
+/// Made by [`Plan::new`] (pure: reads the history, changes nothing). The engine then
+/// asks a summarizer for one text per [`Run`] and commits the plan as a
+/// [`Compaction`](crate::Compaction) record.
+///
+/// ```
+/// use favur_context::{forgettable, strict, History, Plan, Policy};
+/// let mut h = History::new();
+/// h.append(strict!(user: "list the files"));
+/// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
+/// h.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"));
+/// h.append(strict!(assistant: "two files"));
+/// let plan = Plan::new(&h, &Policy::default(), 1);
+/// // The listing's call is strict and stays, so the listing becomes a placeholder
+/// // pointing at the summary that holds its gist.
+/// assert_eq!(plan.runs().len(), 1);
+/// assert_eq!(plan.runs()[0].members.len(), 1);
+/// assert!(plan.drops().is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    tier: u8,
+    usage_before: u64,
+    runs: Vec<Run>,
+    reforms: Vec<PlannedReform>,
+    drops: Vec<EntryId>,
+    outcome: ByClass<ClassOutcome>,
+    #[serde(skip)]
+    pub(crate) stamp: Stamp,
+}
+
+/// What identifies the state of a history a plan was made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) next_id: EntryId,
+    pub(crate) view_len: usize,
+    pub(crate) view_tokens: u64,
+    pub(crate) compactions: usize,
+}
+
+impl Stamp {
+    pub(crate) fn of(history: &History) -> Stamp {
+        Stamp {
+            next_id: history.next_id(),
+            view_len: history.view().len(),
+            view_tokens: history.view().tokens(),
+            compactions: history.compactions().len(),
+        }
+    }
+}
+
+/// What becomes of one view item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Stays as it is (the cap may still shorten it).
+    Keep,
+    /// Content goes into a summary; leaves the view.
+    Summarize,
+    /// Leaves the view.
+    Drop,
+    /// Content goes into a summary; stays as calls-only or placeholder.
+    SummarizeStay,
+    /// Content leaves; stays as calls-only or placeholder.
+    DropStay,
+}
+
+#[derive(Default)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        self.0 = h;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let p = parent[i as usize];
+        parent[i as usize] = parent[p as usize];
+        i = p;
+    }
+    i
+}
+
+fn is_consumer(entry: &Entry) -> bool {
+    entry.message.role == Role::Assistant && entry.kind == EntryKind::Appended
+}
+
+impl Plan {
+    /// Plans a compaction of `history` at `tier` (1-based) under `policy`.
+    ///
+    /// The rules, all read from classes and positions only:
+    /// - only consumed entries are compactable: those before the newest assistant entry;
+    ///   that entry and everything after it (the in-flight tail) stay untouched, and so do
+    ///   the last [`keep_recent`](Policy::keep_recent) consumed exchanges;
+    /// - each compactable entry gets its class's action in the tier's row; a summary is
+    ///   never summarized again (its class's `summarize` means keep);
+    /// - a tool call and its results stay or leave together: if any of them stays, the
+    ///   others stay too, an assistant entry as [`Form::CallsOnly`] and a result entry as
+    ///   [`Form::Placeholder`], with only their content compacted;
+    /// - each contiguous run of summarized entries (dropped entries in between do not
+    ///   break it) becomes one summary, in place;
+    /// - with a [cap](Policy::entry_cap_tokens), kept entries over it are shown
+    ///   [`Form::Capped`].
+    ///
+    /// A tier that does not exist in the policy gives an empty plan.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "look around"));
+    /// h.append(fuzzy!(assistant: "looked"));
+    /// h.append(strict!(user: "now fix it")); // in flight
+    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// assert_eq!(plan.drops().len(), 1); // fuzzy is dropped at tier 2...
+    /// assert_eq!(plan.tier(), 2);        // ...but the newest assistant entry is in flight
+    /// ```
+    pub fn new(history: &History, policy: &Policy, tier: u8) -> Plan {
+        let mut plan = Plan {
+            tier,
+            usage_before: history.usage_tokens(),
+            runs: Vec::new(),
+            reforms: Vec::new(),
+            drops: Vec::new(),
+            outcome: ByClass::default(),
+            stamp: Stamp::of(history),
+        };
+        let Some(row) = policy.tier(tier) else {
+            return plan;
+        };
+        let items = history.view().items();
+        let entries = history.entries();
+        let n = items.len();
+        let entry_of = |item: &ViewItem| -> Option<&Entry> {
+            usize::try_from(item.id.0).ok().and_then(|i| entries.get(i))
+        };
+
+        // 1. The compactable prefix: before the newest assistant entry, less the last
+        //    `keep_recent` exchanges.
+        let boundary = items
+            .iter()
+            .rposition(|it| entry_of(it).is_some_and(is_consumer))
+            .unwrap_or(0);
+        let mut end = boundary;
+        let mut left = policy.keep_recent();
+        while left > 0 && end > 0 {
+            end -= 1;
+            if entry_of(&items[end]).is_some_and(is_consumer) {
+                left -= 1;
+            }
+        }
+        if left > 0 {
+            end = 0;
+        }
+
+        // 2. The action each item would get by its class alone.
+        let mut fate: Vec<Fate> = Vec::with_capacity(n);
+        for (i, item) in items.iter().enumerate() {
+            let f = match entry_of(item) {
+                Some(e) if i < end => {
+                    let action = row.action(e.retention);
+                    let already = matches!(item.form, Form::CallsOnly | Form::Placeholder { .. });
+                    match (action, e.kind.is_summary() || already) {
+                        (Action::Keep, _) => Fate::Keep,
+                        (Action::Summarize, true) => Fate::Keep,
+                        (Action::Summarize, false) => Fate::Summarize,
+                        (Action::Drop, _) => Fate::Drop,
+                    }
+                }
+                _ => Fate::Keep,
+            };
+            fate.push(f);
+        }
+
+        // 3. Tool pairing: a call and its results stay or leave together.
+        let mut parent: Vec<u32> = (0..n as u32).collect();
+        let mut calls: FxMap<&str, u32> = FxMap::default();
+        let mut any_tool = false;
+        for (i, item) in items.iter().enumerate() {
+            let Some(e) = entry_of(item) else { continue };
+            for part in &e.message.parts {
+                match part {
+                    Part::ToolCall(c) => {
+                        calls.insert(c.id.as_str(), i as u32);
+                        any_tool = true;
+                    }
+                    Part::ToolResult(r) => {
+                        if let Some(&j) = calls.get(r.call_id.as_str()) {
+                            let (a, b) = (find(&mut parent, i as u32), find(&mut parent, j));
+                            if a != b {
+                                parent[a as usize] = b;
+                            }
+                            any_tool = true;
+                        }
+                    }
+                    Part::Text(_) => {}
+                }
+            }
+        }
+        if any_tool {
+            let mut stays = vec![false; n];
+            for (i, f) in fate.iter().enumerate() {
+                if *f == Fate::Keep {
+                    let r = find(&mut parent, i as u32);
+                    stays[r as usize] = true;
+                }
+            }
+            for (i, f) in fate.iter_mut().enumerate() {
+                if *f == Fate::Keep {
+                    continue;
+                }
+                let r = find(&mut parent, i as u32);
+                if stays[r as usize] {
+                    *f = match *f {
+                        Fate::Summarize => Fate::SummarizeStay,
+                        Fate::Drop => Fate::DropStay,
+                        other => other,
+                    };
+                }
+            }
+        }
+
+        // 4. What staying items look like; a reform that changes nothing is a keep.
+        let counter = history.counter();
+        let mut staying_forms: Vec<Option<Form>> = Vec::new();
+        staying_forms.resize(n, None);
+        for i in 0..n {
+            if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
+                continue;
+            }
+            let Some(e) = entry_of(&items[i]) else {
+                fate[i] = Fate::Keep;
+                continue;
+            };
+            let has_calls = e.message.tool_calls().next().is_some();
+            let has_results = e.message.tool_results().next().is_some();
+            let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
+            match (has_calls, has_results) {
+                (true, false) if has_other && items[i].form != Form::CallsOnly => {
+                    staying_forms[i] = Some(Form::CallsOnly);
+                }
+                (false, true) if !matches!(items[i].form, Form::Placeholder { .. }) => {
+                    // The summary id is filled in once runs are known.
+                    staying_forms[i] = Some(Form::Placeholder { summary: None });
+                }
+                _ => fate[i] = Fate::Keep,
+            }
+        }
+
+        // 5. Runs: kept items close a run; dropped items leaving the view do not.
+        let mut next_summary = history.next_id().0;
+        let mut current: Option<Run> = None;
+        let mut run_of: Vec<Option<EntryId>> = Vec::new();
+        run_of.resize(n, None);
+        for i in 0..n {
+            match fate[i] {
+                Fate::Summarize | Fate::SummarizeStay => {
+                    let class = entry_of(&items[i]).map_or(Retention::Fuzzy, |e| e.retention);
+                    let run = current.get_or_insert_with(|| {
+                        let r = Run {
+                            summary: EntryId(next_summary),
+                            members: Vec::new(),
+                            retention: Retention::Fuzzy,
+                            budget_tokens: 0,
+                        };
+                        next_summary += 1;
+                        r
+                    });
+                    run.members.push(items[i].id);
+                    run.retention = run.retention.max(class);
+                    run.budget_tokens = run.budget_tokens.saturating_add(items[i].tokens);
+                    run_of[i] = Some(run.summary);
+                }
+                Fate::Drop => {}
+                Fate::Keep | Fate::DropStay => {
+                    if let Some(run) = current.take() {
+                        plan.runs.push(run);
+                    }
+                }
+            }
+        }
+        if let Some(run) = current.take() {
+            plan.runs.push(run);
+        }
+        for run in &mut plan.runs {
+            run.budget_tokens = (run.budget_tokens / 4 * 3)
+                .max(48)
+                .min(policy.summary_budget_tokens());
+        }
+
+        // 6. Edits and figures.
+        let cap = policy.entry_cap_tokens();
+        for i in 0..n {
+            let item = &items[i];
+            let Some(e) = entry_of(item) else { continue };
+            let cell = plan.outcome.get_mut(e.retention);
+            match fate[i] {
+                Fate::Keep => {
+                    if let Some(cap) = cap
+                        && item.tokens > cap
+                        && item.form == Form::Verbatim
+                        && !e.kind.is_summary()
+                        && let Some(capped) = cap_message(&e.message, e.id, cap, counter)
+                    {
+                        let tokens = counter.count_message(&capped);
+                        plan.reforms.push(PlannedReform {
+                            id: item.id,
+                            form: Form::Capped(Box::new(capped)),
+                            tokens,
+                        });
+                    }
+                    cell.kept.add(item.tokens);
+                }
+                Fate::Summarize => cell.summarized.add(item.tokens),
+                Fate::Drop => {
+                    plan.drops.push(item.id);
+                    cell.dropped.add(item.tokens);
+                }
+                Fate::SummarizeStay | Fate::DropStay => {
+                    let form = match staying_forms[i].take() {
+                        Some(Form::Placeholder { .. }) => Form::Placeholder { summary: run_of[i] },
+                        Some(f) => f,
+                        None => continue,
+                    };
+                    let shown = form.message_for(e);
+                    let tokens = counter.count_message(&shown);
+                    plan.reforms.push(PlannedReform {
+                        id: item.id,
+                        form,
+                        tokens,
+                    });
+                    if fate[i] == Fate::SummarizeStay {
+                        cell.summarized.add(item.tokens);
+                    } else {
+                        cell.dropped.add(item.tokens);
+                    }
+                }
+            }
+        }
+        plan
+    }
+
+    /// The tier planned (1-based).
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert_eq!(favur_context::Plan::new(&h, &Default::default(), 3).tier(), 3);
+    /// ```
+    pub fn tier(&self) -> u8 {
+        self.tier
+    }
+
+    /// Usage (tokens) when the plan was made.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert_eq!(favur_context::Plan::new(&h, &Default::default(), 1).usage_before(), 0);
+    /// ```
+    pub fn usage_before(&self) -> u64 {
+        self.usage_before
+    }
+
+    /// The runs to summarize, in view order; their summary ids are consecutive from the
+    /// history's next id.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).runs().is_empty());
+    /// ```
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// The entries whose form changes (calls-only, placeholder, capped).
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).reforms().is_empty());
+    /// ```
+    pub fn reforms(&self) -> &[PlannedReform] {
+        &self.reforms
+    }
+
+    /// The entries that leave the view without a summary.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 2).drops().is_empty());
+    /// ```
+    pub fn drops(&self) -> &[EntryId] {
+        &self.drops
+    }
+
+    /// Per class, the entries and tokens kept, summarized and dropped.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "spent"));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// assert_eq!(plan.outcome().forgettable.dropped.entries, 1);
+    /// assert_eq!(plan.outcome().fuzzy.kept.entries, 1);
+    /// ```
+    pub fn outcome(&self) -> &ByClass<ClassOutcome> {
+        &self.outcome
+    }
+
+    /// Whether the plan changes nothing.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty() && self.reforms.is_empty() && self.drops.is_empty()
+    }
+
+    /// The entries of `run`, in order, looked up in `history`.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "spent"));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// assert_eq!(plan.run_entries(&h, &plan.runs()[0]).len(), 1);
+    /// ```
+    pub fn run_entries<'h>(&self, history: &'h History, run: &Run) -> Vec<&'h Entry> {
+        run.members
+            .iter()
+            .filter_map(|id| history.entry(*id))
+            .collect()
+    }
+}
+
+impl Form {
+    /// The message an entry shows in this form: the original for
+    /// [`Verbatim`](Form::Verbatim), only the tool calls for
+    /// [`CallsOnly`](Form::CallsOnly), placeholder results for
+    /// [`Placeholder`](Form::Placeholder), the shortened message for
+    /// [`Capped`](Form::Capped). Token counts in the view are counts of this message.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, EntryId, Form, History};
+    /// let mut h = History::new();
+    /// let id = h.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"));
+    /// let e = h.entry(id).unwrap();
+    /// let shown = Form::Placeholder { summary: Some(EntryId(7)) }.message_for(e);
+    /// let text = &shown.tool_results().next().unwrap().content;
+    /// assert!(text.contains("#7") && text.contains("#0"));
+    /// ```
+    pub fn message_for<'a>(&'a self, entry: &'a Entry) -> Cow<'a, Message> {
+        match self {
+            Form::Verbatim => Cow::Borrowed(&entry.message),
+            Form::Capped(m) => Cow::Borrowed(m),
+            Form::CallsOnly => {
+                let mut m = Message::new(
+                    entry.message.role,
+                    entry
+                        .message
+                        .parts
+                        .iter()
+                        .filter(|p| matches!(p, Part::ToolCall(_)))
+                        .cloned()
+                        .collect(),
+                );
+                m.extensions = entry.message.extensions.clone();
+                Cow::Owned(m)
+            }
+            Form::Placeholder { summary } => {
+                let mut m = Message::new(
+                    entry.message.role,
+                    entry
+                        .message
+                        .parts
+                        .iter()
+                        .filter_map(|p| match p {
+                            Part::ToolResult(r) => Some(Part::ToolResult(ToolResult {
+                                call_id: r.call_id.clone(),
+                                content: placeholder_text(entry.id, *summary),
+                                is_error: r.is_error,
+                            })),
+                            _ => None,
+                        })
+                        .collect(),
+                );
+                m.extensions = entry.message.extensions.clone();
+                Cow::Owned(m)
+            }
+        }
+    }
+}
+
+/// The text a compacted tool result shows in place of its content.
+///
+/// ```
+/// use favur_context::{placeholder_text, EntryId};
+/// assert_eq!(placeholder_text(EntryId(3), Some(EntryId(9))), "[compacted: the gist of this result is in summary #9; the original is entry #3]");
+/// assert_eq!(placeholder_text(EntryId(3), None), "[compacted: this result was dropped from the context; the original is entry #3]");
+/// ```
+pub fn placeholder_text(original: EntryId, summary: Option<EntryId>) -> String {
+    match summary {
+        Some(s) => format!(
+            "[compacted: the gist of this result is in summary {s}; the original is entry {original}]"
+        ),
+        None => format!(
+            "[compacted: this result was dropped from the context; the original is entry {original}]"
+        ),
+    }
+}
+
+/// Shortens the text parts and result contents of `message` so that it counts at most
+/// `cap` tokens, keeping the head and the tail of each with a visible elision marker.
+/// `None` if it cannot be brought under the cap (its calls alone exceed it).
+fn cap_message(
+    message: &Message,
+    id: EntryId,
+    cap: u32,
+    counter: &dyn TokenCounter,
+) -> Option<Message> {
+    let total: usize = message
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.len(),
+            Part::ToolResult(r) => r.content.len(),
+            Part::ToolCall(_) => 0,
+        })
+        .sum();
+    if total == 0 {
+        return None;
+    }
+    // Start from the heuristic inverse (about 4 bytes a token) and shrink until it fits.
+    let mut allowed = (cap as usize).saturating_mul(4).saturating_sub(160);
+    for _ in 0..6 {
+        let mut out = message.clone();
+        for part in &mut out.parts {
+            let text = match part {
+                Part::Text(t) => t,
+                Part::ToolResult(r) => &mut r.content,
+                Part::ToolCall(_) => continue,
+            };
+            let share = allowed.saturating_mul(text.len()) / total;
+            if text.len() > share {
+                *text = elide(text, share, id);
+            }
+        }
+        let tokens = counter.count_message(&out);
+        if tokens <= cap {
+            return Some(out);
+        }
+        let over = tokens as usize;
+        allowed = allowed.saturating_mul(cap as usize) / over.max(1);
+        allowed = allowed.saturating_mul(9) / 10;
+        if allowed == 0 {
+            break;
+        }
+    }
+    None
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+fn elide(text: &str, keep: usize, id: EntryId) -> String {
+    let head = floor_boundary(text, keep * 2 / 3);
+    let tail = ceil_boundary(text, text.len() - (keep - keep * 2 / 3)).max(head);
+    let elided = tail - head;
+    format!(
+        "{}\n[... {elided} bytes elided by the per-entry cap; the original is entry {id} ...]\n{}",
+        &text[..head],
+        &text[tail..]
+    )
+}

@@ -1,0 +1,719 @@
+//! The compaction policy: the window, the tier thresholds, and what each tier does to each
+//! retention class. All of it is per-job configuration, loadable from TOML or JSON.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::retention::Retention;
+
+/// What a tier does to the compactable entries of one class.
+///
+/// Ordered by severity: `Keep < Summarize < Drop`.
+///
+/// ```
+/// use favur_context::Action;
+/// assert!(Action::Keep < Action::Summarize && Action::Summarize < Action::Drop);
+/// assert_eq!(serde_json::to_string(&Action::Summarize).unwrap(), "\"summarize\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Leave the entry as it is.
+    Keep,
+    /// Replace it, with its contiguous neighbours that are also summarized, by one summary.
+    Summarize,
+    /// Remove it from the view (it stays in the history, retrievable by id).
+    Drop,
+}
+
+impl Action {
+    /// The lowercase name (`"keep"`, `"summarize"`, `"drop"`).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Action::Drop.as_str(), "drop");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::Keep => "keep",
+            Action::Summarize => "summarize",
+            Action::Drop => "drop",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One tier: the usage at which it fires and its row of the action table.
+///
+/// ```
+/// use favur_context::{Action, Retention, Tier};
+/// let tier = Tier::new(0.05, Action::Summarize, Action::Summarize, Action::Keep);
+/// assert_eq!(tier.action(Retention::Strict), Action::Keep);
+/// assert_eq!(tier.at, 0.05);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tier {
+    /// Fires when usage (request tokens / window) reaches this fraction, in (0, 1].
+    pub at: f64,
+    /// What it does to forgettable entries.
+    pub forgettable: Action,
+    /// What it does to fuzzy entries.
+    pub fuzzy: Action,
+    /// What it does to strict entries.
+    pub strict: Action,
+}
+
+impl Tier {
+    /// A tier firing at `at` with the given action per class.
+    ///
+    /// ```
+    /// use favur_context::{Action, Tier};
+    /// let t = Tier::new(0.25, Action::Drop, Action::Drop, Action::Drop);
+    /// assert_eq!(t.fuzzy, Action::Drop);
+    /// ```
+    pub const fn new(at: f64, forgettable: Action, fuzzy: Action, strict: Action) -> Self {
+        Tier {
+            at,
+            forgettable,
+            fuzzy,
+            strict,
+        }
+    }
+
+    /// The action for entries of `class`.
+    ///
+    /// ```
+    /// use favur_context::{Action, Retention, Tier};
+    /// let t = Tier::new(0.1, Action::Drop, Action::Drop, Action::Summarize);
+    /// assert_eq!(t.action(Retention::Fuzzy), Action::Drop);
+    /// ```
+    pub const fn action(&self, class: Retention) -> Action {
+        match class {
+            Retention::Forgettable => self.forgettable,
+            Retention::Fuzzy => self.fuzzy,
+            Retention::Strict => self.strict,
+        }
+    }
+}
+
+/// The default window: 200,000 tokens.
+pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
+/// The default budget of one summary: 400 tokens.
+pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 400;
+
+/// The compaction policy of one job.
+///
+/// Defaults (the design's table), with usage = request tokens / window:
+///
+/// | tier | fires at | forgettable | fuzzy | strict |
+/// |---|---|---|---|---|
+/// | 1 | 5% | summarize | summarize | keep |
+/// | 2 | 10% | drop | drop | summarize |
+/// | 3 | 25% | drop | drop | drop |
+/// | limit | 50% | refused with [`LimitExceeded`](crate::LimitExceeded) | | |
+///
+/// Build one in code with [`Policy::builder`], or load one from TOML or JSON. Every
+/// constructor validates; an invalid policy cannot exist.
+///
+/// ```
+/// use favur_context::{Action, Policy, Retention};
+/// let p = Policy::default();
+/// assert_eq!(p.window_tokens(), 200_000);
+/// assert_eq!(p.tiers().len(), 3);
+/// assert_eq!(p.tiers()[1].action(Retention::Strict), Action::Summarize);
+/// assert_eq!(p.limit(), 0.5);
+/// assert_eq!(p.tier_for(10_000), 1); // 5% of 200k
+/// assert_eq!(p.tier_for(9_999), 0);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Policy {
+    window_tokens: u64,
+    limit: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry_cap_tokens: Option<u32>,
+    summary_budget_tokens: u32,
+    keep_recent: usize,
+    tiers: Vec<Tier>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            window_tokens: DEFAULT_WINDOW_TOKENS,
+            tiers: default_tiers(),
+            limit: 0.5,
+            entry_cap_tokens: None,
+            summary_budget_tokens: DEFAULT_SUMMARY_BUDGET_TOKENS,
+            keep_recent: 0,
+        }
+    }
+}
+
+fn default_tiers() -> Vec<Tier> {
+    use Action::{Drop, Keep, Summarize};
+    vec![
+        Tier::new(0.05, Summarize, Summarize, Keep),
+        Tier::new(0.10, Drop, Drop, Summarize),
+        Tier::new(0.25, Drop, Drop, Drop),
+    ]
+}
+
+/// The serde form of a policy. Every field is optional and falls back to the default.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyIn {
+    window_tokens: Option<u64>,
+    tiers: Option<Vec<Tier>>,
+    limit: Option<f64>,
+    entry_cap_tokens: Option<u32>,
+    summary_budget_tokens: Option<u32>,
+    keep_recent: Option<usize>,
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = PolicyIn::deserialize(d)?;
+        raw.into_policy().map_err(serde::de::Error::custom)
+    }
+}
+
+impl PolicyIn {
+    fn into_policy(self) -> Result<Policy, PolicyError> {
+        let d = Policy::default();
+        let p = Policy {
+            window_tokens: self.window_tokens.unwrap_or(d.window_tokens),
+            tiers: self.tiers.unwrap_or(d.tiers),
+            limit: self.limit.unwrap_or(d.limit),
+            entry_cap_tokens: self.entry_cap_tokens,
+            summary_budget_tokens: self
+                .summary_budget_tokens
+                .unwrap_or(d.summary_budget_tokens),
+            keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
+        };
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+/// Why a policy is invalid or could not be loaded. Each message names the field.
+///
+/// ```
+/// use favur_context::{Policy, PolicyError};
+/// let err = Policy::builder().window_tokens(0).build().unwrap_err();
+/// assert_eq!(err, PolicyError::ZeroWindow);
+/// assert_eq!(err.to_string(), "window_tokens: a window of zero tokens cannot hold any request");
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PolicyError {
+    /// `window_tokens` is 0.
+    #[error("window_tokens: a window of zero tokens cannot hold any request")]
+    ZeroWindow,
+    /// `tiers` is empty.
+    #[error("tiers: at least one tier is needed")]
+    NoTiers,
+    /// More than 255 tiers.
+    #[error("tiers: {count} tiers given, at most 255 are supported")]
+    TooManyTiers {
+        /// How many were given.
+        count: usize,
+    },
+    /// A threshold is not within (0, 1].
+    #[error("tiers[{index}].at: {value} is not within (0, 1]")]
+    ThresholdOutOfRange {
+        /// Position of the tier (0-based; tier number is index + 1).
+        index: usize,
+        /// The threshold given.
+        value: f64,
+    },
+    /// A threshold is not above the previous tier's.
+    #[error("tiers[{index}].at: {value} is not above the previous tier's threshold {previous}")]
+    ThresholdNotIncreasing {
+        /// Position of the tier.
+        index: usize,
+        /// Its threshold.
+        value: f64,
+        /// The previous tier's threshold.
+        previous: f64,
+    },
+    /// An action is milder than the same class's action in the tier below.
+    #[error(
+        "tiers[{index}].{class}: `{action}` is milder than `{previous}` in the tier below; actions never get milder as tiers rise"
+    )]
+    MilderAction {
+        /// Position of the tier.
+        index: usize,
+        /// The class.
+        class: Retention,
+        /// Its action in this tier.
+        action: Action,
+        /// Its action in the tier below.
+        previous: Action,
+    },
+    /// The first tier drops something: tier 1 deletes nothing.
+    #[error("tiers[0].{class}: the first tier deletes nothing, so `drop` is not allowed there")]
+    FirstTierDrops {
+        /// The class the first tier would drop.
+        class: Retention,
+    },
+    /// The limit is not within (0, 1].
+    #[error("limit: {value} is not within (0, 1]")]
+    LimitOutOfRange {
+        /// The limit given.
+        value: f64,
+    },
+    /// The limit is not above the highest tier's threshold.
+    #[error("limit: {value} must be above the highest tier's threshold {highest}")]
+    LimitNotAboveTiers {
+        /// The limit given.
+        value: f64,
+        /// The highest tier's threshold.
+        highest: f64,
+    },
+    /// `summary_budget_tokens` is 0.
+    #[error("summary_budget_tokens: a summary needs a budget of at least one token")]
+    ZeroSummaryBudget,
+    /// `entry_cap_tokens` is 0.
+    #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
+    ZeroEntryCap,
+    /// The TOML text is malformed or has unknown or mistyped fields.
+    #[error("policy TOML: {0}")]
+    Toml(String),
+    /// The JSON text is malformed or has unknown or mistyped fields.
+    #[error("policy JSON: {0}")]
+    Json(String),
+    /// The file could not be read or has an unknown extension.
+    #[error("policy file {path}: {problem}")]
+    File {
+        /// The path given.
+        path: String,
+        /// What went wrong.
+        problem: String,
+    },
+}
+
+impl Policy {
+    /// A builder starting from the defaults.
+    ///
+    /// ```
+    /// use favur_context::Policy;
+    /// let p = Policy::builder().window_tokens(32_000).keep_recent(2).build().unwrap();
+    /// assert_eq!((p.window_tokens(), p.keep_recent()), (32_000, 2));
+    /// ```
+    pub fn builder() -> PolicyBuilder {
+        PolicyBuilder {
+            policy: Policy::default(),
+        }
+    }
+
+    /// The default policy for a window of `window_tokens`.
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// assert_eq!(Policy::for_window(8_000).unwrap().window_tokens(), 8_000);
+    /// assert_eq!(Policy::for_window(0), Err(PolicyError::ZeroWindow));
+    /// ```
+    pub fn for_window(window_tokens: u64) -> Result<Policy, PolicyError> {
+        Policy::builder().window_tokens(window_tokens).build()
+    }
+
+    /// Parses and validates a policy in TOML. Omitted fields take their defaults.
+    ///
+    /// ```
+    /// use favur_context::{Action, Policy};
+    /// let p = Policy::from_toml_str(r#"
+    /// window_tokens = 128000
+    /// limit = 0.6
+    /// keep_recent = 1
+    ///
+    /// [[tiers]]
+    /// at = 0.1
+    /// forgettable = "summarize"
+    /// fuzzy = "keep"
+    /// strict = "keep"
+    ///
+    /// [[tiers]]
+    /// at = 0.3
+    /// forgettable = "drop"
+    /// fuzzy = "summarize"
+    /// strict = "summarize"
+    /// "#).unwrap();
+    /// assert_eq!(p.tiers()[1].fuzzy, Action::Summarize);
+    /// assert!(Policy::from_toml_str("window_tokens = 0").is_err());
+    /// ```
+    pub fn from_toml_str(text: &str) -> Result<Policy, PolicyError> {
+        let raw: PolicyIn = toml::from_str(text).map_err(|e| PolicyError::Toml(e.to_string()))?;
+        raw.into_policy()
+    }
+
+    /// Parses and validates a policy in JSON. Omitted fields take their defaults.
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// let p = Policy::from_json_str(r#"{"window_tokens": 64000, "entry_cap_tokens": 4000}"#).unwrap();
+    /// assert_eq!(p.entry_cap_tokens(), Some(4000));
+    /// let err = Policy::from_json_str(r#"{"limit": 0.01}"#).unwrap_err();
+    /// assert!(matches!(err, PolicyError::LimitNotAboveTiers { .. }));
+    /// ```
+    pub fn from_json_str(text: &str) -> Result<Policy, PolicyError> {
+        let raw: PolicyIn =
+            serde_json::from_str(text).map_err(|e| PolicyError::Json(e.to_string()))?;
+        raw.into_policy()
+    }
+
+    /// Loads a policy from a `.toml` or `.json` file.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("favur-policy-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("policy.toml");
+    /// std::fs::write(&path, "window_tokens = 50000\n").unwrap();
+    /// let p = favur_context::Policy::load(&path).unwrap();
+    /// assert_eq!(p.window_tokens(), 50_000);
+    /// assert!(favur_context::Policy::load(dir.join("missing.toml")).is_err());
+    /// ```
+    pub fn load(path: impl AsRef<Path>) -> Result<Policy, PolicyError> {
+        let path = path.as_ref();
+        let file_error = |problem: String| PolicyError::File {
+            path: path.display().to_string(),
+            problem,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("toml") => Policy::from_toml_str(&text),
+            Some("json") => Policy::from_json_str(&text),
+            _ => Err(file_error(
+                "unknown extension: expected `.toml` or `.json`".into(),
+            )),
+        }
+    }
+
+    /// The policy in TOML.
+    ///
+    /// ```
+    /// use favur_context::Policy;
+    /// let p = Policy::default();
+    /// assert_eq!(Policy::from_toml_str(&p.to_toml_string()).unwrap(), p);
+    /// ```
+    pub fn to_toml_string(&self) -> String {
+        // A policy is plain data (numbers, strings, arrays of tables): this cannot fail.
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// The policy in JSON.
+    ///
+    /// ```
+    /// use favur_context::Policy;
+    /// let p = Policy::builder().entry_cap_tokens(Some(5_000)).build().unwrap();
+    /// assert_eq!(Policy::from_json_str(&p.to_json_string()).unwrap(), p);
+    /// ```
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks every rule; the constructors call it, so a `Policy` value is always valid.
+    ///
+    /// ```
+    /// assert!(favur_context::Policy::default().validate().is_ok());
+    /// ```
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        if self.window_tokens == 0 {
+            return Err(PolicyError::ZeroWindow);
+        }
+        if self.tiers.is_empty() {
+            return Err(PolicyError::NoTiers);
+        }
+        if self.tiers.len() > usize::from(u8::MAX) {
+            return Err(PolicyError::TooManyTiers {
+                count: self.tiers.len(),
+            });
+        }
+        let mut previous: Option<&Tier> = None;
+        for (index, tier) in self.tiers.iter().enumerate() {
+            if !(tier.at > 0.0 && tier.at <= 1.0) {
+                return Err(PolicyError::ThresholdOutOfRange {
+                    index,
+                    value: tier.at,
+                });
+            }
+            match previous {
+                Some(prev) => {
+                    if tier.at <= prev.at {
+                        return Err(PolicyError::ThresholdNotIncreasing {
+                            index,
+                            value: tier.at,
+                            previous: prev.at,
+                        });
+                    }
+                    for class in Retention::ALL {
+                        let (action, before) = (tier.action(class), prev.action(class));
+                        if action < before {
+                            return Err(PolicyError::MilderAction {
+                                index,
+                                class,
+                                action,
+                                previous: before,
+                            });
+                        }
+                    }
+                }
+                None => {
+                    for class in Retention::ALL {
+                        if tier.action(class) == Action::Drop {
+                            return Err(PolicyError::FirstTierDrops { class });
+                        }
+                    }
+                }
+            }
+            previous = Some(tier);
+        }
+        if !(self.limit > 0.0 && self.limit <= 1.0) {
+            return Err(PolicyError::LimitOutOfRange { value: self.limit });
+        }
+        if let Some(last) = self.tiers.last()
+            && self.limit <= last.at
+        {
+            return Err(PolicyError::LimitNotAboveTiers {
+                value: self.limit,
+                highest: last.at,
+            });
+        }
+        if self.summary_budget_tokens == 0 {
+            return Err(PolicyError::ZeroSummaryBudget);
+        }
+        if self.entry_cap_tokens == Some(0) {
+            return Err(PolicyError::ZeroEntryCap);
+        }
+        Ok(())
+    }
+
+    /// The model's context window, in tokens.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().window_tokens(), 200_000);
+    /// ```
+    pub fn window_tokens(&self) -> u64 {
+        self.window_tokens
+    }
+
+    /// The tiers, lowest first. Tier number `n` is `tiers()[n - 1]`.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().tiers()[0].at, 0.05);
+    /// ```
+    pub fn tiers(&self) -> &[Tier] {
+        &self.tiers
+    }
+
+    /// The tier numbered `n` (1-based), if any.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.tier(3).unwrap().at, 0.25);
+    /// assert!(p.tier(0).is_none() && p.tier(4).is_none());
+    /// ```
+    pub fn tier(&self, n: u8) -> Option<&Tier> {
+        usize::from(n)
+            .checked_sub(1)
+            .and_then(|i| self.tiers.get(i))
+    }
+
+    /// The limit, as a fraction of the window: a request at or over it is refused.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().limit(), 0.5);
+    /// ```
+    pub fn limit(&self) -> f64 {
+        self.limit
+    }
+
+    /// The optional per-entry cap: an entry over it is shown shortened, with a visible
+    /// elision marker, while its original stays in the history.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().entry_cap_tokens(), None);
+    /// ```
+    pub fn entry_cap_tokens(&self) -> Option<u32> {
+        self.entry_cap_tokens
+    }
+
+    /// The token budget of one summary.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().summary_budget_tokens(), 400);
+    /// ```
+    pub fn summary_budget_tokens(&self) -> u32 {
+        self.summary_budget_tokens
+    }
+
+    /// How many of the most recent consumed exchanges stay verbatim whatever their class
+    /// (0, the default, is the design's behaviour). An exchange is an assistant entry
+    /// and the entries after it up to the next assistant entry.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().keep_recent(), 0);
+    /// ```
+    pub fn keep_recent(&self) -> usize {
+        self.keep_recent
+    }
+
+    /// A threshold (a fraction of the window) in tokens, rounded up: usage reaches it
+    /// when the request carries at least this many tokens.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.threshold_tokens(0.05), 10_000);
+    /// ```
+    pub fn threshold_tokens(&self, fraction: f64) -> u64 {
+        let t = (fraction * self.window_tokens as f64).ceil();
+        if t <= 0.0 { 0 } else { t as u64 }
+    }
+
+    /// The limit in tokens: a request carrying this many or more is refused.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().limit_tokens(), 100_000);
+    /// ```
+    pub fn limit_tokens(&self) -> u64 {
+        self.threshold_tokens(self.limit)
+    }
+
+    /// The highest tier whose threshold `usage_tokens` reaches (0 for none).
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.tier_for(0), 0);
+    /// assert_eq!(p.tier_for(20_000), 2);
+    /// assert_eq!(p.tier_for(199_000), 3);
+    /// ```
+    pub fn tier_for(&self, usage_tokens: u64) -> u8 {
+        let mut tier = 0u8;
+        for (i, t) in self.tiers.iter().enumerate() {
+            if usage_tokens >= self.threshold_tokens(t.at) {
+                tier = u8::try_from(i + 1).unwrap_or(u8::MAX);
+            }
+        }
+        tier
+    }
+}
+
+/// Builds a [`Policy`], starting from the defaults; [`build`](PolicyBuilder::build)
+/// validates.
+///
+/// ```
+/// use favur_context::{Action, Policy, Tier};
+/// let p = Policy::builder()
+///     .window_tokens(100_000)
+///     .tiers([
+///         Tier::new(0.2, Action::Summarize, Action::Keep, Action::Keep),
+///         Tier::new(0.4, Action::Drop, Action::Summarize, Action::Keep),
+///     ])
+///     .limit(0.8)
+///     .summary_budget_tokens(200)
+///     .build()
+///     .unwrap();
+/// assert_eq!(p.tiers().len(), 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PolicyBuilder {
+    policy: Policy,
+}
+
+impl PolicyBuilder {
+    /// Sets the window.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().window_tokens(9).build().unwrap().window_tokens(), 9);
+    /// ```
+    pub fn window_tokens(mut self, window_tokens: u64) -> Self {
+        self.policy.window_tokens = window_tokens;
+        self
+    }
+
+    /// Replaces all tiers.
+    ///
+    /// ```
+    /// use favur_context::{Action, Policy, Tier};
+    /// let p = Policy::builder().tiers([Tier::new(0.3, Action::Summarize, Action::Summarize, Action::Keep)]).build().unwrap();
+    /// assert_eq!(p.tiers().len(), 1);
+    /// ```
+    pub fn tiers(mut self, tiers: impl IntoIterator<Item = Tier>) -> Self {
+        self.policy.tiers = tiers.into_iter().collect();
+        self
+    }
+
+    /// Sets the threshold of tier `n` (1-based), keeping its actions. A tier that does
+    /// not exist is left alone.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().threshold(1, 0.02).build().unwrap();
+    /// assert_eq!(p.tiers()[0].at, 0.02);
+    /// ```
+    pub fn threshold(mut self, n: u8, at: f64) -> Self {
+        if let Some(t) = usize::from(n)
+            .checked_sub(1)
+            .and_then(|i| self.policy.tiers.get_mut(i))
+        {
+            t.at = at;
+        }
+        self
+    }
+
+    /// Sets the limit (a fraction of the window).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().limit(0.9).build().unwrap().limit(), 0.9);
+    /// ```
+    pub fn limit(mut self, limit: f64) -> Self {
+        self.policy.limit = limit;
+        self
+    }
+
+    /// Sets or clears the per-entry cap.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().entry_cap_tokens(Some(2_000)).build().unwrap().entry_cap_tokens(), Some(2_000));
+    /// ```
+    pub fn entry_cap_tokens(mut self, cap: Option<u32>) -> Self {
+        self.policy.entry_cap_tokens = cap;
+        self
+    }
+
+    /// Sets the budget of one summary.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().summary_budget_tokens(99).build().unwrap().summary_budget_tokens(), 99);
+    /// ```
+    pub fn summary_budget_tokens(mut self, budget: u32) -> Self {
+        self.policy.summary_budget_tokens = budget;
+        self
+    }
+
+    /// Sets how many recent consumed exchanges stay verbatim.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().keep_recent(3).build().unwrap().keep_recent(), 3);
+    /// ```
+    pub fn keep_recent(mut self, exchanges: usize) -> Self {
+        self.policy.keep_recent = exchanges;
+        self
+    }
+
+    /// Validates and returns the policy.
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// let err = Policy::builder().threshold(2, 0.01).build().unwrap_err();
+    /// assert!(matches!(err, PolicyError::ThresholdNotIncreasing { index: 1, .. }));
+    /// ```
+    pub fn build(self) -> Result<Policy, PolicyError> {
+        self.policy.validate()?;
+        Ok(self.policy)
+    }
+}

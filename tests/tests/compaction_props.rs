@@ -1,0 +1,408 @@
+//! Property tests: random appends (classes, sizes, tool calls with one or several results,
+//! errors) under random windows, checking the compaction invariants after every request.
+
+use std::collections::{HashMap, HashSet};
+
+use favur_context::{
+    Compactor, EntryId, EntryKind, Form, History, Message, Part, Policy, Retention, Role, ToolCall,
+    ToolResult, View,
+};
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    User(Retention, usize),
+    Assistant(Retention, usize),
+    /// An assistant entry with calls, then their results: `split` gives one entry per
+    /// result, otherwise a single entry carries all the results.
+    Tools {
+        call_class: Retention,
+        text: bool,
+        results: Vec<(Retention, usize, bool)>,
+        split: bool,
+        answered: bool,
+    },
+}
+
+fn class() -> impl Strategy<Value = Retention> {
+    prop_oneof![
+        Just(Retention::Forgettable),
+        Just(Retention::Fuzzy),
+        Just(Retention::Strict)
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        1 => (class(), 1usize..200).prop_map(|(c, n)| Op::User(c, n)),
+        1 => (class(), 1usize..120).prop_map(|(c, n)| Op::Assistant(c, n)),
+        4 => (
+            class(),
+            any::<bool>(),
+            prop::collection::vec((class(), 0usize..800, any::<bool>()), 1..4),
+            any::<bool>(),
+            prop::bool::weighted(0.8),
+        )
+            .prop_map(|(call_class, text, results, split, answered)| Op::Tools {
+                call_class,
+                text,
+                results,
+                split,
+                answered,
+            }),
+    ]
+}
+
+fn words(n: usize, seed: usize) -> String {
+    let vocab = [
+        "src/parse.rs:42",
+        "error:",
+        "ok",
+        "the",
+        "value",
+        "fn",
+        "Traceback",
+        "line",
+        "test",
+        "panicked",
+    ];
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(vocab[(i * 7 + seed) % vocab.len()]);
+        s.push(if i % 9 == 8 { '\n' } else { ' ' });
+    }
+    s
+}
+
+fn apply_op(h: &mut History, op: &Op, k: usize) {
+    match op {
+        Op::User(c, n) => {
+            h.append(Message::user(words(*n, k)).classify(*c));
+        }
+        Op::Assistant(c, n) => {
+            h.append(Message::assistant(words(*n, k)).classify(*c));
+        }
+        Op::Tools {
+            call_class,
+            text,
+            results,
+            split,
+            answered,
+        } => {
+            let mut parts = Vec::new();
+            if *text {
+                parts.push(Part::Text(words(12, k)));
+            }
+            for (i, _) in results.iter().enumerate() {
+                parts.push(Part::ToolCall(ToolCall::new(
+                    format!("c{k}_{i}"),
+                    "bash",
+                    serde_json::json!({"command": format!("cmd {k} {i}")}),
+                )));
+            }
+            h.append(Message::new(Role::Assistant, parts).classify(*call_class));
+            if *split {
+                for (i, (c, n, err)) in results.iter().enumerate() {
+                    h.append(
+                        Message::tool_result(format!("c{k}_{i}"), words(*n, k + i), *err)
+                            .classify(*c),
+                    );
+                }
+            } else {
+                let parts = results
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, n, err))| {
+                        Part::ToolResult(ToolResult {
+                            call_id: format!("c{k}_{i}"),
+                            content: words(*n, k + i),
+                            is_error: *err,
+                        })
+                    })
+                    .collect();
+                let class = results
+                    .iter()
+                    .map(|r| r.0)
+                    .max()
+                    .unwrap_or(Retention::Fuzzy);
+                h.append(Message::new(Role::Tool, parts).classify(class));
+            }
+            if *answered {
+                h.append(Message::assistant(words(6, k)).classify(*call_class));
+            }
+        }
+    }
+}
+
+/// The in-flight tail: from the newest appended assistant entry on.
+fn tail(h: &History) -> Vec<favur_context::ViewItem> {
+    let items = h.view().items();
+    let start = items
+        .iter()
+        .rposition(|i| {
+            let e = h.entry(i.id).unwrap();
+            e.message().role == Role::Assistant && *e.kind() == EntryKind::Appended
+        })
+        .unwrap_or(0);
+    items[start..].to_vec()
+}
+
+fn recount(h: &History) -> u64 {
+    let f = u64::from(h.framing_tokens());
+    let pinned: u64 = h
+        .pinned()
+        .iter()
+        .map(|id| u64::from(h.entry(*id).unwrap().tokens()) + f)
+        .sum();
+    pinned
+        + h.view()
+            .items()
+            .iter()
+            .map(|i| {
+                u64::from(
+                    h.counter()
+                        .count_message(&i.form.message_for(h.entry(i.id).unwrap())),
+                ) + f
+            })
+            .sum::<u64>()
+}
+
+fn shows_calls(form: &Form) -> bool {
+    !matches!(form, Form::Placeholder { .. })
+}
+
+fn check_pairing(h: &History) -> Result<(), TestCaseError> {
+    let mut calls_shown: HashSet<String> = HashSet::new();
+    let mut results_shown: HashSet<String> = HashSet::new();
+    for item in h.view().items() {
+        let e = h.entry(item.id).unwrap();
+        let shown = item.form.message_for(e);
+        if shows_calls(&item.form) {
+            for c in shown.tool_calls() {
+                calls_shown.insert(c.id.clone());
+            }
+        }
+        for r in shown.tool_results() {
+            prop_assert!(
+                calls_shown.contains(&r.call_id),
+                "result of {} shown without its call (entry {})",
+                r.call_id,
+                item.id
+            );
+            results_shown.insert(r.call_id.clone());
+        }
+    }
+    // Every shown call keeps every result the history has for it.
+    for e in h.entries() {
+        for r in e.message().tool_results() {
+            if calls_shown.contains(&r.call_id) {
+                prop_assert!(
+                    results_shown.contains(&r.call_id),
+                    "call {} shown, its result {} not",
+                    r.call_id,
+                    e.id()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where each entry of `before` went, checked against the tier's rules.
+fn check_transition(before: &View, h: &History, tier: u8) -> Result<(), TestCaseError> {
+    let after: HashMap<EntryId, &favur_context::ViewItem> =
+        h.view().items().iter().map(|i| (i.id, i)).collect();
+    let before_ids: HashSet<EntryId> = before.items().iter().map(|i| i.id).collect();
+    let mut summarized_into: HashMap<EntryId, EntryId> = HashMap::new();
+    for item in h.view().items() {
+        if before_ids.contains(&item.id) {
+            continue;
+        }
+        let e = h.entry(item.id).unwrap();
+        let EntryKind::Summary { replaces } = e.kind() else {
+            return Err(TestCaseError::fail(format!(
+                "new non-summary item {}",
+                item.id
+            )));
+        };
+        for r in replaces {
+            prop_assert!(before_ids.contains(r));
+            prop_assert!(
+                !h.entry(*r).unwrap().kind().is_summary(),
+                "summary {} re-summarized",
+                r
+            );
+            summarized_into.insert(*r, item.id);
+        }
+        let strict = replaces
+            .iter()
+            .any(|r| h.entry(*r).unwrap().retention() == Retention::Strict);
+        prop_assert_eq!(
+            e.retention(),
+            if strict {
+                Retention::Strict
+            } else {
+                Retention::Fuzzy
+            }
+        );
+    }
+    for item in before.items() {
+        let e = h.entry(item.id).unwrap();
+        let class = e.retention();
+        let now = after.get(&item.id);
+        let summarized = summarized_into.contains_key(&item.id);
+        let content_changed = match now {
+            None => true,
+            Some(n) => matches!(
+                (&item.form, &n.form),
+                (
+                    Form::Verbatim | Form::Capped(_),
+                    Form::CallsOnly | Form::Placeholder { .. }
+                )
+            ),
+        };
+        if content_changed {
+            if summarized {
+                prop_assert!(
+                    class != Retention::Strict || tier >= 2,
+                    "strict {} summarized at tier {}",
+                    item.id,
+                    tier
+                );
+            } else {
+                prop_assert!(tier >= 2, "{} dropped at tier 1", item.id);
+                prop_assert!(
+                    class != Retention::Strict || tier >= 3,
+                    "strict {} dropped at tier {}",
+                    item.id,
+                    tier
+                );
+            }
+        }
+        if now.is_none() && !summarized {
+            prop_assert!(tier >= 2, "{} dropped at tier 1", item.id);
+        }
+    }
+    // Order preserved: the old items still shown keep their relative order.
+    let pos: HashMap<EntryId, usize> = before
+        .items()
+        .iter()
+        .enumerate()
+        .map(|(i, it)| (it.id, i))
+        .collect();
+    let order: Vec<usize> = h
+        .view()
+        .items()
+        .iter()
+        .filter_map(|i| pos.get(&i.id).copied())
+        .collect();
+    prop_assert!(order.windows(2).all(|w| w[0] < w[1]), "order changed");
+    // Each summary sits where its members were: after every old item before its first
+    // member and before every old item after its last member.
+    for (idx, item) in h.view().items().iter().enumerate() {
+        if let EntryKind::Summary { replaces } = h.entry(item.id).unwrap().kind() {
+            if before_ids.contains(&item.id) {
+                continue;
+            }
+            let first = replaces
+                .iter()
+                .filter_map(|r| pos.get(r))
+                .min()
+                .copied()
+                .unwrap_or(0);
+            for later in &h.view().items()[idx + 1..] {
+                if let Some(&p) = pos.get(&later.id) {
+                    prop_assert!(p > first, "summary {} placed after {}", item.id, later.id);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run(ops: &[Op], window: u64, keep_recent: usize) -> Result<History, TestCaseError> {
+    let policy = Policy::builder()
+        .window_tokens(window)
+        .keep_recent(keep_recent)
+        .build()
+        .unwrap();
+    let mut c = Compactor::new(policy);
+    let mut h = History::new();
+    h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
+    for (k, op) in ops.iter().enumerate() {
+        apply_op(&mut h, op, k);
+        let before = h.view().clone();
+        let tail_before = tail(&h);
+        let n = h.compactions().len();
+        let result = c.prepare(&mut h).map(|_| ());
+        if h.compactions().len() > n {
+            let tier = h.compactions()[n].tier;
+            prop_assert_eq!(c.last_report().unwrap().tier, tier);
+            check_transition(&before, &h, tier)?;
+            let tail_after = tail(&h);
+            prop_assert_eq!(
+                &tail_before[..],
+                &tail_after[tail_after.len() - tail_before.len().min(tail_after.len())..]
+            );
+            prop_assert_eq!(
+                tail_before.len(),
+                tail_after.len(),
+                "in-flight tail changed"
+            );
+        }
+        prop_assert_eq!(
+            h.usage_tokens(),
+            recount(&h),
+            "usage differs from a full recount"
+        );
+        check_pairing(&h)?;
+        match result {
+            Ok(()) => prop_assert!(h.usage_tokens() < c.policy().limit_tokens()),
+            Err(e) => {
+                prop_assert_eq!(e.tokens, h.usage_tokens());
+                prop_assert!(e.tokens >= e.limit);
+                prop_assert_eq!(e.window, window);
+            }
+        }
+    }
+    Ok(h)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn compaction_invariants_hold_after_every_request(
+        ops in prop::collection::vec(op(), 1..40),
+        window in 800u64..30_000,
+        keep_recent in prop_oneof![3 => Just(0usize), 1 => 1usize..3],
+    ) {
+        let h = run(&ops, window, keep_recent)?;
+        // Determinism: the same appends under the same policy give the same history.
+        let again = run(&ops, window, keep_recent)?;
+        prop_assert_eq!(h.to_json(), again.to_json());
+        // And the recorded compactions replay to the same view.
+        let reloaded = History::from_json(&h.to_json()).unwrap();
+        prop_assert_eq!(reloaded.view().items(), h.view().items());
+    }
+
+    #[test]
+    fn every_tier_applied_directly_keeps_the_invariants(
+        ops in prop::collection::vec(op(), 1..30),
+        tier in 1u8..=3,
+    ) {
+        let mut h = History::new();
+        for (k, op) in ops.iter().enumerate() {
+            apply_op(&mut h, op, k);
+        }
+        let before = h.view().clone();
+        let tail_before = tail(&h);
+        let mut c = Compactor::new(Policy::default());
+        if c.compact_at(&mut h, tier).is_some() {
+            check_transition(&before, &h, tier)?;
+            prop_assert_eq!(tail(&h), tail_before);
+        }
+        prop_assert_eq!(h.usage_tokens(), recount(&h));
+        check_pairing(&h)?;
+    }
+}

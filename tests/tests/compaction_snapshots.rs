@@ -1,0 +1,502 @@
+//! The seed's scenario at every tier, exactly as issue 3 states it, with snapshots of the
+//! plans, the reports and the views.
+
+use favur_context::{
+    Compactor, EntryId, EntryKind, Form, History, Plan, Policy, forgettable, fuzzy,
+    kinds::Directive, strict,
+};
+
+const TRACE: &str = "running 12 tests
+test parse::tests::nested_lists ... FAILED
+failures:
+---- parse::tests::nested_lists stdout ----
+thread 'parse::tests::nested_lists' panicked at src/parse.rs:142:9:
+assertion `left == right` failed
+  left: Some(List([Int(1)]))
+ right: Some(List([Int(1), List([Int(2)])]))
+stack backtrace:
+   0: rust_begin_unwind
+   1: core::panicking::assert_failed
+   2: favur_demo::parse::tests::nested_lists
+             at ./src/parse.rs:142:9
+   3: favur_demo::parse::tests::nested_lists::{{closure}}
+             at ./src/parse.rs:131:24
+   4: core::ops::function::FnOnce::call_once
+             at /rustc/library/core/src/ops/function.rs:250:5
+   5: test::run_test::run_test_inner::{{closure}}
+             at /rustc/library/test/src/lib.rs:648:18
+   6: std::sys::backtrace::__rust_begin_short_backtrace
+             at /rustc/library/std/src/sys/backtrace.rs:152:18
+   7: std::thread::Builder::spawn_unchecked_::{{closure}}
+             at /rustc/library/std/src/thread/mod.rs:559:17
+note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
+
+failures:
+    parse::tests::nested_lists
+test result: FAILED. 11 passed; 1 failed
+error: test failed, to rerun pass `--lib`
+exit status 101";
+
+const LISTING: &str = "./Cargo.toml
+./Cargo.lock
+./README.md
+./src/main.rs
+./src/lib.rs
+./src/parse.rs
+./src/lex.rs
+./src/eval.rs
+./tests/parse.rs
+./tests/eval.rs
+./benches/parse.rs
+./target/debug/.fingerprint";
+
+struct Seed {
+    history: History,
+    listing: EntryId,
+    trace: EntryId,
+    plan: EntryId,
+    directive: EntryId,
+}
+
+fn seed() -> Seed {
+    let mut h = History::new();
+    h.pin(strict!(system: "You are a careful coding agent working in /work/demo."));
+    h.append(
+        strict!(user: "The test parse::tests::nested_lists fails. Fix the parser, not the test."),
+    );
+    h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "find . -maxdepth 2"})));
+    let listing = h.append(forgettable!(tool_result("c1"): "{LISTING}"));
+    h.append(fuzzy!(tool_call: "c2", "read_file", serde_json::json!({"path": "src/parse.rs"})));
+    h.append(fuzzy!(tool_result("c2"): "{}", "pub fn parse_list(tokens: &[Token]) -> Option<Value> {\n    // ...\n}\n".repeat(6)));
+    h.append(fuzzy!(tool_call: "c3", "bash", serde_json::json!({"command": "cargo test"})));
+    let trace = h.append(strict!(tool_error("c3"): "{TRACE}"));
+    let plan = h.append(strict!(assistant: "Plan: 1. parse_list must recurse on '['. 2. rerun the test. 3. run the whole suite."));
+    let directive = h.append(Directive::new(
+        "Do not change the public API of the parser.",
+    ));
+    h.append(fuzzy!(tool_call: "c4", "edit_file", serde_json::json!({"path": "src/parse.rs", "line": 140})));
+    h.append(fuzzy!(tool_result("c4"): "edited src/parse.rs: 3 lines changed"));
+    h.append(fuzzy!(assistant: "Edited parse_list to recurse; rerunning the failing test."));
+    // In flight: the newest tool call and its result, not yet answered by the model.
+    h.append(strict!(tool_call: "c5", "bash", serde_json::json!({"command": "cargo test parse::tests::nested_lists"})));
+    h.append(strict!(tool_result("c5"): "test parse::tests::nested_lists ... ok\nexit status 0"));
+    Seed {
+        history: h,
+        listing,
+        trace,
+        plan,
+        directive,
+    }
+}
+
+/// Where an entry is in the view: verbatim, in another form, inside a summary, or gone.
+fn fate(h: &History, id: EntryId) -> String {
+    if let Some(item) = h.view().items().iter().find(|i| i.id == id) {
+        return match &item.form {
+            Form::Verbatim => "verbatim".into(),
+            Form::CallsOnly => "calls only".into(),
+            Form::Placeholder { summary } => format!("placeholder -> {summary:?}"),
+            Form::Capped(_) => "capped".into(),
+        };
+    }
+    for item in h.view().items() {
+        if let Some(e) = h.entry(item.id)
+            && let EntryKind::Summary { replaces } = e.kind()
+            && replaces.contains(&id)
+        {
+            return format!("summary {}", item.id);
+        }
+    }
+    "gone".into()
+}
+
+/// The view as the model would see it, one line per item.
+fn render(h: &History) -> String {
+    let mut out = String::new();
+    for item in h.view().items() {
+        let e = h.entry(item.id).expect("view items are entries");
+        let shown = item.form.message_for(e);
+        let mut text = shown.text();
+        for c in shown.tool_calls() {
+            text.push_str(&format!(
+                "<call {} {} {}>",
+                c.id,
+                c.name,
+                c.arguments.to_json_string()
+            ));
+        }
+        for r in shown.tool_results() {
+            text.push_str(&format!("<result {}: {}>", r.call_id, r.content));
+        }
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(90)
+            .collect::<String>();
+        let form = match &item.form {
+            Form::Verbatim => "verbatim".to_string(),
+            Form::CallsOnly => "calls-only".into(),
+            Form::Placeholder { .. } => "placeholder".into(),
+            Form::Capped(_) => "capped".into(),
+        };
+        out.push_str(&format!(
+            "{:>4} {:<11} {:<9} {:<11} {:>4} tok | {}\n",
+            item.id.to_string(),
+            format!("{}", shown.role),
+            e.retention().as_str(),
+            form,
+            item.tokens,
+            first
+        ));
+    }
+    out
+}
+
+fn usage_recount(h: &History) -> u64 {
+    let framing = u64::from(h.framing_tokens());
+    let pinned: u64 = h
+        .pinned()
+        .iter()
+        .map(|id| u64::from(h.entry(*id).unwrap().tokens()) + framing)
+        .sum();
+    let view: u64 = h
+        .view()
+        .items()
+        .iter()
+        .map(|i| {
+            u64::from(
+                h.counter()
+                    .count_message(&i.form.message_for(h.entry(i.id).unwrap())),
+            ) + framing
+        })
+        .sum();
+    pinned + view
+}
+
+#[test]
+fn the_seed_scenario_holds_at_every_tier() {
+    let Seed {
+        mut history,
+        listing,
+        trace,
+        plan,
+        directive,
+    } = seed();
+    let mut c = Compactor::new(Policy::default());
+    let before = history.clone();
+
+    // Tier 1: summarize forgettable and fuzzy, keep strict. Nothing is deleted.
+    let r1 = c.compact_at(&mut history, 1).expect("tier 1 has work");
+    assert_eq!(
+        fate(&history, trace),
+        "verbatim",
+        "the strict stack trace survives tier 1 verbatim"
+    );
+    assert!(
+        fate(&history, listing).starts_with("summary"),
+        "the listing is a summary after tier 1"
+    );
+    assert_eq!(fate(&history, plan), "verbatim");
+    assert_eq!(fate(&history, directive), "verbatim");
+    assert_eq!(
+        r1.classes.forgettable.dropped.entries
+            + r1.classes.fuzzy.dropped.entries
+            + r1.classes.strict.dropped.entries,
+        0
+    );
+    assert_eq!(r1.classes.strict.summarized.entries, 0);
+    assert_eq!(r1.summarizer_calls, r1.summaries.len());
+    assert_eq!(history.usage_tokens(), usage_recount(&history));
+    let tier1 = render(&history);
+
+    // Tier 2: drop forgettable and fuzzy (the listing's summary too), summarize strict.
+    let r2 = c.compact_at(&mut history, 2).expect("tier 2 has work");
+    assert!(
+        fate(&history, trace).starts_with("summary"),
+        "the stack trace is a summary after tier 2"
+    );
+    assert_eq!(
+        fate(&history, listing),
+        "gone",
+        "the listing is gone after tier 2"
+    );
+    let summary_of_trace = history
+        .view()
+        .items()
+        .iter()
+        .filter_map(|i| history.entry(i.id))
+        .find(|e| matches!(e.kind(), EntryKind::Summary { replaces } if replaces.contains(&trace)))
+        .expect("the trace's summary is in the view");
+    let text = summary_of_trace.message().text();
+    assert!(text.contains("panicked at src/parse.rs:142:9"), "{text}");
+    assert!(text.contains("exit status 101"), "{text}");
+    assert!(
+        text.contains(&trace.to_string()),
+        "the summary names the ids it replaces: {text}"
+    );
+    assert_eq!(
+        summary_of_trace.retention(),
+        favur_context::Retention::Strict
+    );
+    assert!(r2.classes.strict.summarized.entries >= 2);
+    assert_eq!(history.usage_tokens(), usage_recount(&history));
+    let tier2 = render(&history);
+
+    // Tier 3: drop everything compactable, summaries included.
+    let r3 = c.compact_at(&mut history, 3).expect("tier 3 has work");
+    assert_eq!(
+        fate(&history, trace),
+        "gone",
+        "the stack trace is gone after tier 3"
+    );
+    assert_eq!(fate(&history, listing), "gone");
+    assert_eq!(history.usage_tokens(), usage_recount(&history));
+    let tier3 = render(&history);
+
+    // Nothing was lost: every original is still recallable, verbatim.
+    for e in before.entries() {
+        assert_eq!(history.recall(e.id()).unwrap().message(), e.message());
+    }
+    // The in-flight tail is untouched at every tier.
+    let tail: Vec<_> = before.view().items()[before.view().len() - 2..].to_vec();
+    assert_eq!(
+        &history.view().items()[history.view().len() - 2..],
+        &tail[..]
+    );
+
+    insta::assert_snapshot!("seed_view_before", render(&before));
+    insta::assert_snapshot!("seed_view_tier1", tier1);
+    insta::assert_snapshot!("seed_view_tier2", tier2);
+    insta::assert_snapshot!("seed_view_tier3", tier3);
+    insta::assert_json_snapshot!("seed_report_tier1", r1);
+    insta::assert_json_snapshot!("seed_report_tier2", r2);
+    insta::assert_json_snapshot!("seed_report_tier3", r3);
+    insta::assert_snapshot!("seed_report_tier2_text", r2.to_string());
+}
+
+#[test]
+fn seed_plans_at_every_tier_from_the_same_history() {
+    let Seed { history, .. } = seed();
+    let policy = Policy::default();
+    for tier in 1..=3u8 {
+        let plan = Plan::new(&history, &policy, tier);
+        assert_eq!(
+            plan,
+            Plan::new(&history, &policy, tier),
+            "planning is deterministic"
+        );
+        insta::assert_json_snapshot!(format!("seed_plan_tier{tier}"), plan);
+    }
+}
+
+#[test]
+fn seed_summary_texts() {
+    let Seed { mut history, .. } = seed();
+    let mut c = Compactor::new(Policy::default());
+    let r1 = c.compact_at(&mut history, 1).unwrap();
+    let r2 = c.compact_at(&mut history, 2).unwrap();
+    let mut out = String::new();
+    for id in r1.summaries.iter().chain(&r2.summaries) {
+        let e = history.entry(*id).unwrap();
+        out.push_str(&format!(
+            "=== {} ({}, {} tokens)\n{}\n",
+            id,
+            e.retention(),
+            e.tokens(),
+            e.message().text()
+        ));
+    }
+    insta::assert_snapshot!("seed_summaries", out);
+}
+
+#[test]
+fn tiers_fire_as_usage_climbs_and_not_again_until_the_next_threshold() {
+    // A window so small that the seed alone reaches tier 2; growing it shows tier 1 first.
+    let Seed { history, .. } = seed();
+    let usage = history.usage_tokens();
+    // Window such that usage is between 5% and 10%: tier 1 is due, not tier 2.
+    let window = usage * 100 / 7;
+    let mut c = Compactor::new(Policy::for_window(window).unwrap());
+    let mut h = history.clone();
+    assert_eq!(c.due(&h), Some(1));
+    let view_len = c.prepare(&mut h).unwrap().len();
+    assert!(view_len < history.view().len());
+    assert_eq!(c.last_report().unwrap().tier, 1);
+    // Nothing new: the next request does not compact again.
+    let n = h.compactions().len();
+    c.prepare(&mut h).unwrap();
+    assert_eq!(h.compactions().len(), n);
+    // Usage between 10% and 25% with a fresh engine: tier 2 directly, no escalation to 3.
+    let mut c2 = Compactor::new(Policy::for_window(usage * 100 / 15).unwrap());
+    let mut h2 = history.clone();
+    c2.prepare(&mut h2).unwrap();
+    assert_eq!(c2.last_report().unwrap().tier, 2);
+}
+
+#[test]
+fn the_limit_is_a_typed_error_and_nothing_is_lost() {
+    let Seed { mut history, .. } = seed();
+    let usage = history.usage_tokens();
+    // Usage is 60% of this window: tier 3 fires, and the in-flight tail plus the pinned
+    // prompt still carry more than the limit if the window is small enough.
+    let window = usage * 10 / 6;
+    let mut c = Compactor::new(Policy::for_window(window).unwrap());
+    let before = history.clone();
+    match c.prepare(&mut history) {
+        Ok(view) => assert!(view.tokens() < window / 2),
+        Err(e) => {
+            assert_eq!(e.window, window);
+            assert_eq!(e.limit, c.policy().limit_tokens());
+            assert!(e.tokens >= e.limit);
+            assert_eq!(e.tokens, history.usage_tokens());
+        }
+    }
+    assert_eq!(c.last_report().unwrap().tier, 3);
+    for e in before.entries() {
+        assert_eq!(history.recall(e.id()).unwrap(), e);
+    }
+    // A tiny window: the in-flight tail alone is over the limit.
+    let mut h = before.clone();
+    let mut tiny = Compactor::new(Policy::for_window(50).unwrap());
+    let err = tiny.prepare(&mut h).unwrap_err();
+    assert_eq!((err.window, err.limit), (50, 25));
+    assert!(err.to_string().contains("limit of 25 tokens"));
+}
+
+#[test]
+fn the_cap_shortens_in_the_view_and_keeps_the_original() {
+    let Seed {
+        mut history, trace, ..
+    } = seed();
+    let policy = Policy::builder()
+        .entry_cap_tokens(Some(60))
+        .build()
+        .unwrap();
+    let mut c = Compactor::new(policy);
+    c.compact_at(&mut history, 1).unwrap();
+    let item = history
+        .view()
+        .items()
+        .iter()
+        .find(|i| i.id == trace)
+        .unwrap();
+    let Form::Capped(m) = &item.form else {
+        panic!("the trace is over the cap: {:?}", item.form)
+    };
+    let shown = &m.tool_results().next().unwrap().content;
+    assert!(shown.contains("elided by the per-entry cap"), "{shown}");
+    assert!(shown.starts_with("running 12 tests"));
+    assert!(item.tokens <= 60);
+    assert_eq!(
+        history
+            .recall(trace)
+            .unwrap()
+            .message()
+            .tool_results()
+            .next()
+            .unwrap()
+            .content,
+        TRACE
+    );
+}
+
+#[test]
+fn keep_recent_keeps_the_last_exchanges_verbatim() {
+    let Seed { mut history, .. } = seed();
+    let policy = Policy::builder().keep_recent(2).build().unwrap();
+    let mut c = Compactor::new(policy);
+    let before = history.clone();
+    c.compact_at(&mut history, 3).unwrap();
+    // The last two consumed exchanges (edit call + result, the assistant's note) and the
+    // tail are verbatim; the earlier ones are gone.
+    let kept: Vec<_> = history.view().items().iter().map(|i| i.id.0).collect();
+    let tail: Vec<_> = before
+        .view()
+        .items()
+        .iter()
+        .rev()
+        .take(5)
+        .map(|i| i.id.0)
+        .rev()
+        .collect();
+    assert_eq!(kept, tail);
+}
+
+#[test]
+fn a_failing_summarizer_falls_back_to_the_builtin_one() {
+    struct Down;
+    impl favur_context::Summarizer for Down {
+        fn summarize(
+            &self,
+            _: &favur_context::SummaryRequest<'_>,
+        ) -> Result<String, favur_context::SummarizeError> {
+            Err(favur_context::SummarizeError::new(
+                "model timed out after 30 s",
+            ))
+        }
+    }
+    let Seed {
+        mut history,
+        listing,
+        ..
+    } = seed();
+    let mut c = Compactor::with_summarizer(Policy::default(), Down);
+    let r = c.compact_at(&mut history, 1).unwrap();
+    assert_eq!(r.fallbacks.len(), r.summaries.len());
+    assert_eq!(r.summarizer_calls, r.summaries.len());
+    assert!(
+        r.fallbacks
+            .iter()
+            .all(|f| f.error == "model timed out after 30 s")
+    );
+    assert!(r.to_string().contains("fallback"));
+    assert!(fate(&history, listing).starts_with("summary"));
+}
+
+#[test]
+fn async_compaction_matches_sync_compaction() {
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    }
+    struct Yielding;
+    impl favur_context::AsyncSummarizer for Yielding {
+        async fn summarize(
+            &self,
+            r: &favur_context::SummaryRequest<'_>,
+        ) -> Result<String, favur_context::SummarizeError> {
+            // Pending once, like a network call would be.
+            let mut polled = false;
+            std::future::poll_fn(|cx| {
+                if polled {
+                    std::task::Poll::Ready(())
+                } else {
+                    polled = true;
+                    cx.waker().wake_by_ref();
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
+            Ok(favur_context::BuiltinSummarizer::default()
+                .summarize_entries(r.entries, r.budget_tokens))
+        }
+    }
+    let Seed { history, .. } = seed();
+    let window = history.usage_tokens() * 100 / 7;
+    let mut sync_h = history.clone();
+    let mut async_h = history.clone();
+    let mut sync_c = Compactor::new(Policy::for_window(window).unwrap());
+    let mut async_c = Compactor::with_summarizer(Policy::for_window(window).unwrap(), Yielding);
+    sync_c.prepare(&mut sync_h).unwrap();
+    block_on(async_c.prepare_async(&mut async_h)).unwrap();
+    assert_eq!(sync_h.view(), async_h.view());
+    assert_eq!(sync_h.entries(), async_h.entries());
+    assert_eq!(sync_c.last_report(), async_c.last_report());
+}
