@@ -19,6 +19,10 @@ mod summarize;
 mod tool;
 mod view;
 
+pub mod import;
+pub mod render;
+pub mod validate;
+
 pub mod kinds;
 pub mod rules;
 

@@ -1,0 +1,216 @@
+//! Anthropic Messages (`system` + `messages` with content blocks).
+
+use serde_json::{Map, Value};
+
+use super::{
+    Calls, Format, ImportError, Transcript, TranscriptMessage, bad, message_list, object, role_of,
+};
+use crate::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+
+fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
+    TranscriptMessage {
+        index,
+        block,
+        message,
+        pin: false,
+        action: None,
+        is_result: false,
+        prompt_tokens: None,
+    }
+}
+
+fn cache_control(block: &Value, ext: &mut Map<String, Value>) {
+    if let Some(cc) = block.get("cache_control") {
+        ext.insert("cache_control".into(), cc.clone());
+    }
+}
+
+fn system(value: &Value) -> Result<Vec<TranscriptMessage>, ImportError> {
+    let mut out = Vec::new();
+    match value.get("system") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => {
+            let mut m = msg(0, None, Message::system(s.clone()));
+            m.pin = true;
+            out.push(m);
+        }
+        Some(Value::Array(blocks)) => {
+            for (k, b) in blocks.iter().enumerate() {
+                let text = match (b.get("type").and_then(Value::as_str), b.get("text")) {
+                    (Some("text"), Some(Value::String(t))) => t.clone(),
+                    _ => {
+                        return Err(ImportError::Shape(format!(
+                            "system block {k} is not a text block"
+                        )));
+                    }
+                };
+                let mut message = Message::system(text);
+                cache_control(b, &mut message.extensions);
+                let mut m = msg(0, Some(k), message);
+                m.pin = true;
+                out.push(m);
+            }
+        }
+        Some(_) => {
+            return Err(ImportError::Shape(
+                "`system` must be a string or an array of text blocks".into(),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn result_text(index: usize, content: Option<&Value>) -> Result<String, ImportError> {
+    match content {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(blocks)) => {
+            let mut texts = Vec::with_capacity(blocks.len());
+            for b in blocks {
+                match (b.get("type").and_then(Value::as_str), b.get("text")) {
+                    (Some("text"), Some(Value::String(t))) => texts.push(t.as_str()),
+                    (Some(other), _) => {
+                        return Err(bad(
+                            index,
+                            format!(
+                                "tool_result content of type `{other}` is not supported (text only)"
+                            ),
+                        ));
+                    }
+                    _ => return Err(bad(index, "tool_result content block has no `type`")),
+                }
+            }
+            Ok(texts.join("\n"))
+        }
+        Some(_) => Err(bad(
+            index,
+            "tool_result `content` must be a string or blocks",
+        )),
+    }
+}
+
+pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
+    let list = message_list(value, "Anthropic messages")?;
+    let mut messages = system(value)?;
+    let mut calls = Calls::default();
+    for (index, m) in list.iter().enumerate() {
+        let obj = object(index, m)?;
+        let role = match role_of(index, obj)? {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "system" => {
+                return Err(bad(
+                    index,
+                    "role `system` is not allowed in messages (use the `system` parameter)",
+                ));
+            }
+            other => return Err(bad(index, format!("unknown role `{other}`"))),
+        };
+        let blocks: Vec<Value> = match obj.get("content") {
+            Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
+            Some(Value::Array(a)) => a.clone(),
+            Some(_) => {
+                return Err(bad(
+                    index,
+                    "`content` must be a string or an array of blocks",
+                ));
+            }
+            None => return Err(bad(index, "missing `content`")),
+        };
+        let mut parts = Vec::new();
+        let mut ext = Map::new();
+        let mut first_text = None;
+        for (k, b) in blocks.iter().enumerate() {
+            let kind = b.get("type").and_then(Value::as_str);
+            match (kind, role) {
+                (Some("text"), _) => {
+                    let Some(Value::String(t)) = b.get("text") else {
+                        return Err(bad(index, format!("text block {k} has no `text` string")));
+                    };
+                    parts.push(Part::Text(t.clone()));
+                    first_text.get_or_insert(k);
+                    cache_control(b, &mut ext);
+                }
+                (Some("tool_use"), Role::Assistant) => {
+                    let id = match b.get("id") {
+                        Some(Value::String(id)) if !id.is_empty() => id.clone(),
+                        _ => {
+                            return Err(bad(
+                                index,
+                                format!("tool_use block {k} has no `id` string"),
+                            ));
+                        }
+                    };
+                    let name = match b.get("name") {
+                        Some(Value::String(n)) if !n.is_empty() => n.clone(),
+                        _ => {
+                            return Err(bad(index, format!("tool_use `{id}` has no `name` string")));
+                        }
+                    };
+                    let Some(input) = b.get("input") else {
+                        return Err(bad(index, format!("tool_use `{id}` has no `input`")));
+                    };
+                    let call = ToolCall::new(id, name, Arguments::Json(input.clone()));
+                    calls.made(&call);
+                    parts.push(Part::ToolCall(call));
+                    cache_control(b, &mut ext);
+                }
+                (Some("tool_result"), Role::User) => {
+                    let id = match b.get("tool_use_id") {
+                        Some(Value::String(id)) => id.as_str(),
+                        _ => {
+                            return Err(bad(
+                                index,
+                                format!("tool_result block {k} has no `tool_use_id` string"),
+                            ));
+                        }
+                    };
+                    let is_error = match b.get("is_error") {
+                        None | Some(Value::Null) => false,
+                        Some(Value::Bool(e)) => *e,
+                        Some(_) => return Err(bad(index, "`is_error` is not a boolean")),
+                    };
+                    let content = result_text(index, b.get("content"))?;
+                    let call = calls.answer(index, id)?;
+                    let mut message = Message::new(
+                        Role::Tool,
+                        vec![Part::ToolResult(ToolResult {
+                            call_id: id.to_owned(),
+                            content,
+                            is_error,
+                        })],
+                    );
+                    cache_control(b, &mut message.extensions);
+                    let mut t = msg(index, Some(k), message);
+                    t.action = Some(call);
+                    t.is_result = true;
+                    messages.push(t);
+                }
+                (Some(other @ ("tool_use" | "tool_result")), _) => {
+                    return Err(bad(
+                        index,
+                        format!("a `{other}` block is not allowed in a {role} message"),
+                    ));
+                }
+                (Some(other), _) => {
+                    return Err(bad(
+                        index,
+                        format!("content block {k} of type `{other}` is not supported"),
+                    ));
+                }
+                (None, _) => return Err(bad(index, format!("content block {k} has no `type`"))),
+            }
+        }
+        if !parts.is_empty() || blocks.is_empty() {
+            let mut message = Message::new(role, parts);
+            message.extensions = ext;
+            let block = if role == Role::User {
+                first_text.filter(|k| *k > 0)
+            } else {
+                None
+            };
+            messages.push(msg(index, block, message));
+        }
+    }
+    Ok(Transcript::new(Format::Anthropic, messages, None))
+}

@@ -1,0 +1,165 @@
+//! mini-swe-agent trajectories, plain chat and tool calling.
+
+use serde_json::{Value, json};
+
+use super::openai::tool_calls;
+use super::{
+    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, bad, message_list,
+    object, role_of, text_content,
+};
+use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+
+/// The fenced bash blocks of an assistant text, as mini-swe-agent finds them
+/// (```` ```bash\s*\n(.*?)\n``` ````), trimmed.
+pub(super) fn bash_blocks(text: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(p) = rest.find("```bash") {
+        let after = &rest[p + "```bash".len()..];
+        let ws = after.len() - after.trim_start().len();
+        let Some(nl) = after[..ws].rfind('\n') else {
+            rest = after;
+            continue;
+        };
+        let body = &after[nl + 1..];
+        // The lazy `(.*?)\n```` may match an empty body right at the start.
+        let (cmd, next) = if let Some(stripped) = body.strip_prefix("```") {
+            ("", stripped)
+        } else if let Some(end) = body.find("\n```") {
+            (&body[..end], &body[end + 4..])
+        } else {
+            break;
+        };
+        found.push(cmd.trim());
+        rest = next;
+    }
+    found
+}
+
+pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, ImportError> {
+    let list = message_list(value, "a mini-swe-agent trajectory")?;
+    let mut messages: Vec<TranscriptMessage> = Vec::with_capacity(list.len());
+    let mut calls = Calls::default();
+    let mut exit = None;
+    let mut leading = true;
+    // The action of the previous message if it was an assistant message.
+    let mut after_assistant: Option<Option<ToolCall>> = None;
+    for (index, m) in list.iter().enumerate() {
+        let obj = object(index, m)?;
+        let role = role_of(index, obj)?;
+        if exit.is_some() {
+            return Err(bad(index, "message after the `exit` record"));
+        }
+        let content = obj.get("content");
+        let prompt_tokens = match obj.get("prompt_tokens") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or_else(|| bad(index, "`prompt_tokens` is not a non-negative integer"))?,
+            ),
+        };
+        let mut out = TranscriptMessage {
+            index,
+            block: None,
+            message: Message::new(Role::User, Vec::new()),
+            pin: false,
+            action: None,
+            is_result: false,
+            prompt_tokens,
+        };
+        let previous = after_assistant.take();
+        match role {
+            "system" => {
+                out.message = Message::new(Role::System, text_content(index, content)?);
+                out.pin = leading;
+            }
+            "user" => {
+                out.message = Message::new(Role::User, text_content(index, content)?);
+                if let Some(action) = previous {
+                    out.is_result = true;
+                    out.action = action;
+                }
+            }
+            "assistant" => {
+                let made = tool_calls(index, obj.get("tool_calls"), options)?;
+                let parts = text_content(index, content)?;
+                if made.is_empty() {
+                    let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
+                    let blocks = bash_blocks(&text.join("\n"))
+                        .into_iter()
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>();
+                    if let [command] = &blocks[..] {
+                        out.action = Some(ToolCall::new("", "bash", json!({ "command": command })));
+                    }
+                }
+                for c in &made {
+                    calls.made(c);
+                }
+                let mut parts = parts;
+                parts.extend(made.into_iter().map(Part::ToolCall));
+                out.message = Message::new(Role::Assistant, parts);
+                after_assistant = Some(out.action.clone());
+            }
+            "tool" => {
+                let id = match obj.get("tool_call_id") {
+                    Some(Value::String(id)) => id.as_str(),
+                    Some(_) => return Err(bad(index, "`tool_call_id` is not a string")),
+                    None => return Err(bad(index, "missing `tool_call_id`")),
+                };
+                let text: Vec<String> = text_content(index, content)?
+                    .into_iter()
+                    .filter_map(|p| p.text().map(str::to_owned))
+                    .collect();
+                let call = calls.answer(index, id)?;
+                out.message = Message::new(
+                    Role::Tool,
+                    vec![Part::ToolResult(ToolResult {
+                        call_id: id.to_owned(),
+                        content: text.join("\n"),
+                        is_error: false,
+                    })],
+                );
+                out.action = Some(call);
+                out.is_result = true;
+                // A later user message still answers the assistant's turn.
+                after_assistant = previous;
+            }
+            "exit" => {
+                let text: Vec<String> = text_content(index, content)?
+                    .into_iter()
+                    .filter_map(|p| p.text().map(str::to_owned))
+                    .collect();
+                exit = Some(text.join("\n"));
+                continue;
+            }
+            other => return Err(bad(index, format!("unknown role `{other}`"))),
+        }
+        leading &= out.pin;
+        messages.push(out);
+    }
+    Ok(Transcript::new(Format::MiniSweAgent, messages, exit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bash_blocks;
+
+    #[test]
+    fn finds_blocks_like_the_agent() {
+        assert_eq!(
+            bash_blocks("THOUGHT: x\n\n```bash\nls -la\n```"),
+            vec!["ls -la"]
+        );
+        assert_eq!(
+            bash_blocks("```bash\na\n```\n```bash\nb\n```"),
+            vec!["a", "b"]
+        );
+        assert_eq!(bash_blocks("```bash ls```"), Vec::<&str>::new());
+        assert_eq!(bash_blocks("```bash\nunterminated"), Vec::<&str>::new());
+        assert_eq!(
+            bash_blocks("```bash\ncat <<'EOF' > a\nx\nEOF\n```"),
+            vec!["cat <<'EOF' > a\nx\nEOF"]
+        );
+    }
+}

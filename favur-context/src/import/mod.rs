@@ -1,0 +1,911 @@
+//! Classified import of existing transcripts: OpenAI chat messages, Anthropic messages and
+//! mini-swe-agent trajectories.
+//!
+//! Import is in two steps, and the second needs a [`Classifier`]: there is no default
+//! class and no way to import without one.
+//!
+//! 1. [`parse`] reads a transcript into a [`Transcript`] of plain (unclassified) messages,
+//!    checking its structure: malformed input is an [`ImportError`] naming the message
+//!    index and what is wrong.
+//! 2. [`Transcript::classify`] asks the classifier for the class of every message and
+//!    returns [`ImportedMessage`]s (ready to append, e.g. step by step in a replay), or
+//!    [`Transcript::import_into`] appends them all to a history. All or nothing: the
+//!    history is only touched once every message is classified.
+//!
+//! ```
+//! use favur_context::{History, Retention};
+//! use favur_context::import::{self, Format, IncomingMessage};
+//!
+//! let json = r#"[
+//!   {"role": "system", "content": "You are a coding agent."},
+//!   {"role": "user", "content": "Fix the test."},
+//!   {"role": "assistant", "content": null, "tool_calls": [
+//!     {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+//!   {"role": "tool", "tool_call_id": "c1", "content": "src\ntests"}
+//! ]"#;
+//! let classifier = |m: &IncomingMessage<'_>| match m.command() {
+//!     Some(c) if c.starts_with("ls") => Retention::Forgettable,
+//!     _ => Retention::Strict,
+//! };
+//! let mut history = History::new();
+//! let report = import::import(&mut history, Format::OpenAi, json, &classifier).unwrap();
+//! assert_eq!(history.pinned().len(), 1);
+//! assert_eq!(history.view().len(), 3);
+//! assert_eq!(history.entry(report.ids[3].1).unwrap().retention(), Retention::Forgettable);
+//! ```
+
+mod anthropic;
+mod mini_swe;
+mod openai;
+pub mod shell;
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::classify::Classified;
+use crate::entry::EntryId;
+use crate::history::History;
+use crate::message::{Arguments, Message, Part, Role, ToolCall};
+use crate::retention::Retention;
+use crate::site::CallSite;
+
+/// A transcript format [`parse`] reads.
+///
+/// ```
+/// use favur_context::import::Format;
+/// assert_eq!(Format::MiniSweAgent.to_string(), "mini-swe-agent");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// OpenAI Chat Completions messages: an array, or an object with `messages`.
+    OpenAi,
+    /// Anthropic Messages: an object with `messages` and optional `system`, or an array.
+    Anthropic,
+    /// A mini-swe-agent trajectory (an object with `messages`, or an array), in either of
+    /// its formats: plain chat (a fenced bash block in the assistant text, the
+    /// observation in the next user message) or tool calling (`tool_calls` answered by
+    /// `tool` messages).
+    MiniSweAgent,
+}
+
+impl Format {
+    /// The short name used in call sites (`import:<name>`).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::import::Format::OpenAi.as_str(), "openai");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::MiniSweAgent => "mini-swe-agent",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a transcript could not be imported. The history is unchanged when this is
+/// returned.
+///
+/// ```
+/// use favur_context::import::{parse, Format, ImportError};
+/// let err = parse(Format::OpenAi, r#"[{"content": "hi"}]"#).unwrap_err();
+/// assert_eq!(err, ImportError::Message { index: 0, problem: "missing `role`".into() });
+/// assert_eq!(err.to_string(), "message 0: missing `role`");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImportError {
+    /// The text is not JSON.
+    #[error("invalid JSON: {0}")]
+    Json(String),
+    /// The document is not a transcript of this format.
+    #[error("not a transcript: {0}")]
+    Shape(String),
+    /// A message is malformed.
+    #[error("message {index}: {problem}")]
+    Message {
+        /// Its index in the transcript's message list.
+        index: usize,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A tool result answers a call that no earlier message made.
+    #[error("message {index}: tool result for unknown call `{call_id}`")]
+    UnknownCall {
+        /// The result's message index.
+        index: usize,
+        /// The id it names.
+        call_id: String,
+    },
+    /// A call is answered twice.
+    #[error("message {index}: second result for call `{call_id}`")]
+    DuplicateResult {
+        /// The second result's message index.
+        index: usize,
+        /// The call.
+        call_id: String,
+    },
+    /// Tool-call arguments are not a string (OpenAI, mini-swe-agent).
+    #[error("message {index}: arguments of call `{call_id}` are not a string")]
+    ArgumentsNotString {
+        /// The message index.
+        index: usize,
+        /// The call.
+        call_id: String,
+    },
+    /// Tool-call arguments are a string that is not valid JSON (see
+    /// [`ParseOptions::keep_invalid_arguments`]).
+    #[error("message {index}: arguments of call `{call_id}` are not valid JSON: {error}")]
+    InvalidArguments {
+        /// The message index.
+        index: usize,
+        /// The call.
+        call_id: String,
+        /// The JSON error.
+        error: String,
+    },
+    /// The classifier declined some messages; every one is listed.
+    #[error("{} message(s) not classified: {}", unclassified.len(), list_unclassified(unclassified))]
+    Unclassified {
+        /// `(message index, reason)` for each message the classifier declined.
+        unclassified: Vec<(usize, String)>,
+    },
+}
+
+fn list_unclassified(list: &[(usize, String)]) -> String {
+    let items: Vec<String> = list.iter().map(|(i, r)| format!("{i} ({r})")).collect();
+    items.join(", ")
+}
+
+pub(crate) fn bad(index: usize, problem: impl Into<String>) -> ImportError {
+    ImportError::Message {
+        index,
+        problem: problem.into(),
+    }
+}
+
+/// Options for [`parse_with`].
+///
+/// ```
+/// use favur_context::import::{parse_with, Format, ParseOptions};
+/// let json = r#"[{"role": "assistant", "content": null, "tool_calls": [
+///   {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{oops"}}]}]"#;
+/// assert!(parse_with(Format::OpenAi, json, ParseOptions::default()).is_err());
+/// let t = parse_with(Format::OpenAi, json, ParseOptions { keep_invalid_arguments: true }).unwrap();
+/// assert_eq!(t.messages()[0].message.tool_calls().next().unwrap().arguments.to_json_string(), "{oops");
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Keep tool-call arguments that are not valid JSON verbatim (as
+    /// [`Arguments::Invalid`]) instead of rejecting the transcript. Models do produce
+    /// such calls; the default rejects them as malformed input.
+    pub keep_invalid_arguments: bool,
+}
+
+/// One message of a parsed transcript, not yet classified.
+///
+/// ```
+/// let t = favur_context::import::parse(favur_context::import::Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+/// assert_eq!(t.messages()[0].index, 0);
+/// assert!(!t.messages()[0].pin);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranscriptMessage {
+    /// Index of the source message in the transcript's list.
+    pub index: usize,
+    /// For a source message split into several (an Anthropic user turn with several
+    /// `tool_result` blocks), the index of the first block this one holds.
+    pub block: Option<usize>,
+    /// The message.
+    pub message: Message,
+    /// Whether it is pinned rather than appended (leading system messages).
+    pub pin: bool,
+    /// For a result or observation: the call it answers (for a mini-swe-agent plain-chat
+    /// observation, the action parsed from the assistant text, as a `bash` call with
+    /// `{"command": ...}` and an empty id). For an assistant message in the plain-chat
+    /// format: its parsed action.
+    pub action: Option<ToolCall>,
+    /// Whether this message is a tool result or an observation from the environment.
+    pub is_result: bool,
+    /// The prompt size the provider reported for this step, where the transcript has it
+    /// (mini-swe-agent's `prompt_tokens`).
+    pub prompt_tokens: Option<u64>,
+}
+
+/// A parsed transcript: its messages in order and, for mini-swe-agent runs, the exit
+/// record (not part of any request, so not a message).
+///
+/// ```
+/// use favur_context::import::{parse, Format};
+/// let t = parse(Format::MiniSweAgent, r#"{"messages": [
+///   {"role": "system", "content": "sys"}, {"role": "user", "content": "task"},
+///   {"role": "exit", "content": "patch"}]}"#).unwrap();
+/// assert_eq!(t.messages().len(), 2);
+/// assert_eq!(t.exit(), Some("patch"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    format: Format,
+    messages: Vec<TranscriptMessage>,
+    exit: Option<String>,
+}
+
+/// A classified message of a transcript, ready to append (or pin).
+///
+/// ```
+/// use favur_context::{History, Retention};
+/// use favur_context::import::{parse, Format, IncomingMessage};
+/// let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+/// let classified = t.classify(&|_: &IncomingMessage<'_>| Retention::Strict).unwrap();
+/// let mut h = History::new();
+/// for m in classified {
+///     if m.pin { h.pin(m.classified); } else { h.append(m.classified); }
+/// }
+/// assert_eq!(h.len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedMessage {
+    /// Index of the source message.
+    pub index: usize,
+    /// Whether to pin it rather than append it.
+    pub pin: bool,
+    /// The message with its class and call site (`import:<format>:<index>:<column>`, or
+    /// `import:<format>/<rule>` when the classifier names a rule).
+    pub classified: Classified,
+    /// The prompt size the provider reported for this step, if the transcript has it.
+    pub prompt_tokens: Option<u64>,
+}
+
+/// What an import recorded.
+///
+/// ```
+/// use favur_context::{History, Retention};
+/// use favur_context::import::{import, Format, IncomingMessage};
+/// let mut h = History::new();
+/// let r = import(&mut h, Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#, &|_: &IncomingMessage<'_>| Retention::Fuzzy).unwrap();
+/// assert_eq!(r.ids.len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportReport {
+    /// `(source message index, entry id)` for each message recorded, in order.
+    pub ids: Vec<(usize, EntryId)>,
+    /// The mini-swe-agent exit record, if any.
+    pub exit: Option<String>,
+}
+
+/// What a classifier sees of each incoming message.
+///
+/// ```
+/// use favur_context::Role;
+/// use favur_context::import::{parse, Format};
+/// let t = parse(Format::OpenAi, r#"[
+///   {"role": "assistant", "content": "look", "tool_calls": [
+///     {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"grep -rn foo .\"}"}}]},
+///   {"role": "tool", "tool_call_id": "c1", "content": "<returncode>1</returncode><output></output>"}]"#).unwrap();
+/// let result = t.incoming(1).unwrap();
+/// assert_eq!(result.role(), Role::Tool);
+/// assert!(result.is_result());
+/// assert_eq!(result.tool_name(), Some("bash"));
+/// assert_eq!(result.command(), Some("grep -rn foo ."));
+/// assert_eq!(result.returncode(), Some(1));
+/// assert_eq!(t.incoming(0).unwrap().text(), "look");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct IncomingMessage<'a> {
+    format: Format,
+    inner: &'a TranscriptMessage,
+}
+
+impl<'a> IncomingMessage<'a> {
+    /// The transcript format.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().format(), Format::OpenAi);
+    /// ```
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Index of the source message in the transcript.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().index(), 0);
+    /// ```
+    pub fn index(&self) -> usize {
+        self.inner.index
+    }
+
+    /// The role of the message as imported (results are [`Role::Tool`]; plain-chat
+    /// observations keep [`Role::User`], see [`is_result`](Self::is_result)).
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().role(), favur_context::Role::User);
+    /// ```
+    pub fn role(&self) -> Role {
+        self.inner.message.role
+    }
+
+    /// The whole message.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().message().parts.len(), 1);
+    /// ```
+    pub fn message(&self) -> &'a Message {
+        &self.inner.message
+    }
+
+    /// The text: the text parts joined by newlines, or for a tool result its content.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().text(), "hi");
+    /// ```
+    pub fn text(&self) -> Cow<'a, str> {
+        let m = &self.inner.message;
+        let mut texts = m.parts.iter().filter_map(|p| match p {
+            Part::Text(t) => Some(t.as_str()),
+            Part::ToolResult(r) => Some(r.content.as_str()),
+            Part::ToolCall(_) => None,
+        });
+        match (texts.next(), texts.next()) {
+            (None, _) => Cow::Borrowed(""),
+            (Some(one), None) => Cow::Borrowed(one),
+            (Some(a), Some(b)) => {
+                let mut s = format!("{a}\n{b}");
+                for t in texts {
+                    s.push('\n');
+                    s.push_str(t);
+                }
+                Cow::Owned(s)
+            }
+        }
+    }
+
+    /// Whether this is a tool result or an observation from the environment (a
+    /// mini-swe-agent user message that answers the assistant's action).
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert!(!t.incoming(0).unwrap().is_result());
+    /// ```
+    pub fn is_result(&self) -> bool {
+        self.inner.is_result
+    }
+
+    /// The tool calls of an assistant message.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().tool_calls().count(), 0);
+    /// ```
+    pub fn tool_calls(&self) -> impl Iterator<Item = &'a ToolCall> {
+        self.inner.message.tool_calls()
+    }
+
+    /// The call this message is about: for a result or observation the call it answers;
+    /// for an assistant message its first call (or, in plain chat, its parsed action).
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert!(t.incoming(0).unwrap().call().is_none());
+    /// ```
+    pub fn call(&self) -> Option<&'a ToolCall> {
+        if self.inner.is_result {
+            return self.inner.action.as_ref();
+        }
+        self.inner
+            .message
+            .tool_calls()
+            .next()
+            .or(self.inner.action.as_ref())
+    }
+
+    /// For a result, the call it answers.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert!(t.incoming(0).unwrap().answers().is_none());
+    /// ```
+    pub fn answers(&self) -> Option<&'a ToolCall> {
+        if self.inner.is_result {
+            self.inner.action.as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// The tool name of [`call`](Self::call).
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().tool_name(), None);
+    /// ```
+    pub fn tool_name(&self) -> Option<&'a str> {
+        self.call().map(|c| c.name.as_str())
+    }
+
+    /// The arguments of [`call`](Self::call).
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert!(t.incoming(0).unwrap().arguments().is_none());
+    /// ```
+    pub fn arguments(&self) -> Option<&'a Arguments> {
+        self.call().map(|c| &c.arguments)
+    }
+
+    /// The shell command of [`call`](Self::call): its `command` (or `cmd`) string
+    /// argument, or the fenced bash block of a plain-chat action.
+    ///
+    /// ```
+    /// use favur_context::import::{parse, Format};
+    /// let t = parse(Format::MiniSweAgent, r#"[{"role": "user", "content": "task"},
+    ///   {"role": "assistant", "content": "THOUGHT: look\n\n```bash\nls -la\n```"},
+    ///   {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\n</output>"}]"#).unwrap();
+    /// assert_eq!(t.incoming(1).unwrap().command(), Some("ls -la"));
+    /// assert_eq!(t.incoming(2).unwrap().command(), Some("ls -la"));
+    /// assert_eq!(t.incoming(2).unwrap().returncode(), Some(0));
+    /// ```
+    pub fn command(&self) -> Option<&'a str> {
+        let args = self.arguments()?.as_json()?;
+        args.get("command")
+            .or_else(|| args.get("cmd"))
+            .and_then(Value::as_str)
+    }
+
+    /// The `<returncode>N</returncode>` of a result, where the agent reports one.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// # let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert_eq!(t.incoming(0).unwrap().returncode(), None);
+    /// ```
+    pub fn returncode(&self) -> Option<i64> {
+        if !self.inner.is_result {
+            return None;
+        }
+        let text = self.text();
+        let start = text.find("<returncode>")? + "<returncode>".len();
+        let end = text[start..].find("</returncode>")? + start;
+        text[start..end].trim().parse().ok()
+    }
+}
+
+/// A classifier's answer: the class, and optionally the name of the rule that chose it
+/// (recorded in the entry's call site so reports can group by rule).
+///
+/// ```
+/// use favur_context::Retention;
+/// use favur_context::import::Decision;
+/// let d = Decision::from(Retention::Fuzzy).with_rule("file-view");
+/// assert_eq!(d.rule.as_deref(), Some("file-view"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// The class.
+    pub retention: Retention,
+    /// The rule that chose it.
+    pub rule: Option<Cow<'static, str>>,
+}
+
+impl Decision {
+    /// Names the rule that chose the class.
+    ///
+    /// ```
+    /// use favur_context::{import::Decision, Retention};
+    /// assert!(Decision::from(Retention::Strict).with_rule("task").rule.is_some());
+    /// ```
+    pub fn with_rule(mut self, rule: impl Into<Cow<'static, str>>) -> Self {
+        self.rule = Some(rule.into());
+        self
+    }
+}
+
+impl From<Retention> for Decision {
+    fn from(retention: Retention) -> Self {
+        Decision {
+            retention,
+            rule: None,
+        }
+    }
+}
+
+/// A classifier declined to classify a message (e.g. no rule matched). Import collects
+/// every such message into [`ImportError::Unclassified`].
+///
+/// ```
+/// let u = favur_context::import::Unclassified("no rule matches".into());
+/// assert_eq!(u.to_string(), "no rule matches");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unclassified(pub String);
+
+/// Chooses the class of each incoming message. Required by every import.
+///
+/// Closures `Fn(&IncomingMessage) -> Retention` are classifiers; implement the trait for
+/// classifiers that name their rules or can decline a message.
+///
+/// ```
+/// use favur_context::Retention;
+/// use favur_context::import::{Classifier, Decision, IncomingMessage, Unclassified};
+///
+/// struct OnlyUsers;
+/// impl Classifier for OnlyUsers {
+///     fn classify(&self, m: &IncomingMessage<'_>) -> Result<Decision, Unclassified> {
+///         match m.role() {
+///             favur_context::Role::User => Ok(Decision::from(Retention::Strict).with_rule("user")),
+///             other => Err(Unclassified(format!("no rule for {other}"))),
+///         }
+///     }
+/// }
+/// let t = favur_context::import::parse(favur_context::import::Format::OpenAi,
+///     r#"[{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]"#).unwrap();
+/// let err = t.classify(&OnlyUsers).unwrap_err();
+/// assert_eq!(err.to_string(), "1 message(s) not classified: 1 (no rule for assistant)");
+/// ```
+pub trait Classifier {
+    /// The class of `message`, or why it has none.
+    fn classify(&self, message: &IncomingMessage<'_>) -> Result<Decision, Unclassified>;
+}
+
+impl<F> Classifier for F
+where
+    F: Fn(&IncomingMessage<'_>) -> Retention,
+{
+    fn classify(&self, message: &IncomingMessage<'_>) -> Result<Decision, Unclassified> {
+        Ok(Decision::from(self(message)))
+    }
+}
+
+impl Transcript {
+    pub(crate) fn new(
+        format: Format,
+        messages: Vec<TranscriptMessage>,
+        exit: Option<String>,
+    ) -> Self {
+        Transcript {
+            format,
+            messages,
+            exit,
+        }
+    }
+
+    /// The format it was read from.
+    ///
+    /// ```
+    /// use favur_context::import::{parse, Format};
+    /// assert_eq!(parse(Format::Anthropic, r#"{"messages": []}"#).unwrap().format(), Format::Anthropic);
+    /// ```
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The messages, in order.
+    ///
+    /// ```
+    /// use favur_context::import::{parse, Format};
+    /// assert!(parse(Format::OpenAi, "[]").unwrap().messages().is_empty());
+    /// ```
+    pub fn messages(&self) -> &[TranscriptMessage] {
+        &self.messages
+    }
+
+    /// The mini-swe-agent exit record (the submission), if the run has one.
+    ///
+    /// ```
+    /// use favur_context::import::{parse, Format};
+    /// assert_eq!(parse(Format::OpenAi, "[]").unwrap().exit(), None);
+    /// ```
+    pub fn exit(&self) -> Option<&str> {
+        self.exit.as_deref()
+    }
+
+    /// What a classifier sees of the `i`-th message of [`messages`](Self::messages).
+    ///
+    /// ```
+    /// use favur_context::import::{parse, Format};
+    /// let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// assert!(t.incoming(0).is_some() && t.incoming(1).is_none());
+    /// ```
+    pub fn incoming(&self, i: usize) -> Option<IncomingMessage<'_>> {
+        self.messages.get(i).map(|inner| IncomingMessage {
+            format: self.format,
+            inner,
+        })
+    }
+
+    /// Classifies every message. Every message the classifier declines is listed in the
+    /// error; nothing is returned unless all are classified.
+    ///
+    /// ```
+    /// use favur_context::Retention;
+    /// use favur_context::import::{parse, Format, IncomingMessage};
+    /// let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
+    /// let out = t.classify(&|_: &IncomingMessage<'_>| Retention::Strict).unwrap();
+    /// assert_eq!(out[0].classified.retention(), Retention::Strict);
+    /// assert_eq!(out[0].classified.site().to_string(), "import:openai:0:1");
+    /// ```
+    pub fn classify<C: Classifier + ?Sized>(
+        &self,
+        classifier: &C,
+    ) -> Result<Vec<ImportedMessage>, ImportError> {
+        let mut out = Vec::with_capacity(self.messages.len());
+        let mut unclassified = Vec::new();
+        for inner in &self.messages {
+            let incoming = IncomingMessage {
+                format: self.format,
+                inner,
+            };
+            match classifier.classify(&incoming) {
+                Ok(decision) => {
+                    let file = match &decision.rule {
+                        Some(rule) => format!("import:{}/{rule}", self.format),
+                        None => format!("import:{}", self.format),
+                    };
+                    let line = u32::try_from(inner.index).unwrap_or(u32::MAX);
+                    let column = inner
+                        .block
+                        .and_then(|b| u32::try_from(b + 1).ok())
+                        .unwrap_or(1);
+                    out.push(ImportedMessage {
+                        index: inner.index,
+                        pin: inner.pin,
+                        classified: Classified::with_site(
+                            inner.message.clone(),
+                            decision.retention,
+                            CallSite::from_parts(file, line, column),
+                        ),
+                        prompt_tokens: inner.prompt_tokens,
+                    });
+                }
+                Err(Unclassified(reason)) => unclassified.push((inner.index, reason)),
+            }
+        }
+        if unclassified.is_empty() {
+            Ok(out)
+        } else {
+            Err(ImportError::Unclassified { unclassified })
+        }
+    }
+
+    /// Classifies every message and records them in `history` (pinning the leading
+    /// system messages). All or nothing: on error the history is unchanged.
+    ///
+    /// ```
+    /// use favur_context::{History, Retention};
+    /// use favur_context::import::{parse, Format, IncomingMessage};
+    /// let t = parse(Format::OpenAi, r#"[{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}]"#).unwrap();
+    /// let mut h = History::new();
+    /// t.import_into(&mut h, &|_: &IncomingMessage<'_>| Retention::Strict).unwrap();
+    /// assert_eq!((h.pinned().len(), h.view().len()), (1, 1));
+    /// ```
+    pub fn import_into<C: Classifier + ?Sized>(
+        &self,
+        history: &mut History,
+        classifier: &C,
+    ) -> Result<ImportReport, ImportError> {
+        let classified = self.classify(classifier)?;
+        let mut ids = Vec::with_capacity(classified.len());
+        for m in classified {
+            let id = if m.pin {
+                history.pin(m.classified)
+            } else {
+                history.append(m.classified)
+            };
+            ids.push((m.index, id));
+        }
+        Ok(ImportReport {
+            ids,
+            exit: self.exit.clone(),
+        })
+    }
+}
+
+/// Reads a transcript of `format` from JSON text, with default [`ParseOptions`].
+///
+/// ```
+/// use favur_context::import::{parse, Format, ImportError};
+/// assert!(matches!(parse(Format::OpenAi, "{not json"), Err(ImportError::Json(_))));
+/// ```
+pub fn parse(format: Format, json: &str) -> Result<Transcript, ImportError> {
+    parse_with(format, json, ParseOptions::default())
+}
+
+/// Reads a transcript of `format` from JSON text.
+///
+/// ```
+/// use favur_context::import::{parse_with, Format, ParseOptions};
+/// let t = parse_with(Format::Anthropic, r#"{"system": "s", "messages": [{"role": "user", "content": "hi"}]}"#, ParseOptions::default()).unwrap();
+/// assert_eq!(t.messages().len(), 2);
+/// ```
+pub fn parse_with(
+    format: Format,
+    json: &str,
+    options: ParseOptions,
+) -> Result<Transcript, ImportError> {
+    let value: Value = serde_json::from_str(json).map_err(|e| ImportError::Json(e.to_string()))?;
+    parse_value(format, &value, options)
+}
+
+/// Reads a transcript of `format` from a JSON value.
+///
+/// ```
+/// use favur_context::import::{parse_value, Format, ParseOptions};
+/// let v = serde_json::json!([{"role": "user", "content": "hi"}]);
+/// assert_eq!(parse_value(Format::OpenAi, &v, ParseOptions::default()).unwrap().messages().len(), 1);
+/// ```
+pub fn parse_value(
+    format: Format,
+    value: &Value,
+    options: ParseOptions,
+) -> Result<Transcript, ImportError> {
+    match format {
+        Format::OpenAi => openai::parse(value, options),
+        Format::Anthropic => anthropic::parse(value),
+        Format::MiniSweAgent => mini_swe::parse(value, options),
+    }
+}
+
+/// Parses `json` as `format`, classifies every message with `classifier` and records them
+/// in `history`. All or nothing: on error the history is unchanged.
+///
+/// ```
+/// use favur_context::{History, Retention};
+/// use favur_context::import::{import, Format, IncomingMessage};
+/// let mut h = History::new();
+/// let err = import(&mut h, Format::OpenAi, r#"[{"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "x", "content": "b"}]"#,
+///     &|_: &IncomingMessage<'_>| Retention::Strict).unwrap_err();
+/// assert_eq!(err.to_string(), "message 1: tool result for unknown call `x`");
+/// assert!(h.is_empty());
+/// ```
+pub fn import<C: Classifier + ?Sized>(
+    history: &mut History,
+    format: Format,
+    json: &str,
+    classifier: &C,
+) -> Result<ImportReport, ImportError> {
+    parse(format, json)?.import_into(history, classifier)
+}
+
+/// The list of messages of a document: the array itself, or its `messages` array.
+pub(crate) fn message_list<'v>(value: &'v Value, what: &str) -> Result<&'v [Value], ImportError> {
+    match value {
+        Value::Array(a) => Ok(a),
+        Value::Object(o) => match o.get("messages") {
+            Some(Value::Array(a)) => Ok(a),
+            Some(_) => Err(ImportError::Shape("`messages` is not an array".into())),
+            None => Err(ImportError::Shape(format!(
+                "expected {what}: an array of messages or an object with `messages`"
+            ))),
+        },
+        _ => Err(ImportError::Shape(format!(
+            "expected {what}: an array of messages or an object with `messages`"
+        ))),
+    }
+}
+
+/// The object of message `index`, or an error.
+pub(crate) fn object(index: usize, m: &Value) -> Result<&Map<String, Value>, ImportError> {
+    m.as_object()
+        .ok_or_else(|| bad(index, "a message must be a JSON object"))
+}
+
+/// The `role` string of message `index`.
+pub(crate) fn role_of(index: usize, obj: &Map<String, Value>) -> Result<&str, ImportError> {
+    match obj.get("role") {
+        Some(Value::String(r)) => Ok(r),
+        Some(_) => Err(bad(index, "`role` is not a string")),
+        None => Err(bad(index, "missing `role`")),
+    }
+}
+
+/// Parses call arguments given as a JSON string.
+pub(crate) fn arguments(
+    index: usize,
+    call_id: &str,
+    raw: Option<&Value>,
+    options: ParseOptions,
+) -> Result<Arguments, ImportError> {
+    let Some(Value::String(raw)) = raw else {
+        return Err(ImportError::ArgumentsNotString {
+            index,
+            call_id: call_id.to_owned(),
+        });
+    };
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v) => Ok(Arguments::Json(v)),
+        Err(_) if options.keep_invalid_arguments => Ok(Arguments::Invalid(raw.clone())),
+        Err(e) => Err(ImportError::InvalidArguments {
+            index,
+            call_id: call_id.to_owned(),
+            error: e.to_string(),
+        }),
+    }
+}
+
+/// Tracks calls and results so each result answers a known, not yet answered call.
+#[derive(Default)]
+pub(crate) struct Calls {
+    /// (id, call, answered) in order made.
+    made: Vec<(String, ToolCall, bool)>,
+}
+
+impl Calls {
+    pub(crate) fn made(&mut self, call: &ToolCall) {
+        self.made.push((call.id.clone(), call.clone(), false));
+    }
+
+    /// Marks the most recent unanswered call with `id` answered and returns it.
+    pub(crate) fn answer(&mut self, index: usize, id: &str) -> Result<ToolCall, ImportError> {
+        if let Some((_, call, answered)) = self
+            .made
+            .iter_mut()
+            .rev()
+            .find(|(cid, _, answered)| cid == id && !*answered)
+        {
+            *answered = true;
+            return Ok(call.clone());
+        }
+        if self.made.iter().any(|(cid, _, _)| cid == id) {
+            Err(ImportError::DuplicateResult {
+                index,
+                call_id: id.to_owned(),
+            })
+        } else {
+            Err(ImportError::UnknownCall {
+                index,
+                call_id: id.to_owned(),
+            })
+        }
+    }
+}
+
+/// Text content given as a string, `null`/absent (no text), or an array of text parts
+/// (`{"type": "text", "text": ...}`). Other part types are not supported.
+pub(crate) fn text_content(
+    index: usize,
+    content: Option<&Value>,
+) -> Result<Vec<Part>, ImportError> {
+    match content {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .enumerate()
+            .map(|(k, p)| match (p.get("type").and_then(Value::as_str), p.get("text")) {
+                (Some("text"), Some(Value::String(t))) => Ok(Part::Text(t.clone())),
+                (Some("text"), _) => Err(bad(index, format!("content part {k} has no `text` string"))),
+                (Some(other), _) => Err(bad(
+                    index,
+                    format!("content part {k} has type `{other}`, which is not supported (text only)"),
+                )),
+                (None, _) => Err(bad(index, format!("content part {k} has no `type`"))),
+            })
+            .collect(),
+        Some(_) => Err(bad(index, "`content` must be a string, null or an array of parts")),
+    }
+}

@@ -1,0 +1,135 @@
+//! OpenAI Chat Completions messages.
+
+use serde_json::{Map, Value};
+
+use super::{
+    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad,
+    message_list, object, role_of, text_content,
+};
+use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+
+/// Fields other than `owned`, kept as the message's extensions.
+pub(super) fn extensions(obj: &Map<String, Value>, owned: &[&str]) -> Map<String, Value> {
+    obj.iter()
+        .filter(|(k, _)| !owned.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The calls of an assistant message, in OpenAI's nested form
+/// (`{"id", "type": "function", "function": {"name", "arguments"}}`) or mini-swe-agent's
+/// flat form (`{"id", "name", "arguments"}`).
+pub(super) fn tool_calls(
+    index: usize,
+    raw: Option<&Value>,
+    options: ParseOptions,
+) -> Result<Vec<ToolCall>, ImportError> {
+    let list = match raw {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(bad(index, "`tool_calls` is not an array")),
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for (k, call) in list.iter().enumerate() {
+        let Some(call) = call.as_object() else {
+            return Err(bad(index, format!("tool call {k} is not an object")));
+        };
+        let id = match call.get("id") {
+            Some(Value::String(id)) if !id.is_empty() => id.as_str(),
+            _ => return Err(bad(index, format!("tool call {k} has no `id` string"))),
+        };
+        let f = match call.get("function") {
+            Some(Value::Object(f)) => f,
+            Some(_) => {
+                return Err(bad(
+                    index,
+                    format!("tool call `{id}`: `function` is not an object"),
+                ));
+            }
+            None => call,
+        };
+        let name = match f.get("name") {
+            Some(Value::String(n)) if !n.is_empty() => n.as_str(),
+            _ => return Err(bad(index, format!("tool call `{id}` has no `name` string"))),
+        };
+        let args = arguments(index, id, f.get("arguments"), options)?;
+        out.push(ToolCall::new(id, name, args));
+    }
+    Ok(out)
+}
+
+pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, ImportError> {
+    let list = message_list(value, "OpenAI chat messages")?;
+    let mut messages = Vec::with_capacity(list.len());
+    let mut calls = Calls::default();
+    let mut leading = true;
+    for (index, m) in list.iter().enumerate() {
+        let obj = object(index, m)?;
+        let role = role_of(index, obj)?;
+        let content = obj.get("content");
+        let mut out = TranscriptMessage {
+            index,
+            block: None,
+            message: Message::new(Role::User, Vec::new()),
+            pin: false,
+            action: None,
+            is_result: false,
+            prompt_tokens: None,
+        };
+        match role {
+            "system" | "developer" | "user" => {
+                if content.is_none() {
+                    return Err(bad(index, "missing `content`"));
+                }
+                let r = if role == "user" {
+                    Role::User
+                } else {
+                    Role::System
+                };
+                out.message = Message::new(r, text_content(index, content)?);
+                out.message.extensions = extensions(obj, &["role", "content"]);
+                out.pin = leading && r == Role::System;
+            }
+            "assistant" => {
+                let made = tool_calls(index, obj.get("tool_calls"), options)?;
+                let mut parts = text_content(index, content)?;
+                for c in &made {
+                    calls.made(c);
+                }
+                parts.extend(made.into_iter().map(Part::ToolCall));
+                out.message = Message::new(Role::Assistant, parts);
+                out.message.extensions = extensions(obj, &["role", "content", "tool_calls"]);
+            }
+            "tool" => {
+                let id = match obj.get("tool_call_id") {
+                    Some(Value::String(id)) => id.as_str(),
+                    Some(_) => return Err(bad(index, "`tool_call_id` is not a string")),
+                    None => return Err(bad(index, "missing `tool_call_id`")),
+                };
+                if content.is_none() {
+                    return Err(bad(index, "missing `content`"));
+                }
+                let text: Vec<String> = text_content(index, content)?
+                    .into_iter()
+                    .filter_map(|p| p.text().map(str::to_owned))
+                    .collect();
+                let call = calls.answer(index, id)?;
+                out.message = Message::new(
+                    Role::Tool,
+                    vec![Part::ToolResult(ToolResult {
+                        call_id: id.to_owned(),
+                        content: text.join("\n"),
+                        is_error: false,
+                    })],
+                );
+                out.message.extensions = extensions(obj, &["role", "content", "tool_call_id"]);
+                out.action = Some(call);
+                out.is_result = true;
+            }
+            other => return Err(bad(index, format!("unknown role `{other}`"))),
+        }
+        leading &= out.pin;
+        messages.push(out);
+    }
+    Ok(Transcript::new(Format::OpenAi, messages, None))
+}

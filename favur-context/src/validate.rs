@@ -1,0 +1,603 @@
+//! Structural validators for provider requests: check a request before sending it.
+//!
+//! They check the structure providers reject with a 400 error (roles, content shapes, the
+//! tool-call/result pairing, and for Anthropic the first-turn and alternation rules), not
+//! model limits or tool schemas. Each returns the first problem found as a
+//! [`ValidationError`] naming the message index and the [`Rule`] broken.
+//!
+//! The plain validators accept an *in-flight tail*: tool calls in the last message with
+//! no result yet (the caller is about to run them). The `_strict` variants report those
+//! as [`Rule::MissingResult`] too.
+//!
+//! ```
+//! use favur_context::validate::{validate_openai, Rule};
+//! let bad = serde_json::json!([{"role": "tool", "tool_call_id": "c1", "content": "ok"}]);
+//! let err = validate_openai(&bad).unwrap_err();
+//! assert_eq!(err.index, Some(0));
+//! assert_eq!(err.rule, Rule::ResultWithoutCall { call_id: "c1".into() });
+//! ```
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+/// A rule of a request format that a request breaks.
+///
+/// ```
+/// use favur_context::validate::Rule;
+/// assert_eq!(Rule::FirstNotUser.to_string(), "the first message must be a user turn");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The request is not a list of messages (or an object with a `messages` list).
+    #[error("the request must be a JSON array of messages or an object with a `messages` array")]
+    NotAList,
+    /// There are no messages.
+    #[error("the request must contain at least one message")]
+    Empty,
+    /// A message is not a JSON object.
+    #[error("a message must be a JSON object")]
+    NotAnObject,
+    /// A message has no `role` string.
+    #[error("the message has no `role` string")]
+    MissingRole,
+    /// A message's role is not one the format accepts.
+    #[error("role `{0}` is not accepted here")]
+    UnknownRole(String),
+    /// The content is missing or of the wrong shape.
+    #[error("bad content: {0}")]
+    BadContent(String),
+    /// A text block is empty or whitespace only (Anthropic).
+    #[error("text content blocks must contain non-whitespace text")]
+    EmptyText,
+    /// A tool call is malformed.
+    #[error("bad tool call: {0}")]
+    BadToolCall(String),
+    /// Tool-call arguments are not a string (OpenAI).
+    #[error("tool call `{call_id}`: `function.arguments` must be a string")]
+    ArgumentsNotString {
+        /// The call.
+        call_id: String,
+    },
+    /// Two tool calls share an id (within a message for OpenAI, within the request for
+    /// Anthropic).
+    #[error("tool call id `{call_id}` is used twice")]
+    DuplicateCallId {
+        /// The id.
+        call_id: String,
+    },
+    /// A tool result does not answer a call of the assistant message before it.
+    #[error(
+        "tool result for `{call_id}` does not answer a call of the preceding assistant message"
+    )]
+    ResultWithoutCall {
+        /// The id it names.
+        call_id: String,
+    },
+    /// A call is answered twice.
+    #[error("tool call `{call_id}` is answered more than once")]
+    DuplicateResult {
+        /// The call.
+        call_id: String,
+    },
+    /// A call has no result before the conversation goes on (or at all, when strict).
+    #[error("tool call `{call_id}` has no result directly after it")]
+    MissingResult {
+        /// The call.
+        call_id: String,
+    },
+    /// A content block of this type is not allowed in this role (Anthropic).
+    #[error("a `{block}` block is not allowed in a `{role}` message")]
+    BlockNotAllowed {
+        /// The block type.
+        block: String,
+        /// The role.
+        role: String,
+    },
+    /// `tool_result` blocks must come before any other block of the user turn (Anthropic).
+    #[error("tool_result blocks must come first in the user turn")]
+    ResultNotFirst,
+    /// The first message is not a user turn (Anthropic).
+    #[error("the first message must be a user turn")]
+    FirstNotUser,
+    /// Two consecutive messages have the same role (Anthropic).
+    #[error("roles must alternate between user and assistant")]
+    NotAlternating,
+    /// The `system` parameter is malformed (Anthropic).
+    #[error("bad system parameter: {0}")]
+    BadSystem(String),
+}
+
+/// A request that breaks a rule: where (the message index, `None` for the request as a
+/// whole or its `system` parameter) and which rule.
+///
+/// ```
+/// use favur_context::validate::{validate_anthropic, Rule};
+/// let err = validate_anthropic(&serde_json::json!({"messages": [{"role": "assistant", "content": "hi"}]})).unwrap_err();
+/// assert_eq!((err.index, err.rule.clone()), (Some(0), Rule::FirstNotUser));
+/// assert_eq!(err.to_string(), "message 0: the first message must be a user turn");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{rule}", match index { Some(i) => format!("message {i}: "), None => String::new() })]
+pub struct ValidationError {
+    /// The index of the offending message in `messages`.
+    pub index: Option<usize>,
+    /// The rule broken.
+    pub rule: Rule,
+}
+
+fn err(index: Option<usize>, rule: Rule) -> ValidationError {
+    ValidationError { index, rule }
+}
+
+fn messages(request: &Value) -> Result<&Vec<Value>, ValidationError> {
+    let list = match request {
+        Value::Array(a) => a,
+        Value::Object(o) => match o.get("messages") {
+            Some(Value::Array(a)) => a,
+            _ => return Err(err(None, Rule::NotAList)),
+        },
+        _ => return Err(err(None, Rule::NotAList)),
+    };
+    if list.is_empty() {
+        return Err(err(None, Rule::Empty));
+    }
+    Ok(list)
+}
+
+/// Validates OpenAI Chat Completions `messages` (the array, or a request object holding
+/// it), accepting an in-flight tail of unanswered calls in the last message.
+///
+/// Rules: each message is an object with a known role (`system`, `developer`, `user`,
+/// `assistant`, `tool`); content is a string or an array of parts (the assistant may
+/// have `null` content when it has `tool_calls`); each tool call has a non-empty
+/// `id` unique in its message, `type: "function"`, a `function.name` and string
+/// `function.arguments`; an assistant message with calls is followed directly by one
+/// `tool` message per call (in any order) before any other message; each `tool` message
+/// answers a call of that assistant message.
+///
+/// ```
+/// let messages = serde_json::json!([
+///     {"role": "user", "content": "list files"},
+///     {"role": "assistant", "content": null, "tool_calls": [
+///         {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}}]},
+///     {"role": "tool", "tool_call_id": "c1", "content": "a.rs"},
+/// ]);
+/// favur_context::validate::validate_openai(&messages).unwrap();
+/// ```
+pub fn validate_openai(request: &Value) -> Result<(), ValidationError> {
+    openai(request, false)
+}
+
+/// [`validate_openai`], but calls without a result at the end are an error too.
+///
+/// ```
+/// let messages = serde_json::json!([
+///     {"role": "user", "content": "go"},
+///     {"role": "assistant", "content": null, "tool_calls": [
+///         {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+/// ]);
+/// assert!(favur_context::validate::validate_openai(&messages).is_ok());
+/// assert!(favur_context::validate::validate_openai_strict(&messages).is_err());
+/// ```
+pub fn validate_openai_strict(request: &Value) -> Result<(), ValidationError> {
+    openai(request, true)
+}
+
+fn openai_content(c: Option<&Value>, allow_null: bool) -> Result<(), Rule> {
+    match c {
+        Some(Value::String(_)) => Ok(()),
+        Some(Value::Null) | None if allow_null => Ok(()),
+        Some(Value::Array(parts)) if !parts.is_empty() => {
+            for p in parts {
+                match p.get("type").and_then(Value::as_str) {
+                    Some("text") if p.get("text").is_some_and(Value::is_string) => {}
+                    Some("text") => {
+                        return Err(Rule::BadContent("a text part needs a `text` string".into()));
+                    }
+                    Some(_) => {}
+                    None => return Err(Rule::BadContent("a content part needs a `type`".into())),
+                }
+            }
+            Ok(())
+        }
+        Some(Value::Array(_)) => Err(Rule::BadContent("empty content array".into())),
+        None | Some(Value::Null) => Err(Rule::BadContent("content is required".into())),
+        Some(_) => Err(Rule::BadContent(
+            "content must be a string or an array of parts".into(),
+        )),
+    }
+}
+
+fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
+    let list = messages(request)?;
+    // Calls of the last assistant message still waiting for a result, and where it was.
+    let mut open: Vec<String> = Vec::new();
+    let mut open_at = 0usize;
+    let mut answered: HashSet<String> = HashSet::new();
+    for (i, m) in list.iter().enumerate() {
+        let at = Some(i);
+        let Value::Object(obj) = m else {
+            return Err(err(at, Rule::NotAnObject));
+        };
+        let Some(role) = obj.get("role").and_then(Value::as_str) else {
+            return Err(err(at, Rule::MissingRole));
+        };
+        if role != "tool"
+            && let Some(call_id) = open.first()
+        {
+            return Err(err(
+                Some(open_at),
+                Rule::MissingResult {
+                    call_id: call_id.clone(),
+                },
+            ));
+        }
+        match role {
+            "system" | "developer" | "user" => {
+                openai_content(obj.get("content"), false).map_err(|r| err(at, r))?;
+                answered.clear();
+            }
+            "assistant" => {
+                answered.clear();
+                let calls = match obj.get("tool_calls") {
+                    None | Some(Value::Null) => &[][..],
+                    Some(Value::Array(a)) if !a.is_empty() => &a[..],
+                    Some(_) => {
+                        return Err(err(
+                            at,
+                            Rule::BadToolCall("`tool_calls` must be a non-empty array".into()),
+                        ));
+                    }
+                };
+                openai_content(obj.get("content"), !calls.is_empty()).map_err(|r| err(at, r))?;
+                let mut ids = HashSet::new();
+                for call in calls {
+                    let id = call
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .filter(|s| !s.is_empty())
+                        .ok_or_else(|| {
+                            err(
+                                at,
+                                Rule::BadToolCall("a call needs a non-empty `id`".into()),
+                            )
+                        })?;
+                    if call.get("type").and_then(Value::as_str) != Some("function") {
+                        return Err(err(
+                            at,
+                            Rule::BadToolCall(format!("call `{id}` needs `type: \"function\"`")),
+                        ));
+                    }
+                    let f = call.get("function");
+                    if f
+                        .and_then(|f| f.get("name"))
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
+                    {
+                        return Err(err(
+                            at,
+                            Rule::BadToolCall(format!("call `{id}` needs a `function.name`")),
+                        ));
+                    }
+                    if !f
+                        .and_then(|f| f.get("arguments"))
+                        .is_some_and(Value::is_string)
+                    {
+                        return Err(err(
+                            at,
+                            Rule::ArgumentsNotString {
+                                call_id: id.to_owned(),
+                            },
+                        ));
+                    }
+                    if !ids.insert(id) {
+                        return Err(err(
+                            at,
+                            Rule::DuplicateCallId {
+                                call_id: id.to_owned(),
+                            },
+                        ));
+                    }
+                    open.push(id.to_owned());
+                }
+                open_at = i;
+            }
+            "tool" => {
+                let Some(id) = obj.get("tool_call_id").and_then(Value::as_str) else {
+                    return Err(err(
+                        at,
+                        Rule::BadContent("a tool message needs a `tool_call_id` string".into()),
+                    ));
+                };
+                openai_content(obj.get("content"), false).map_err(|r| err(at, r))?;
+                if let Some(pos) = open.iter().position(|c| c == id) {
+                    open.remove(pos);
+                    answered.insert(id.to_owned());
+                } else if answered.contains(id) {
+                    return Err(err(
+                        at,
+                        Rule::DuplicateResult {
+                            call_id: id.to_owned(),
+                        },
+                    ));
+                } else {
+                    return Err(err(
+                        at,
+                        Rule::ResultWithoutCall {
+                            call_id: id.to_owned(),
+                        },
+                    ));
+                }
+            }
+            other => return Err(err(at, Rule::UnknownRole(other.to_owned()))),
+        }
+    }
+    if strict && let Some(call_id) = open.first() {
+        return Err(err(
+            Some(open_at),
+            Rule::MissingResult {
+                call_id: call_id.clone(),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Validates an Anthropic Messages request (`{"system": ..., "messages": [...]}` or the
+/// bare `messages` array), accepting an in-flight tail of unanswered `tool_use` blocks in
+/// the last message.
+///
+/// Rules: `system` is absent, a string, or an array of non-empty text blocks; roles are
+/// `user` or `assistant`, the first is `user` and they alternate; content is a non-empty
+/// string or a non-empty array of blocks; text blocks hold non-whitespace text;
+/// `tool_use` (assistant only) has an id of `[a-zA-Z0-9_-]+` unique in the request, a
+/// name and an object `input`; the user turn after an assistant turn with `tool_use`
+/// blocks starts with exactly one `tool_result` (user only) per call before any other
+/// block, and every `tool_result` answers a call of the assistant turn before it.
+///
+/// This is stricter than the API in one place: the API merges consecutive same-role
+/// turns, the validator requires them merged.
+///
+/// ```
+/// let req = serde_json::json!({"system": "Be brief.", "messages": [
+///     {"role": "user", "content": "list files"},
+///     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}}]},
+///     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.rs"}]},
+/// ]});
+/// favur_context::validate::validate_anthropic(&req).unwrap();
+/// ```
+pub fn validate_anthropic(request: &Value) -> Result<(), ValidationError> {
+    anthropic(request, false)
+}
+
+/// [`validate_anthropic`], but `tool_use` blocks without a result at the end are an error
+/// too.
+///
+/// ```
+/// let req = serde_json::json!({"messages": [
+///     {"role": "user", "content": "go"},
+///     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {}}]},
+/// ]});
+/// assert!(favur_context::validate::validate_anthropic(&req).is_ok());
+/// assert!(favur_context::validate::validate_anthropic_strict(&req).is_err());
+/// ```
+pub fn validate_anthropic_strict(request: &Value) -> Result<(), ValidationError> {
+    anthropic(request, true)
+}
+
+fn valid_tool_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn anthropic_system(system: Option<&Value>) -> Result<(), ValidationError> {
+    let bad = |why: &str| err(None, Rule::BadSystem(why.to_owned()));
+    match system {
+        None | Some(Value::String(_)) => Ok(()),
+        Some(Value::Array(blocks)) => {
+            for b in blocks {
+                if b.get("type").and_then(Value::as_str) != Some("text") {
+                    return Err(bad("system blocks must be text blocks"));
+                }
+                match b.get("text").and_then(Value::as_str) {
+                    Some(t) if !t.trim().is_empty() => {}
+                    _ => return Err(bad("system text blocks must contain non-whitespace text")),
+                }
+            }
+            Ok(())
+        }
+        Some(_) => Err(bad("must be a string or an array of text blocks")),
+    }
+}
+
+fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
+    anthropic_system(request.get("system"))?;
+    let list = messages(request)?;
+    let mut ids: HashSet<String> = HashSet::new();
+    // tool_use ids of the previous assistant turn, waiting for results.
+    let mut open: Vec<String> = Vec::new();
+    let mut open_at = 0usize;
+    let mut prev_role: Option<&str> = None;
+    for (i, m) in list.iter().enumerate() {
+        let at = Some(i);
+        let Value::Object(obj) = m else {
+            return Err(err(at, Rule::NotAnObject));
+        };
+        let Some(role) = obj.get("role").and_then(Value::as_str) else {
+            return Err(err(at, Rule::MissingRole));
+        };
+        if role != "user" && role != "assistant" {
+            return Err(err(at, Rule::UnknownRole(role.to_owned())));
+        }
+        if i == 0 && role != "user" {
+            return Err(err(at, Rule::FirstNotUser));
+        }
+        if prev_role == Some(role) {
+            return Err(err(at, Rule::NotAlternating));
+        }
+        prev_role = Some(role);
+        let blocks: Vec<&Value> = match obj.get("content") {
+            Some(Value::String(s)) => {
+                if s.trim().is_empty() {
+                    return Err(err(at, Rule::EmptyText));
+                }
+                Vec::new()
+            }
+            Some(Value::Array(a)) if !a.is_empty() => a.iter().collect(),
+            Some(Value::Array(_)) => {
+                return Err(err(at, Rule::BadContent("empty content array".into())));
+            }
+            _ => {
+                return Err(err(
+                    at,
+                    Rule::BadContent("content must be a string or an array of blocks".into()),
+                ));
+            }
+        };
+        let waiting = std::mem::take(&mut open);
+        let mut answered: HashSet<&str> = HashSet::new();
+        let mut past_results = false;
+        for b in &blocks {
+            let Some(kind) = b.get("type").and_then(Value::as_str) else {
+                return Err(err(
+                    at,
+                    Rule::BadContent("a content block needs a `type`".into()),
+                ));
+            };
+            let not_allowed = || {
+                err(
+                    at,
+                    Rule::BlockNotAllowed {
+                        block: kind.to_owned(),
+                        role: role.to_owned(),
+                    },
+                )
+            };
+            match kind {
+                "tool_result" => {
+                    if role != "user" {
+                        return Err(not_allowed());
+                    }
+                    if past_results {
+                        return Err(err(at, Rule::ResultNotFirst));
+                    }
+                    let Some(id) = b.get("tool_use_id").and_then(Value::as_str) else {
+                        return Err(err(
+                            at,
+                            Rule::BadContent("a tool_result needs a `tool_use_id`".into()),
+                        ));
+                    };
+                    if !waiting.iter().any(|w| w == id) {
+                        return Err(err(
+                            at,
+                            Rule::ResultWithoutCall {
+                                call_id: id.to_owned(),
+                            },
+                        ));
+                    }
+                    if !answered.insert(id) {
+                        return Err(err(
+                            at,
+                            Rule::DuplicateResult {
+                                call_id: id.to_owned(),
+                            },
+                        ));
+                    }
+                    match b.get("content") {
+                        None | Some(Value::String(_)) | Some(Value::Array(_)) => {}
+                        Some(_) => {
+                            return Err(err(
+                                at,
+                                Rule::BadContent(
+                                    "tool_result content must be a string or blocks".into(),
+                                ),
+                            ));
+                        }
+                    }
+                    if b.get("is_error").is_some_and(|e| !e.is_boolean()) {
+                        return Err(err(
+                            at,
+                            Rule::BadContent("`is_error` must be a boolean".into()),
+                        ));
+                    }
+                    continue;
+                }
+                "text" => match b.get("text").and_then(Value::as_str) {
+                    Some(t) if !t.trim().is_empty() => {}
+                    Some(_) => return Err(err(at, Rule::EmptyText)),
+                    None => {
+                        return Err(err(
+                            at,
+                            Rule::BadContent("a text block needs a `text` string".into()),
+                        ));
+                    }
+                },
+                "tool_use" => {
+                    if role != "assistant" {
+                        return Err(not_allowed());
+                    }
+                    let id = b.get("id").and_then(Value::as_str).unwrap_or("");
+                    if !valid_tool_id(id) {
+                        return Err(err(
+                            at,
+                            Rule::BadToolCall(format!(
+                                "tool_use id `{id}` must match [a-zA-Z0-9_-]+"
+                            )),
+                        ));
+                    }
+                    if b
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
+                    {
+                        return Err(err(
+                            at,
+                            Rule::BadToolCall(format!("tool_use `{id}` needs a `name`")),
+                        ));
+                    }
+                    if !b.get("input").is_some_and(Value::is_object) {
+                        return Err(err(
+                            at,
+                            Rule::BadToolCall(format!("tool_use `{id}` needs an object `input`")),
+                        ));
+                    }
+                    if !ids.insert(id.to_owned()) {
+                        return Err(err(
+                            at,
+                            Rule::DuplicateCallId {
+                                call_id: id.to_owned(),
+                            },
+                        ));
+                    }
+                    open.push(id.to_owned());
+                }
+                _ => {}
+            }
+            past_results = true;
+        }
+        if let Some(missing) = waiting.iter().find(|w| !answered.contains(w.as_str())) {
+            return Err(err(
+                Some(open_at),
+                Rule::MissingResult {
+                    call_id: missing.clone(),
+                },
+            ));
+        }
+        if !open.is_empty() {
+            open_at = i;
+        }
+    }
+    if strict && let Some(call_id) = open.first() {
+        return Err(err(
+            Some(open_at),
+            Rule::MissingResult {
+                call_id: call_id.clone(),
+            },
+        ));
+    }
+    Ok(())
+}

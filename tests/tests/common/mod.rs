@@ -1,0 +1,58 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use favur_context::render::{render_anthropic, render_openai};
+use favur_context::validate::{
+    validate_anthropic, validate_anthropic_strict, validate_openai, validate_openai_strict,
+};
+use favur_context::{
+    CallSite, Compaction, Edit, Entry, EntryId, EntryKind, Form, History, Message, Retention,
+};
+
+/// A summary entry with the next id of `h`, replacing `replaces`.
+pub fn summary(h: &History, replaces: &[EntryId], text: &str) -> Entry {
+    Entry::new(
+        h.next_id(),
+        Retention::Fuzzy,
+        3,
+        CallSite::new("test", 1, 1),
+        EntryKind::Summary {
+            replaces: replaces.to_vec(),
+        },
+        Message::assistant(text),
+    )
+}
+
+pub fn reform(id: EntryId, form: Form) -> Edit {
+    Edit::Reform {
+        id,
+        form,
+        tokens: 1,
+    }
+}
+
+pub fn apply(h: &mut History, edits: Vec<Edit>) {
+    h.apply(Compaction { tier: 1, edits }).expect("compaction applies");
+}
+
+/// Renders both formats and checks them with the lenient validators, and with the strict
+/// ones unless the history ends in calls in flight.
+pub fn render_valid(h: &History, strict: bool) -> (serde_json::Value, serde_json::Value) {
+    let openai = render_openai(h);
+    let anthropic = render_anthropic(h).to_value();
+    if let Err(e) = validate_openai(&openai) {
+        panic!("openai invalid: {e}\n{openai:#}");
+    }
+    if let Err(e) = validate_anthropic(&anthropic) {
+        panic!("anthropic invalid: {e}\n{anthropic:#}");
+    }
+    if strict {
+        if let Err(e) = validate_openai_strict(&openai) {
+            panic!("openai invalid (strict): {e}\n{openai:#}");
+        }
+        if let Err(e) = validate_anthropic_strict(&anthropic) {
+            panic!("anthropic invalid (strict): {e}\n{anthropic:#}");
+        }
+    }
+    (openai, anthropic)
+}

@@ -1,0 +1,375 @@
+//! Rendering every form at every placement to both formats.
+
+mod common;
+
+use common::{apply, reform, render_valid, summary};
+use favur_context::render::{
+    FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai, result_placeholder,
+};
+use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
+use favur_context::{
+    Edit, EntryId, Form, History, Message, Part, Retention, Role, ToolCall, ToolResult,
+    forgettable, fuzzy, strict,
+};
+use insta::assert_json_snapshot;
+use serde_json::json;
+
+struct Ids {
+    task: EntryId,
+    a1: EntryId,
+    r1: EntryId,
+    a2: EntryId,
+    r2: EntryId,
+    r3: EntryId,
+    fin: EntryId,
+}
+
+/// system pin; user task; assistant text + call c1; result c1; assistant calls c2, c3;
+/// results c2 and c3 (error); assistant text.
+fn base() -> (History, Ids) {
+    let mut h = History::new();
+    h.pin(strict!(system: "You are a coding agent."));
+    let task = h.append(strict!(user: "Fix the failing test."));
+    let a1 = h.append(fuzzy!(message: Message::new(
+        Role::Assistant,
+        vec![
+            Part::Text("Looking around.".into()),
+            Part::ToolCall(ToolCall::new("c1", "bash", json!({"command": "ls"}))),
+        ]
+    )));
+    let r1 = h.append(forgettable!(tool_result("c1"): "Cargo.toml\nsrc"));
+    let a2 = h.append(fuzzy!(tool_calls: [
+        ("c2", "bash", r#"{"command":"cat src/lib.rs"}"#),
+        ("c3", "bash", r#"{"command":"cargo test"}"#)
+    ]));
+    let r2 = h.append(strict!(tool_result("c2"): "pub fn f() {{}}"));
+    let r3 = h.append(strict!(tool_error("c3"): "test failed"));
+    let fin = h.append(fuzzy!(assistant: "The test fails in f."));
+    (
+        h,
+        Ids {
+            task,
+            a1,
+            r1,
+            a2,
+            r2,
+            r3,
+            fin,
+        },
+    )
+}
+
+#[test]
+fn verbatim_view_renders_every_message_in_order() {
+    let (h, _) = base();
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai.as_array().unwrap().len(), 8);
+    assert_eq!(openai[3]["role"], "tool");
+    assert_eq!(openai[3]["tool_call_id"], "c1");
+    assert_eq!(openai[4]["content"], serde_json::Value::Null);
+    assert_json_snapshot!("verbatim_openai", openai);
+    assert_json_snapshot!("verbatim_anthropic", anthropic);
+}
+
+#[test]
+fn calls_only_keeps_the_calls_and_drops_the_text() {
+    let (mut h, ids) = base();
+    apply(&mut h, vec![reform(ids.a1, Form::CallsOnly)]);
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[2]["content"], serde_json::Value::Null);
+    assert_eq!(openai[2]["tool_calls"][0]["id"], "c1");
+    assert_eq!(anthropic["messages"][1]["content"].as_array().unwrap().len(), 1);
+    assert_eq!(anthropic["messages"][1]["content"][0]["type"], "tool_use");
+    assert_json_snapshot!("calls_only_anthropic", anthropic);
+}
+
+#[test]
+fn placeholder_without_summary_points_at_the_original() {
+    let (mut h, ids) = base();
+    apply(
+        &mut h,
+        vec![reform(ids.r1, Form::Placeholder { summary: None })],
+    );
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[3]["content"], result_placeholder(ids.r1, None));
+    assert_eq!(
+        anthropic["messages"][2]["content"][0]["content"],
+        result_placeholder(ids.r1, None)
+    );
+}
+
+#[test]
+fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
+    let (mut h, ids) = base();
+    let s = summary(&h, &[ids.r2], "lib.rs defines f.");
+    let sid = s.id();
+    apply(
+        &mut h,
+        vec![
+            Edit::Summarize { summary: s },
+            reform(ids.r2, Form::Placeholder { summary: Some(sid) }),
+        ],
+    );
+    let (openai, anthropic) = render_valid(&h, true);
+    let text = result_placeholder(ids.r2, Some(sid));
+    assert!(text.contains(&sid.to_string()) && text.contains(&ids.r2.to_string()));
+    assert_eq!(openai[5]["content"], text);
+    // Both results of the assistant turn still come first in the next user turn.
+    let user = &anthropic["messages"][4]["content"];
+    assert_eq!(user[0]["type"], "tool_result");
+    assert_eq!(user[1]["type"], "tool_result");
+    assert_eq!(user[1]["is_error"], true);
+    assert_json_snapshot!("placeholder_summary_openai", openai);
+    assert_json_snapshot!("placeholder_summary_anthropic", anthropic);
+}
+
+#[test]
+fn capped_renders_the_capped_message_at_first_and_middle_and_last() {
+    let (mut h, ids) = base();
+    apply(
+        &mut h,
+        vec![
+            reform(ids.task, Form::Capped(Box::new(Message::user("Fix the fail… [capped]")))),
+            reform(
+                ids.r3,
+                Form::Capped(Box::new(Message::tool_result("c3", "test fa… [capped]", true))),
+            ),
+            reform(ids.fin, Form::Capped(Box::new(Message::assistant("The test… [capped]")))),
+        ],
+    );
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[1]["content"], "Fix the fail… [capped]");
+    assert_eq!(openai[6]["content"], "test fa… [capped]");
+    assert_eq!(openai[7]["content"], "The test… [capped]");
+    assert_json_snapshot!("capped_anthropic", anthropic);
+}
+
+#[test]
+fn summaries_at_first_middle_and_last_are_tagged_user_context() {
+    let (mut h, ids) = base();
+    let first = summary(&h, &[ids.task], "The user asked for a fix.");
+    let first_id = first.id();
+    apply(&mut h, vec![Edit::Summarize { summary: first }]);
+    let middle = summary(&h, &[ids.a1, ids.r1], "Listed the repository.");
+    apply(&mut h, vec![Edit::Summarize { summary: middle }]);
+    let last = summary(&h, &[ids.fin], "Found the failing function.");
+    apply(&mut h, vec![Edit::Summarize { summary: last }]);
+    let (openai, anthropic) = render_valid(&h, true);
+    let msgs = openai.as_array().unwrap();
+    assert_eq!(msgs.len(), 7);
+    for i in [1, 2, 6] {
+        assert_eq!(msgs[i]["role"], "user");
+        let text = msgs[i]["content"].as_str().unwrap();
+        assert!(text.starts_with("<context-summary id=\"#"), "{text}");
+        assert!(text.contains("not an instruction"));
+    }
+    assert!(
+        msgs[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("id=\"{first_id}\" replaces=\"{}\"", ids.task))
+    );
+    // Anthropic: the two leading summaries merge into the first user turn.
+    assert_eq!(anthropic["messages"][0]["role"], "user");
+    assert_eq!(anthropic["messages"][0]["content"].as_array().unwrap().len(), 2);
+    assert_json_snapshot!("summaries_openai", openai);
+    assert_json_snapshot!("summaries_anthropic", anthropic);
+}
+
+#[test]
+fn anthropic_inserts_a_marked_user_turn_when_the_view_starts_with_the_assistant() {
+    let (mut h, ids) = base();
+    apply(&mut h, vec![Edit::Drop { id: ids.task }]);
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[1]["role"], "assistant");
+    assert_eq!(anthropic["messages"][0]["role"], "user");
+    assert_eq!(anthropic["messages"][0]["content"][0]["text"], FIRST_TURN_NOTE);
+    assert_eq!(anthropic["messages"][1]["role"], "assistant");
+}
+
+#[test]
+fn a_dropped_result_whose_call_stays_becomes_a_placeholder_naming_it() {
+    let (mut h, ids) = base();
+    apply(&mut h, vec![Edit::Drop { id: ids.r2 }]);
+    let (openai, _) = render_valid(&h, true);
+    assert_eq!(openai[5]["tool_call_id"], "c2");
+    assert_eq!(openai[5]["content"], result_placeholder(ids.r2, None));
+}
+
+#[test]
+fn a_result_whose_call_was_dropped_is_rendered_as_marked_context() {
+    let (mut h, ids) = base();
+    apply(&mut h, vec![Edit::Drop { id: ids.a1 }]);
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[2]["role"], "user");
+    let text = openai[2]["content"].as_str().unwrap();
+    assert!(text.starts_with(&format!("<tool-output entry=\"{}\" call=\"c1\">", ids.r1)));
+    assert!(text.contains("Cargo.toml"));
+    assert_eq!(anthropic["messages"][0]["content"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn calls_in_flight_at_the_tail_are_rendered_as_they_are() {
+    let (mut h, _) = base();
+    h.append(fuzzy!(tool_call: "c9", "bash", json!({"command": "cargo test"})));
+    let (openai, anthropic) = render_valid(&h, false);
+    let last = openai.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["tool_calls"][0]["id"], "c9");
+    let err = validate_openai_strict(&openai).unwrap_err();
+    assert_eq!(err.rule, Rule::MissingResult { call_id: "c9".into() });
+    let err = validate_anthropic_strict(&anthropic).unwrap_err();
+    assert_eq!(err.rule, Rule::MissingResult { call_id: "c9".into() });
+}
+
+#[test]
+fn a_call_without_any_result_before_the_conversation_goes_on_gets_one() {
+    let (mut h, _) = base();
+    h.append(fuzzy!(tool_call: "c8", "bash", json!({"command": "ls"})));
+    h.append(strict!(user: "Stop, do something else."));
+    let (openai, _) = render_valid(&h, true);
+    let msgs = openai.as_array().unwrap();
+    assert_eq!(msgs[msgs.len() - 2]["tool_call_id"], "c8");
+    assert_eq!(msgs[msgs.len() - 2]["content"], missing_result());
+}
+
+#[test]
+fn a_result_recorded_after_other_messages_is_pulled_up_to_its_call() {
+    let mut h = History::new();
+    h.append(strict!(user: "go"));
+    h.append(fuzzy!(tool_call: "c1", "bash", json!({"command": "ls"})));
+    h.append(strict!(user: "also check the tests"));
+    h.append(forgettable!(tool_result("c1"): "a.rs"));
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[2]["role"], "tool");
+    assert_eq!(openai[3]["content"], "also check the tests");
+    let user = &anthropic["messages"][2]["content"];
+    assert_eq!(user[0]["type"], "tool_result");
+    assert_eq!(user[1]["text"], "also check the tests");
+}
+
+#[test]
+fn several_results_in_one_message_render_as_one_tool_message_each() {
+    let mut h = History::new();
+    h.append(strict!(user: "go"));
+    h.append(fuzzy!(tool_calls: [("a", "read", r#"{"path":"x"}"#), ("b", "read", r#"{"path":"y"}"#)]));
+    let both = Message::new(
+        Role::Tool,
+        vec![
+            Part::ToolResult(ToolResult {
+                call_id: "b".into(),
+                content: "y!".into(),
+                is_error: false,
+            }),
+            Part::ToolResult(ToolResult {
+                call_id: "a".into(),
+                content: "x!".into(),
+                is_error: false,
+            }),
+        ],
+    );
+    h.append(both.classify(Retention::Fuzzy));
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[2]["tool_call_id"], "a");
+    assert_eq!(openai[3]["tool_call_id"], "b");
+    assert_eq!(anthropic["messages"][2]["content"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn reused_and_unusual_call_ids_stay_paired() {
+    let mut h = History::new();
+    h.append(strict!(user: "go"));
+    for out in ["one", "two"] {
+        h.append(fuzzy!(tool_call: "call:0", "bash", json!({"command": "ls"})));
+        h.append(forgettable!(tool_result("call:0"): "{out}"));
+    }
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[4]["content"], "two");
+    assert_eq!(anthropic["messages"][1]["content"][0]["id"], "call_0");
+    assert_eq!(anthropic["messages"][3]["content"][0]["id"], "call_0_2");
+    assert_eq!(anthropic["messages"][4]["content"][0]["tool_use_id"], "call_0_2");
+    assert_eq!(anthropic["messages"][4]["content"][0]["content"], "two");
+}
+
+#[test]
+fn extensions_go_where_each_format_has_a_place() {
+    let mut h = History::new();
+    h.pin(
+        Message::system("sys")
+            .with_extension("cache_control", json!({"type": "ephemeral"}))
+            .classify(Retention::Strict),
+    );
+    h.append(
+        Message::user("hi")
+            .with_extension("name", json!("ana"))
+            .with_extension("role", json!("assistant"))
+            .classify(Retention::Strict),
+    );
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[1], json!({"role": "user", "content": "hi", "name": "ana"}));
+    assert_eq!(openai[0]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(anthropic["system"][0]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(anthropic["messages"][0], json!({"role": "user", "content": [{"type": "text", "text": "hi"}]}));
+}
+
+#[test]
+fn appended_system_messages_render_in_place() {
+    let mut h = History::new();
+    h.append(strict!(user: "go"));
+    h.append(strict!(system: "Budget: 3 steps left."));
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[1]["role"], "system");
+    assert!(anthropic.get("system").is_none());
+    assert_eq!(
+        anthropic["messages"][0]["content"][1]["text"],
+        "<system-note>\nBudget: 3 steps left.\n</system-note>"
+    );
+}
+
+#[test]
+fn anthropic_leaves_out_empty_text_and_wraps_non_object_arguments() {
+    let mut h = History::new();
+    h.append(strict!(user: "go"));
+    h.append(fuzzy!(message: Message::new(Role::Assistant, vec![
+        Part::Text("  ".into()),
+        Part::ToolCall(ToolCall::new("c1", "f", "{bad json")),
+        Part::ToolCall(ToolCall::new("c2", "f", json!([1, 2]))),
+    ])));
+    h.append(forgettable!(tool_result("c1"): ""));
+    h.append(forgettable!(tool_result("c2"): "ok"));
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai[1]["content"], "  ");
+    assert_eq!(openai[1]["tool_calls"][0]["function"]["arguments"], "{bad json");
+    let blocks = &anthropic["messages"][1]["content"];
+    assert_eq!(blocks.as_array().unwrap().len(), 2);
+    assert_eq!(blocks[0]["input"], json!({"arguments": "{bad json"}));
+    assert_eq!(blocks[1]["input"], json!({"arguments": [1, 2]}));
+    assert!(anthropic["messages"][2]["content"][0].get("content").is_none());
+}
+
+#[test]
+fn rendering_is_deterministic_and_prefix_stable() {
+    let (h, ids) = base();
+    let a = serde_json::to_string(&render_openai(&h)).unwrap();
+    let b = serde_json::to_string(&render_openai(&h)).unwrap();
+    assert_eq!(a, b);
+    let restored: History = serde_json::from_str(&serde_json::to_string(&h).unwrap()).unwrap();
+    assert_eq!(a, serde_json::to_string(&render_openai(&restored)).unwrap());
+    let x = serde_json::to_string(&render_anthropic(&h).to_value()).unwrap();
+    assert_eq!(x, serde_json::to_string(&render_anthropic(&restored).to_value()).unwrap());
+
+    // Appending keeps every earlier OpenAI message byte-identical (prompt-cache prefix).
+    let mut longer = h.clone();
+    longer.append(strict!(user: "next"));
+    let before = render_openai(&h);
+    let after = render_openai(&longer);
+    for (i, m) in before.as_array().unwrap().iter().enumerate() {
+        assert_eq!(m.to_string(), after[i].to_string());
+    }
+    // Same for a compacted view.
+    let mut compacted = h.clone();
+    apply(&mut compacted, vec![reform(ids.a2, Form::CallsOnly)]);
+    assert_eq!(
+        serde_json::to_string(&render_anthropic(&compacted).to_value()).unwrap(),
+        serde_json::to_string(&render_anthropic(&compacted.clone()).to_value()).unwrap()
+    );
+}
