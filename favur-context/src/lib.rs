@@ -1,4 +1,118 @@
-//! favur-context: classified conversation history for long-running LLM agents.
+//! Conversation history for long-running LLM agents, where every message carries a
+//! **retention class** chosen by the code that appends it.
+//!
+//! Compaction that looks at a history only when the context window is full knows the
+//! least it will ever know: every message is just text with a length and an age. The code
+//! that appends a message knows *why* it is recording it. favur-context moves the
+//! judgement there: each append names one of three classes, and compaction later reads
+//! nothing but those classes.
+//!
+//! # The three classes
+//!
+//! | class | ask at the call site | examples |
+//! |---|---|---|
+//! | [`forgettable`](Retention::Forgettable) | "Once the model has read this, is it spent?" | a directory listing, search hits |
+//! | [`fuzzy`](Retention::Fuzzy) | "Later on, would the gist do?" | a file view, an intermediate step |
+//! | [`strict`](Retention::Strict) | "Will the exact text matter until the end?" | a stack trace, the plan, a directive a person typed, the agent's progress journal |
+//!
+//! When in doubt between two classes, pick the stricter one: a wrong `strict` costs
+//! tokens, a wrong `forgettable` costs a re-run of whatever produced the text.
+//!
+//! # An unclassified append does not compile
+//!
+//! [`History::append`] takes only values that carry a class ([`Classify`]). Text, a
+//! `String` or a bare [`Message`] are rejected at compile time with a message that names
+//! the classes and the ways to give one:
+//!
+//! ```compile_fail
+//! let mut history = favur_context::History::new();
+//! history.append("some text"); // error[E0277]: `&str` has no retention class
+//! ```
+//!
+//! There are three ways in, and no default class anywhere.
+//!
+//! ## 1. Constructor macros: [`strict!`], [`fuzzy!`], [`forgettable!`]
+//!
+//! One macro per class, `format!`-style, for every role and part. Each records its call
+//! site (file, line, column) so any entry can be traced to the line that classified it.
+//!
+//! ```
+//! use favur_context::{forgettable, fuzzy, strict, History};
+//! use serde_json::json;
+//!
+//! let mut history = History::new();
+//! history.pin(strict!(system: "You are a careful coding agent."));
+//! history.append(strict!(user: "Make `{}` pass.", "tests/parse.rs"));
+//! history.append(strict!(tool_call: "c1", "bash", json!({"command": "ls src"})));
+//! history.append(forgettable!(tool_result("c1"): "lib.rs\nparse.rs"));
+//! history.append(fuzzy!(tool_calls: [("c2", "bash", json!({"command": "cat src/parse.rs"}))]));
+//! history.append(fuzzy!(tool_result("c2"): "pub fn parse() {{ todo!() }}"));
+//! history.append(strict!(tool_error("c3"): "thread 'main' panicked at src/parse.rs:3:5"));
+//! assert_eq!(history.len(), 7);
+//! ```
+//!
+//! ## 2. The `#[retention(class)]` attribute
+//!
+//! On a **type** that converts into a [`Message`], the type itself becomes classified:
+//!
+//! ```
+//! use favur_context::{retention, History, Message, Retention};
+//!
+//! #[retention(strict)]
+//! struct StackTrace(String);
+//!
+//! impl From<StackTrace> for Message {
+//!     fn from(t: StackTrace) -> Message { Message::user(t.0) }
+//! }
+//!
+//! let mut history = History::new();
+//! let id = history.append(StackTrace("Traceback (most recent call last): ...".into()));
+//! assert_eq!(history.entry(id).unwrap().retention(), Retention::Strict);
+//! ```
+//!
+//! On a **function or method**, its `&mut History` parameters accept plain content inside
+//! its body, appended with that class (outside such a function plain content is still a
+//! compile error):
+//!
+//! ```
+//! use favur_context::{retention, History, Retention};
+//!
+//! #[retention(forgettable)]
+//! fn record_listing(history: &mut History, listing: &str) {
+//!     history.append(listing);
+//! }
+//!
+//! let mut history = History::new();
+//! record_listing(&mut history, "Cargo.toml\nsrc/");
+//! assert_eq!(history.entries()[0].retention(), Retention::Forgettable);
+//! ```
+//!
+//! On a **tool** (`impl Tool for T`), every result the tool produces is appended with the
+//! tool's class through [`History::run_tool`] / [`History::append_tool_result`].
+//!
+//! ## 3. Explicit runtime classification
+//!
+//! Data-driven paths name a [`Retention`] value with [`Message::classify`]:
+//!
+//! ```
+//! use favur_context::{History, Message, Retention};
+//! let class: Retention = "fuzzy".parse().unwrap();
+//! let mut history = History::new();
+//! history.append(Message::assistant("thinking...").classify(class));
+//! ```
+//!
+//! # Ready-made kinds
+//!
+//! [`kinds::Directive`] (a directive injected into a running agent) and
+//! [`kinds::ProgressNote`] (the agent's progress journal) are both strict, and are
+//! classified with the same attribute.
+//!
+//! # The history and its view
+//!
+//! The history records every entry and never edits it. What the model is shown is the
+//! [`View`], derived from the history by recorded [`Compaction`]s: entries leave the view
+//! or are replaced by summaries there, but their originals stay retrievable by id with
+//! [`History::recall`]. [`History`] is `Send + Sync`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -48,7 +162,18 @@ pub use summarize::{
 pub use tool::{ClassifiedTool, Tool};
 pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 
-/// Marks an item with a retention class. See the [crate docs](crate#the-retentionclass-attribute).
+/// Gives an item a retention class: a type that converts into a [`Message`], a function or
+/// method with `&mut History` parameters, or an `impl Tool for T` block. See the
+/// [crate docs](crate#2-the-retentionclass-attribute).
+///
+/// ```
+/// use favur_context::{retention, Message};
+/// #[retention(fuzzy)]
+/// struct FileView { path: String, text: String }
+/// impl From<FileView> for Message {
+///     fn from(v: FileView) -> Message { Message::user(format!("{}:\n{}", v.path, v.text)) }
+/// }
+/// ```
 #[doc(inline)]
 pub use favur_context_macros::retention;
 
