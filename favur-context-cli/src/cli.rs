@@ -58,19 +58,12 @@ struct PerTranscript {
 }
 
 fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
-    let names: Vec<String> = job
-        .rules
-        .rules()
-        .iter()
-        .map(|r| r.name().to_owned())
-        .collect();
     let id = p.transcript().id.clone();
     let mut dump = Vec::new();
     let mut policy = (job.policy)()?;
     let want_dump = job.dump.is_some();
     let run = replay(
         p,
-        &names,
         policy.as_mut(),
         Some(job.renderer),
         &mut |step, request| {
@@ -84,18 +77,17 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
     let mut matched = (0, 0);
     if job.baselines {
         let target = run.mean_tokens();
-        let (budget, _) = match_trim(p, &names, target)?;
-        let (keep, _) = match_mask(p, &names, target)?;
+        let (budget, _) = match_trim(p, target)?;
+        let (keep, _) = match_mask(p, target)?;
         matched = (budget, keep);
         let mut strategies: Vec<Box<dyn Strategy>> = vec![
             Box::new(NoCompaction),
             Box::new(TrimOldest { budget }),
-            Box::new(MaskOld { keep }),
+            Box::new(MaskOld::new(keep)),
         ];
         for s in &mut strategies {
             let r = replay(
                 p,
-                &names,
                 s.as_mut(),
                 Some(job.renderer),
                 &mut |_, _| Ok(()),

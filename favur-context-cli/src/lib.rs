@@ -12,9 +12,8 @@
 #![warn(missing_docs)]
 
 pub mod cli;
-mod engine;
+pub mod engine;
 pub mod idents;
-mod import;
 pub mod replay;
 pub mod report;
 pub mod search;

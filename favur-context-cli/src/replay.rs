@@ -5,16 +5,13 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
-use favur_context::rules::{Decision, RuleRef};
-use favur_context::{
-    CallSite, Classified, EntryId, EntryKind, Form, HeuristicCounter, History, Message, Retention,
-    Role, TokenCounter,
-};
+use favur_context::rules::RuleRef;
+use favur_context::{EntryId, EntryKind, Form, HeuristicCounter, History, Message, Retention, TokenCounter};
 use serde_json::Value;
 
 use crate::ReplayError;
 use crate::idents::identifiers;
-use crate::strategy::{Event, Strategy};
+use crate::strategy::{Before, Event, Strategy};
 use crate::transcript::{ClassifiedTranscript, is_answer};
 
 /// Turns the history into the request the model would receive.
@@ -55,18 +52,19 @@ pub struct Reference {
 /// under any number of strategies.
 ///
 /// ```
+/// use favur_context::import::Format;
 /// use favur_context::rules::Rules;
-/// use favur_context::{Message, ToolCall};
 /// use favur_context_cli::replay::Prepared;
-/// use favur_context_cli::transcript::{ClassifiedTranscript, Transcript};
+/// use favur_context_cli::transcript::ClassifiedTranscript;
 /// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// let t = Transcript { id: "t".into(), messages: vec![
-///     Message::user("fix it"),
-///     Message::assistant_calls(vec![ToolCall::new("c1", "bash", r#"{"command":"ls"}"#)]),
-///     Message::tool_result("c1", "src/main.rs", false),
-///     Message::assistant("open src/main.rs"),
-/// ]};
-/// let p = Prepared::new(ClassifiedTranscript::classify(t, &rules)?);
+/// let json = serde_json::json!([
+///     {"role": "user", "content": "fix it"},
+///     {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+///         "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+///     {"role": "tool", "tool_call_id": "c1", "content": "src/main.rs"},
+///     {"role": "assistant", "content": "open src/main.rs"},
+/// ]);
+/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
 /// assert_eq!(p.references(3)[0].identifier, "src/main.rs");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -101,7 +99,8 @@ impl Prepared {
         let n = transcript.messages.len();
         let mut references = vec![Vec::new(); n];
         let mut referenced_later = vec![false; n];
-        for (i, m) in transcript.messages.iter().enumerate() {
+        for (i, imported) in transcript.messages.iter().enumerate() {
+            let m = imported.classified.message();
             let text = message_text(m);
             let mut seen: HashSet<&str> = HashSet::new();
             for ident in identifiers(&text) {
@@ -110,7 +109,7 @@ impl Prepared {
                 }
                 match first.get(ident) {
                     Some(&src) => {
-                        if is_answer(m) && transcript.messages[src].role == Role::Tool {
+                        if is_answer(m) && transcript.results.get(src).copied().unwrap_or(false) {
                             references[i].push(Reference {
                                 identifier: ident.to_owned(),
                                 source: src,
@@ -250,14 +249,6 @@ impl Run {
     }
 }
 
-fn site_of(decision: &Decision, rule_name: &str) -> CallSite {
-    let line = match decision.rule {
-        RuleRef::Rule(i) => u32::try_from(i + 1).unwrap_or(u32::MAX),
-        RuleRef::Default => 0,
-    };
-    CallSite::from_parts(format!("rules:{rule_name}"), line, 1)
-}
-
 fn collect_strings(v: &Value, out: &mut String) {
     match v {
         Value::String(s) => {
@@ -295,7 +286,8 @@ struct BlockInfo {
 
 /// Replays `prepared` under `strategy`.
 ///
-/// Messages are appended in order (a leading system message is pinned); before each
+/// Messages are appended in order as the import classified them (leading system messages
+/// pinned); before each
 /// assistant message the strategy runs, and, with a renderer, the request is rendered,
 /// passed to `sink` with its step number, and measured: prefix reuse against the previous
 /// request and which references it still carries. Without a renderer only the token
@@ -304,7 +296,6 @@ struct BlockInfo {
 /// See the crate's tests for complete examples.
 pub fn replay(
     prepared: &Prepared,
-    rule_names: &[String],
     strategy: &mut dyn Strategy,
     renderer: Option<&dyn Renderer>,
     sink: &mut dyn FnMut(usize, &Value) -> Result<(), ReplayError>,
@@ -322,16 +313,12 @@ pub fn replay(
     let mut cache: HashMap<u64, Rc<BlockInfo>> = HashMap::new();
     let mut previous: Vec<u64> = Vec::new();
     let mut pinned_tokens = 0u64;
-    let mut seen_non_system = false;
 
-    for (i, message) in t.messages.iter().enumerate() {
+    for (i, imported) in t.messages.iter().enumerate() {
+        let message = imported.classified.message();
         if is_answer(message) {
             let step_no = run.steps.len();
-            let (event, refused) = match strategy.before_request(&mut history) {
-                Ok(e) => (e, false),
-                Err(ReplayError::Refused { .. }) => (None, true),
-                Err(e) => return Err(e),
-            };
+            let Before { event, refused } = strategy.before_request(&mut history)?;
             let mut step = Step {
                 message: i,
                 tokens: history.usage_tokens(),
@@ -402,23 +389,16 @@ pub fn replay(
             }
             run.steps.push(step);
         }
-        let decision = t.decisions.get(i).ok_or(ReplayError::Internal(
-            "a message has no classification decision",
-        ))?;
-        let name = match decision.rule {
-            RuleRef::Rule(r) => rule_names.get(r).map_or("(unknown rule)", String::as_str),
-            RuleRef::Default => favur_context::rules::DEFAULT_RULE_NAME,
-        };
-        let classified =
-            Classified::with_site(message.clone(), decision.class, site_of(decision, name));
-        if message.role == Role::System && !seen_non_system {
+        let classified = imported.classified.clone();
+        let id = if imported.pin {
             let id = history.pin(classified);
             pinned_tokens += history.entry(id).map_or(0, |e| u64::from(e.tokens()));
-            ids[i] = Some(id);
+            id
         } else {
-            seen_non_system = true;
-            ids[i] = Some(history.append(classified));
-        }
+            history.append(classified)
+        };
+        strategy.observe(id, t.results.get(i).copied().unwrap_or(false));
+        ids[i] = Some(id);
     }
     Ok(run)
 }

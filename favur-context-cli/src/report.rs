@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use favur_context::Retention;
 use favur_context::rules::RuleRef;
-use favur_context::{Role, rules::Rules};
+use favur_context::rules::Rules;
 
 use crate::replay::{Fate, Prepared, Run, class_of, rule_of};
 
@@ -163,7 +163,7 @@ impl Summary {
         for (i, d) in t.decisions.iter().enumerate() {
             let ev = s.by_rule.entry(d.rule).or_default();
             ev.entries += 1;
-            if t.messages.get(i).is_some_and(|m| m.role == Role::Tool) {
+            if t.results.get(i).copied().unwrap_or(false) {
                 ev.outputs += 1;
                 ev.never_referenced += u64::from(!prepared.referenced_later(i));
             }

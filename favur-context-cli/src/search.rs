@@ -1,7 +1,5 @@
 //! Finding the baselines' budget and N that match the policy's mean request tokens.
 
-use favur_context::Role;
-
 use crate::ReplayError;
 use crate::replay::{Prepared, replay};
 use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
@@ -9,24 +7,23 @@ use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 /// Mean request tokens of `strategy` on `prepared` (a replay without rendering).
 ///
 /// ```
+/// use favur_context::import::Format;
 /// use favur_context::rules::Rules;
-/// use favur_context::Message;
 /// use favur_context_cli::replay::Prepared;
 /// use favur_context_cli::search::mean_tokens;
 /// use favur_context_cli::strategy::NoCompaction;
-/// use favur_context_cli::transcript::{ClassifiedTranscript, Transcript};
+/// use favur_context_cli::transcript::ClassifiedTranscript;
 /// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// let t = Transcript { id: "t".into(), messages: vec![Message::user("hi"), Message::assistant("ok")] };
-/// let p = Prepared::new(ClassifiedTranscript::classify(t, &rules)?);
-/// assert!(mean_tokens(&p, &[], &mut NoCompaction)? > 0.0);
+/// let json = serde_json::json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]);
+/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+/// assert!(mean_tokens(&p, &mut NoCompaction)? > 0.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn mean_tokens(
     prepared: &Prepared,
-    rule_names: &[String],
-    strategy: &mut dyn Strategy,
+        strategy: &mut dyn Strategy,
 ) -> Result<f64, ReplayError> {
-    Ok(replay(prepared, rule_names, strategy, None, &mut |_, _| Ok(()))?.mean_tokens())
+    Ok(replay(prepared, strategy, None, &mut |_, _| Ok(()))?.mean_tokens())
 }
 
 /// The trim budget whose mean request tokens is closest to `target`, and that mean.
@@ -35,12 +32,10 @@ pub fn mean_tokens(
 /// See the crate's tests for an example.
 pub fn match_trim(
     prepared: &Prepared,
-    rule_names: &[String],
-    target: f64,
+        target: f64,
 ) -> Result<(u64, f64), ReplayError> {
     let full = replay(
         prepared,
-        rule_names,
         &mut NoCompaction,
         None,
         &mut |_, _| Ok(()),
@@ -53,7 +48,7 @@ pub fn match_trim(
     let mut best = (peak, full.mean_tokens());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        let mean = mean_tokens(prepared, rule_names, &mut TrimOldest { budget: mid })?;
+        let mean = mean_tokens(prepared, &mut TrimOldest { budget: mid })?;
         if (mean - target).abs() < (best.1 - target).abs() {
             best = (mid, mean);
         }
@@ -72,14 +67,13 @@ pub fn match_trim(
 /// See the crate's tests for an example.
 pub fn match_mask(
     prepared: &Prepared,
-    rule_names: &[String],
-    target: f64,
+        target: f64,
 ) -> Result<(usize, f64), ReplayError> {
     let outputs = prepared
         .transcript()
-        .messages
+        .results
         .iter()
-        .filter(|m| m.role == Role::Tool)
+        .filter(|r| **r)
         .count()
         .max(1);
     let mut cache: Vec<Option<f64>> = vec![None; outputs + 1];
@@ -87,7 +81,7 @@ pub fn match_mask(
         if let Some(m) = cache[keep] {
             return Ok(m);
         }
-        let m = mean_tokens(prepared, rule_names, &mut MaskOld { keep })?;
+        let m = mean_tokens(prepared, &mut MaskOld::new(keep))?;
         cache[keep] = Some(m);
         Ok(m)
     };

@@ -4,12 +4,16 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use favur_context::rules::{Rules, RulesError, Unmatched};
+use favur_context::import::Format;
+use favur_context::rules::{Rules, RulesError};
+use favur_context::{BuiltinSummarizer, Policy};
 
 use crate::ReplayError;
 use crate::cli::{Job, render_report, run};
+use crate::engine::{LibRenderer, PolicyStrategy, RequestFormat};
 use crate::replay::Prepared;
-use crate::transcript::{ClassifiedTranscript, TranscriptError, load};
+use crate::strategy::Strategy;
+use crate::transcript::{TranscriptError, load};
 
 /// Arguments of `favur-context replay`.
 #[derive(Debug, Clone, Args)]
@@ -24,9 +28,23 @@ pub struct ReplayArgs {
     /// defaults.
     #[arg(long)]
     pub policy: String,
-    /// The model's context window in tokens.
-    #[arg(long, default_value_t = 200_000)]
-    pub window: u64,
+    /// The model's context window in tokens (overrides the policy file's; default
+    /// 200000).
+    #[arg(long)]
+    pub window: Option<u64>,
+    /// Override the policy's `keep_recent` (the last K consumed exchanges stay verbatim).
+    #[arg(long)]
+    pub keep_recent: Option<usize>,
+    /// Use the built-in summarizer without its identifier list (to measure what the list
+    /// keeps).
+    #[arg(long)]
+    pub no_summary_identifiers: bool,
+    /// The transcripts' format (detected per file when not given).
+    #[arg(long, value_enum)]
+    pub format: Option<InputFormat>,
+    /// The request format rendered (and dumped).
+    #[arg(long, value_enum, default_value_t = RequestFormat::OpenAi)]
+    pub render: RequestFormat,
     /// Write every rendered request of the policy run as JSON lines
     /// `{transcript, step, request}`.
     #[arg(long)]
@@ -37,6 +55,64 @@ pub struct ReplayArgs {
     /// Skip the baselines (policy figures only).
     #[arg(long)]
     pub no_baselines: bool,
+}
+
+/// A transcript format, for `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputFormat {
+    /// OpenAI Chat Completions messages.
+    #[value(name = "openai")]
+    OpenAi,
+    /// Anthropic Messages.
+    #[value(name = "anthropic")]
+    Anthropic,
+    /// A mini-swe-agent trajectory (plain chat or tool calling).
+    #[value(name = "mini-swe-agent")]
+    MiniSweAgent,
+}
+
+impl From<InputFormat> for Format {
+    fn from(f: InputFormat) -> Format {
+        match f {
+            InputFormat::OpenAi => Format::OpenAi,
+            InputFormat::Anthropic => Format::Anthropic,
+            InputFormat::MiniSweAgent => Format::MiniSweAgent,
+        }
+    }
+}
+
+/// Loads the policy named on the command line (`default` or a TOML/JSON file), with the
+/// window and `keep_recent` overrides applied.
+///
+/// ```
+/// let p = favur_context_cli::wiring::load_policy("default", Some(100_000), Some(2))?;
+/// assert_eq!((p.window_tokens(), p.keep_recent()), (100_000, 2));
+/// # Ok::<(), favur_context_cli::wiring::CliError>(())
+/// ```
+pub fn load_policy(
+    policy: &str,
+    window: Option<u64>,
+    keep_recent: Option<usize>,
+) -> Result<Policy, CliError> {
+    let base = if policy == "default" {
+        Policy::default()
+    } else {
+        Policy::load(policy).map_err(|e| CliError::Policy(format!("{policy}: {e}")))?
+    };
+    if window.is_none() && keep_recent.is_none() {
+        return Ok(base);
+    }
+    // Overrides go through the serde form, so they are validated like a file.
+    let mut value: serde_json::Value = serde_json::from_str(&base.to_json_string())
+        .map_err(|e| CliError::Policy(e.to_string()))?;
+    if let Some(w) = window {
+        value["window_tokens"] = w.into();
+    }
+    if let Some(k) = keep_recent {
+        value["keep_recent"] = k.into();
+    }
+    Policy::from_json_str(&value.to_string())
+        .map_err(|e| CliError::Policy(format!("{policy} with the command-line overrides: {e}")))
 }
 
 /// Why the command failed.
@@ -55,17 +131,9 @@ pub enum CliError {
         /// What is wrong.
         source: RulesError,
     },
-    /// A transcript could not be loaded.
+    /// A transcript could not be loaded, imported or classified.
     #[error(transparent)]
     Transcript(#[from] TranscriptError),
-    /// A transcript has messages no rule matched.
-    #[error("{}: {source}", path.display())]
-    Unmatched {
-        /// The transcript.
-        path: PathBuf,
-        /// The messages.
-        source: Unmatched,
-    },
     /// The policy could not be loaded.
     #[error("policy: {0}")]
     Policy(String),
@@ -89,35 +157,47 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
         path: args.rules.clone(),
         source,
     })?;
+    let policy = load_policy(&args.policy, args.window, args.keep_recent)?;
     let mut prepared = Vec::with_capacity(args.transcripts.len());
     for path in &args.transcripts {
-        let t = load(path)?;
-        let c =
-            ClassifiedTranscript::classify(t, &rules).map_err(|source| CliError::Unmatched {
-                path: path.clone(),
-                source,
-            })?;
-        prepared.push(Prepared::new(c));
+        let t = load(path, args.format.map(Format::from), &rules)?;
+        prepared.push(Prepared::new(t));
     }
-    let factory = crate::engine::policy_factory(&args.policy, args.window)?;
-    let renderer = crate::engine::renderer();
+    let summarizer = if args.no_summary_identifiers {
+        BuiltinSummarizer {
+            max_identifiers: 0,
+            ..BuiltinSummarizer::default()
+        }
+    } else {
+        BuiltinSummarizer::default()
+    };
+    let factory = || -> Result<Box<dyn Strategy>, ReplayError> {
+        Ok(Box::new(PolicyStrategy::new(
+            policy.clone(),
+            summarizer.clone(),
+        )))
+    };
+    let renderer = LibRenderer(args.render);
+    let window = policy.window_tokens();
     let job = Job {
         transcripts: &prepared,
         rules: &rules,
-        policy: &*factory,
+        policy: &factory,
         renderer: &renderer,
-        window: args.window,
+        window,
         dump: args.dump.clone(),
         svg: args.svg.clone(),
         baselines: !args.no_baselines,
     };
     let outcome = run(&job)?;
     let mut report = format!(
-        "# favur-context replay: {} transcript(s), policy `{}`, window {} tokens, rules {}\n\n",
+        "# favur-context replay: {} transcript(s), policy `{}` (keep_recent {}), window {} tokens, rules {}, summarizer {}\n\n",
         prepared.len(),
         args.policy,
-        args.window,
-        args.rules.display()
+        policy.keep_recent(),
+        window,
+        args.rules.display(),
+        if args.no_summary_identifiers { "built-in without identifier list" } else { "built-in" },
     );
     report.push_str(&render_report(&outcome, &rules));
     Ok(report)

@@ -27,10 +27,15 @@
 //! anywhere in the text unless anchored with `^`/`$`. They run in linear time in the
 //! length of the text, so a rules file cannot make a replay hang on a long command.
 //!
-//! For a tool call, the *command* is the `command` string of its JSON arguments (the shell
-//! command of a `bash` tool) and, failing that, the raw arguments. A tool result is matched
-//! with the tool name, command and arguments of the call it answers, so a rule can give
-//! the output of `ls` one class and the output of `pytest` another.
+//! For a tool call, the *command* is the `command` (or `cmd`) string of its JSON arguments
+//! (the shell command of a `bash` tool), or the fenced bash block of a mini-swe-agent
+//! plain-chat action; `arguments` sees the raw JSON arguments. A tool result (or a
+//! plain-chat observation, which counts as role `tool`) is matched with the tool name,
+//! command and arguments of the call it answers, so a rule can give the output of `ls`
+//! one class and the output of `pytest` another.
+//!
+//! [`Rules`] implements the import's [`Classifier`](crate::import::Classifier), so a rules
+//! file classifies an import directly.
 //!
 //! ```
 //! use favur_context::rules::{MessageFacts, Rules};
@@ -59,7 +64,7 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-use crate::message::{Arguments, Message, Role};
+use crate::message::{Arguments, Role};
 use crate::retention::Retention;
 
 /// A parsed, validated rules file.
@@ -234,8 +239,8 @@ impl<'a> MessageFacts<'a> {
     }
 }
 
-/// The command of a call's arguments: the `command` string of a JSON object, else the raw
-/// arguments text.
+/// The text of a call's arguments as a person reads it: the `command` string of a JSON
+/// object, else the raw arguments.
 ///
 /// ```
 /// use favur_context::Arguments;
@@ -479,116 +484,6 @@ impl Rules {
             })
         }
     }
-
-    /// Facts for each message of a transcript, pairing each tool result with the call it
-    /// answers (by id), so that rules on tool, command and arguments apply to results too.
-    /// Returned as owned strings; borrow them with [`OwnedFacts::as_facts`].
-    ///
-    /// ```
-    /// use favur_context::rules::Rules;
-    /// use favur_context::{Message, ToolCall};
-    /// let messages = vec![
-    ///     Message::assistant_calls(vec![ToolCall::new("c1", "bash", r#"{"command":"ls"}"#)]),
-    ///     Message::tool_result("c1", "a.rs", false),
-    /// ];
-    /// let facts = Rules::facts_of(&messages);
-    /// assert_eq!(facts[1].as_facts().command, Some("ls"));
-    /// ```
-    pub fn facts_of(messages: &[Message]) -> Vec<OwnedFacts> {
-        let mut calls: std::collections::HashMap<String, (String, String, String)> =
-            std::collections::HashMap::new();
-        let mut out = Vec::with_capacity(messages.len());
-        for (index, m) in messages.iter().enumerate() {
-            let mut facts = OwnedFacts {
-                index,
-                role: m.role,
-                tool: None,
-                command: None,
-                arguments: None,
-                text: excerpt_source(m),
-            };
-            if let Some(call) = m.tool_calls().next() {
-                facts.tool = Some(call.name.clone());
-                facts.command = Some(command_of(&call.arguments));
-                facts.arguments = Some(call.arguments.to_json_string());
-            }
-            for call in m.tool_calls() {
-                calls.insert(
-                    call.id.clone(),
-                    (
-                        call.name.clone(),
-                        command_of(&call.arguments),
-                        call.arguments.to_json_string(),
-                    ),
-                );
-            }
-            if let Some(result) = m.tool_results().next()
-                && let Some((tool, command, arguments)) = calls.get(&result.call_id)
-            {
-                facts.tool = Some(tool.clone());
-                facts.command = Some(command.clone());
-                facts.arguments = Some(arguments.clone());
-            }
-            out.push(facts);
-        }
-        out
-    }
-}
-
-fn excerpt_source(m: &Message) -> String {
-    let text = m.text();
-    if !text.is_empty() {
-        return text;
-    }
-    if let Some(r) = m.tool_results().next() {
-        return r.content.clone();
-    }
-    m.tool_calls()
-        .next()
-        .map(|c| command_of(&c.arguments))
-        .unwrap_or_default()
-}
-
-/// Owned [`MessageFacts`], as built by [`Rules::facts_of`].
-///
-/// ```
-/// use favur_context::rules::Rules;
-/// let facts = Rules::facts_of(&[favur_context::Message::user("hi")]);
-/// assert_eq!(facts[0].as_facts().text, "hi");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OwnedFacts {
-    /// Position in the transcript.
-    pub index: usize,
-    /// Role.
-    pub role: Role,
-    /// Tool name.
-    pub tool: Option<String>,
-    /// Command.
-    pub command: Option<String>,
-    /// Raw JSON arguments.
-    pub arguments: Option<String>,
-    /// Text.
-    pub text: String,
-}
-
-impl OwnedFacts {
-    /// Borrows these as [`MessageFacts`].
-    ///
-    /// ```
-    /// let f = favur_context::rules::Rules::facts_of(&[favur_context::Message::user("x")]);
-    /// assert_eq!(f[0].as_facts().index, 0);
-    /// ```
-    pub fn as_facts(&self) -> MessageFacts<'_> {
-        MessageFacts {
-            index: self.index,
-            role: self.role,
-            tool: self.tool.as_deref(),
-            command: self.command.as_deref(),
-            arguments: self.arguments.as_deref(),
-            text: &self.text,
-        }
-    }
 }
 
 /// Messages that no rule matched, in a file without a `default` class.
@@ -642,7 +537,14 @@ pub struct UnmatchedMessage {
 }
 
 impl UnmatchedMessage {
-    fn of(f: &MessageFacts<'_>) -> Self {
+    /// The listing of a message from its facts (the excerpt is its text's start, on one line).
+    ///
+    /// ```
+    /// use favur_context::rules::{MessageFacts, UnmatchedMessage};
+    /// let m = UnmatchedMessage::of(&MessageFacts::new(1, favur_context::Role::User).with_text("a\nb"));
+    /// assert_eq!(m.excerpt, "a b");
+    /// ```
+    pub fn of(f: &MessageFacts<'_>) -> Self {
         let flat: String = f
             .text
             .chars()
@@ -934,4 +836,85 @@ fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, RulesError> {
         field: "class",
     })?;
     Ok(rule)
+}
+
+impl<'a> MessageFacts<'a> {
+    /// What a rule sees of a message being imported: a tool result, or an observation
+    /// from the environment in mini-swe-agent's plain chat (a `user` message answering
+    /// the action), has the role `tool`; its tool, command and arguments are those of the
+    /// call it answers. `text` is left empty (set it with [`with_text`](Self::with_text)
+    /// for excerpts).
+    ///
+    /// ```
+    /// use favur_context::import::{parse, Format};
+    /// use favur_context::rules::MessageFacts;
+    /// use favur_context::Role;
+    /// let t = parse(Format::MiniSweAgent, r#"[{"role": "user", "content": "task"},
+    ///   {"role": "assistant", "content": "```bash\nls -la\n```"},
+    ///   {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\n</output>"}]"#).unwrap();
+    /// let incoming = t.incoming(2).unwrap();
+    /// let facts = MessageFacts::from_incoming(&incoming);
+    /// assert_eq!((facts.role, facts.command), (Role::Tool, Some("ls -la")));
+    /// ```
+    pub fn from_incoming(m: &crate::import::IncomingMessage<'a>) -> Self {
+        let role = if m.is_result() { Role::Tool } else { m.role() };
+        MessageFacts {
+            index: m.index(),
+            role,
+            tool: m.tool_name(),
+            command: m.command(),
+            arguments: None,
+            text: "",
+        }
+    }
+}
+
+/// A rules file is an import classifier: `import(&mut history, format, json, &rules)`.
+/// Each entry's call site names the rule (`import:<format>/<rule name>`), so reports can
+/// group by rule. A message no rule matches (without a `default`) is declined, and the
+/// import fails listing every such message; the history is unchanged.
+///
+/// ```
+/// use favur_context::import::{import, Format};
+/// use favur_context::rules::Rules;
+/// use favur_context::{History, Retention};
+/// let rules = Rules::from_toml(r#"
+///     [[rule]]
+///     name = "listings"
+///     role = "tool"
+///     command = '^ls\b'
+///     class = "forgettable"
+///     [[rule]]
+///     name = "people"
+///     role = ["user", "system"]
+///     class = "strict"
+/// "#)?;
+/// let json = r#"[{"role": "user", "content": "Fix it."},
+///   {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+///     "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+///   {"role": "tool", "tool_call_id": "c1", "content": "src"}]"#;
+/// let mut h = History::new();
+/// let err = import(&mut h, Format::OpenAi, json, &rules).unwrap_err(); // the assistant turn
+/// assert!(err.to_string().contains("message 1"));
+/// assert!(h.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl crate::import::Classifier for Rules {
+    fn classify(
+        &self,
+        message: &crate::import::IncomingMessage<'_>,
+    ) -> Result<crate::import::Decision, crate::import::Unclassified> {
+        let arguments = message.arguments().map(Arguments::to_json_string);
+        let text = message.text();
+        let mut facts = MessageFacts::from_incoming(message).with_text(&text);
+        facts.arguments = arguments.as_deref();
+        match Rules::classify(self, &facts) {
+            Some(d) => Ok(crate::import::Decision::from(d.class)
+                .with_rule(self.rule_name(d.rule).to_owned())),
+            None => Err(crate::import::Unclassified(format!(
+                "no rule matches: {}",
+                UnmatchedMessage::of(&facts)
+            ))),
+        }
+    }
 }
