@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use favur_context::Tier;
 use favur_context::rules::Rules;
 use serde_json::Value;
 
@@ -35,6 +36,8 @@ pub struct Job<'a> {
     pub svg: Option<PathBuf>,
     /// Whether to replay the baselines too.
     pub baselines: bool,
+    /// The policy's tiers (a suggested class change must change what a tier does).
+    pub tiers: &'a [Tier],
 }
 
 /// The figures of a replay.
@@ -86,12 +89,7 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
             Box::new(MaskOld::new(keep)),
         ];
         for s in &mut strategies {
-            let r = replay(
-                p,
-                s.as_mut(),
-                Some(job.renderer),
-                &mut |_, _| Ok(()),
-            )?;
+            let r = replay(p, s.as_mut(), Some(job.renderer), &mut |_, _| Ok(()))?;
             summaries.push(Summary::of(&r, p));
         }
     }
@@ -203,7 +201,7 @@ fn base_label(label: &str) -> String {
 /// model, the breakdown by class and rule, and the misclassification report.
 ///
 /// See the crate's tests for examples.
-pub fn render_report(outcome: &Outcome, rules: &Rules) -> String {
+pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String {
     let mut out = String::new();
     let mut rows = outcome.rows.clone();
     rows.push(Row {
@@ -218,7 +216,7 @@ pub fn render_report(outcome: &Outcome, rules: &Rules) -> String {
     out.push_str(&breakdown(&outcome.totals, rules));
     if let Some(policy) = outcome.totals.first() {
         out.push_str("\n## Misclassification report (policy run, all transcripts)\n\n");
-        out.push_str(&misclassification(policy, rules));
+        out.push_str(&misclassification(policy, rules, tiers));
     }
     out
 }

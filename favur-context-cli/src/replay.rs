@@ -6,7 +6,9 @@ use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use favur_context::rules::RuleRef;
-use favur_context::{EntryId, EntryKind, Form, HeuristicCounter, History, Message, Retention, TokenCounter};
+use favur_context::{
+    EntryId, EntryKind, Form, HeuristicCounter, History, Message, Retention, TokenCounter,
+};
 use serde_json::Value;
 
 use crate::ReplayError;

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use favur_context::Retention;
 use favur_context::rules::RuleRef;
 use favur_context::rules::Rules;
+use favur_context::{Retention, Tier};
 
 use crate::replay::{Fate, Prepared, Run, class_of, rule_of};
 
@@ -378,12 +378,19 @@ pub struct Suggestion {
     pub evidence: String,
 }
 
-/// Thresholds for suggestions. Raising a class: at least `min_lost` references lost and
-/// at least `raise_share` of the rule's references lost (strong: 3x the count and
-/// `strong_share`). Lowering a class: at least `min_outputs` tool outputs and at least
-/// `lower_share` of them never referenced again, with at most 5% of its references lost
-/// (strong at 3x the count and 95%).
-pub const SUGGEST: (u64, f64, f64, u64, f64) = (10, 0.20, 0.40, 10, 0.85);
+/// Thresholds for suggestions: `(min_lost, raise_share, strong_share, min_outputs,
+/// lower_share)`. Raising a class: at least `min_lost` references lost and at least
+/// `raise_share` of the rule's references lost ("strong" at 3x the count and
+/// `strong_share`, "moderate" below). Lowering a class: at least `min_outputs` tool
+/// outputs, at least `lower_share` of them never referenced again, and at most 5% of its
+/// references lost ("strong" at 3x the count and 95%).
+pub const SUGGEST: (u64, f64, f64, u64, f64) = (10, 0.10, 0.20, 10, 0.85);
+
+/// Whether two classes are treated alike by every tier (a change between them would
+/// change nothing).
+fn alike(tiers: &[Tier], a: Retention, b: Retention) -> bool {
+    tiers.iter().all(|t| t.action(a) == t.action(b))
+}
 
 /// Suggested class changes, from the evidence of the policy run.
 ///
@@ -393,12 +400,12 @@ pub const SUGGEST: (u64, f64, f64, u64, f64) = (10, 0.20, 0.40, 10, 0.85);
 /// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nclass = \"fuzzy\"\n")?;
 /// let mut s = Summary::default();
 /// s.by_rule.insert(RuleRef::Rule(0), RuleEvidence { refs: Tally { total: 100, survived: 40 }, lost_dropped: 60, ..Default::default() });
-/// let found = suggestions(&s, &rules);
+/// let found = suggestions(&s, &rules, favur_context::Policy::default().tiers());
 /// assert_eq!(found[0].to, favur_context::Retention::Strict);
 /// assert_eq!(found[0].strength, "strong");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn suggestions(policy: &Summary, rules: &Rules) -> Vec<Suggestion> {
+pub fn suggestions(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Vec<Suggestion> {
     let (min_lost, raise_share, strong_share, min_outputs, lower_share) = SUGGEST;
     let mut out = Vec::new();
     for (key, ev) in &policy.by_rule {
@@ -413,16 +420,14 @@ pub fn suggestions(policy: &Summary, rules: &Rules) -> Vec<Suggestion> {
         } else {
             lost as f64 / ev.refs.total as f64
         };
-        let up = match class {
-            Retention::Forgettable => Some(Retention::Fuzzy),
-            Retention::Fuzzy => Some(Retention::Strict),
-            Retention::Strict => None,
-        };
-        let down = match class {
-            Retention::Strict => Some(Retention::Fuzzy),
-            Retention::Fuzzy => Some(Retention::Forgettable),
-            Retention::Forgettable => None,
-        };
+        // The nearest class that the tiers treat differently, above and below.
+        let up = Retention::ALL
+            .into_iter()
+            .find(|c| *c > class && !alike(tiers, *c, class));
+        let down = Retention::ALL
+            .into_iter()
+            .rev()
+            .find(|c| *c < class && !alike(tiers, *c, class));
         if let Some(to) = up
             && lost >= min_lost
             && lost_share >= raise_share
@@ -479,10 +484,10 @@ pub fn suggestions(policy: &Summary, rules: &Rules) -> Vec<Suggestion> {
 /// use favur_context::rules::Rules;
 /// use favur_context_cli::report::{misclassification, Summary};
 /// let rules = Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n")?;
-/// assert!(misclassification(&Summary::default(), &rules).contains("| rule |"));
+/// assert!(misclassification(&Summary::default(), &rules, favur_context::Policy::default().tiers()).contains("| rule |"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn misclassification(policy: &Summary, rules: &Rules) -> String {
+pub fn misclassification(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> String {
     let mut out = String::new();
     out.push_str("| rule | class | entries | tool outputs never referenced again | references | lost (summarized / dropped) |\n|---|---|---:|---:|---:|---:|\n");
     for (key, ev) in &policy.by_rule {
@@ -512,7 +517,7 @@ pub fn misclassification(policy: &Summary, rules: &Rules) -> String {
             ev.lost_dropped
         );
     }
-    let found = suggestions(policy, rules);
+    let found = suggestions(policy, rules, tiers);
     if found.is_empty() {
         out.push_str("\nNo class change suggested: no rule reaches the evidence thresholds.\n");
     } else {

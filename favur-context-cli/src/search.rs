@@ -19,10 +19,7 @@ use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 /// assert!(mean_tokens(&p, &mut NoCompaction)? > 0.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn mean_tokens(
-    prepared: &Prepared,
-        strategy: &mut dyn Strategy,
-) -> Result<f64, ReplayError> {
+pub fn mean_tokens(prepared: &Prepared, strategy: &mut dyn Strategy) -> Result<f64, ReplayError> {
     Ok(replay(prepared, strategy, None, &mut |_, _| Ok(()))?.mean_tokens())
 }
 
@@ -30,16 +27,8 @@ pub fn mean_tokens(
 /// Bisection over the budget (the mean grows with the budget).
 ///
 /// See the crate's tests for an example.
-pub fn match_trim(
-    prepared: &Prepared,
-        target: f64,
-) -> Result<(u64, f64), ReplayError> {
-    let full = replay(
-        prepared,
-        &mut NoCompaction,
-        None,
-        &mut |_, _| Ok(()),
-    )?;
+pub fn match_trim(prepared: &Prepared, target: f64) -> Result<(u64, f64), ReplayError> {
+    let full = replay(prepared, &mut NoCompaction, None, &mut |_, _| Ok(()))?;
     let peak = full.steps.iter().map(|s| s.tokens).max().unwrap_or(0);
     if target >= full.mean_tokens() {
         return Ok((peak, full.mean_tokens()));
@@ -65,10 +54,7 @@ pub fn match_trim(
 /// `target`, and that mean.
 ///
 /// See the crate's tests for an example.
-pub fn match_mask(
-    prepared: &Prepared,
-        target: f64,
-) -> Result<(usize, f64), ReplayError> {
+pub fn match_mask(prepared: &Prepared, target: f64) -> Result<(usize, f64), ReplayError> {
     let outputs = prepared
         .transcript()
         .results

@@ -1,6 +1,6 @@
 //! What runs before each model request: the policy under test, or a baseline.
 
-use favur_context::{Compaction, EntryId, Edit, Form, History, Message, Role};
+use favur_context::{Compaction, Edit, EntryId, Form, History, Message, Role};
 
 use crate::ReplayError;
 

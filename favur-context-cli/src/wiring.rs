@@ -188,6 +188,7 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
         dump: args.dump.clone(),
         svg: args.svg.clone(),
         baselines: !args.no_baselines,
+        tiers: policy.tiers(),
     };
     let outcome = run(&job)?;
     let mut report = format!(
@@ -197,8 +198,12 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
         policy.keep_recent(),
         window,
         args.rules.display(),
-        if args.no_summary_identifiers { "built-in without identifier list" } else { "built-in" },
+        if args.no_summary_identifiers {
+            "built-in without identifier list"
+        } else {
+            "built-in"
+        },
     );
-    report.push_str(&render_report(&outcome, &rules));
+    report.push_str(&render_report(&outcome, &rules, policy.tiers()));
     Ok(report)
 }

@@ -909,8 +909,10 @@ impl crate::import::Classifier for Rules {
         let mut facts = MessageFacts::from_incoming(message).with_text(&text);
         facts.arguments = arguments.as_deref();
         match Rules::classify(self, &facts) {
-            Some(d) => Ok(crate::import::Decision::from(d.class)
-                .with_rule(self.rule_name(d.rule).to_owned())),
+            Some(d) => {
+                Ok(crate::import::Decision::from(d.class)
+                    .with_rule(self.rule_name(d.rule).to_owned()))
+            }
             None => Err(crate::import::Unclassified(format!(
                 "no rule matches: {}",
                 UnmatchedMessage::of(&facts)

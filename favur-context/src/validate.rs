@@ -271,8 +271,7 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                         ));
                     }
                     let f = call.get("function");
-                    if f
-                        .and_then(|f| f.get("name"))
+                    if f.and_then(|f| f.get("name"))
                         .and_then(Value::as_str)
                         .is_none_or(str::is_empty)
                     {
@@ -549,8 +548,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                             )),
                         ));
                     }
-                    if b
-                        .get("name")
+                    if b.get("name")
                         .and_then(Value::as_str)
                         .is_none_or(str::is_empty)
                     {

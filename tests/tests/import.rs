@@ -36,12 +36,30 @@ fn openai_doc() -> Value {
 fn openai_import_round_trips_and_the_classifier_sees_commands() {
     let doc = openai_doc();
     let mut h = History::new();
-    let report = import::import(&mut h, Format::OpenAi, &doc.to_string(), &ShellCommandClassifier).unwrap();
+    let report = import::import(
+        &mut h,
+        Format::OpenAi,
+        &doc.to_string(),
+        &ShellCommandClassifier,
+    )
+    .unwrap();
     assert_eq!(report.ids.len(), 8);
     assert_eq!(h.pinned().len(), 1);
     let classes: Vec<Retention> = h.entries().iter().map(|e| e.retention()).collect();
     use Retention::*;
-    assert_eq!(classes, [Strict, Strict, Fuzzy, Strict, Forgettable, Fuzzy, Strict, Fuzzy]);
+    assert_eq!(
+        classes,
+        [
+            Strict,
+            Strict,
+            Fuzzy,
+            Strict,
+            Forgettable,
+            Fuzzy,
+            Strict,
+            Fuzzy
+        ]
+    );
     assert_eq!(h.entries()[4].site().file(), "import:openai/listing");
     assert_eq!(h.entries()[4].site().line(), 4);
     // Round trip: the results come back in call order (c1 before c2), the only change.
@@ -201,7 +219,10 @@ fn mini_swe_agent_tool_calling_import_and_exit_record() {
     assert_eq!(t.exit(), Some("the patch"));
     assert_eq!(t.messages().len(), 5);
     let result = t.incoming(3).unwrap();
-    assert_eq!((result.role(), result.command(), result.returncode()), (Role::Tool, Some("pytest -q"), Some(1)));
+    assert_eq!(
+        (result.role(), result.command(), result.returncode()),
+        (Role::Tool, Some("pytest -q"), Some(1))
+    );
     let mut h = History::new();
     let report = t.import_into(&mut h, &ShellCommandClassifier).unwrap();
     assert_eq!(report.exit.as_deref(), Some("the patch"));
@@ -210,7 +231,10 @@ fn mini_swe_agent_tool_calling_import_and_exit_record() {
     let rendered = render_openai(&h);
     assert_eq!(rendered.as_array().unwrap().len(), 5);
     assert_eq!(rendered[2]["content"], "");
-    assert_eq!(rendered[2]["tool_calls"][0]["function"]["arguments"], "{\"command\":\"pytest -q\"}");
+    assert_eq!(
+        rendered[2]["tool_calls"][0]["function"]["arguments"],
+        "{\"command\":\"pytest -q\"}"
+    );
     assert!(validate_openai_strict(&rendered).is_err());
 }
 
@@ -219,47 +243,97 @@ fn err(format: Format, doc: Value) -> ImportError {
 }
 
 fn msg(index: usize, problem: &str) -> ImportError {
-    ImportError::Message { index, problem: problem.into() }
+    ImportError::Message {
+        index,
+        problem: problem.into(),
+    }
 }
 
 #[test]
 fn malformed_openai_input_names_the_index_and_the_problem() {
     let u = json!({"role": "user", "content": "hi"});
-    let call = |args: Value| json!({"role": "assistant", "content": null, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}]});
-    assert!(matches!(parse(Format::OpenAi, "[{"), Err(ImportError::Json(_))));
-    assert!(matches!(err(Format::OpenAi, json!({"x": 1})), ImportError::Shape(_)));
-    assert_eq!(err(Format::OpenAi, json!([u, {"content": "x"}])), msg(1, "missing `role`"));
-    assert_eq!(err(Format::OpenAi, json!([u, 7])), msg(1, "a message must be a JSON object"));
-    assert_eq!(err(Format::OpenAi, json!([{"role": "robot", "content": ""}])), msg(0, "unknown role `robot`"));
-    assert_eq!(err(Format::OpenAi, json!([{"role": "user"}])), msg(0, "missing `content`"));
+    let call = |args: Value| {
+        json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}]})
+    };
+    assert!(matches!(
+        parse(Format::OpenAi, "[{"),
+        Err(ImportError::Json(_))
+    ));
+    assert!(matches!(
+        err(Format::OpenAi, json!({"x": 1})),
+        ImportError::Shape(_)
+    ));
     assert_eq!(
-        err(Format::OpenAi, json!([u, {"role": "tool", "tool_call_id": "zz", "content": "x"}])),
-        ImportError::UnknownCall { index: 1, call_id: "zz".into() }
+        err(Format::OpenAi, json!([u, {"content": "x"}])),
+        msg(1, "missing `role`")
     );
     assert_eq!(
-        err(Format::OpenAi, json!([call(json!("{}")), {"role": "tool", "tool_call_id": "c1", "content": "x"},
-            {"role": "tool", "tool_call_id": "c1", "content": "y"}])),
-        ImportError::DuplicateResult { index: 2, call_id: "c1".into() }
+        err(Format::OpenAi, json!([u, 7])),
+        msg(1, "a message must be a JSON object")
+    );
+    assert_eq!(
+        err(Format::OpenAi, json!([{"role": "robot", "content": ""}])),
+        msg(0, "unknown role `robot`")
+    );
+    assert_eq!(
+        err(Format::OpenAi, json!([{"role": "user"}])),
+        msg(0, "missing `content`")
+    );
+    assert_eq!(
+        err(
+            Format::OpenAi,
+            json!([u, {"role": "tool", "tool_call_id": "zz", "content": "x"}])
+        ),
+        ImportError::UnknownCall {
+            index: 1,
+            call_id: "zz".into()
+        }
+    );
+    assert_eq!(
+        err(
+            Format::OpenAi,
+            json!([call(json!("{}")), {"role": "tool", "tool_call_id": "c1", "content": "x"},
+            {"role": "tool", "tool_call_id": "c1", "content": "y"}])
+        ),
+        ImportError::DuplicateResult {
+            index: 2,
+            call_id: "c1".into()
+        }
     );
     assert_eq!(
         err(Format::OpenAi, json!([u, call(json!({"a": 1}))])),
-        ImportError::ArgumentsNotString { index: 1, call_id: "c1".into() }
+        ImportError::ArgumentsNotString {
+            index: 1,
+            call_id: "c1".into()
+        }
     );
     assert!(matches!(
         err(Format::OpenAi, json!([u, call(json!("{nope"))])),
         ImportError::InvalidArguments { index: 1, .. }
     ));
     assert_eq!(
-        err(Format::OpenAi, json!([call(json!("{}")), {"role": "tool", "content": "x"}])),
+        err(
+            Format::OpenAi,
+            json!([call(json!("{}")), {"role": "tool", "content": "x"}])
+        ),
         msg(1, "missing `tool_call_id`")
     );
     assert_eq!(
-        err(Format::OpenAi, json!([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}])),
-        msg(0, "content part 0 has type `image_url`, which is not supported (text only)")
+        err(
+            Format::OpenAi,
+            json!([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}])
+        ),
+        msg(
+            0,
+            "content part 0 has type `image_url`, which is not supported (text only)"
+        )
     );
     assert_eq!(
-        err(Format::OpenAi, json!([{"role": "assistant", "content": null, "tool_calls": [{"type": "function"}]}])),
+        err(
+            Format::OpenAi,
+            json!([{"role": "assistant", "content": null, "tool_calls": [{"type": "function"}]}])
+        ),
         msg(0, "tool call 0 has no `id` string")
     );
 }
@@ -268,32 +342,65 @@ fn malformed_openai_input_names_the_index_and_the_problem() {
 fn malformed_anthropic_and_mini_swe_agent_input_names_the_index() {
     let u = json!({"role": "user", "content": "hi"});
     assert_eq!(
-        err(Format::Anthropic, json!({"messages": [u, {"role": "system", "content": "x"}]})),
-        msg(1, "role `system` is not allowed in messages (use the `system` parameter)")
+        err(
+            Format::Anthropic,
+            json!({"messages": [u, {"role": "system", "content": "x"}]})
+        ),
+        msg(
+            1,
+            "role `system` is not allowed in messages (use the `system` parameter)"
+        )
     );
     assert_eq!(
-        err(Format::Anthropic, json!({"messages": [{"role": "user", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]}]})),
+        err(
+            Format::Anthropic,
+            json!({"messages": [{"role": "user", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]}]})
+        ),
         msg(0, "a `tool_use` block is not allowed in a user message")
     );
     assert_eq!(
-        err(Format::Anthropic, json!({"messages": [u, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "q"}]}]})),
-        ImportError::UnknownCall { index: 1, call_id: "q".into() }
+        err(
+            Format::Anthropic,
+            json!({"messages": [u, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "q"}]}]})
+        ),
+        ImportError::UnknownCall {
+            index: 1,
+            call_id: "q".into()
+        }
     );
     assert_eq!(
-        err(Format::Anthropic, json!({"messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]})),
+        err(
+            Format::Anthropic,
+            json!({"messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]})
+        ),
         msg(0, "content block 0 of type `image` is not supported")
     );
-    assert!(matches!(err(Format::Anthropic, json!({"system": 3, "messages": []})), ImportError::Shape(_)));
+    assert!(matches!(
+        err(Format::Anthropic, json!({"system": 3, "messages": []})),
+        ImportError::Shape(_)
+    ));
     assert_eq!(
-        err(Format::MiniSweAgent, json!({"messages": [u, {"role": "exit", "content": "p"}, u]})),
+        err(
+            Format::MiniSweAgent,
+            json!({"messages": [u, {"role": "exit", "content": "p"}, u]})
+        ),
         msg(2, "message after the `exit` record")
     );
     assert_eq!(
-        err(Format::MiniSweAgent, json!({"messages": [u, {"role": "assistant", "content": "x", "tool_calls": [{"id": "c", "name": "bash", "arguments": {"command": "ls"}}]}]})),
-        ImportError::ArgumentsNotString { index: 1, call_id: "c".into() }
+        err(
+            Format::MiniSweAgent,
+            json!({"messages": [u, {"role": "assistant", "content": "x", "tool_calls": [{"id": "c", "name": "bash", "arguments": {"command": "ls"}}]}]})
+        ),
+        ImportError::ArgumentsNotString {
+            index: 1,
+            call_id: "c".into()
+        }
     );
     assert_eq!(
-        err(Format::MiniSweAgent, json!({"messages": [u, {"role": "assistant", "content": "x", "prompt_tokens": "many"}]})),
+        err(
+            Format::MiniSweAgent,
+            json!({"messages": [u, {"role": "assistant", "content": "x", "prompt_tokens": "many"}]})
+        ),
         msg(1, "`prompt_tokens` is not a non-negative integer")
     );
 }
@@ -309,9 +416,17 @@ fn a_failed_import_leaves_the_history_unchanged() {
     let before = snapshot(&h);
     // Malformed at the very last message.
     let mut doc = openai_doc();
-    doc.as_array_mut().unwrap().push(json!({"role": "tool", "tool_call_id": "nope", "content": ""}));
+    doc.as_array_mut()
+        .unwrap()
+        .push(json!({"role": "tool", "tool_call_id": "nope", "content": ""}));
     let e = import::import(&mut h, Format::OpenAi, &doc.to_string(), &strict_all).unwrap_err();
-    assert_eq!(e, ImportError::UnknownCall { index: 8, call_id: "nope".into() });
+    assert_eq!(
+        e,
+        ImportError::UnknownCall {
+            index: 8,
+            call_id: "nope".into()
+        }
+    );
     assert_eq!(snapshot(&h), before);
 
     // A classifier that declines some messages: every one is listed, nothing recorded.
@@ -325,7 +440,13 @@ fn a_failed_import_leaves_the_history_unchanged() {
             }
         }
     }
-    let e = import::import(&mut h, Format::OpenAi, &openai_doc().to_string(), &OnlyTools).unwrap_err();
+    let e = import::import(
+        &mut h,
+        Format::OpenAi,
+        &openai_doc().to_string(),
+        &OnlyTools,
+    )
+    .unwrap_err();
     let ImportError::Unclassified { unclassified } = e else {
         panic!("expected the unclassified list, got {e}");
     };
@@ -334,7 +455,13 @@ fn a_failed_import_leaves_the_history_unchanged() {
     assert_eq!(snapshot(&h), before);
 
     // And a good import after that appends after the earlier entry.
-    import::import(&mut h, Format::OpenAi, &openai_doc().to_string(), &strict_all).unwrap();
+    import::import(
+        &mut h,
+        Format::OpenAi,
+        &openai_doc().to_string(),
+        &strict_all,
+    )
+    .unwrap();
     assert_eq!(h.len(), 9);
 }
 
@@ -343,10 +470,20 @@ fn invalid_arguments_can_be_kept_on_request() {
     let doc = json!([{"role": "assistant", "content": null, "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{oops"}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "bad arguments"}]);
-    let t = import::parse_with(Format::OpenAi, &doc.to_string(), import::ParseOptions { keep_invalid_arguments: true }).unwrap();
+    let t = import::parse_with(
+        Format::OpenAi,
+        &doc.to_string(),
+        import::ParseOptions {
+            keep_invalid_arguments: true,
+        },
+    )
+    .unwrap();
     let mut h = History::new();
     t.import_into(&mut h, &strict_all).unwrap();
-    assert_eq!(render_openai(&h)[0]["tool_calls"][0]["function"]["arguments"], "{oops");
+    assert_eq!(
+        render_openai(&h)[0]["tool_calls"][0]["function"]["arguments"],
+        "{oops"
+    );
 }
 
 #[test]
@@ -358,7 +495,11 @@ fn shell_command_classes() {
         ("grep -rn 'def f' src | head -20", Forgettable, "listing"),
         ("git status && git log --oneline -5", Forgettable, "listing"),
         ("tree -L 2", Forgettable, "listing"),
-        ("python -m pytest tests/test_a.py -x 2>&1 | tail -30", Strict, "run"),
+        (
+            "python -m pytest tests/test_a.py -x 2>&1 | tail -30",
+            Strict,
+            "run",
+        ),
         ("cd /testbed && python reproduce.py", Strict, "run"),
         ("timeout 60 ./tests/runtests.py model_fields", Strict, "run"),
         ("cargo test -p x", Strict, "run"),
@@ -378,6 +519,10 @@ fn shell_command_classes() {
         ("", Fuzzy, "other"),
     ];
     for (command, class, rule) in cases {
-        assert_eq!(ShellCommandClassifier::command_class(command), (class, rule), "{command}");
+        assert_eq!(
+            ShellCommandClassifier::command_class(command),
+            (class, rule),
+            "{command}"
+        );
     }
 }

@@ -78,7 +78,13 @@ fn calls_only_keeps_the_calls_and_drops_the_text() {
     let (openai, anthropic) = render_valid(&h, true);
     assert_eq!(openai[2]["content"], serde_json::Value::Null);
     assert_eq!(openai[2]["tool_calls"][0]["id"], "c1");
-    assert_eq!(anthropic["messages"][1]["content"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        anthropic["messages"][1]["content"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     assert_eq!(anthropic["messages"][1]["content"][0]["type"], "tool_use");
     assert_json_snapshot!("calls_only_anthropic", anthropic);
 }
@@ -129,12 +135,22 @@ fn capped_renders_the_capped_message_at_first_and_middle_and_last() {
     apply(
         &mut h,
         vec![
-            reform(ids.task, Form::Capped(Box::new(Message::user("Fix the fail… [capped]")))),
+            reform(
+                ids.task,
+                Form::Capped(Box::new(Message::user("Fix the fail… [capped]"))),
+            ),
             reform(
                 ids.r3,
-                Form::Capped(Box::new(Message::tool_result("c3", "test fa… [capped]", true))),
+                Form::Capped(Box::new(Message::tool_result(
+                    "c3",
+                    "test fa… [capped]",
+                    true,
+                ))),
             ),
-            reform(ids.fin, Form::Capped(Box::new(Message::assistant("The test… [capped]")))),
+            reform(
+                ids.fin,
+                Form::Capped(Box::new(Message::assistant("The test… [capped]"))),
+            ),
         ],
     );
     let (openai, anthropic) = render_valid(&h, true);
@@ -171,7 +187,13 @@ fn summaries_at_first_middle_and_last_are_tagged_user_context() {
     );
     // Anthropic: the two leading summaries merge into the first user turn.
     assert_eq!(anthropic["messages"][0]["role"], "user");
-    assert_eq!(anthropic["messages"][0]["content"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        anthropic["messages"][0]["content"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     assert_json_snapshot!("summaries_openai", openai);
     assert_json_snapshot!("summaries_anthropic", anthropic);
 }
@@ -183,7 +205,10 @@ fn anthropic_inserts_a_marked_user_turn_when_the_view_starts_with_the_assistant(
     let (openai, anthropic) = render_valid(&h, true);
     assert_eq!(openai[1]["role"], "assistant");
     assert_eq!(anthropic["messages"][0]["role"], "user");
-    assert_eq!(anthropic["messages"][0]["content"][0]["text"], FIRST_TURN_NOTE);
+    assert_eq!(
+        anthropic["messages"][0]["content"][0]["text"],
+        FIRST_TURN_NOTE
+    );
     assert_eq!(anthropic["messages"][1]["role"], "assistant");
 }
 
@@ -205,7 +230,13 @@ fn a_result_whose_call_was_dropped_is_rendered_as_marked_context() {
     let text = openai[2]["content"].as_str().unwrap();
     assert!(text.starts_with(&format!("<tool-output entry=\"{}\" call=\"c1\">", ids.r1)));
     assert!(text.contains("Cargo.toml"));
-    assert_eq!(anthropic["messages"][0]["content"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        anthropic["messages"][0]["content"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }
 
 #[test]
@@ -216,9 +247,19 @@ fn calls_in_flight_at_the_tail_are_rendered_as_they_are() {
     let last = openai.as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["tool_calls"][0]["id"], "c9");
     let err = validate_openai_strict(&openai).unwrap_err();
-    assert_eq!(err.rule, Rule::MissingResult { call_id: "c9".into() });
+    assert_eq!(
+        err.rule,
+        Rule::MissingResult {
+            call_id: "c9".into()
+        }
+    );
     let err = validate_anthropic_strict(&anthropic).unwrap_err();
-    assert_eq!(err.rule, Rule::MissingResult { call_id: "c9".into() });
+    assert_eq!(
+        err.rule,
+        Rule::MissingResult {
+            call_id: "c9".into()
+        }
+    );
 }
 
 #[test]
@@ -251,7 +292,9 @@ fn a_result_recorded_after_other_messages_is_pulled_up_to_its_call() {
 fn several_results_in_one_message_render_as_one_tool_message_each() {
     let mut h = History::new();
     h.append(strict!(user: "go"));
-    h.append(fuzzy!(tool_calls: [("a", "read", r#"{"path":"x"}"#), ("b", "read", r#"{"path":"y"}"#)]));
+    h.append(
+        fuzzy!(tool_calls: [("a", "read", r#"{"path":"x"}"#), ("b", "read", r#"{"path":"y"}"#)]),
+    );
     let both = Message::new(
         Role::Tool,
         vec![
@@ -271,7 +314,13 @@ fn several_results_in_one_message_render_as_one_tool_message_each() {
     let (openai, anthropic) = render_valid(&h, true);
     assert_eq!(openai[2]["tool_call_id"], "a");
     assert_eq!(openai[3]["tool_call_id"], "b");
-    assert_eq!(anthropic["messages"][2]["content"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        anthropic["messages"][2]["content"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }
 
 #[test]
@@ -286,7 +335,10 @@ fn reused_and_unusual_call_ids_stay_paired() {
     assert_eq!(openai[4]["content"], "two");
     assert_eq!(anthropic["messages"][1]["content"][0]["id"], "call_0");
     assert_eq!(anthropic["messages"][3]["content"][0]["id"], "call_0_2");
-    assert_eq!(anthropic["messages"][4]["content"][0]["tool_use_id"], "call_0_2");
+    assert_eq!(
+        anthropic["messages"][4]["content"][0]["tool_use_id"],
+        "call_0_2"
+    );
     assert_eq!(anthropic["messages"][4]["content"][0]["content"], "two");
 }
 
@@ -305,10 +357,19 @@ fn extensions_go_where_each_format_has_a_place() {
             .classify(Retention::Strict),
     );
     let (openai, anthropic) = render_valid(&h, true);
-    assert_eq!(openai[1], json!({"role": "user", "content": "hi", "name": "ana"}));
+    assert_eq!(
+        openai[1],
+        json!({"role": "user", "content": "hi", "name": "ana"})
+    );
     assert_eq!(openai[0]["cache_control"], json!({"type": "ephemeral"}));
-    assert_eq!(anthropic["system"][0]["cache_control"], json!({"type": "ephemeral"}));
-    assert_eq!(anthropic["messages"][0], json!({"role": "user", "content": [{"type": "text", "text": "hi"}]}));
+    assert_eq!(
+        anthropic["system"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    assert_eq!(
+        anthropic["messages"][0],
+        json!({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    );
 }
 
 #[test]
@@ -338,12 +399,19 @@ fn anthropic_leaves_out_empty_text_and_wraps_non_object_arguments() {
     h.append(forgettable!(tool_result("c2"): "ok"));
     let (openai, anthropic) = render_valid(&h, true);
     assert_eq!(openai[1]["content"], "  ");
-    assert_eq!(openai[1]["tool_calls"][0]["function"]["arguments"], "{bad json");
+    assert_eq!(
+        openai[1]["tool_calls"][0]["function"]["arguments"],
+        "{bad json"
+    );
     let blocks = &anthropic["messages"][1]["content"];
     assert_eq!(blocks.as_array().unwrap().len(), 2);
     assert_eq!(blocks[0]["input"], json!({"arguments": "{bad json"}));
     assert_eq!(blocks[1]["input"], json!({"arguments": [1, 2]}));
-    assert!(anthropic["messages"][2]["content"][0].get("content").is_none());
+    assert!(
+        anthropic["messages"][2]["content"][0]
+            .get("content")
+            .is_none()
+    );
 }
 
 #[test]
@@ -355,7 +423,10 @@ fn rendering_is_deterministic_and_prefix_stable() {
     let restored: History = serde_json::from_str(&serde_json::to_string(&h).unwrap()).unwrap();
     assert_eq!(a, serde_json::to_string(&render_openai(&restored)).unwrap());
     let x = serde_json::to_string(&render_anthropic(&h).to_value()).unwrap();
-    assert_eq!(x, serde_json::to_string(&render_anthropic(&restored).to_value()).unwrap());
+    assert_eq!(
+        x,
+        serde_json::to_string(&render_anthropic(&restored).to_value()).unwrap()
+    );
 
     // Appending keeps every earlier OpenAI message byte-identical (prompt-cache prefix).
     let mut longer = h.clone();

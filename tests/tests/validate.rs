@@ -43,7 +43,10 @@ fn openai_rules() {
     assert_eq!(openai_err(json!("x")), e(None, Rule::NotAList));
     assert_eq!(openai_err(json!([])), e(None, Rule::Empty));
     assert_eq!(openai_err(json!([u, 3])), e(Some(1), Rule::NotAnObject));
-    assert_eq!(openai_err(json!([{"content": "x"}])), e(Some(0), Rule::MissingRole));
+    assert_eq!(
+        openai_err(json!([{"content": "x"}])),
+        e(Some(0), Rule::MissingRole)
+    );
     assert_eq!(
         openai_err(json!([{"role": "robot", "content": "x"}])),
         e(Some(0), Rule::UnknownRole("robot".into()))
@@ -81,32 +84,68 @@ fn openai_rules() {
         Rule::BadToolCall(_)
     ));
     assert_eq!(
-        openai_err(json!([{"role": "assistant", "content": null, "tool_calls": [
-            {"id": "a", "type": "function", "function": {"name": "f", "arguments": {}}}]}])),
-        e(Some(0), Rule::ArgumentsNotString { call_id: "a".into() })
+        openai_err(
+            json!([{"role": "assistant", "content": null, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": {}}}]}])
+        ),
+        e(
+            Some(0),
+            Rule::ArgumentsNotString {
+                call_id: "a".into()
+            }
+        )
     );
     assert_eq!(
-        openai_err(json!([{"role": "assistant", "content": null, "tool_calls": [call("a"), call("a")]}])),
-        e(Some(0), Rule::DuplicateCallId { call_id: "a".into() })
+        openai_err(
+            json!([{"role": "assistant", "content": null, "tool_calls": [call("a"), call("a")]}])
+        ),
+        e(
+            Some(0),
+            Rule::DuplicateCallId {
+                call_id: "a".into()
+            }
+        )
     );
     assert_eq!(
         openai_err(json!([u, {"role": "tool", "tool_call_id": "z", "content": "x"}])),
-        e(Some(1), Rule::ResultWithoutCall { call_id: "z".into() })
+        e(
+            Some(1),
+            Rule::ResultWithoutCall {
+                call_id: "z".into()
+            }
+        )
     );
     assert_eq!(
-        openai_err(json!([{"role": "assistant", "content": null, "tool_calls": [call("a")]},
+        openai_err(
+            json!([{"role": "assistant", "content": null, "tool_calls": [call("a")]},
             {"role": "tool", "tool_call_id": "a", "content": "x"},
-            {"role": "tool", "tool_call_id": "a", "content": "y"}])),
-        e(Some(2), Rule::DuplicateResult { call_id: "a".into() })
+            {"role": "tool", "tool_call_id": "a", "content": "y"}])
+        ),
+        e(
+            Some(2),
+            Rule::DuplicateResult {
+                call_id: "a".into()
+            }
+        )
     );
     assert_eq!(
-        openai_err(json!([{"role": "assistant", "content": null, "tool_calls": [call("a"), call("b")]},
-            {"role": "tool", "tool_call_id": "a", "content": "x"}, u])),
-        e(Some(0), Rule::MissingResult { call_id: "b".into() })
+        openai_err(
+            json!([{"role": "assistant", "content": null, "tool_calls": [call("a"), call("b")]},
+            {"role": "tool", "tool_call_id": "a", "content": "x"}, u])
+        ),
+        e(
+            Some(0),
+            Rule::MissingResult {
+                call_id: "b".into()
+            }
+        )
     );
     assert!(matches!(
-        openai_err(json!([{"role": "assistant", "content": null, "tool_calls": [call("a")]},
-            {"role": "tool", "content": "x"}])).rule,
+        openai_err(
+            json!([{"role": "assistant", "content": null, "tool_calls": [call("a")]},
+            {"role": "tool", "content": "x"}])
+        )
+        .rule,
         Rule::BadContent(_)
     ));
 }
@@ -118,7 +157,12 @@ fn openai_strict_reports_calls_in_flight() {
     validate_openai(&v).unwrap();
     assert_eq!(
         validate_openai_strict(&v).unwrap_err(),
-        e(Some(1), Rule::MissingResult { call_id: "a".into() })
+        e(
+            Some(1),
+            Rule::MissingResult {
+                call_id: "a".into()
+            }
+        )
     );
 }
 
@@ -147,7 +191,10 @@ fn anthropic_rules() {
     let u = json!({"role": "user", "content": "hi"});
     let a = json!({"role": "assistant", "content": "ok"});
     let with = |m: Vec<Value>| json!({"messages": m});
-    assert_eq!(anthropic_err(json!({"system": "x"})), e(None, Rule::NotAList));
+    assert_eq!(
+        anthropic_err(json!({"system": "x"})),
+        e(None, Rule::NotAList)
+    );
     assert_eq!(anthropic_err(with(vec![])), e(None, Rule::Empty));
     assert!(matches!(
         anthropic_err(json!({"system": 3, "messages": [u]})).rule,
@@ -157,20 +204,34 @@ fn anthropic_rules() {
         anthropic_err(json!({"system": [{"type": "text", "text": " "}], "messages": [u]})).rule,
         Rule::BadSystem(_)
     ));
-    assert_eq!(anthropic_err(with(vec![json!(1)])), e(Some(0), Rule::NotAnObject));
-    assert_eq!(anthropic_err(with(vec![json!({"content": "x"})])), e(Some(0), Rule::MissingRole));
+    assert_eq!(
+        anthropic_err(with(vec![json!(1)])),
+        e(Some(0), Rule::NotAnObject)
+    );
+    assert_eq!(
+        anthropic_err(with(vec![json!({"content": "x"})])),
+        e(Some(0), Rule::MissingRole)
+    );
     assert_eq!(
         anthropic_err(with(vec![json!({"role": "system", "content": "x"})])),
         e(Some(0), Rule::UnknownRole("system".into()))
     );
-    assert_eq!(anthropic_err(with(vec![a.clone()])), e(Some(0), Rule::FirstNotUser));
-    assert_eq!(anthropic_err(with(vec![u.clone(), u.clone()])), e(Some(1), Rule::NotAlternating));
+    assert_eq!(
+        anthropic_err(with(vec![a.clone()])),
+        e(Some(0), Rule::FirstNotUser)
+    );
+    assert_eq!(
+        anthropic_err(with(vec![u.clone(), u.clone()])),
+        e(Some(1), Rule::NotAlternating)
+    );
     assert_eq!(
         anthropic_err(with(vec![json!({"role": "user", "content": " \n"})])),
         e(Some(0), Rule::EmptyText)
     );
     assert_eq!(
-        anthropic_err(with(vec![json!({"role": "user", "content": [{"type": "text", "text": ""}]})])),
+        anthropic_err(with(vec![
+            json!({"role": "user", "content": [{"type": "text", "text": ""}]})
+        ])),
         e(Some(0), Rule::EmptyText)
     );
     assert!(matches!(
@@ -178,19 +239,43 @@ fn anthropic_rules() {
         Rule::BadContent(_)
     ));
     assert!(matches!(
-        anthropic_err(with(vec![json!({"role": "user", "content": [{"text": "x"}]})])).rule,
+        anthropic_err(with(vec![
+            json!({"role": "user", "content": [{"text": "x"}]})
+        ]))
+        .rule,
         Rule::BadContent(_)
     ));
     assert_eq!(
-        anthropic_err(with(vec![json!({"role": "user", "content": [tool_use("a")]})])),
-        e(Some(0), Rule::BlockNotAllowed { block: "tool_use".into(), role: "user".into() })
+        anthropic_err(with(vec![
+            json!({"role": "user", "content": [tool_use("a")]})
+        ])),
+        e(
+            Some(0),
+            Rule::BlockNotAllowed {
+                block: "tool_use".into(),
+                role: "user".into()
+            }
+        )
     );
     assert_eq!(
-        anthropic_err(with(vec![u.clone(), json!({"role": "assistant", "content": [tool_result("a")]})])),
-        e(Some(1), Rule::BlockNotAllowed { block: "tool_result".into(), role: "assistant".into() })
+        anthropic_err(with(vec![
+            u.clone(),
+            json!({"role": "assistant", "content": [tool_result("a")]})
+        ])),
+        e(
+            Some(1),
+            Rule::BlockNotAllowed {
+                block: "tool_result".into(),
+                role: "assistant".into()
+            }
+        )
     );
     assert!(matches!(
-        anthropic_err(with(vec![u.clone(), json!({"role": "assistant", "content": [tool_use("a.b")]})])).rule,
+        anthropic_err(with(vec![
+            u.clone(),
+            json!({"role": "assistant", "content": [tool_use("a.b")]})
+        ]))
+        .rule,
         Rule::BadToolCall(_)
     ));
     assert!(matches!(
@@ -198,7 +283,11 @@ fn anthropic_rules() {
         Rule::BadToolCall(_)
     ));
     assert!(matches!(
-        anthropic_err(with(vec![u.clone(), json!({"role": "assistant", "content": [{"type": "tool_use", "id": "a", "input": {}}]})])).rule,
+        anthropic_err(with(vec![
+            u.clone(),
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": "a", "input": {}}]})
+        ]))
+        .rule,
         Rule::BadToolCall(_)
     ));
     assert_eq!(
@@ -208,11 +297,23 @@ fn anthropic_rules() {
             json!({"role": "user", "content": [tool_result("a")]}),
             json!({"role": "assistant", "content": [tool_use("a")]}),
         ])),
-        e(Some(3), Rule::DuplicateCallId { call_id: "a".into() })
+        e(
+            Some(3),
+            Rule::DuplicateCallId {
+                call_id: "a".into()
+            }
+        )
     );
     assert_eq!(
-        anthropic_err(with(vec![json!({"role": "user", "content": [tool_result("z")]})])),
-        e(Some(0), Rule::ResultWithoutCall { call_id: "z".into() })
+        anthropic_err(with(vec![
+            json!({"role": "user", "content": [tool_result("z")]})
+        ])),
+        e(
+            Some(0),
+            Rule::ResultWithoutCall {
+                call_id: "z".into()
+            }
+        )
     );
     assert_eq!(
         anthropic_err(with(vec![
@@ -220,7 +321,12 @@ fn anthropic_rules() {
             json!({"role": "assistant", "content": [tool_use("a")]}),
             json!({"role": "user", "content": [tool_result("a"), tool_result("a")]}),
         ])),
-        e(Some(2), Rule::DuplicateResult { call_id: "a".into() })
+        e(
+            Some(2),
+            Rule::DuplicateResult {
+                call_id: "a".into()
+            }
+        )
     );
     assert_eq!(
         anthropic_err(with(vec![
@@ -228,7 +334,12 @@ fn anthropic_rules() {
             json!({"role": "assistant", "content": [tool_use("a"), tool_use("b")]}),
             json!({"role": "user", "content": [tool_result("a")]}),
         ])),
-        e(Some(1), Rule::MissingResult { call_id: "b".into() })
+        e(
+            Some(1),
+            Rule::MissingResult {
+                call_id: "b".into()
+            }
+        )
     );
     assert_eq!(
         anthropic_err(with(vec![
@@ -255,13 +366,19 @@ fn anthropic_strict_reports_calls_in_flight() {
     validate_anthropic(&v).unwrap();
     assert_eq!(
         validate_anthropic_strict(&v).unwrap_err(),
-        e(Some(1), Rule::MissingResult { call_id: "a".into() })
+        e(
+            Some(1),
+            Rule::MissingResult {
+                call_id: "a".into()
+            }
+        )
     );
 }
 
 #[test]
 fn errors_name_the_index_and_the_rule() {
-    let err = validate_openai(&json!([{"role": "tool", "tool_call_id": "q", "content": ""}])).unwrap_err();
+    let err = validate_openai(&json!([{"role": "tool", "tool_call_id": "q", "content": ""}]))
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "message 0: tool result for `q` does not answer a call of the preceding assistant message"

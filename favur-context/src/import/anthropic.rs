@@ -144,7 +144,10 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
                     let name = match b.get("name") {
                         Some(Value::String(n)) if !n.is_empty() => n.clone(),
                         _ => {
-                            return Err(bad(index, format!("tool_use `{id}` has no `name` string")));
+                            return Err(bad(
+                                index,
+                                format!("tool_use `{id}` has no `name` string"),
+                            ));
                         }
                     };
                     let Some(input) = b.get("input") else {
