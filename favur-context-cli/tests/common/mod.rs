@@ -1,22 +1,24 @@
-//! Shared test helpers: a small renderer whose output the tests can predict.
+//! Shared test helpers.
 #![allow(dead_code)]
 
+use favur_context::import::Format;
 use favur_context::rules::Rules;
 use favur_context::{Form, History, Message};
 use favur_context_cli::ReplayError;
 use favur_context_cli::replay::{Prepared, Renderer};
-use favur_context_cli::transcript::{ClassifiedTranscript, Transcript};
+use favur_context_cli::transcript::ClassifiedTranscript;
 use serde_json::{Value, json};
 
-/// Renders each pinned entry and view item as `{"role", "content"}`: the text, the tool
-/// call commands and the tool results of the message; a placeholder as `[compacted #id]`.
+/// Renders each pinned entry and view item as `{"role", "content"}` with the message's
+/// text, tool-call commands (`$ cmd`) and results: simple enough that the tests can work
+/// out the expected figures by hand.
 pub struct PlainRenderer;
 
 pub fn content(m: &Message) -> String {
     let mut out = m.text();
     for c in m.tool_calls() {
         out.push_str(&format!(
-            "\n$ {}",
+            "$ {}",
             favur_context::rules::command_of(&c.arguments)
         ));
     }
@@ -46,16 +48,43 @@ impl Renderer for PlainRenderer {
     }
 }
 
-pub fn prepare(messages: Vec<Message>, rules: &Rules) -> Prepared {
-    let t = Transcript {
-        id: "hand".into(),
-        messages,
-    };
-    Prepared::new(ClassifiedTranscript::classify(t, rules).expect("every message classified"))
+/// Rules for the hand-made transcripts: `ls` output forgettable, `cat` output fuzzy,
+/// everything else strict.
+pub fn hand_rules() -> Rules {
+    Rules::from_toml(
+        r#"
+        [[rule]]
+        name = "listings"
+        role = "tool"
+        command = '^ls\b'
+        class = "forgettable"
+        [[rule]]
+        name = "views"
+        role = "tool"
+        command = '^cat\b'
+        class = "fuzzy"
+        [[rule]]
+        name = "rest"
+        class = "strict"
+        "#,
+    )
+    .expect("hand rules parse")
 }
 
-pub fn names(rules: &Rules) -> Vec<String> {
-    rules.rules().iter().map(|r| r.name().to_owned()).collect()
+pub fn prepare(json: Value, rules: &Rules) -> Prepared {
+    Prepared::new(
+        ClassifiedTranscript::from_value("hand", Format::OpenAi, &json, rules)
+            .expect("hand transcript imports"),
+    )
+}
+
+pub fn call(id: &str, command: &str) -> Value {
+    json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function",
+        "function": {"name": "bash", "arguments": json!({"command": command}).to_string()}}]})
+}
+
+pub fn result(id: &str, content: &str) -> Value {
+    json!({"role": "tool", "tool_call_id": id, "content": content})
 }
 
 pub fn traces_dir() -> Option<std::path::PathBuf> {
