@@ -134,6 +134,8 @@ mod tool;
 mod view;
 
 pub mod import;
+#[cfg(feature = "async-openai")]
+pub mod interop;
 pub mod render;
 pub mod validate;
 

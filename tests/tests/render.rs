@@ -30,13 +30,16 @@ fn base() -> (History, Ids) {
     let mut h = History::new();
     h.pin(strict!(system: "You are a coding agent."));
     let task = h.append(strict!(user: "Fix the failing test."));
-    let a1 = h.append(fuzzy!(message: Message::new(
-        Role::Assistant,
-        vec![
-            Part::Text("Looking around.".into()),
-            Part::ToolCall(ToolCall::new("c1", "bash", json!({"command": "ls"}))),
-        ]
-    )));
+    let a1 = h.append(
+        Message::new(
+            Role::Assistant,
+            vec![
+                Part::Text("Looking around.".into()),
+                Part::ToolCall(ToolCall::new("c1", "bash", json!({"command": "ls"}))),
+            ],
+        )
+        .classify(Retention::Fuzzy),
+    );
     let r1 = h.append(forgettable!(tool_result("c1"): "Cargo.toml\nsrc"));
     let a2 = h.append(fuzzy!(tool_calls: [
         ("c2", "bash", r#"{"command":"cat src/lib.rs"}"#),
@@ -390,11 +393,17 @@ fn appended_system_messages_render_in_place() {
 fn anthropic_leaves_out_empty_text_and_wraps_non_object_arguments() {
     let mut h = History::new();
     h.append(strict!(user: "go"));
-    h.append(fuzzy!(message: Message::new(Role::Assistant, vec![
-        Part::Text("  ".into()),
-        Part::ToolCall(ToolCall::new("c1", "f", "{bad json")),
-        Part::ToolCall(ToolCall::new("c2", "f", json!([1, 2]))),
-    ])));
+    h.append(
+        Message::new(
+            Role::Assistant,
+            vec![
+                Part::Text("  ".into()),
+                Part::ToolCall(ToolCall::new("c1", "f", "{bad json")),
+                Part::ToolCall(ToolCall::new("c2", "f", json!([1, 2]))),
+            ],
+        )
+        .classify(Retention::Fuzzy),
+    );
     h.append(forgettable!(tool_result("c1"): ""));
     h.append(forgettable!(tool_result("c2"): "ok"));
     let (openai, anthropic) = render_valid(&h, true);

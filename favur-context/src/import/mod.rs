@@ -199,7 +199,9 @@ pub struct ParseOptions {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranscriptMessage {
-    /// Index of the source message in the transcript's list.
+    /// Index of the source message in the transcript's list (for the `system` text of an
+    /// Anthropic request, which is outside the list: 0, with `block` its position when
+    /// `system` is an array of blocks).
     pub index: usize,
     /// For a source message split into several (an Anthropic user turn with several
     /// `tool_result` blocks), the index of the first block this one holds.

@@ -1,0 +1,232 @@
+//! Real data: every trace in `shared/traces` (or `$FAVUR_TRACES`) is imported with the
+//! example shell classifier and replayed step by step with compaction before each
+//! assistant turn at several window sizes; every step is rendered in both formats and
+//! every request validated. Skips, with a visible message, where the folder is absent.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::render_valid;
+use favur_context::import::shell::ShellCommandClassifier;
+use favur_context::import::{self, Format, ImportedMessage};
+use favur_context::render::render_openai;
+use favur_context::validate::{validate_anthropic, validate_openai};
+use favur_context::{CompactionReport, Compactor, History, Policy, Role};
+use serde_json::{Value, json};
+
+const WINDOWS: [u64; 3] = [8_000, 32_000, 128_000];
+
+fn traces_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("FAVUR_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
+        });
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: traces folder {} not found", dir.display());
+        None
+    }
+}
+
+fn trace_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(read) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in read.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn load(path: &Path) -> (Value, Vec<ImportedMessage>) {
+    let text = std::fs::read_to_string(path).expect("readable trace");
+    let doc: Value = serde_json::from_str(&text).expect("trace is JSON");
+    let transcript = import::parse(Format::MiniSweAgent, &text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let classified = transcript
+        .classify(&ShellCommandClassifier)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (doc, classified)
+}
+
+/// Replays `messages` as a live agent would: append each message, and before each
+/// assistant turn (a model request) compact and check the request. Renders and
+/// validates after every step.
+fn replay(messages: &[ImportedMessage], window: u64) -> (History, Vec<CompactionReport>, usize) {
+    let mut h = History::new();
+    let mut compactor = Compactor::new(Policy::for_window(window).expect("valid window"));
+    let mut reports = Vec::new();
+    let mut requests = 0;
+    for m in messages {
+        if m.classified.message().role == Role::Assistant {
+            if let Some(r) = compactor.compact(&mut h) {
+                reports.push(r);
+            }
+            // The request that produced this assistant turn: complete, so strict.
+            render_valid(&h, true);
+            requests += 1;
+        }
+        if m.pin {
+            h.pin(m.classified.clone());
+        } else {
+            h.append(m.classified.clone());
+        }
+        // After every step (once there is a conversation); the tail may hold calls in
+        // flight.
+        if !h.view().is_empty() {
+            render_valid(&h, false);
+        }
+    }
+    (h, reports, requests)
+}
+
+#[test]
+fn every_trace_replays_to_valid_requests_at_every_window() {
+    let Some(dir) = traces_dir() else { return };
+    let files = trace_files(&dir);
+    assert!(!files.is_empty(), "no traces under {}", dir.display());
+    for path in &files {
+        let (_, messages) = load(path);
+        for window in WINDOWS {
+            let (h, reports, requests) = replay(&messages, window);
+            assert!(requests > 10, "{}: too few requests", path.display());
+            if window == WINDOWS[0] {
+                assert!(
+                    !reports.is_empty(),
+                    "{}: nothing compacted at {window}",
+                    path.display()
+                );
+                assert!(h.compactions().len() >= reports.len());
+            }
+        }
+    }
+}
+
+/// The trace's messages as OpenAI Chat Completions messages (exit record and
+/// `prompt_tokens` left out; flat calls nested; arguments re-serialized compactly, the
+/// documented normalisation).
+fn as_openai(doc: &Value) -> Vec<Value> {
+    doc["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] != "exit")
+        .map(|m| {
+            let mut out = json!({"role": m["role"], "content": m["content"]});
+            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                out["tool_calls"] = calls
+                    .iter()
+                    .map(|c| {
+                        let args: Value =
+                            serde_json::from_str(c["arguments"].as_str().expect("string"))
+                                .expect("JSON arguments");
+                        json!({"id": c["id"], "type": "function",
+                               "function": {"name": c["name"], "arguments": args.to_string()}})
+                    })
+                    .collect();
+            }
+            if let Some(id) = m.get("tool_call_id") {
+                out["tool_call_id"] = id.clone();
+            }
+            out
+        })
+        .collect()
+}
+
+fn normalised(v: &Value) -> String {
+    // Object key order is not significant in the comparison; compare canonical forms.
+    let mut v = v.clone();
+    fn sort(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                let mut entries: Vec<(String, Value)> = std::mem::take(o).into_iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                for (k, mut x) in entries {
+                    sort(&mut x);
+                    o.insert(k, x);
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(sort),
+            _ => {}
+        }
+    }
+    sort(&mut v);
+    v.to_string()
+}
+
+#[test]
+fn uncompacted_imports_render_the_original_messages() {
+    let Some(dir) = traces_dir() else { return };
+    let mut tool_calling = 0;
+    for path in trace_files(&dir) {
+        let (doc, _) = load(&path);
+        let expected = Value::Array(as_openai(&doc));
+        // As a mini-swe-agent trajectory.
+        let mut h = History::new();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        import::import(&mut h, Format::MiniSweAgent, &text, &ShellCommandClassifier)
+            .expect("imports");
+        let rendered = render_openai(&h);
+        assert_eq!(
+            normalised(&rendered),
+            normalised(&expected),
+            "{}",
+            path.display()
+        );
+        validate_openai(&rendered).expect("valid");
+        validate_anthropic(&favur_context::render::render_anthropic(&h).to_value()).expect("valid");
+        // And, for the tool-calling runs, as plain OpenAI chat messages.
+        if doc["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"))
+        {
+            tool_calling += 1;
+            let mut h = History::new();
+            import::import(
+                &mut h,
+                Format::OpenAi,
+                &expected.to_string(),
+                &ShellCommandClassifier,
+            )
+            .expect("imports as OpenAI");
+            assert_eq!(
+                normalised(&render_openai(&h)),
+                normalised(&expected),
+                "{}",
+                path.display()
+            );
+        }
+    }
+    assert!(tool_calling > 0, "no OpenAI-format trace found");
+}
+
+#[test]
+fn compaction_reports_of_one_trace() {
+    let Some(dir) = traces_dir() else { return };
+    let path = dir.join("mini-swe-agent-deepseek-toolcalls/pvlib__pvlib-python-1154.json");
+    if !path.is_file() {
+        eprintln!("SKIPPED: {} not found", path.display());
+        return;
+    }
+    let (_, messages) = load(&path);
+    let (_, reports, requests) = replay(&messages, 16_000);
+    assert!(!reports.is_empty());
+    let mut text = format!("{requests} requests, {} compactions\n", reports.len());
+    for (i, r) in reports.iter().enumerate() {
+        text.push_str(&format!("#{i} summaries {:?}\n{r}\n", r.summaries));
+    }
+    insta::assert_snapshot!("pvlib_1154_reports_16k", text);
+}
