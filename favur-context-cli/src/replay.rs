@@ -177,11 +177,13 @@ pub enum Fate {
 ///
 /// ```
 /// use favur_context_cli::replay::{Fate, RefOutcome};
-/// let r = RefOutcome { source: 2, survived: true, fate: Fate::Verbatim };
+/// let r = RefOutcome { source: 2, reference: 0, survived: true, fate: Fate::Verbatim };
 /// assert!(r.survived);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RefOutcome {
+    /// Position of the reference in [`Prepared::references`] of the answering message.
+    pub reference: usize,
     /// Transcript index of the tool output where the identifier first appeared.
     pub source: usize,
     /// Whether the identifier was present in the request.
@@ -376,12 +378,13 @@ pub fn replay(
                 let refs = prepared.references(i);
                 if !refs.is_empty() {
                     let fates = fates(&history);
-                    for r in refs {
+                    for (k, r) in refs.iter().enumerate() {
                         let survived = infos.iter().any(|b| b.idents.contains(&r.identifier));
                         let fate = ids[r.source]
                             .and_then(|id| fates.get(&id).copied())
                             .unwrap_or(Fate::Dropped);
                         step.refs.push(RefOutcome {
+                            reference: k,
                             source: r.source,
                             survived,
                             fate,

@@ -346,6 +346,12 @@ pub fn breakdown(totals: &[Summary], rules: &Rules) -> String {
         .collect();
     keys.sort();
     keys.dedup();
+    // Rules whose entries were never the source of a reference add nothing here.
+    keys.retain(|k| {
+        totals
+            .iter()
+            .any(|s| s.by_rule.get(k).is_some_and(|e| e.refs.total > 0))
+    });
     for key in keys {
         let _ = write!(out, "| rule `{}` |", rules.rule_name(key));
         for s in totals {

@@ -89,7 +89,7 @@ fn draw_panel(
     let mut chart = ChartBuilder::on(area)
         .caption(panel.title, ("sans-serif", 14))
         .margin(6)
-        .x_label_area_size(22)
+        .x_label_area_size(30)
         .y_label_area_size(48)
         .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
         .map_err(|e| e.to_string())?;
@@ -97,6 +97,8 @@ fn draw_panel(
         .configure_mesh()
         .disable_mesh()
         .x_desc("step")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{:.0}k", y / 1000.0))
         .label_style(("sans-serif", 10))
         .draw()
         .map_err(|e| e.to_string())?;
