@@ -623,7 +623,9 @@ fn anthropic_input(arguments: &Arguments) -> Value {
 /// [`FIRST_TURN_NOTE`] is inserted before it. Empty or whitespace-only text blocks are
 /// left out (the API rejects them). Tool ids are rewritten to the characters the API
 /// accepts and made unique across the request. Non-object arguments are wrapped as
-/// `{"arguments": ...}`. The only extension with a place in this format is
+/// `{"arguments": ...}`. If the view holds only empty messages, the request holds the
+/// note turn alone; an empty view renders to no messages (which providers reject). The
+/// only extension with a place in this format is
 /// `cache_control`, set on the last block rendered from the entry; system-role entries
 /// in the view (not pinned) become user text in a `<system-note>` block.
 ///
@@ -654,6 +656,7 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     let mut used_ids: HashSet<String> = HashSet::new();
     let mut current: HashMap<String, String> = HashMap::new();
+    let had_messages = !seq.is_empty();
     for out in seq {
         let (role, mut blocks, ext) = match out {
             Out::Msg {
@@ -733,6 +736,13 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
             Some((r, existing)) if *r == role => existing.append(&mut blocks),
             _ => turns.push((role, blocks)),
         }
+    }
+    if turns.is_empty() && had_messages {
+        // Every message of the view was empty: keep the request well-formed.
+        turns.push((
+            "user",
+            vec![json!({"type": "text", "text": FIRST_TURN_NOTE})],
+        ));
     }
     if turns.first().is_some_and(|(r, _)| *r == "assistant") {
         turns.insert(

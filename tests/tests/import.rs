@@ -526,3 +526,122 @@ fn shell_command_classes() {
         );
     }
 }
+
+mod round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Turn {
+        User(String),
+        Assistant(Option<String>, Vec<(String, Value)>, Vec<String>),
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        "[a-z ]{1,12}[a-z]"
+    }
+
+    fn turn() -> impl Strategy<Value = Turn> {
+        prop_oneof![
+            text().prop_map(Turn::User),
+            (
+                prop::option::of(text()),
+                prop::collection::vec(("[a-z]{1,6}", text()), 0..3),
+            )
+                .prop_map(|(t, calls)| {
+                    let results = calls.iter().map(|(_, r)| r.clone()).collect();
+                    let calls = calls
+                        .into_iter()
+                        .map(|(name, arg)| (name, json!({"command": arg, "n": 1})))
+                        .collect();
+                    Turn::Assistant(t, calls, results)
+                }),
+        ]
+    }
+
+    /// Valid OpenAI messages and the equivalent Anthropic request.
+    fn documents(turns: &[Turn]) -> (Value, Value) {
+        let mut openai = vec![json!({"role": "system", "content": "sys"})];
+        let mut anthropic: Vec<Value> = Vec::new();
+        let mut k = 0;
+        let push = |anthropic: &mut Vec<Value>, role: &str, blocks: Vec<Value>| match anthropic
+            .last_mut()
+        {
+            Some(last) if last["role"] == role => {
+                last["content"].as_array_mut().unwrap().extend(blocks)
+            }
+            _ => anthropic.push(json!({"role": role, "content": blocks})),
+        };
+        for t in turns {
+            match t {
+                Turn::User(s) => {
+                    openai.push(json!({"role": "user", "content": s}));
+                    push(
+                        &mut anthropic,
+                        "user",
+                        vec![json!({"type": "text", "text": s})],
+                    );
+                }
+                Turn::Assistant(text, calls, results) => {
+                    if text.is_none() && calls.is_empty() {
+                        continue;
+                    }
+                    let mut m = json!({"role": "assistant", "content": text});
+                    let mut blocks: Vec<Value> = text
+                        .iter()
+                        .map(|t| json!({"type": "text", "text": t}))
+                        .collect();
+                    let mut ids = Vec::new();
+                    if !calls.is_empty() {
+                        let mut list = Vec::new();
+                        for (name, args) in calls {
+                            k += 1;
+                            let id = format!("call_{k}");
+                            list.push(json!({"id": id, "type": "function",
+                                "function": {"name": name, "arguments": args.to_string()}}));
+                            blocks.push(
+                                json!({"type": "tool_use", "id": id, "name": name, "input": args}),
+                            );
+                            ids.push(id);
+                        }
+                        m["tool_calls"] = Value::Array(list);
+                    }
+                    openai.push(m);
+                    if anthropic.is_empty() {
+                        anthropic.push(
+                            json!({"role": "user", "content": [{"type": "text", "text": "start"}]}),
+                        );
+                    }
+                    push(&mut anthropic, "assistant", blocks);
+                    let mut res_blocks = Vec::new();
+                    for (id, r) in ids.iter().zip(results) {
+                        openai.push(json!({"role": "tool", "tool_call_id": id, "content": r}));
+                        res_blocks
+                            .push(json!({"type": "tool_result", "tool_use_id": id, "content": r}));
+                    }
+                    if !res_blocks.is_empty() {
+                        // Results open the next user turn.
+                        anthropic.push(json!({"role": "user", "content": res_blocks}));
+                    }
+                }
+            }
+        }
+        let anthropic = json!({"system": [{"type": "text", "text": "sys"}], "messages": anthropic});
+        (Value::Array(openai), anthropic)
+    }
+
+    proptest! {
+        #[test]
+        fn uncompacted_imports_render_their_input(turns in prop::collection::vec(turn(), 1..12)) {
+            let (openai, anthropic) = documents(&turns);
+            let mut h = History::new();
+            import::import(&mut h, Format::OpenAi, &openai.to_string(), &strict_all).unwrap();
+            prop_assert_eq!(render_openai(&h), openai);
+            if anthropic["messages"].as_array().is_some_and(|m| !m.is_empty()) {
+                let mut h = History::new();
+                import::import(&mut h, Format::Anthropic, &anthropic.to_string(), &strict_all).unwrap();
+                prop_assert_eq!(render_anthropic(&h).to_value(), anthropic);
+            }
+        }
+    }
+}

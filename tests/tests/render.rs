@@ -453,3 +453,19 @@ fn rendering_is_deterministic_and_prefix_stable() {
         serde_json::to_string(&render_anthropic(&compacted.clone()).to_value()).unwrap()
     );
 }
+
+#[test]
+fn a_view_of_empty_messages_still_renders_a_well_formed_anthropic_request() {
+    let mut h = History::new();
+    h.append(fuzzy!(assistant: "   "));
+    let (openai, anthropic) = render_valid(&h, true);
+    assert_eq!(openai, json!([{"role": "assistant", "content": "   "}]));
+    assert_eq!(
+        anthropic["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": FIRST_TURN_NOTE}]}])
+    );
+    // An empty view renders to no messages, which the validators report.
+    let empty = History::new();
+    assert!(render_anthropic(&empty).messages.is_empty());
+    assert!(favur_context::validate::validate_openai(&render_openai(&empty)).is_err());
+}

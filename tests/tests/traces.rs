@@ -98,8 +98,14 @@ fn every_trace_replays_to_valid_requests_at_every_window() {
     let Some(dir) = traces_dir() else { return };
     let files = trace_files(&dir);
     assert!(!files.is_empty(), "no traces under {}", dir.display());
+    let mut by_rule: std::collections::BTreeMap<String, usize> = Default::default();
     for path in &files {
         let (_, messages) = load(path);
+        for m in &messages {
+            *by_rule
+                .entry(m.classified.site().file().to_owned())
+                .or_default() += 1;
+        }
         for window in WINDOWS {
             let (h, reports, requests) = replay(&messages, window);
             assert!(requests > 10, "{}: too few requests", path.display());
@@ -112,6 +118,21 @@ fn every_trace_replays_to_valid_requests_at_every_window() {
                 assert!(h.compactions().len() >= reports.len());
             }
         }
+    }
+    eprintln!("entries by classifier rule: {by_rule:?}");
+    for rule in [
+        "listing",
+        "run",
+        "file-view",
+        "other",
+        "assistant",
+        "task",
+        "system",
+    ] {
+        assert!(
+            by_rule.keys().any(|k| k.ends_with(&format!("/{rule}"))),
+            "no entry classified by rule {rule}"
+        );
     }
 }
 
