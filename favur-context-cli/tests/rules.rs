@@ -264,12 +264,12 @@ fn shipped_rules_file_parses_and_classifies_shell_commands() {
         ("ls -la", Retention::Strict, "listings and searches"),
         (
             "cd /testbed && grep -rn foo django",
-            Retention::Forgettable,
+            Retention::Strict,
             "listings and searches",
         ),
         (
             "find . -name '*.py'",
-            Retention::Forgettable,
+            Retention::Strict,
             "listings and searches",
         ),
         (
@@ -295,17 +295,17 @@ fn shipped_rules_file_parses_and_classifies_shell_commands() {
         ),
         (
             "python reproduce_issue.py",
-            Retention::Strict,
+            Retention::Fuzzy,
             "test and script runs",
         ),
         (
             "cd /testbed && python -m pytest tests/x.py",
-            Retention::Strict,
+            Retention::Fuzzy,
             "test and script runs",
         ),
         (
             "./tests/runtests.py forms_tests",
-            Retention::Strict,
+            Retention::Fuzzy,
             "test and script runs",
         ),
         ("git diff", Retention::Fuzzy, "diffs"),
