@@ -316,10 +316,16 @@ impl Plan {
             end = 0;
         }
 
-        // 2. The action each item would get by its class alone.
+        // 2. The action each item would get by its class alone. What later passes need
+        //    of each entry is copied here, so that each entry is read once.
         let mut fate: Vec<Fate> = Vec::with_capacity(n);
+        let mut meta: Vec<(Retention, Option<Role>)> = Vec::with_capacity(n);
         for (i, item) in items.iter().enumerate() {
-            let f = match entry_of(item) {
+            let e = entry_of(item);
+            meta.push(e.map_or((Retention::Strict, None), |e| {
+                (e.retention, Some(e.message.role))
+            }));
+            let f = match e {
                 Some(e) if i < end => {
                     let action = row.action(e.retention);
                     let already = matches!(item.form, Form::CallsOnly | Form::Placeholder { .. });
@@ -335,58 +341,101 @@ impl Plan {
             fate.push(f);
         }
 
-        // 3. Tool pairing: a call and its results stay or leave together.
-        let mut parent: Vec<u32> = (0..n as u32).collect();
+        // 3. Tool pairing: a call and its results stay or leave together. Paired exchange
+        //    by exchange (an assistant entry and the entries after it up to the next
+        //    assistant entry): the tool entries of an exchange answer the calls of its
+        //    assistant entry, as every provider requires. Where every assistant and tool
+        //    entry of an exchange stays, or every one leaves, there is nothing to pair and
+        //    no message is read; otherwise the group stays, reshaped where compacted.
+        let role_of = |i: usize| meta[i].1;
         let mut calls: FxMap<&str, u32> = FxMap::default();
-        let mut any_tool = false;
-        for (i, item) in items.iter().enumerate() {
-            let Some(e) = entry_of(item) else { continue };
-            for part in &e.message.parts {
-                match part {
-                    Part::ToolCall(c) => {
-                        calls.insert(c.id.as_str(), i as u32);
-                        any_tool = true;
+        let mut parent: Vec<u32> = Vec::new();
+        let mut start = 0usize;
+        while start < n {
+            let mut stop = start + 1;
+            while stop < n && role_of(stop) != Some(Role::Assistant) {
+                stop += 1;
+            }
+            let (mut keeps, mut leaves) = (false, false);
+            for (i, f) in fate.iter().enumerate().take(stop).skip(start) {
+                if matches!(role_of(i), Some(Role::Assistant | Role::Tool)) {
+                    if *f == Fate::Keep {
+                        keeps = true;
+                    } else {
+                        leaves = true;
                     }
-                    Part::ToolResult(r) => {
-                        if let Some(&j) = calls.get(r.call_id.as_str()) {
-                            let (a, b) = (find(&mut parent, i as u32), find(&mut parent, j));
-                            if a != b {
-                                parent[a as usize] = b;
+                }
+            }
+            let calls_first = keeps
+                && leaves
+                && role_of(start) == Some(Role::Assistant)
+                && entry_of(&items[start]).is_some_and(|e| e.message.tool_calls().next().is_some());
+            if calls_first {
+                // The usual shape: the exchange's tool entries answer its assistant entry's
+                // calls, so they all form one group; one keeps, all stay.
+                for (i, f) in fate.iter_mut().enumerate().take(stop).skip(start) {
+                    if matches!(meta[i].1, Some(Role::Assistant | Role::Tool)) {
+                        *f = match *f {
+                            Fate::Summarize => Fate::SummarizeStay,
+                            Fate::Drop => Fate::DropStay,
+                            other => other,
+                        };
+                    }
+                }
+            } else if keeps && leaves {
+                // Results after an assistant entry without calls: link them by id.
+                let len = stop - start;
+                parent.clear();
+                parent.extend(0..len as u32);
+                calls.clear();
+                for local in 0..len {
+                    let Some(e) = entry_of(&items[start + local]) else {
+                        continue;
+                    };
+                    for part in &e.message.parts {
+                        match part {
+                            Part::ToolCall(c) => {
+                                calls.insert(c.id.as_str(), local as u32);
                             }
-                            any_tool = true;
+                            Part::ToolResult(r) => {
+                                if let Some(&j) = calls.get(r.call_id.as_str()) {
+                                    let a = find(&mut parent, local as u32);
+                                    let b = find(&mut parent, j);
+                                    if a != b {
+                                        parent[a as usize] = b;
+                                    }
+                                }
+                            }
+                            Part::Text(_) => {}
                         }
                     }
-                    Part::Text(_) => {}
+                }
+                let mut stays = vec![false; len];
+                for local in 0..len {
+                    if fate[start + local] == Fate::Keep {
+                        let r = find(&mut parent, local as u32);
+                        stays[r as usize] = true;
+                    }
+                }
+                for local in 0..len {
+                    let r = find(&mut parent, local as u32);
+                    if stays[r as usize] {
+                        let f = &mut fate[start + local];
+                        *f = match *f {
+                            Fate::Summarize => Fate::SummarizeStay,
+                            Fate::Drop => Fate::DropStay,
+                            other => other,
+                        };
+                    }
                 }
             }
-        }
-        if any_tool {
-            let mut stays = vec![false; n];
-            for (i, f) in fate.iter().enumerate() {
-                if *f == Fate::Keep {
-                    let r = find(&mut parent, i as u32);
-                    stays[r as usize] = true;
-                }
-            }
-            for (i, f) in fate.iter_mut().enumerate() {
-                if *f == Fate::Keep {
-                    continue;
-                }
-                let r = find(&mut parent, i as u32);
-                if stays[r as usize] {
-                    *f = match *f {
-                        Fate::Summarize => Fate::SummarizeStay,
-                        Fate::Drop => Fate::DropStay,
-                        other => other,
-                    };
-                }
-            }
+            start = stop;
         }
 
         // 4. What staying items look like; a reform that changes nothing is a keep.
         let counter = history.counter();
-        let mut staying_forms: Vec<Option<Form>> = Vec::new();
-        staying_forms.resize(n, None);
+        // 1 = calls only, 2 = placeholder.
+        let mut staying_forms: Vec<u8> = vec![0; n];
         for i in 0..n {
             if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
                 continue;
@@ -400,11 +449,11 @@ impl Plan {
             let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
             match (has_calls, has_results) {
                 (true, false) if has_other && items[i].form != Form::CallsOnly => {
-                    staying_forms[i] = Some(Form::CallsOnly);
+                    staying_forms[i] = 1;
                 }
                 (false, true) if !matches!(items[i].form, Form::Placeholder { .. }) => {
                     // The summary id is filled in once runs are known.
-                    staying_forms[i] = Some(Form::Placeholder { summary: None });
+                    staying_forms[i] = 2;
                 }
                 _ => fate[i] = Fate::Keep,
             }
@@ -413,12 +462,11 @@ impl Plan {
         // 5. Runs: kept items close a run; dropped items leaving the view do not.
         let mut next_summary = history.next_id().0;
         let mut current: Option<Run> = None;
-        let mut run_of: Vec<Option<EntryId>> = Vec::new();
-        run_of.resize(n, None);
+        let mut run_of: Vec<u64> = vec![u64::MAX; n];
         for i in 0..n {
             match fate[i] {
                 Fate::Summarize | Fate::SummarizeStay => {
-                    let class = entry_of(&items[i]).map_or(Retention::Fuzzy, |e| e.retention);
+                    let class = meta[i].0;
                     let run = current.get_or_insert_with(|| {
                         let r = Run {
                             summary: EntryId(next_summary),
@@ -432,7 +480,7 @@ impl Plan {
                     run.members.push(items[i].id);
                     run.retention = run.retention.max(class);
                     run.budget_tokens = run.budget_tokens.saturating_add(items[i].tokens);
-                    run_of[i] = Some(run.summary);
+                    run_of[i] = run.summary.0;
                 }
                 Fate::Drop => {}
                 Fate::Keep | Fate::DropStay => {
@@ -455,12 +503,15 @@ impl Plan {
         let cap = policy.entry_cap_tokens();
         for i in 0..n {
             let item = &items[i];
-            let Some(e) = entry_of(item) else { continue };
-            let cell = plan.outcome.get_mut(e.retention);
+            if meta[i].1.is_none() {
+                continue;
+            }
+            let cell = plan.outcome.get_mut(meta[i].0);
             match fate[i] {
                 Fate::Keep => {
                     if let Some(cap) = cap
                         && item.tokens > cap
+                        && let Some(e) = entry_of(item)
                         && item.form == Form::Verbatim
                         && !e.kind.is_summary()
                         && let Some(capped) = cap_message(&e.message, e.id, cap, counter)
@@ -480,10 +531,13 @@ impl Plan {
                     cell.dropped.add(item.tokens);
                 }
                 Fate::SummarizeStay | Fate::DropStay => {
-                    let form = match staying_forms[i].take() {
-                        Some(Form::Placeholder { .. }) => Form::Placeholder { summary: run_of[i] },
-                        Some(f) => f,
-                        None => continue,
+                    let Some(e) = entry_of(item) else { continue };
+                    let form = match staying_forms[i] {
+                        1 => Form::CallsOnly,
+                        2 => Form::Placeholder {
+                            summary: (run_of[i] != u64::MAX).then_some(EntryId(run_of[i])),
+                        },
+                        _ => continue,
                     };
                     let shown = form.message_for(e);
                     let tokens = counter.count_message(&shown);

@@ -517,43 +517,44 @@ fn classify_line(line: &[u8]) -> LineKind {
     let n = line.len();
     let mut i = 0;
     while i + 4 <= n {
-        let rest = &line[i..];
-        match line[i] | 0x20 {
-            b'e' => {
-                if starts_ci(rest, b"exit code")
-                    || starts_ci(rest, b"exit status")
-                    || starts_ci(rest, b"exited with")
-                {
-                    return LineKind::Status;
-                }
-                if starts_ci(rest, b"error") || starts_ci(rest, b"exception") {
-                    kind = LineKind::Strong;
-                }
-            }
-            b'f' => {
-                if starts_ci(rest, b"fatal") {
-                    kind = LineKind::Strong;
-                } else if kind == LineKind::Plain && starts_ci(rest, b"fail") {
-                    kind = LineKind::Weak;
-                }
-            }
-            b'p' => {
-                if starts_ci(rest, b"panic") {
-                    kind = LineKind::Strong;
-                }
-            }
-            b't' => {
-                if starts_ci(rest, b"traceback") {
-                    kind = LineKind::Strong;
-                }
-            }
-            b'a' => {
-                if kind == LineKind::Plain && starts_ci(rest, b"assert") {
-                    kind = LineKind::Weak;
-                }
-            }
-            _ => {}
+        // Cheap bigram filter first: every keyword starts with one of these pairs.
+        let pair = [line[i] | 0x20, line[i + 1] | 0x20];
+        if !matches!(&pair, b"er" | b"ex" | b"fa" | b"pa" | b"tr" | b"as") {
+            i += 1;
+            continue;
         }
+        // A keyword inside a path or a word ("src/error.rs", "sparse") does not count;
+        // one ending a CamelCase name ("ValueError") does.
+        let prev = if i > 0 { line[i - 1] } else { b' ' };
+        let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
+        if prev == b'/' || prev == b'.' || (prev.is_ascii_alphanumeric() && !camel) {
+            i += 1;
+            continue;
+        }
+        let rest = &line[i..];
+        let file_like = |len: usize| {
+            rest.get(len) == Some(&b'.') && rest.get(len + 1).is_some_and(u8::is_ascii_alphabetic)
+        };
+        let found = match pair[0] {
+            b'e' if starts_ci(rest, b"exit code")
+                || starts_ci(rest, b"exit status")
+                || starts_ci(rest, b"exited with") =>
+            {
+                return LineKind::Status;
+            }
+            b'e' if (starts_ci(rest, b"error") && !file_like(5))
+                || starts_ci(rest, b"exception") =>
+            {
+                LineKind::Strong
+            }
+            b'f' if starts_ci(rest, b"fatal") => LineKind::Strong,
+            b'f' if starts_ci(rest, b"fail") && !file_like(4) => LineKind::Weak,
+            b'p' if starts_ci(rest, b"panic") => LineKind::Strong,
+            b't' if starts_ci(rest, b"traceback") => LineKind::Strong,
+            b'a' if starts_ci(rest, b"assert") => LineKind::Weak,
+            _ => LineKind::Plain,
+        };
+        kind = kind.max(found);
         i += 1;
     }
     kind
