@@ -15,10 +15,11 @@ use crate::search::{match_mask, match_trim};
 use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 use crate::svg::{Panel, draw};
 
-/// Builds a fresh instance of the policy under test for each transcript.
+/// Builds a fresh instance of the policy under test for each transcript. See [`run`] for an
+/// example.
 pub type PolicyFactory<'a> = dyn Fn() -> Result<Box<dyn Strategy>, ReplayError> + Sync + 'a;
 
-/// What to replay and where to write.
+/// What to replay and where to write. See [`run`] for an example.
 pub struct Job<'a> {
     /// The transcripts, classified.
     pub transcripts: &'a [Prepared],
@@ -40,7 +41,7 @@ pub struct Job<'a> {
     pub tiers: &'a [Tier],
 }
 
-/// The figures of a replay.
+/// The figures of a replay. See [`run`] for an example.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// Per transcript: policy first, then the baselines.
@@ -104,7 +105,38 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
 /// Replays every transcript under the policy and the baselines, writes the dump and the
 /// chart if asked, and returns the figures.
 ///
-/// See the crate's tests for examples.
+/// ```
+/// # use favur_context::import::Format;
+/// # use favur_context::rules::Rules;
+/// # use favur_context_cli::replay::Prepared;
+/// # use favur_context_cli::transcript::ClassifiedTranscript;
+/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
+/// # let json = serde_json::json!([
+/// #     {"role": "user", "content": "Fix it."},
+/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
+/// #     {"role": "user", "content": "Go on."},
+/// #     {"role": "assistant", "content": "Done."},
+/// # ]);
+/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+/// use favur_context::Policy;
+/// use favur_context_cli::cli::{render_report, run, Job};
+/// use favur_context_cli::engine::{LibRenderer, PolicyStrategy};
+/// use favur_context_cli::strategy::Strategy;
+/// let policy = Policy::default();
+/// let factory = || -> Result<Box<dyn Strategy>, favur_context_cli::ReplayError> {
+///     Ok(Box::new(PolicyStrategy::new(policy.clone(), Default::default())))
+/// };
+/// let transcripts = [prepared];
+/// let job = Job {
+///     transcripts: &transcripts, rules: &rules, policy: &factory,
+///     renderer: &LibRenderer::default(), window: policy.window_tokens(),
+///     dump: None, svg: None, baselines: true, tiers: policy.tiers(),
+/// };
+/// let outcome = run(&job)?;
+/// assert_eq!(outcome.totals.len(), 4); // the policy and three baselines
+/// assert!(render_report(&outcome, &rules, policy.tiers()).contains("| t | policy | 2 |"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
     // Two worker threads: transcripts are independent.
     let results: Vec<Result<PerTranscript, ReplayError>> = std::thread::scope(|scope| {
@@ -200,7 +232,7 @@ fn base_label(label: &str) -> String {
 /// The whole text report: the side-by-side table (per transcript and total), the cost
 /// model, the breakdown by class and rule, and the misclassification report.
 ///
-/// See the crate's tests for examples.
+/// See [`run`] for an example.
 pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String {
     let mut out = String::new();
     let mut rows = outcome.rows.clone();

@@ -297,7 +297,32 @@ struct BlockInfo {
 /// request and which references it still carries. Without a renderer only the token
 /// figures are recorded (used by the baselines' budget search).
 ///
-/// See the crate's tests for complete examples.
+/// ```
+/// # use favur_context::import::Format;
+/// # use favur_context::rules::Rules;
+/// # use favur_context_cli::replay::Prepared;
+/// # use favur_context_cli::transcript::ClassifiedTranscript;
+/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
+/// # let json = serde_json::json!([
+/// #     {"role": "user", "content": "Fix it."},
+/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
+/// #     {"role": "user", "content": "Go on."},
+/// #     {"role": "assistant", "content": "Done."},
+/// # ]);
+/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+/// use favur_context_cli::engine::LibRenderer;
+/// use favur_context_cli::replay::replay;
+/// use favur_context_cli::strategy::NoCompaction;
+/// let mut requests = Vec::new();
+/// let run = replay(&prepared, &mut NoCompaction, Some(&LibRenderer::default()), &mut |step, request| {
+///     requests.push((step, request.clone()));
+///     Ok(())
+/// })?;
+/// assert_eq!(run.steps.len(), 2);
+/// assert_eq!(requests[1].0, 1);
+/// assert!(run.steps[1].reuse > 0.0); // the first request is a prefix of the second
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn replay(
     prepared: &Prepared,
     strategy: &mut dyn Strategy,

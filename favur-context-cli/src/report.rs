@@ -124,7 +124,27 @@ pub struct Summary {
 impl Summary {
     /// Aggregates one run.
     ///
-    /// See the crate's tests for examples.
+    /// ```
+    /// # use favur_context::import::Format;
+    /// # use favur_context::rules::Rules;
+    /// # use favur_context_cli::replay::Prepared;
+    /// # use favur_context_cli::transcript::ClassifiedTranscript;
+    /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
+    /// # let json = serde_json::json!([
+    /// #     {"role": "user", "content": "Fix it."},
+    /// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
+    /// #     {"role": "user", "content": "Go on."},
+    /// #     {"role": "assistant", "content": "Done."},
+    /// # ]);
+    /// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+    /// use favur_context_cli::replay::replay;
+    /// use favur_context_cli::report::Summary;
+    /// use favur_context_cli::strategy::NoCompaction;
+    /// let run = replay(&prepared, &mut NoCompaction, None, &mut |_, _| Ok(()))?;
+    /// let s = Summary::of(&run, &prepared);
+    /// assert_eq!((s.requests, s.refused), (2, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn of(run: &Run, prepared: &Prepared) -> Summary {
         let mut s = Summary {
             label: run.label.clone(),
@@ -260,7 +280,7 @@ fn pct(x: Option<f64>) -> String {
 }
 
 /// One row group of the side-by-side table: a transcript (or "total") and the summary of
-/// each strategy on it, policy first.
+/// each strategy on it, policy first. See [`side_by_side`] for an example.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     /// Transcript id, or "TOTAL".

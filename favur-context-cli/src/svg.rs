@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use crate::ReplayError;
 use crate::replay::Run;
 
-/// One panel: a transcript's policy run.
+/// One panel: a transcript's policy run. See [`draw`] for an example.
 #[derive(Debug, Clone)]
 pub struct Panel<'a> {
     /// Title (the transcript id).

@@ -16,6 +16,15 @@ use crate::strategy::Strategy;
 use crate::transcript::{TranscriptError, load};
 
 /// Arguments of `favur-context replay`.
+///
+/// ```
+/// use clap::Parser;
+/// #[derive(Parser)]
+/// struct A { #[command(flatten)] r: favur_context_cli::wiring::ReplayArgs }
+/// let a = A::parse_from(["x", "t.json", "--rules", "r.toml", "--policy", "default", "--keep-recent", "2"]);
+/// assert_eq!(a.r.keep_recent, Some(2));
+/// assert_eq!(a.r.window, None);
+/// ```
 #[derive(Debug, Clone, Args)]
 pub struct ReplayArgs {
     /// Transcript files (JSON: the shared traces' schema, OpenAI chat, mini-swe-agent).
@@ -58,6 +67,12 @@ pub struct ReplayArgs {
 }
 
 /// A transcript format, for `--format`.
+///
+/// ```
+/// use favur_context_cli::wiring::InputFormat;
+/// let f: favur_context::import::Format = InputFormat::MiniSweAgent.into();
+/// assert_eq!(f, favur_context::import::Format::MiniSweAgent);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum InputFormat {
     /// OpenAI Chat Completions messages.
