@@ -139,7 +139,7 @@ pub fn load_policy(
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// The rules file was rejected.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", rules_message(path, source))]
     Rules {
         /// The rules file.
         path: PathBuf,
@@ -155,6 +155,14 @@ pub enum CliError {
     /// The replay failed.
     #[error(transparent)]
     Replay(#[from] ReplayError),
+}
+
+/// A rules error prefixed with the file, unless it already names it.
+fn rules_message(path: &std::path::Path, source: &RulesError) -> String {
+    match source {
+        RulesError::Io { .. } => source.to_string(),
+        other => format!("{}: {other}", path.display()),
+    }
 }
 
 /// Runs `favur-context replay` and returns the report text.
