@@ -635,7 +635,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// let mut c = Compactor::with_summarizer(Policy::for_window(2_000).unwrap(), Llm);
     /// let report = block_on(c.compact_async(&mut h)).unwrap();
     /// assert_eq!(report.tier, 1);
-/// assert_eq!(report.summarizer_calls, 1); // one run, one call
+    /// assert_eq!(report.summarizer_calls, 1); // one run, one call
     /// ```
     pub async fn compact_async(&mut self, history: &mut History) -> Option<CompactionReport> {
         self.uncover(history);

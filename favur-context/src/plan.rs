@@ -369,7 +369,13 @@ impl Plan {
             let calls_first = keeps
                 && leaves
                 && role_of(start) == Some(Role::Assistant)
-                && entry_of(&items[start]).is_some_and(|e| e.message.tool_calls().next().is_some());
+                && entry_of(&items[start]).is_some_and(|e| match e.message.parts.len() {
+                    0 => false,
+                    // One part and tool entries after it: a lone call (not read, to keep
+                    // planning free of cache misses; keeping a lone text is harmless).
+                    1 => (start + 1..stop).any(|i| meta[i].1 == Some(Role::Tool)),
+                    _ => e.message.tool_calls().next().is_some(),
+                });
             if calls_first {
                 // The usual shape: the exchange's tool entries answer its assistant entry's
                 // calls, so they all form one group; one keeps, all stay.
@@ -444,6 +450,11 @@ impl Plan {
                 fate[i] = Fate::Keep;
                 continue;
             };
+            if meta[i].1 == Some(Role::Assistant) && e.message.parts.len() == 1 {
+                // A lone call: calls-only would show the same; keep it, unread.
+                fate[i] = Fate::Keep;
+                continue;
+            }
             let has_calls = e.message.tool_calls().next().is_some();
             let has_results = e.message.tool_results().next().is_some();
             let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));

@@ -192,6 +192,10 @@ struct Digest<'a> {
 }
 
 const MAX_ERROR_LINES: usize = 64;
+/// Lines at the start of an entry scanned for identifiers.
+const IDENT_HEAD_LINES: usize = 24;
+/// Lines at the end of an entry scanned for identifiers.
+const IDENT_TAIL_LINES: usize = 8;
 
 impl BuiltinSummarizer {
     /// Summarizes `entries` within about `budget_tokens` (four bytes a token).
@@ -404,6 +408,7 @@ impl BuiltinSummarizer {
         let mut errors: Vec<(LineKind, usize)> = Vec::new();
         let mut error_lines_total = 0usize;
         let mut status: Option<&str> = None;
+        let n_lines = lines.len();
         for (i, line) in lines.iter().enumerate() {
             let kind = classify_line(line.as_bytes());
             if kind != LineKind::Plain {
@@ -415,7 +420,10 @@ impl BuiltinSummarizer {
                     errors.push((kind, i));
                 }
             }
-            if !idents.full() {
+            // Identifiers come from the head and tail of each entry and from its
+            // error-like lines: bounded work per entry, the most telling names.
+            let near_edge = i < IDENT_HEAD_LINES || i + IDENT_TAIL_LINES >= n_lines;
+            if !idents.full() && (near_edge || kind != LineKind::Plain) {
                 idents.scan_line(line);
             }
         }
@@ -507,6 +515,24 @@ fn starts_ci(hay: &[u8], needle: &[u8]) -> bool {
             .all(|(&h, &n)| h.to_ascii_lowercase() == n)
 }
 
+/// Letters that start a keyword (either case).
+static FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let letters = b"efptaEFPTA";
+    let mut i = 0;
+    while i < letters.len() {
+        t[letters[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+const ER: u16 = u16::from_le_bytes(*b"er");
+const EX: u16 = u16::from_le_bytes(*b"ex");
+const FA: u16 = u16::from_le_bytes(*b"fa");
+const PA: u16 = u16::from_le_bytes(*b"pa");
+const TR: u16 = u16::from_le_bytes(*b"tr");
+const AS: u16 = u16::from_le_bytes(*b"as");
+
 /// Whether a line looks like an error, failure, traceback frame or exit status.
 fn classify_line(line: &[u8]) -> LineKind {
     let trimmed = line.trim_ascii_start();
@@ -517,9 +543,14 @@ fn classify_line(line: &[u8]) -> LineKind {
     let n = line.len();
     let mut i = 0;
     while i + 4 <= n {
-        // Cheap bigram filter first: every keyword starts with one of these pairs.
-        let pair = [line[i] | 0x20, line[i + 1] | 0x20];
-        if !matches!(&pair, b"er" | b"ex" | b"fa" | b"pa" | b"tr" | b"as") {
+        // Cheap filters first: every keyword starts with one of a few letters, then with
+        // one of a few pairs.
+        match line[i..n - 3].iter().position(|&c| FIRST[usize::from(c)]) {
+            Some(skip) => i += skip,
+            None => break,
+        }
+        let pair = u16::from_le_bytes([line[i] | 0x20, line[i + 1] | 0x20]);
+        if !matches!(pair, ER | EX | FA | PA | TR | AS) {
             i += 1;
             continue;
         }
@@ -535,7 +566,7 @@ fn classify_line(line: &[u8]) -> LineKind {
         let file_like = |len: usize| {
             rest.get(len) == Some(&b'.') && rest.get(len + 1).is_some_and(u8::is_ascii_alphabetic)
         };
-        let found = match pair[0] {
+        let found = match line[i] | 0x20 {
             b'e' if starts_ci(rest, b"exit code")
                 || starts_ci(rest, b"exit status")
                 || starts_ci(rest, b"exited with") =>
@@ -565,6 +596,8 @@ struct Identifiers {
     list: Vec<String>,
     max: usize,
     seen: usize,
+    /// The last token considered: repeated names cost one comparison.
+    last: String,
 }
 
 impl Identifiers {
@@ -573,6 +606,7 @@ impl Identifiers {
             list: Vec::new(),
             max,
             seen: 0,
+            last: String::new(),
         }
     }
 
@@ -581,47 +615,64 @@ impl Identifiers {
     }
 
     fn scan_line(&mut self, line: &str) {
-        // Cheap gate: identifiers contain '/', ':' or '.', or end in "Error".
-        let b = line.as_bytes();
-        if !b
-            .iter()
-            .any(|&c| c == b'/' || c == b':' || c == b'.' || c == b'E')
-        {
-            return;
-        }
-        for token in line.split(|c: char| {
-            c.is_whitespace()
-                || matches!(
-                    c,
-                    '"' | '\''
-                        | '('
-                        | ')'
-                        | ','
-                        | ';'
-                        | '['
-                        | ']'
-                        | '{'
-                        | '}'
-                        | '<'
-                        | '>'
-                        | '='
-                        | '`'
-                )
-        }) {
-            let t = token.trim_end_matches(['.', ':', ',']);
-            if t.len() < 3 || t.len() > 120 || !is_identifier(t) {
+        let bytes = line.as_bytes();
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n {
+            while i < n && DELIMITER[usize::from(bytes[i])] {
+                i += 1;
+            }
+            let start = i;
+            let mut marked = false;
+            while i < n && !DELIMITER[usize::from(bytes[i])] {
+                let c = bytes[i];
+                marked |= c == b'/' || c == b':' || c == b'.';
+                i += 1;
+            }
+            if i - start < 3 {
                 continue;
             }
-            if self.list.iter().any(|x| x == t) {
+            // Delimiters are ASCII, so `start..i` is on character boundaries.
+            let Some(token) = line.get(start..i) else {
                 continue;
-            }
-            self.seen += 1;
-            if !self.full() {
-                self.list.push(t.to_owned());
+            };
+            if marked || token.ends_with("Error") || token.ends_with("Exception") {
+                self.consider(token);
+                if self.full() {
+                    return;
+                }
             }
         }
     }
+
+    fn consider(&mut self, token: &str) {
+        let t = token.trim_end_matches(['.', ':', ',']);
+        if t.len() < 3 || t.len() > 120 || self.last == t {
+            return;
+        }
+        self.last.clear();
+        self.last.push_str(t);
+        if !is_identifier(t) || self.list.iter().any(|x| x == t) {
+            return;
+        }
+        self.seen += 1;
+        if !self.full() {
+            self.list.push(t.to_owned());
+        }
+    }
 }
+
+/// Bytes that separate tokens when looking for identifiers.
+static DELIMITER: [bool; 256] = {
+    let mut t = [false; 256];
+    let delims = b" \t\r\n\"'(),;[]{}<>=`";
+    let mut i = 0;
+    while i < delims.len() {
+        t[delims[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 fn is_identifier(t: &str) -> bool {
     let b = t.as_bytes();

@@ -500,3 +500,47 @@ fn async_compaction_matches_sync_compaction() {
     assert_eq!(sync_h.entries(), async_h.entries());
     assert_eq!(sync_c.last_report(), async_c.last_report());
 }
+
+#[test]
+fn the_builtin_summarizer_keeps_errors_identifiers_and_counts_within_budget() {
+    let mut h = History::new();
+    let mut log = String::from("$ python -m pytest tests/test_api.py\n");
+    for i in 0..400 {
+        log.push_str(&format!("tests/test_api.py::test_case_{i} PASSED\n"));
+    }
+    log.push_str("Traceback (most recent call last):\n  File \"app/api.py\", line 88, in handle\n    return decode(body)\nValueError: invalid literal for int() with base 10: 'x'\nexit code 1\n");
+    for i in 0..200 {
+        log.push_str(&format!("teardown step {i} done\n"));
+    }
+    h.append(fuzzy!(tool_call: "p1", "bash", serde_json::json!({"command": "python -m pytest tests/test_api.py"})));
+    let id = h.append(strict!(tool_error("p1"): "{log}"));
+    let entries: Vec<_> = h.entries().iter().collect();
+    let budget = 200;
+    let text = favur_context::BuiltinSummarizer::default().summarize_entries(&entries, budget);
+    assert!(
+        text.len() <= budget as usize * 4,
+        "over budget: {} bytes",
+        text.len()
+    );
+    assert!(
+        text.contains("python -m pytest tests/test_api.py"),
+        "the command: {text}"
+    );
+    assert!(text.contains("exit code 1"), "the exit status: {text}");
+    assert!(
+        text.contains("Traceback (most recent call last):"),
+        "{text}"
+    );
+    assert!(text.contains("ValueError: invalid literal"), "{text}");
+    assert!(text.contains("File \"app/api.py\", line 88"), "{text}");
+    assert!(
+        text.contains("teardown step 199 done"),
+        "the last line: {text}"
+    );
+    assert!(text.contains(&id.to_string()));
+    assert!(
+        text.contains("elided:") && text.contains("of 606 lines"),
+        "{text}"
+    );
+    insta::assert_snapshot!("builtin_summary_pytest", text);
+}
