@@ -15,6 +15,10 @@
 //! - a **number**: all digits, at least 2 of them (line numbers, counts, ids).
 //!
 //! Everything else (plain English words, punctuation, single digits) is not an identifier.
+//!
+//! An identifier *appears* in a text if it is one of the text's identifier words or a run
+//! of whole `.`/`/`-separated parts of one ([`presence_keys`]): `execute_sql` appears in
+//! `compiler.execute_sql(...)`, but `230` does not appear in `12300`.
 
 use std::collections::HashSet;
 
@@ -106,4 +110,38 @@ pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
 /// ```
 pub fn identifier_set(text: &str) -> HashSet<String> {
     identifiers(text).map(str::to_owned).collect()
+}
+
+/// The keys under which an identifier word of a request counts as present: the word and
+/// every run of its whole `.`/`/`-separated parts (`compiler.execute_sql` also gives
+/// `compiler` and `execute_sql`; `src/parser.rs` gives `src/parser`, `parser.rs`, `rs`, ...).
+/// A reference survives if it is one of the keys of some word of the request. At most 16
+/// parts of a word are considered.
+///
+/// ```
+/// use favur_context_cli::idents::presence_keys;
+/// let keys: Vec<&str> = presence_keys("compiler.execute_sql").collect();
+/// assert!(keys.contains(&"execute_sql") && keys.contains(&"compiler.execute_sql"));
+/// assert!(!presence_keys("12300").any(|k| k == "230"));
+/// ```
+pub fn presence_keys(word: &str) -> impl Iterator<Item = &str> {
+    let seps: Vec<usize> = word
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, b'.' | b'/'))
+        .map(|(i, _)| i)
+        .take(15)
+        .collect();
+    let mut starts = vec![0];
+    starts.extend(seps.iter().map(|p| p + 1));
+    // Past 16 parts, the rest of the word is one part.
+    let mut ends = seps.clone();
+    ends.push(word.len());
+    let n = starts.len();
+    (0..n)
+        .flat_map(move |i| (i..n).map(move |j| (i, j)))
+        .filter_map(move |(i, j)| {
+            let (s, e) = (starts[i], ends[j]);
+            (s < e).then(|| word.get(s..e)).flatten()
+        })
 }

@@ -12,7 +12,7 @@ use favur_context::{
 use serde_json::Value;
 
 use crate::ReplayError;
-use crate::idents::identifiers;
+use crate::idents::{identifiers, presence_keys};
 use crate::strategy::{Before, Event, Strategy};
 use crate::transcript::{ClassifiedTranscript, is_answer};
 
@@ -109,18 +109,23 @@ impl Prepared {
                 if !seen.insert(ident) {
                     continue;
                 }
-                match first.get(ident) {
-                    Some(&src) => {
-                        if is_answer(m) && transcript.results.get(src).copied().unwrap_or(false) {
-                            references[i].push(Reference {
-                                identifier: ident.to_owned(),
-                                source: src,
-                            });
-                            referenced_later[src] = true;
-                        }
-                    }
-                    None => {
-                        first.insert(ident.to_owned(), i);
+                if let Some(&src) = first.get(ident)
+                    && is_answer(m)
+                    && transcript.results.get(src).copied().unwrap_or(false)
+                {
+                    references[i].push(Reference {
+                        identifier: ident.to_owned(),
+                        source: src,
+                    });
+                    referenced_later[src] = true;
+                }
+            }
+            // Only now does this message's text count as an appearance (with the parts of
+            // its words, as presence in a request does).
+            for ident in seen {
+                for key in presence_keys(ident) {
+                    if !first.contains_key(key) {
+                        first.insert(key.to_owned(), i);
                     }
                 }
             }
@@ -378,7 +383,12 @@ pub fn replay(
                             collect_strings(block, &mut text);
                             Rc::new(BlockInfo {
                                 weight: u64::from(counter.count_text(&text)) + framing,
-                                idents: Rc::new(identifiers(&text).map(str::to_owned).collect()),
+                                idents: Rc::new(
+                                    identifiers(&text)
+                                        .flat_map(presence_keys)
+                                        .map(str::to_owned)
+                                        .collect(),
+                                ),
                             })
                         })
                         .clone();

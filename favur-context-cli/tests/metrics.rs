@@ -243,3 +243,27 @@ fn baseline_search_matches_the_target_mean() {
     assert_eq!(match_mask(&p, 0.0).unwrap().0, 1);
     assert_eq!(match_trim(&p, full * 2.0).unwrap().1, full);
 }
+
+#[test]
+fn parts_of_dotted_and_path_words_count_but_not_substrings() {
+    let p = prepare(
+        json!([
+            {"role": "user", "content": "Fix the query."},
+            call("c1", "grep -rn execute django"),
+            result("c1", "django/db/models/sql/compiler.py:1100: return compiler.execute_sql(result_type)\n12300 rows"),
+            {"role": "assistant", "content": "The bug is in execute_sql of compiler.py, not at line 230."},
+        ]),
+        &hand_rules(),
+    );
+    let mut found: Vec<_> = p
+        .references(3)
+        .iter()
+        .map(|r| r.identifier.as_str())
+        .collect();
+    found.sort();
+    // `execute_sql` and `compiler.py` appeared as whole parts of longer words; `230` only
+    // inside `12300`, which does not count.
+    assert_eq!(found, ["compiler.py", "execute_sql"]);
+    let s = Summary::of(&run(&p, &mut NoCompaction), &p);
+    assert_eq!((s.refs.survived, s.refs.total), (2, 2));
+}
