@@ -250,6 +250,13 @@ pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String
         out.push_str("\n## Misclassification report (policy run, all transcripts)\n\n");
         out.push_str(&misclassification(policy, rules, tiers));
     }
+    if outcome.rows.len() > 1 {
+        out.push_str("\n## Reference survival by source, per transcript\n");
+        for row in &outcome.rows {
+            let _ = write!(out, "\n### {}\n\n", row.transcript);
+            out.push_str(&breakdown(&row.summaries, rules));
+        }
+    }
     out
 }
 
