@@ -10,9 +10,17 @@ use favur_context::{Retention, Tier};
 use crate::replay::{Fate, Prepared, Run, class_of, rule_of};
 
 /// Share of a reused token's price that is paid: reused prefix tokens cost 10%.
+///
+/// ```
+/// assert_eq!(favur_context_cli::report::REUSED_PRICE, 0.10);
+/// ```
 pub const REUSED_PRICE: f64 = 0.10;
 
 /// The cost model, as printed with every table.
+///
+/// ```
+/// assert!(favur_context_cli::report::COST_MODEL.contains("0.10"));
+/// ```
 pub const COST_MODEL: &str = "cost model: each request's tokens cost 1 each, except the unchanged prefix \
 of the previous request (whole messages, compared byte for byte after rendering), which costs 0.10 each \
 (a prompt cache hit); effective cost = sum over requests of tokens x (1 - 0.9 x reused share)";
@@ -410,6 +418,11 @@ pub struct Suggestion {
 /// `strong_share`, "moderate" below). Lowering a class: at least `min_outputs` tool
 /// outputs, at least `lower_share` of them never referenced again, and at most 5% of its
 /// references lost ("strong" at 3x the count and 95%).
+///
+/// ```
+/// let (min_lost, raise_share, ..) = favur_context_cli::report::SUGGEST;
+/// assert_eq!((min_lost, raise_share), (10, 0.10));
+/// ```
 pub const SUGGEST: (u64, f64, f64, u64, f64) = (10, 0.10, 0.20, 10, 0.85);
 
 /// Whether two classes are treated alike by every tier (a change between them would

@@ -288,6 +288,10 @@ pub enum RuleRef {
 }
 
 /// Name under which the default class appears in reports.
+///
+/// ```
+/// assert_eq!(favur_context::rules::DEFAULT_RULE_NAME, "(default)");
+/// ```
 pub const DEFAULT_RULE_NAME: &str = "(default)";
 
 impl Rules {
