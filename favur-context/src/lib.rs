@@ -142,6 +142,7 @@ pub mod render;
 pub mod validate;
 
 pub mod kinds;
+pub mod rules;
 
 pub use account::{HeuristicCounter, TokenCounter};
 pub use classify::{Classified, Classify};

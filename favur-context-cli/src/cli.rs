@@ -1,0 +1,271 @@
+//! The `replay` command: everything the binary does, as a function the tests can call.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use favur_context::Tier;
+use favur_context::rules::Rules;
+use serde_json::Value;
+
+use crate::ReplayError;
+use crate::replay::{Prepared, Renderer, Run, replay};
+use crate::report::{COST_MODEL, Row, Summary, breakdown, misclassification, side_by_side};
+use crate::search::{match_mask, match_trim};
+use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
+use crate::svg::{Panel, draw};
+
+/// Builds a fresh instance of the policy under test for each transcript. See [`run`] for an
+/// example.
+pub type PolicyFactory<'a> = dyn Fn() -> Result<Box<dyn Strategy>, ReplayError> + Sync + 'a;
+
+/// What to replay and where to write. See [`run`] for an example.
+pub struct Job<'a> {
+    /// The transcripts, classified.
+    pub transcripts: &'a [Prepared],
+    /// The rules file that classified them.
+    pub rules: &'a Rules,
+    /// The policy under test.
+    pub policy: &'a PolicyFactory<'a>,
+    /// The renderer.
+    pub renderer: &'a (dyn Renderer + Sync),
+    /// The model's context window in tokens (for the chart's thresholds).
+    pub window: u64,
+    /// Where to write every rendered request of the policy run, as JSON lines.
+    pub dump: Option<PathBuf>,
+    /// Where to draw the chart.
+    pub svg: Option<PathBuf>,
+    /// Whether to replay the baselines too.
+    pub baselines: bool,
+    /// The policy's tiers (a suggested class change must change what a tier does).
+    pub tiers: &'a [Tier],
+}
+
+/// The figures of a replay. See [`run`] for an example.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Per transcript: policy first, then the baselines.
+    pub rows: Vec<Row>,
+    /// Totals over all transcripts, in the same order.
+    pub totals: Vec<Summary>,
+    /// The policy's runs, per transcript.
+    pub policy_runs: Vec<Run>,
+    /// The trim budget and mask N chosen per transcript.
+    pub matched: Vec<(u64, usize)>,
+}
+
+struct PerTranscript {
+    summaries: Vec<Summary>,
+    policy_run: Run,
+    matched: (u64, usize),
+    dump: Vec<String>,
+}
+
+fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
+    let id = p.transcript().id.clone();
+    let mut dump = Vec::new();
+    let mut policy = (job.policy)()?;
+    let want_dump = job.dump.is_some();
+    let run = replay(
+        p,
+        policy.as_mut(),
+        Some(job.renderer),
+        &mut |step, request| {
+            if want_dump {
+                dump.push(dump_line(&id, step, request));
+            }
+            Ok(())
+        },
+    )?;
+    let mut summaries = vec![Summary::of(&run, p)];
+    let mut matched = (0, 0);
+    if job.baselines {
+        let target = run.mean_tokens();
+        let (budget, _) = match_trim(p, target)?;
+        let (keep, _) = match_mask(p, target)?;
+        matched = (budget, keep);
+        let mut strategies: Vec<Box<dyn Strategy>> = vec![
+            Box::new(NoCompaction),
+            Box::new(TrimOldest { budget }),
+            Box::new(MaskOld::new(keep)),
+        ];
+        for s in &mut strategies {
+            let r = replay(p, s.as_mut(), Some(job.renderer), &mut |_, _| Ok(()))?;
+            summaries.push(Summary::of(&r, p));
+        }
+    }
+    Ok(PerTranscript {
+        summaries,
+        policy_run: run,
+        matched,
+        dump,
+    })
+}
+
+/// Replays every transcript under the policy and the baselines, writes the dump and the
+/// chart if asked, and returns the figures.
+///
+/// ```
+/// # use favur_context::import::Format;
+/// # use favur_context::rules::Rules;
+/// # use favur_context_cli::replay::Prepared;
+/// # use favur_context_cli::transcript::ClassifiedTranscript;
+/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
+/// # let json = serde_json::json!([
+/// #     {"role": "user", "content": "Fix it."},
+/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
+/// #     {"role": "user", "content": "Go on."},
+/// #     {"role": "assistant", "content": "Done."},
+/// # ]);
+/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+/// use favur_context::Policy;
+/// use favur_context_cli::cli::{render_report, run, Job};
+/// use favur_context_cli::engine::{LibRenderer, PolicyStrategy};
+/// use favur_context_cli::strategy::Strategy;
+/// let policy = Policy::default();
+/// let factory = || -> Result<Box<dyn Strategy>, favur_context_cli::ReplayError> {
+///     Ok(Box::new(PolicyStrategy::new(policy.clone(), Default::default())))
+/// };
+/// let transcripts = [prepared];
+/// let job = Job {
+///     transcripts: &transcripts, rules: &rules, policy: &factory,
+///     renderer: &LibRenderer::default(), window: policy.window_tokens(),
+///     dump: None, svg: None, baselines: true, tiers: policy.tiers(),
+/// };
+/// let outcome = run(&job)?;
+/// assert_eq!(outcome.totals.len(), 4); // the policy and three baselines
+/// assert!(render_report(&outcome, &rules, policy.tiers()).contains("| t | policy | 2 |"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
+    // Two worker threads: transcripts are independent.
+    let results: Vec<Result<PerTranscript, ReplayError>> = std::thread::scope(|scope| {
+        let workers = 2usize.min(job.transcripts.len().max(1));
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                scope.spawn(move || {
+                    job.transcripts
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % workers == w)
+                        .map(|(i, p)| (i, one(job, p)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(usize, Result<PerTranscript, ReplayError>)> = Vec::new();
+        for h in handles {
+            match h.join() {
+                Ok(v) => all.extend(v),
+                Err(_) => all.push((usize::MAX, Err(ReplayError::Internal("a worker panicked")))),
+            }
+        }
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    let mut rows = Vec::new();
+    let mut totals: Vec<Summary> = Vec::new();
+    let mut policy_runs = Vec::new();
+    let mut matched = Vec::new();
+    let mut dump_lines = Vec::new();
+    for (p, r) in job.transcripts.iter().zip(results) {
+        let r = r?;
+        if totals.is_empty() {
+            totals = r
+                .summaries
+                .iter()
+                .map(|s| Summary {
+                    label: base_label(&s.label),
+                    ..Summary::default()
+                })
+                .collect();
+        }
+        for (t, s) in totals.iter_mut().zip(&r.summaries) {
+            t.merge(s);
+        }
+        rows.push(Row {
+            transcript: p.transcript().id.clone(),
+            summaries: r.summaries,
+        });
+        policy_runs.push(r.policy_run);
+        matched.push(r.matched);
+        dump_lines.extend(r.dump);
+    }
+    if let Some(path) = &job.dump {
+        let write_err = |source| ReplayError::Write {
+            what: format!("dump {}", path.display()),
+            source,
+        };
+        let file = std::fs::File::create(path).map_err(write_err)?;
+        let mut w = std::io::BufWriter::new(file);
+        for line in &dump_lines {
+            writeln!(w, "{line}").map_err(write_err)?;
+        }
+        w.flush().map_err(write_err)?;
+    }
+    if let Some(path) = &job.svg {
+        let panels: Vec<Panel<'_>> = job
+            .transcripts
+            .iter()
+            .zip(&policy_runs)
+            .map(|(p, run)| Panel {
+                title: &p.transcript().id,
+                run,
+            })
+            .collect();
+        draw(path, &panels, job.window)?;
+    }
+    Ok(Outcome {
+        rows,
+        totals,
+        policy_runs,
+        matched,
+    })
+}
+
+/// A strategy's label without its per-transcript parameter ("trim-oldest (budget 9000)"
+/// becomes "trim-oldest").
+fn base_label(label: &str) -> String {
+    label.split(" (").next().unwrap_or(label).to_owned()
+}
+
+/// The whole text report: the side-by-side table (per transcript and total), the cost
+/// model, the breakdown by class and rule, and the misclassification report.
+///
+/// See [`run`] for an example.
+pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String {
+    let mut out = String::new();
+    let mut rows = outcome.rows.clone();
+    rows.push(Row {
+        transcript: "**TOTAL**".to_owned(),
+        summaries: outcome.totals.clone(),
+    });
+    out.push_str("## Side by side\n\n");
+    out.push_str(&side_by_side(&rows));
+    let _ = writeln!(out, "\n{COST_MODEL}.");
+    out.push_str("Baselines are replayed at the policy's mean request tokens per transcript: the trim budget and the mask N are searched (bisection) for the mean closest to the policy's; no compaction is the unconstrained reference.\n");
+    out.push_str("\n## Reference survival by source (all transcripts)\n\n");
+    out.push_str(&breakdown(&outcome.totals, rules));
+    if let Some(policy) = outcome.totals.first() {
+        out.push_str("\n## Misclassification report (policy run, all transcripts)\n\n");
+        out.push_str(&misclassification(policy, rules, tiers));
+    }
+    if outcome.rows.len() > 1 {
+        out.push_str("\n## Reference survival by source, per transcript\n");
+        for row in &outcome.rows {
+            let _ = write!(out, "\n### {}\n\n", row.transcript);
+            out.push_str(&breakdown(&row.summaries, rules));
+        }
+    }
+    out
+}
+
+/// The dump line for one request (what `--dump` writes, one per line).
+///
+/// ```
+/// let line = favur_context_cli::cli::dump_line("t", 3, &serde_json::json!([]));
+/// assert_eq!(line, r#"{"transcript":"t","step":3,"request":[]}"#);
+/// ```
+pub fn dump_line(transcript: &str, step: usize, request: &Value) -> String {
+    serde_json::json!({"transcript": transcript, "step": step, "request": request}).to_string()
+}

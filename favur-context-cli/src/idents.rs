@@ -1,0 +1,147 @@
+//! Code-like identifiers: what "reference survival" counts.
+//!
+//! Text is cut into *words*: maximal runs of ASCII letters, digits and `_ . / -`. Each word
+//! is trimmed of leading and trailing `. / -` characters (so `./src/a.rs`, `/src/a.rs` and
+//! `src/a.rs.` all become `src/a.rs`). A trimmed word of at least 2 characters is an
+//! *identifier* when it is
+//!
+//! - a **path**: it contains `/` and a letter (`django/db/models/base.py`);
+//! - a **snake or dunder symbol**: it contains `_` and a letter (`get_ordering`, `__init__`);
+//! - a **dotted name**: at least 4 characters, a `.` between two letters or digits, and a
+//!   letter (`models.E015`, `widgets.py`, `self.media`);
+//! - a **camel-case symbol**: a lowercase letter directly followed by an uppercase one
+//!   (`MediaOrderConflictWarning`, `getAttr`);
+//! - a **mixed word**: at least 3 characters with both a letter and a digit (`E015`, `utf8`);
+//! - a **number**: all digits, at least 2 of them (line numbers, counts, ids).
+//!
+//! Everything else (plain English words, punctuation, single digits) is not an identifier.
+//!
+//! An identifier *appears* in a text if it is one of the text's identifier words or a run
+//! of whole `.`/`/`-separated parts of one ([`presence_keys`]): `execute_sql` appears in
+//! `compiler.execute_sql(...)`, but `230` does not appear in `12300`.
+
+use std::collections::HashSet;
+
+/// Whether a byte can be part of a word.
+fn word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')
+}
+
+/// Whether a trimmed word is an identifier (see the [module docs](self)).
+///
+/// ```
+/// use favur_context_cli::idents::is_identifier;
+/// assert!(is_identifier("django/forms/widgets.py"));
+/// assert!(is_identifier("get_ordering"));
+/// assert!(is_identifier("models.E015"));
+/// assert!(is_identifier("MediaOrderConflictWarning"));
+/// assert!(is_identifier("145"));
+/// assert!(!is_identifier("the"));
+/// assert!(!is_identifier("Media"));
+/// assert!(!is_identifier("7"));
+/// ```
+pub fn is_identifier(word: &str) -> bool {
+    let b = word.as_bytes();
+    if b.len() < 2 {
+        return false;
+    }
+    let has_letter = b.iter().any(u8::is_ascii_alphabetic);
+    if !has_letter {
+        return b.iter().all(u8::is_ascii_digit);
+    }
+    if b.contains(&b'/') || b.contains(&b'_') {
+        return true;
+    }
+    if b.len() >= 4
+        && b.windows(3)
+            .any(|w| w[1] == b'.' && w[0].is_ascii_alphanumeric() && w[2].is_ascii_alphanumeric())
+    {
+        return true;
+    }
+    if b.windows(2)
+        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+    {
+        return true;
+    }
+    b.len() >= 3 && b.iter().any(u8::is_ascii_digit)
+}
+
+/// The identifiers in `text`, in order of appearance, with repeats.
+///
+/// ```
+/// use favur_context_cli::idents::identifiers;
+/// let found: Vec<&str> = identifiers("see ./django/db/models/base.py:1234 for E015.").collect();
+/// assert_eq!(found, ["django/db/models/base.py", "1234", "E015"]);
+/// ```
+pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            while i < bytes.len() && !word_byte(bytes[i]) {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && word_byte(bytes[i]) {
+                i += 1;
+            }
+            if start == i {
+                continue;
+            }
+            // Word bytes are ASCII, so these are char boundaries.
+            let word = text
+                .get(start..i)
+                .unwrap_or("")
+                .trim_matches(|c| matches!(c, '.' | '/' | '-'));
+            if is_identifier(word) {
+                return Some(word);
+            }
+        }
+        None
+    })
+}
+
+/// The set of distinct identifiers in `text`.
+///
+/// ```
+/// use favur_context_cli::idents::identifier_set;
+/// let set = identifier_set("a_b a_b c_d plain");
+/// assert_eq!(set.len(), 2);
+/// ```
+pub fn identifier_set(text: &str) -> HashSet<String> {
+    identifiers(text).map(str::to_owned).collect()
+}
+
+/// The keys under which an identifier word of a request counts as present: the word and
+/// every run of its whole `.`/`/`-separated parts (`compiler.execute_sql` also gives
+/// `compiler` and `execute_sql`; `src/parser.rs` gives `src/parser`, `parser.rs`, `rs`, ...).
+/// A reference survives if it is one of the keys of some word of the request. At most 16
+/// parts of a word are considered.
+///
+/// ```
+/// use favur_context_cli::idents::presence_keys;
+/// let keys: Vec<&str> = presence_keys("compiler.execute_sql").collect();
+/// assert!(keys.contains(&"execute_sql") && keys.contains(&"compiler.execute_sql"));
+/// assert!(!presence_keys("12300").any(|k| k == "230"));
+/// ```
+pub fn presence_keys(word: &str) -> impl Iterator<Item = &str> {
+    let seps: Vec<usize> = word
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, b'.' | b'/'))
+        .map(|(i, _)| i)
+        .take(15)
+        .collect();
+    let mut starts = vec![0];
+    starts.extend(seps.iter().map(|p| p + 1));
+    // Past 16 parts, the rest of the word is one part.
+    let mut ends = seps.clone();
+    ends.push(word.len());
+    let n = starts.len();
+    (0..n)
+        .flat_map(move |i| (i..n).map(move |j| (i, j)))
+        .filter_map(move |(i, j)| {
+            let (s, e) = (starts[i], ends[j]);
+            (s < e).then(|| word.get(s..e)).flatten()
+        })
+}

@@ -1,0 +1,475 @@
+//! The replay driver: a transcript re-run step by step as a live agent would have run it.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+use favur_context::rules::RuleRef;
+use favur_context::{
+    EntryId, EntryKind, Form, HeuristicCounter, History, Message, Retention, TokenCounter,
+};
+use serde_json::Value;
+
+use crate::ReplayError;
+use crate::idents::{identifiers, presence_keys};
+use crate::strategy::{Before, Event, Strategy};
+use crate::transcript::{ClassifiedTranscript, is_answer};
+
+/// Turns the history into the request the model would receive.
+///
+/// ```
+/// use favur_context_cli::replay::Renderer;
+/// struct Texts;
+/// impl Renderer for Texts {
+///     fn render(&self, h: &favur_context::History) -> Result<serde_json::Value, favur_context_cli::ReplayError> {
+///         Ok(serde_json::json!(h.view().items().iter().map(|i| i.id.0).collect::<Vec<_>>()))
+///     }
+/// }
+/// assert_eq!(Texts.render(&favur_context::History::new()).unwrap(), serde_json::json!([]));
+/// ```
+pub trait Renderer {
+    /// The request for the current view: a JSON array of messages, or an object with a
+    /// `messages` array (and optionally a `system` value, which counts as the first block).
+    fn render(&self, history: &History) -> Result<Value, ReplayError>;
+}
+
+/// A reference: an identifier an assistant message uses that first appeared in an
+/// earlier tool output.
+///
+/// ```
+/// use favur_context_cli::replay::Reference;
+/// let r = Reference { identifier: "src/a.rs".into(), source: 2 };
+/// assert_eq!(r.source, 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The identifier.
+    pub identifier: String,
+    /// The index (in the transcript) of the tool output where it first appeared.
+    pub source: usize,
+}
+
+/// A classified transcript with its references worked out once, ready to be replayed
+/// under any number of strategies.
+///
+/// ```
+/// use favur_context::import::Format;
+/// use favur_context::rules::Rules;
+/// use favur_context_cli::replay::Prepared;
+/// use favur_context_cli::transcript::ClassifiedTranscript;
+/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
+/// let json = serde_json::json!([
+///     {"role": "user", "content": "fix it"},
+///     {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+///         "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+///     {"role": "tool", "tool_call_id": "c1", "content": "src/main.rs"},
+///     {"role": "assistant", "content": "open src/main.rs"},
+/// ]);
+/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+/// assert_eq!(p.references(3)[0].identifier, "src/main.rs");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    transcript: ClassifiedTranscript,
+    references: Vec<Vec<Reference>>,
+    referenced_later: Vec<bool>,
+}
+
+/// Text of a message as identifiers are read from it: its text, the command or arguments
+/// of its tool calls, and the content of its tool results.
+fn message_text(m: &Message) -> String {
+    let mut out = m.text();
+    for call in m.tool_calls() {
+        out.push('\n');
+        out.push_str(&favur_context::rules::command_of(&call.arguments));
+    }
+    for r in m.tool_results() {
+        out.push('\n');
+        out.push_str(&r.content);
+    }
+    out
+}
+
+impl Prepared {
+    /// Works out the references of every assistant message.
+    ///
+    /// See [`Prepared`] for an example.
+    pub fn new(transcript: ClassifiedTranscript) -> Self {
+        let mut first: HashMap<String, usize> = HashMap::new();
+        let n = transcript.messages.len();
+        let mut references = vec![Vec::new(); n];
+        let mut referenced_later = vec![false; n];
+        for (i, imported) in transcript.messages.iter().enumerate() {
+            let m = imported.classified.message();
+            let text = message_text(m);
+            let mut seen: HashSet<&str> = HashSet::new();
+            for ident in identifiers(&text) {
+                if !seen.insert(ident) {
+                    continue;
+                }
+                if let Some(&src) = first.get(ident)
+                    && is_answer(m)
+                    && transcript.results.get(src).copied().unwrap_or(false)
+                {
+                    references[i].push(Reference {
+                        identifier: ident.to_owned(),
+                        source: src,
+                    });
+                    referenced_later[src] = true;
+                }
+            }
+            // Only now does this message's text count as an appearance (with the parts of
+            // its words, as presence in a request does).
+            for ident in seen {
+                for key in presence_keys(ident) {
+                    if !first.contains_key(key) {
+                        first.insert(key.to_owned(), i);
+                    }
+                }
+            }
+        }
+        Prepared {
+            transcript,
+            references,
+            referenced_later,
+        }
+    }
+
+    /// The transcript.
+    ///
+    /// See [`Prepared`] for an example.
+    pub fn transcript(&self) -> &ClassifiedTranscript {
+        &self.transcript
+    }
+
+    /// The references of message `index` (empty unless it is an assistant message).
+    ///
+    /// See [`Prepared`] for an example.
+    pub fn references(&self, index: usize) -> &[Reference] {
+        self.references.get(index).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether any later assistant message references an identifier that first appeared
+    /// in message `index`.
+    ///
+    /// See [`Prepared`] for an example.
+    pub fn referenced_later(&self, index: usize) -> bool {
+        self.referenced_later.get(index).copied().unwrap_or(false)
+    }
+}
+
+/// Where the source of a reference was in the view of the request.
+///
+/// ```
+/// use favur_context_cli::replay::Fate;
+/// assert_ne!(Fate::Verbatim, Fate::Dropped);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fate {
+    /// In the view as recorded (or capped).
+    Verbatim,
+    /// Replaced by a summary that is in the view.
+    Summarized,
+    /// Shown as a placeholder (its call stays, its content went).
+    Placeholder,
+    /// Not in the view at all.
+    Dropped,
+}
+
+/// What happened to one reference at one step.
+///
+/// ```
+/// use favur_context_cli::replay::{Fate, RefOutcome};
+/// let r = RefOutcome { source: 2, reference: 0, survived: true, fate: Fate::Verbatim };
+/// assert!(r.survived);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefOutcome {
+    /// Position of the reference in [`Prepared::references`] of the answering message.
+    pub reference: usize,
+    /// Transcript index of the tool output where the identifier first appeared.
+    pub source: usize,
+    /// Whether the identifier was present in the request.
+    pub survived: bool,
+    /// Where that tool output was in the request's view.
+    pub fate: Fate,
+}
+
+/// One model request of a replay.
+///
+/// ```
+/// use favur_context_cli::replay::Step;
+/// let s = Step::default();
+/// assert_eq!(s.tokens, 0);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Step {
+    /// Transcript index of the assistant message that answered this request.
+    pub message: usize,
+    /// Tokens of the request (the history's usage: pinned, view, framing).
+    pub tokens: u64,
+    /// Tokens of pinned entries.
+    pub pinned: u64,
+    /// View tokens by class (forgettable, fuzzy, strict), without framing.
+    pub by_class: [u64; 3],
+    /// Share of the request's tokens that is an unchanged prefix of the previous request.
+    pub reuse: f64,
+    /// What the strategy did before this request.
+    pub event: Option<Event>,
+    /// Whether the strategy refused the request (usage at its limit).
+    pub refused: bool,
+    /// What happened to each reference of the answering message.
+    pub refs: Vec<RefOutcome>,
+}
+
+/// A whole replay of one transcript under one strategy.
+///
+/// ```
+/// use favur_context_cli::replay::Run;
+/// let r = Run::default();
+/// assert!(r.steps.is_empty());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Run {
+    /// The strategy's label.
+    pub label: String,
+    /// Tier thresholds as fractions of the window.
+    pub thresholds: Vec<f64>,
+    /// One record per request.
+    pub steps: Vec<Step>,
+}
+
+impl Run {
+    /// Mean request tokens (0 for no requests).
+    ///
+    /// ```
+    /// use favur_context_cli::replay::{Run, Step};
+    /// let r = Run { steps: vec![Step { tokens: 10, ..Step::default() }, Step { tokens: 20, ..Step::default() }], ..Run::default() };
+    /// assert_eq!(r.mean_tokens(), 15.0);
+    /// ```
+    pub fn mean_tokens(&self) -> f64 {
+        if self.steps.is_empty() {
+            0.0
+        } else {
+            self.steps.iter().map(|s| s.tokens as f64).sum::<f64>() / self.steps.len() as f64
+        }
+    }
+}
+
+fn collect_strings(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_strings(i, out)),
+        Value::Object(map) => map.values().for_each(|i| collect_strings(i, out)),
+        _ => {}
+    }
+}
+
+/// The blocks of a rendered request: `system` (if any) then each message.
+fn blocks(request: &Value) -> Vec<&Value> {
+    match request {
+        Value::Array(items) => items.iter().collect(),
+        Value::Object(map) => {
+            let mut out = Vec::new();
+            if let Some(system) = map.get("system") {
+                out.push(system);
+            }
+            if let Some(Value::Array(items)) = map.get("messages") {
+                out.extend(items.iter());
+            }
+            out
+        }
+        other => vec![other],
+    }
+}
+
+struct BlockInfo {
+    weight: u64,
+    idents: Rc<HashSet<String>>,
+}
+
+/// Replays `prepared` under `strategy`.
+///
+/// Messages are appended in order as the import classified them (leading system messages
+/// pinned); before each
+/// assistant message the strategy runs, and, with a renderer, the request is rendered,
+/// passed to `sink` with its step number, and measured: prefix reuse against the previous
+/// request and which references it still carries. Without a renderer only the token
+/// figures are recorded (used by the baselines' budget search).
+///
+/// ```
+/// # use favur_context::import::Format;
+/// # use favur_context::rules::Rules;
+/// # use favur_context_cli::replay::Prepared;
+/// # use favur_context_cli::transcript::ClassifiedTranscript;
+/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
+/// # let json = serde_json::json!([
+/// #     {"role": "user", "content": "Fix it."},
+/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
+/// #     {"role": "user", "content": "Go on."},
+/// #     {"role": "assistant", "content": "Done."},
+/// # ]);
+/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+/// use favur_context_cli::engine::LibRenderer;
+/// use favur_context_cli::replay::replay;
+/// use favur_context_cli::strategy::NoCompaction;
+/// let mut requests = Vec::new();
+/// let run = replay(&prepared, &mut NoCompaction, Some(&LibRenderer::default()), &mut |step, request| {
+///     requests.push((step, request.clone()));
+///     Ok(())
+/// })?;
+/// assert_eq!(run.steps.len(), 2);
+/// assert_eq!(requests[1].0, 1);
+/// assert!(run.steps[1].reuse > 0.0); // the first request is a prefix of the second
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn replay(
+    prepared: &Prepared,
+    strategy: &mut dyn Strategy,
+    renderer: Option<&dyn Renderer>,
+    sink: &mut dyn FnMut(usize, &Value) -> Result<(), ReplayError>,
+) -> Result<Run, ReplayError> {
+    let t = &prepared.transcript;
+    let counter = HeuristicCounter;
+    let mut history = History::new();
+    let framing = u64::from(history.framing_tokens());
+    let mut ids: Vec<Option<EntryId>> = vec![None; t.messages.len()];
+    let mut run = Run {
+        label: strategy.label(),
+        thresholds: strategy.thresholds(),
+        steps: Vec::new(),
+    };
+    let mut cache: HashMap<u64, Rc<BlockInfo>> = HashMap::new();
+    let mut previous: Vec<u64> = Vec::new();
+    let mut pinned_tokens = 0u64;
+
+    for (i, imported) in t.messages.iter().enumerate() {
+        let message = imported.classified.message();
+        if is_answer(message) {
+            let step_no = run.steps.len();
+            let Before { event, refused } = strategy.before_request(&mut history)?;
+            let mut step = Step {
+                message: i,
+                tokens: history.usage_tokens(),
+                pinned: pinned_tokens,
+                event,
+                refused,
+                ..Step::default()
+            };
+            for item in history.view().items() {
+                if let Some(e) = history.entry(item.id) {
+                    step.by_class[e.retention().index()] += u64::from(item.tokens);
+                }
+            }
+            if let (Some(renderer), false) = (renderer, refused) {
+                let request = renderer.render(&history)?;
+                sink(step_no, &request)?;
+                let mut keys = Vec::new();
+                let mut infos = Vec::new();
+                for block in blocks(&request) {
+                    let serialized = block.to_string();
+                    let mut hasher = DefaultHasher::new();
+                    serialized.hash(&mut hasher);
+                    let key = hasher.finish();
+                    let info = cache
+                        .entry(key)
+                        .or_insert_with(|| {
+                            let mut text = String::new();
+                            collect_strings(block, &mut text);
+                            Rc::new(BlockInfo {
+                                weight: u64::from(counter.count_text(&text)) + framing,
+                                idents: Rc::new(
+                                    identifiers(&text)
+                                        .flat_map(presence_keys)
+                                        .map(str::to_owned)
+                                        .collect(),
+                                ),
+                            })
+                        })
+                        .clone();
+                    keys.push(key);
+                    infos.push(info);
+                }
+                let total: u64 = infos.iter().map(|b| b.weight).sum();
+                let reused: u64 = keys
+                    .iter()
+                    .zip(previous.iter())
+                    .take_while(|(a, b)| a == b)
+                    .zip(infos.iter())
+                    .map(|(_, b)| b.weight)
+                    .sum();
+                step.reuse = if total == 0 {
+                    0.0
+                } else {
+                    reused as f64 / total as f64
+                };
+                previous = keys;
+
+                let refs = prepared.references(i);
+                if !refs.is_empty() {
+                    let fates = fates(&history);
+                    for (k, r) in refs.iter().enumerate() {
+                        let survived = infos.iter().any(|b| b.idents.contains(&r.identifier));
+                        let fate = ids[r.source]
+                            .and_then(|id| fates.get(&id).copied())
+                            .unwrap_or(Fate::Dropped);
+                        step.refs.push(RefOutcome {
+                            reference: k,
+                            source: r.source,
+                            survived,
+                            fate,
+                        });
+                    }
+                }
+            }
+            run.steps.push(step);
+        }
+        let classified = imported.classified.clone();
+        let id = if imported.pin {
+            let id = history.pin(classified);
+            pinned_tokens += history.entry(id).map_or(0, |e| u64::from(e.tokens()));
+            id
+        } else {
+            history.append(classified)
+        };
+        strategy.observe(id, t.results.get(i).copied().unwrap_or(false));
+        ids[i] = Some(id);
+    }
+    Ok(run)
+}
+
+/// Where each entry is in the current view.
+fn fates(history: &History) -> HashMap<EntryId, Fate> {
+    let mut out = HashMap::new();
+    for item in history.view().items() {
+        let fate = match item.form {
+            Form::Verbatim | Form::Capped(_) | Form::CallsOnly => Fate::Verbatim,
+            Form::Placeholder { summary: Some(_) } => Fate::Summarized,
+            Form::Placeholder { summary: None } => Fate::Placeholder,
+        };
+        out.insert(item.id, fate);
+        if let Some(e) = history.entry(item.id)
+            && let EntryKind::Summary { replaces } = e.kind()
+        {
+            for id in replaces {
+                out.entry(*id).or_insert(Fate::Summarized);
+            }
+        }
+    }
+    out
+}
+
+/// The class of each transcript message, for breakdowns.
+pub(crate) fn class_of(prepared: &Prepared, index: usize) -> Option<Retention> {
+    prepared.transcript.decisions.get(index).map(|d| d.class)
+}
+
+/// The rule of each transcript message, for breakdowns.
+pub(crate) fn rule_of(prepared: &Prepared, index: usize) -> Option<RuleRef> {
+    prepared.transcript.decisions.get(index).map(|d| d.rule)
+}

@@ -1,0 +1,263 @@
+//! What runs before each model request: the policy under test, or a baseline.
+
+use favur_context::{Compaction, Edit, EntryId, Form, History, Message, Role};
+
+use crate::ReplayError;
+
+/// What a strategy did before one request.
+///
+/// ```
+/// use favur_context_cli::strategy::Event;
+/// let e = Event { tier: 1, summarizer_calls: 2, fallbacks: 0 };
+/// assert_eq!(e.tier, 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// The tier that fired (0 for a baseline's trim or mask).
+    pub tier: u8,
+    /// Summarizer calls made.
+    pub summarizer_calls: u32,
+    /// Summarizer failures that fell back to the built-in summarizer.
+    pub fallbacks: u32,
+}
+
+/// What a strategy decided before one request.
+///
+/// ```
+/// use favur_context_cli::strategy::Before;
+/// assert!(!Before::default().refused);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Before {
+    /// The compaction it made, if any.
+    pub event: Option<Event>,
+    /// Whether it refused the request (usage still at or over its limit).
+    pub refused: bool,
+}
+
+impl From<Option<Event>> for Before {
+    fn from(event: Option<Event>) -> Self {
+        Before {
+            event,
+            refused: false,
+        }
+    }
+}
+
+/// Something that shapes the view before each model request: the compaction policy
+/// under test or a baseline.
+///
+/// ```
+/// use favur_context_cli::strategy::{NoCompaction, Strategy};
+/// let mut s = NoCompaction;
+/// let mut h = favur_context::History::new();
+/// assert_eq!(s.before_request(&mut h).unwrap().event, None);
+/// ```
+pub trait Strategy {
+    /// A short label for reports ("policy", "trim-oldest(budget 12000)").
+    fn label(&self) -> String;
+    /// Called before each request, with the history as it stands; may compact it.
+    fn before_request(&mut self, history: &mut History) -> Result<Before, ReplayError>;
+    /// Tier thresholds as fractions of the window, for charts (none for baselines).
+    fn thresholds(&self) -> Vec<f64> {
+        Vec::new()
+    }
+    /// Told of each entry the replay records, and whether it is a tool output (a tool
+    /// result, or a plain-chat observation).
+    fn observe(&mut self, _id: EntryId, _is_result: bool) {}
+}
+
+/// The baseline that never compacts.
+///
+/// ```
+/// use favur_context_cli::strategy::{NoCompaction, Strategy};
+/// assert_eq!(NoCompaction.label(), "no compaction");
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoCompaction;
+
+impl Strategy for NoCompaction {
+    fn label(&self) -> String {
+        "no compaction".to_owned()
+    }
+    fn before_request(&mut self, _history: &mut History) -> Result<Before, ReplayError> {
+        Ok(Before::default())
+    }
+}
+
+/// The index in the view where the in-flight tail starts: everything after the last
+/// assistant entry (which the model has not answered yet).
+fn tail_start(history: &History) -> usize {
+    let items = history.view().items();
+    items
+        .iter()
+        .rposition(|item| {
+            history
+                .entry(item.id)
+                .is_some_and(|e| e.message().role == Role::Assistant)
+        })
+        .map_or(0, |i| i + 1)
+}
+
+/// The baseline that drops the oldest messages until the request fits `budget` tokens,
+/// on every request. An assistant turn and the tool results that follow it go together,
+/// so no call or result is orphaned; pinned entries and the in-flight tail stay.
+///
+/// ```
+/// use favur_context::{fuzzy, History};
+/// use favur_context_cli::strategy::{Strategy, TrimOldest};
+/// let mut h = History::new();
+/// h.append(fuzzy!(user: "{}", "word ".repeat(100)));
+/// h.append(fuzzy!(assistant: "ok"));
+/// h.append(fuzzy!(user: "next"));
+/// let mut trim = TrimOldest { budget: 20 };
+/// assert!(trim.before_request(&mut h).unwrap().event.is_some());
+/// assert!(h.usage_tokens() <= 20);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct TrimOldest {
+    /// The most tokens a request may carry.
+    pub budget: u64,
+}
+
+impl Strategy for TrimOldest {
+    fn label(&self) -> String {
+        format!("trim-oldest (budget {})", self.budget)
+    }
+
+    fn before_request(&mut self, history: &mut History) -> Result<Before, ReplayError> {
+        let mut usage = history.usage_tokens();
+        if usage <= self.budget {
+            return Ok(Before::default());
+        }
+        let framing = u64::from(history.framing_tokens());
+        let tail = tail_start(history);
+        let items = history.view().items();
+        let mut edits = Vec::new();
+        let mut i = 0;
+        while i < tail && usage > self.budget {
+            // A group: one item and the tool results right after it.
+            let mut j = i + 1;
+            while j < tail
+                && history
+                    .entry(items[j].id)
+                    .is_some_and(|e| e.message().role == Role::Tool)
+            {
+                j += 1;
+            }
+            for item in &items[i..j] {
+                usage = usage.saturating_sub(u64::from(item.tokens) + framing);
+                edits.push(Edit::Drop { id: item.id });
+            }
+            i = j;
+        }
+        if edits.is_empty() {
+            return Ok(Before::default());
+        }
+        history.apply(Compaction { tier: 0, edits })?;
+        Ok(Some(Event {
+            tier: 0,
+            summarizer_calls: 0,
+            fallbacks: 0,
+        })
+        .into())
+    }
+}
+
+/// The baseline that replaces every tool output but the last `keep` with a short
+/// placeholder (the call stays, and the result keeps its call id, so the pairing stays
+/// valid). A tool output is a tool result or a plain-chat observation.
+///
+/// ```
+/// use favur_context::{History, Message, Retention, ToolCall};
+/// use favur_context_cli::strategy::{MaskOld, Strategy};
+/// let mut h = History::new();
+/// let mut mask = MaskOld::new(1);
+/// for i in 0..3 {
+///     let call = h.append(Message::assistant_calls(vec![ToolCall::new(format!("c{i}"), "bash", "{}")]).classify(Retention::Fuzzy));
+///     mask.observe(call, false);
+///     let out = h.append(Message::tool_result(format!("c{i}"), "x ".repeat(200), false).classify(Retention::Fuzzy));
+///     mask.observe(out, true);
+/// }
+/// let before = h.usage_tokens();
+/// mask.before_request(&mut h).unwrap();
+/// assert!(h.usage_tokens() < before);
+/// ```
+#[derive(Debug, Clone)]
+pub struct MaskOld {
+    /// How many of the newest tool outputs stay verbatim.
+    pub keep: usize,
+    outputs: Vec<EntryId>,
+}
+
+impl MaskOld {
+    /// Keeps the newest `keep` tool outputs.
+    ///
+    /// ```
+    /// assert_eq!(favur_context_cli::strategy::MaskOld::new(3).keep, 3);
+    /// ```
+    pub fn new(keep: usize) -> Self {
+        MaskOld {
+            keep,
+            outputs: Vec::new(),
+        }
+    }
+}
+
+/// The message a masked output shows: the placeholder text the engine uses for a dropped
+/// result, keeping the call id of a tool result.
+fn masked(history: &History, id: EntryId) -> Option<Message> {
+    let e = history.entry(id)?;
+    let text = favur_context::placeholder_text(id, None);
+    Some(match e.message().tool_results().next() {
+        Some(r) => Message::tool_result(r.call_id.clone(), text, r.is_error),
+        None => Message::new(e.message().role, vec![favur_context::Part::Text(text)]),
+    })
+}
+
+impl Strategy for MaskOld {
+    fn label(&self) -> String {
+        format!("mask-old (last {})", self.keep)
+    }
+
+    fn observe(&mut self, id: EntryId, is_result: bool) {
+        if is_result {
+            self.outputs.push(id);
+        }
+    }
+
+    fn before_request(&mut self, history: &mut History) -> Result<Before, ReplayError> {
+        let cut = self.outputs.len().saturating_sub(self.keep);
+        let verbatim: std::collections::HashSet<EntryId> = history
+            .view()
+            .items()
+            .iter()
+            .filter(|i| i.form == Form::Verbatim)
+            .map(|i| i.id)
+            .collect();
+        let mut edits = Vec::new();
+        for &id in &self.outputs[..cut] {
+            if !verbatim.contains(&id) {
+                continue;
+            }
+            if let Some(m) = masked(history, id) {
+                let tokens = history.counter().count_message(&m);
+                edits.push(Edit::Reform {
+                    id,
+                    form: Form::Capped(Box::new(m)),
+                    tokens,
+                });
+            }
+        }
+        if edits.is_empty() {
+            return Ok(Before::default());
+        }
+        history.apply(Compaction { tier: 0, edits })?;
+        Ok(Some(Event {
+            tier: 0,
+            summarizer_calls: 0,
+            fallbacks: 0,
+        })
+        .into())
+    }
+}

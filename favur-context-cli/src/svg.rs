@@ -1,0 +1,153 @@
+//! The chart: per transcript, request tokens over the steps stacked by class, the tier
+//! thresholds, and each compaction marked.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::ReplayError;
+use crate::replay::Run;
+
+/// One panel: a transcript's policy run. See [`draw`] for an example.
+#[derive(Debug, Clone)]
+pub struct Panel<'a> {
+    /// Title (the transcript id).
+    pub title: &'a str,
+    /// The run.
+    pub run: &'a Run,
+}
+
+const CLASS_COLORS: [RGBColor; 4] = [
+    RGBColor(120, 120, 120), // pinned + framing
+    RGBColor(141, 211, 199), // forgettable
+    RGBColor(128, 177, 211), // fuzzy
+    RGBColor(251, 128, 114), // strict
+];
+const TIER_COLORS: [RGBColor; 4] = [
+    RGBColor(60, 60, 60),
+    RGBColor(230, 160, 0),
+    RGBColor(200, 80, 0),
+    RGBColor(160, 0, 0),
+];
+
+/// Draws the panels into an SVG file at `path`, three per row.
+///
+/// ```
+/// use favur_context_cli::replay::{Run, Step};
+/// use favur_context_cli::svg::{draw, Panel};
+/// let run = Run { label: "p".into(), thresholds: vec![0.05], steps: vec![Step { tokens: 100, by_class: [10, 20, 30], ..Step::default() }; 3] };
+/// let path = std::env::temp_dir().join("favur-svg-doc.svg");
+/// draw(&path, &[Panel { title: "t", run: &run }], 2000)?;
+/// assert!(std::fs::read_to_string(&path)?.contains("<svg"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn draw(path: &Path, panels: &[Panel<'_>], window: u64) -> Result<(), ReplayError> {
+    let cols = 3usize;
+    let rows = panels.len().div_ceil(cols).max(1);
+    let (w, h) = (480u32 * cols as u32, 300u32 * rows as u32 + 40);
+    let err = |e: String| ReplayError::Write {
+        what: format!("chart {}", path.display()),
+        source: std::io::Error::other(e),
+    };
+    let root = SVGBackend::new(path, (w, h)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let (top, body) = root.split_vertically(40);
+    top.draw(&Text::new(
+        "request tokens per step, stacked by class (grey: pinned + framing, green: forgettable, blue: fuzzy, red: strict); dashed: tier thresholds; vertical: compactions (tier colour)",
+        (10, 12),
+        ("sans-serif", 13).into_font(),
+    ))
+    .map_err(|e| err(e.to_string()))?;
+    let areas = body.split_evenly((rows, cols));
+    for (area, panel) in areas.iter().zip(panels) {
+        draw_panel(area, panel, window).map_err(err)?;
+    }
+    root.present().map_err(|e| err(e.to_string()))?;
+    Ok(())
+}
+
+fn draw_panel(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    panel: &Panel<'_>,
+    window: u64,
+) -> Result<(), String> {
+    let steps = &panel.run.steps;
+    let n = steps.len().max(1);
+    let peak = steps.iter().map(|s| s.tokens).max().unwrap_or(0).max(1);
+    let thresholds: Vec<f64> = panel
+        .run
+        .thresholds
+        .iter()
+        .map(|t| t * window as f64)
+        .collect();
+    // Show thresholds up to a little above the peak.
+    let ymax = thresholds
+        .iter()
+        .copied()
+        .filter(|t| *t <= peak as f64 * 1.6)
+        .fold(peak as f64 * 1.1, f64::max);
+    let mut chart = ChartBuilder::on(area)
+        .caption(panel.title, ("sans-serif", 14))
+        .margin(6)
+        .x_label_area_size(30)
+        .y_label_area_size(48)
+        .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("step")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{:.0}k", y / 1000.0))
+        .label_style(("sans-serif", 10))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    // Cumulative layers: pinned+framing, +forgettable, +fuzzy, +strict (= tokens).
+    let layer = |k: usize| -> Vec<(f64, f64)> {
+        steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let classes: u64 = s.by_class.iter().sum();
+                let base = s.tokens.saturating_sub(classes);
+                let upto: u64 = s.by_class.iter().take(k).sum();
+                (i as f64, (base + upto) as f64)
+            })
+            .collect()
+    };
+    for k in (0..4).rev() {
+        let color = CLASS_COLORS[k];
+        chart
+            .draw_series(AreaSeries::new(layer(k), 0.0, color.mix(0.8)))
+            .map_err(|e| e.to_string())?;
+    }
+    for (t, y) in thresholds.iter().enumerate() {
+        if *y > ymax {
+            continue;
+        }
+        let color = TIER_COLORS[(t + 1).min(3)];
+        let mut x = 0.0;
+        let mut dashes = Vec::new();
+        while x < n as f64 {
+            dashes.push(PathElement::new(
+                vec![(x, *y), ((x + n as f64 / 80.0).min(n as f64), *y)],
+                color.stroke_width(1),
+            ));
+            x += n as f64 / 40.0;
+        }
+        chart.draw_series(dashes).map_err(|e| e.to_string())?;
+    }
+    let marks: Vec<PathElement<(f64, f64)>> = steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.event.map(|e| (i, e.tier)))
+        .map(|(i, tier)| {
+            PathElement::new(
+                vec![(i as f64, 0.0), (i as f64, ymax)],
+                TIER_COLORS[usize::from(tier).min(3)].stroke_width(1),
+            )
+        })
+        .collect();
+    chart.draw_series(marks).map_err(|e| e.to_string())?;
+    Ok(())
+}

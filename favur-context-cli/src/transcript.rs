@@ -1,0 +1,252 @@
+//! Transcripts: imported with the library's import (every format it reads) and classified
+//! with a rules file.
+
+use std::path::{Path, PathBuf};
+
+use favur_context::import::{self, Format, ImportError, ImportedMessage, ParseOptions};
+use favur_context::rules::{Decision, MessageFacts, Rules, Unmatched, UnmatchedMessage};
+use favur_context::{Message, Role};
+use serde_json::Value;
+
+/// A transcript whose every message has a class and the rule that gave it.
+///
+/// ```
+/// use favur_context::import::Format;
+/// use favur_context::rules::Rules;
+/// use favur_context_cli::transcript::ClassifiedTranscript;
+/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"strict\"\n")?;
+/// let json = serde_json::json!([{"role": "user", "content": "hi"}]);
+/// let c = ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?;
+/// assert_eq!(c.decisions[0].class, favur_context::Retention::Strict);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassifiedTranscript {
+    /// Its id (the `instance_id` it names, or the file name without extension).
+    pub id: String,
+    /// Its messages, classified, in order (as the import returns them).
+    pub messages: Vec<ImportedMessage>,
+    /// Whether each message is a tool result or an environment observation.
+    pub results: Vec<bool>,
+    /// The class and rule of each message.
+    pub decisions: Vec<Decision>,
+}
+
+impl ClassifiedTranscript {
+    /// Parses `value` as `format` with the library's import and classifies every message
+    /// with `rules`.
+    ///
+    /// ```
+    /// use favur_context::import::Format;
+    /// use favur_context::rules::Rules;
+    /// use favur_context_cli::transcript::{ClassifiedTranscript, TranscriptError};
+    /// let rules = Rules::from_toml("[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
+    /// let json = serde_json::json!([{"role": "assistant", "content": "hi"}]);
+    /// let err = ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules).unwrap_err();
+    /// assert!(matches!(err, TranscriptError::Unmatched { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_value(
+        id: &str,
+        format: Format,
+        value: &Value,
+        rules: &Rules,
+    ) -> Result<Self, TranscriptError> {
+        let parsed = import::parse_value(
+            format,
+            value,
+            ParseOptions {
+                keep_invalid_arguments: true,
+            },
+        )
+        .map_err(|source| TranscriptError::Import {
+            transcript: id.to_owned(),
+            source,
+        })?;
+        let mut decisions = Vec::with_capacity(parsed.messages().len());
+        let mut results = Vec::with_capacity(parsed.messages().len());
+        let mut unmatched = Vec::new();
+        for i in 0..parsed.messages().len() {
+            let Some(incoming) = parsed.incoming(i) else {
+                continue;
+            };
+            let text = incoming.text();
+            let arguments = incoming.arguments().map(|a| a.to_json_string());
+            let mut facts = MessageFacts::from_incoming(&incoming).with_text(&text);
+            facts.arguments = arguments.as_deref();
+            results.push(incoming.is_result());
+            match rules.classify(&facts) {
+                Some(d) => decisions.push(d),
+                None => unmatched.push(UnmatchedMessage::of(&facts)),
+            }
+        }
+        if !unmatched.is_empty() {
+            return Err(TranscriptError::Unmatched {
+                transcript: id.to_owned(),
+                source: Unmatched {
+                    messages: unmatched,
+                },
+            });
+        }
+        let messages = parsed
+            .classify(rules)
+            .map_err(|source| TranscriptError::Import {
+                transcript: id.to_owned(),
+                source,
+            })?;
+        Ok(ClassifiedTranscript {
+            id: id.to_owned(),
+            messages,
+            results,
+            decisions,
+        })
+    }
+
+    /// The message at `index`.
+    ///
+    /// ```
+    /// # use favur_context::import::Format;
+    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"strict\"\n").unwrap();
+    /// # let c = favur_context_cli::transcript::ClassifiedTranscript::from_value("t", Format::OpenAi, &serde_json::json!([{"role": "user", "content": "hi"}]), &rules).unwrap();
+    /// assert_eq!(c.message(0).unwrap().text(), "hi");
+    /// ```
+    pub fn message(&self, index: usize) -> Option<&Message> {
+        self.messages.get(index).map(|m| m.classified.message())
+    }
+}
+
+/// Why a transcript could not be loaded.
+///
+/// ```
+/// use favur_context_cli::transcript::{load, TranscriptError};
+/// let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
+/// assert!(matches!(load("/no/such/file.json", None, &rules), Err(TranscriptError::Io { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum TranscriptError {
+    /// The file could not be read.
+    #[error("cannot read transcript {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not JSON.
+    #[error("transcript {} is not valid JSON: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// The import rejected it (the error names the message index).
+    #[error("transcript {transcript}: {source}")]
+    Import {
+        /// The transcript id.
+        transcript: String,
+        /// What the import said.
+        source: ImportError,
+    },
+    /// Messages no rule matched.
+    #[error("transcript {transcript}: {source}")]
+    Unmatched {
+        /// The transcript id.
+        transcript: String,
+        /// The messages.
+        source: Unmatched,
+    },
+}
+
+/// The format of a transcript document: mini-swe-agent when it says so (`format` starts
+/// with `mini-swe-agent`, or a `trajectory_format`/`info` field), Anthropic when it has a
+/// top-level `system` or content blocks of type `tool_use`/`tool_result`, OpenAI
+/// otherwise.
+///
+/// ```
+/// use favur_context::import::Format;
+/// use favur_context_cli::transcript::detect_format;
+/// assert_eq!(detect_format(&serde_json::json!({"format": "mini-swe-agent-1", "messages": []})), Format::MiniSweAgent);
+/// assert_eq!(detect_format(&serde_json::json!({"system": "s", "messages": []})), Format::Anthropic);
+/// assert_eq!(detect_format(&serde_json::json!([{"role": "user", "content": "hi"}])), Format::OpenAi);
+/// ```
+pub fn detect_format(value: &Value) -> Format {
+    if let Some(f) = value.get("format").and_then(Value::as_str)
+        && f.starts_with("mini-swe-agent")
+    {
+        return Format::MiniSweAgent;
+    }
+    if value.get("trajectory_format").is_some() || value.get("info").is_some() {
+        return Format::MiniSweAgent;
+    }
+    if value.get("system").is_some() {
+        return Format::Anthropic;
+    }
+    let messages = match value {
+        Value::Array(a) => Some(a),
+        other => other.get("messages").and_then(Value::as_array),
+    };
+    let anthropic_blocks = messages.is_some_and(|ms| {
+        ms.iter().any(|m| {
+            m.get("content")
+                .and_then(Value::as_array)
+                .is_some_and(|blocks| {
+                    blocks.iter().any(|b| {
+                        matches!(
+                            b.get("type").and_then(Value::as_str),
+                            Some("tool_use" | "tool_result")
+                        )
+                    })
+                })
+        })
+    });
+    if anthropic_blocks {
+        Format::Anthropic
+    } else {
+        Format::OpenAi
+    }
+}
+
+/// Reads, imports and classifies a transcript file. `format` forces a format; `None`
+/// detects it (see [`detect_format`]).
+///
+/// ```
+/// let path = std::env::temp_dir().join("favur-load-doc.json");
+/// std::fs::write(&path, r#"{"instance_id": "x", "messages": [{"role": "user", "content": "hi"}]}"#)?;
+/// let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
+/// let t = favur_context_cli::transcript::load(&path, None, &rules)?;
+/// assert_eq!(t.id, "x");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load(
+    path: impl AsRef<Path>,
+    format: Option<Format>,
+    rules: &Rules,
+) -> Result<ClassifiedTranscript, TranscriptError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| TranscriptError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let value: Value = serde_json::from_str(&text).map_err(|source| TranscriptError::Json {
+        path: path.to_owned(),
+        source,
+    })?;
+    let fallback_id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let id = value
+        .get("instance_id")
+        .and_then(Value::as_str)
+        .map_or(fallback_id, str::to_owned);
+    let format = format.unwrap_or_else(|| detect_format(&value));
+    ClassifiedTranscript::from_value(&id, format, &value, rules)
+}
+
+/// Whether a message is one the model answered with (an assistant turn): a request is
+/// made before each.
+pub(crate) fn is_answer(m: &Message) -> bool {
+    m.role == Role::Assistant
+}

@@ -1,0 +1,88 @@
+//! `--dump`: one JSON line `{transcript, step, request}` per rendered request.
+
+mod common;
+
+use common::{call, hand_rules, prepare, result};
+use favur_context::Policy;
+use favur_context_cli::ReplayError;
+use favur_context_cli::cli::{Job, run};
+use favur_context_cli::engine::{LibRenderer, PolicyStrategy, RequestFormat};
+use favur_context_cli::replay::replay;
+use favur_context_cli::strategy::Strategy;
+use serde_json::{Value, json};
+
+fn transcript(task: &str) -> Value {
+    json!([
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": task},
+        call("c1", "ls src"),
+        result("c1", "src/parser.rs\nsrc/lexer.rs"),
+        call("c2", "cat src/parser.rs"),
+        result("c2", "fn parse_expr() {}"),
+        {"role": "assistant", "content": "Done with src/parser.rs."},
+    ])
+}
+
+#[test]
+fn dump_has_one_line_per_request_in_order_with_the_rendered_request() {
+    let rules = hand_rules();
+    let a = prepare(transcript("First task."), &rules);
+    let mut b = prepare(transcript("Second task."), &rules);
+    // Give the second transcript its own id.
+    let mut t = b.transcript().clone();
+    t.id = "second".into();
+    b = favur_context_cli::replay::Prepared::new(t);
+    let transcripts = [a, b];
+    let path = std::env::temp_dir().join(format!("favur-dump-{}.jsonl", std::process::id()));
+    let policy = Policy::for_window(200_000).unwrap();
+    let factory = || -> Result<Box<dyn Strategy>, ReplayError> {
+        Ok(Box::new(PolicyStrategy::new(
+            policy.clone(),
+            Default::default(),
+        )))
+    };
+    let renderer = LibRenderer(RequestFormat::OpenAi);
+    let job = Job {
+        transcripts: &transcripts,
+        rules: &rules,
+        policy: &factory,
+        renderer: &renderer,
+        window: 200_000,
+        dump: Some(path.clone()),
+        svg: None,
+        baselines: false,
+        tiers: policy.tiers(),
+    };
+    let outcome = run(&job).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6, "three requests per transcript");
+    assert_eq!(outcome.rows[0].summaries[0].requests, 3);
+
+    // The expected requests, rendered independently.
+    let mut expected = Vec::new();
+    for p in &transcripts {
+        let mut s = PolicyStrategy::new(policy.clone(), Default::default());
+        replay(p, &mut s, Some(&renderer), &mut |step, r| {
+            expected.push((p.transcript().id.clone(), step, r.clone()));
+            Ok(())
+        })
+        .unwrap();
+    }
+    for (line, (id, step, request)) in lines.iter().zip(&expected) {
+        let v: Value = serde_json::from_str(line).expect("each line is JSON");
+        let obj = v.as_object().expect("each line is an object");
+        let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["transcript", "step", "request"]);
+        assert_eq!(obj["transcript"], json!(id));
+        assert_eq!(obj["step"], json!(step));
+        assert_eq!(&obj["request"], request);
+        favur_context::validate::validate_openai(request).expect("a valid request");
+    }
+    assert_eq!(expected[0].0, "hand");
+    assert_eq!(expected[3].0, "second");
+    // The last request of each carries the whole transcript but the final answer.
+    let last = &expected[2].2;
+    assert_eq!(last.as_array().unwrap().len(), 6);
+}

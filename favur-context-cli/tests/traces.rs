@@ -1,0 +1,77 @@
+//! Replays every shared trace with the shipped rules file, the default policy and a
+//! 200k-token window, as `docs/replay.md` does. Skips (with a message) where the traces
+//! folder is absent; `FAVUR_TRACES` points elsewhere.
+
+mod common;
+
+use std::time::Instant;
+
+use clap::Parser;
+use favur_context::rules::Rules;
+use favur_context_cli::engine::{LibRenderer, PolicyStrategy, RequestFormat};
+use favur_context_cli::replay::{Prepared, replay};
+use favur_context_cli::transcript::load;
+use favur_context_cli::wiring::{ReplayArgs, replay_command};
+
+const RULES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../rules/coding-agent-shell.toml"
+);
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: ReplayArgs,
+}
+
+#[test]
+fn the_command_replays_every_trace_with_the_shipped_rules() {
+    let Some(dir) = common::traces_dir() else {
+        return;
+    };
+    let files = common::trace_files(&dir);
+    assert!(!files.is_empty(), "no traces in {}", dir.display());
+    let mut argv = vec!["replay".to_owned()];
+    argv.extend(files.iter().map(|f| f.display().to_string()));
+    argv.extend(
+        [
+            "--rules", RULES, "--policy", "default", "--window", "200000",
+        ]
+        .map(String::from),
+    );
+    let start = Instant::now();
+    let report = replay_command(&Cli::parse_from(argv).args).expect("replay runs");
+    let elapsed = start.elapsed();
+    println!("{report}\nreplayed {} traces in {elapsed:?}", files.len());
+    assert!(report.contains("| **TOTAL** | policy |"), "{report}");
+    assert!(report.contains("| **TOTAL** | trim-oldest |"));
+    assert!(report.contains("| **TOTAL** | mask-old |"));
+    assert!(report.contains("| **TOTAL** | no compaction |"));
+    if !cfg!(debug_assertions) {
+        assert!(elapsed.as_secs() < 60, "took {elapsed:?}");
+    }
+}
+
+#[test]
+fn every_request_of_the_policy_replay_is_a_valid_request() {
+    let Some(dir) = common::traces_dir() else {
+        return;
+    };
+    let rules = Rules::load(RULES).unwrap();
+    for file in common::trace_files(&dir) {
+        let p = Prepared::new(load(&file, None, &rules).expect("trace imports and classifies"));
+        for format in [RequestFormat::OpenAi, RequestFormat::Anthropic] {
+            let mut s = PolicyStrategy::new(Default::default(), Default::default());
+            let run = replay(&p, &mut s, Some(&LibRenderer(format)), &mut |step, r| {
+                let checked = match format {
+                    RequestFormat::OpenAi => favur_context::validate::validate_openai(r),
+                    RequestFormat::Anthropic => favur_context::validate::validate_anthropic(r),
+                };
+                checked.unwrap_or_else(|e| panic!("{} step {step}: {e}", file.display()));
+                Ok(())
+            })
+            .unwrap();
+            assert!(run.steps.iter().all(|s| !s.refused), "{}", file.display());
+        }
+    }
+}
