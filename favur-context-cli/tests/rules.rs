@@ -295,17 +295,17 @@ fn shipped_rules_file_parses_and_classifies_shell_commands() {
         ),
         (
             "python reproduce_issue.py",
-            Retention::Fuzzy,
+            Retention::Strict,
             "test and script runs",
         ),
         (
             "cd /testbed && python -m pytest tests/x.py",
-            Retention::Fuzzy,
+            Retention::Strict,
             "test and script runs",
         ),
         (
             "./tests/runtests.py forms_tests",
-            Retention::Fuzzy,
+            Retention::Strict,
             "test and script runs",
         ),
         ("git diff", Retention::Fuzzy, "diffs"),
