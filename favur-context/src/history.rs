@@ -76,6 +76,13 @@ impl fmt::Debug for History {
     }
 }
 
+// `History` must stay `Send + Sync` (held across `.await`, shared behind a lock): this
+// fails to compile if a field ever breaks it.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<History>();
+};
+
 impl Default for History {
     fn default() -> Self {
         History::new()
