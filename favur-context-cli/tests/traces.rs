@@ -4,7 +4,6 @@
 
 mod common;
 
-
 use clap::Parser;
 use favur_context::rules::Rules;
 use favur_context_cli::engine::{LibRenderer, PolicyStrategy, RequestFormat};
