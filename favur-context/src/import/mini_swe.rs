@@ -2,12 +2,12 @@
 
 use serde_json::{Value, json};
 
-use super::openai::tool_calls;
+use super::openai::{tool_calls, tool_message};
 use super::{
     Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, bad, message_list,
     object, role_of, text_content,
 };
-use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+use crate::message::{Message, Part, Role, ToolCall};
 
 /// The fenced bash blocks of an assistant text, as mini-swe-agent finds them
 /// (```` ```bash\s*\n(.*?)\n``` ````), trimmed.
@@ -102,24 +102,8 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                 after_assistant = Some(out.action.clone());
             }
             "tool" => {
-                let id = match obj.get("tool_call_id") {
-                    Some(Value::String(id)) => id.as_str(),
-                    Some(_) => return Err(bad(index, "`tool_call_id` is not a string")),
-                    None => return Err(bad(index, "missing `tool_call_id`")),
-                };
-                let text: Vec<String> = text_content(index, content)?
-                    .into_iter()
-                    .filter_map(|p| p.text().map(str::to_owned))
-                    .collect();
-                let call = calls.answer(index, id)?;
-                out.message = Message::new(
-                    Role::Tool,
-                    vec![Part::ToolResult(ToolResult {
-                        call_id: id.to_owned(),
-                        content: text.join("\n"),
-                        is_error: false,
-                    })],
-                );
+                let (message, call) = tool_message(index, obj, content, &mut calls)?;
+                out.message = message;
                 out.action = Some(call);
                 out.is_result = true;
                 // A later user message still answers the assistant's turn.

@@ -19,6 +19,35 @@ pub(super) fn extensions(obj: &Map<String, Value>, owned: &[&str]) -> Map<String
 /// The calls of an assistant message, in OpenAI's nested form
 /// (`{"id", "type": "function", "function": {"name", "arguments"}}`) or mini-swe-agent's
 /// flat form (`{"id", "name", "arguments"}`).
+/// An OpenAI-style `tool` message (`tool_call_id`, `content`) as a tool-result message,
+/// and the call it answers. Shared by the OpenAI and mini-swe-agent tool-calling formats.
+pub(super) fn tool_message(
+    index: usize,
+    obj: &Map<String, Value>,
+    content: Option<&Value>,
+    calls: &mut Calls,
+) -> Result<(Message, ToolCall), ImportError> {
+    let id = match obj.get("tool_call_id") {
+        Some(Value::String(id)) => id.as_str(),
+        Some(_) => return Err(bad(index, "`tool_call_id` is not a string")),
+        None => return Err(bad(index, "missing `tool_call_id`")),
+    };
+    let text: Vec<String> = text_content(index, content)?
+        .into_iter()
+        .filter_map(|p| p.text().map(str::to_owned))
+        .collect();
+    let call = calls.answer(index, id)?;
+    let message = Message::new(
+        Role::Tool,
+        vec![Part::ToolResult(ToolResult {
+            call_id: id.to_owned(),
+            content: text.join("\n"),
+            is_error: false,
+        })],
+    );
+    Ok((message, call))
+}
+
 pub(super) fn tool_calls(
     index: usize,
     raw: Option<&Value>,
@@ -101,27 +130,11 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                 out.message.extensions = extensions(obj, &["role", "content", "tool_calls"]);
             }
             "tool" => {
-                let id = match obj.get("tool_call_id") {
-                    Some(Value::String(id)) => id.as_str(),
-                    Some(_) => return Err(bad(index, "`tool_call_id` is not a string")),
-                    None => return Err(bad(index, "missing `tool_call_id`")),
-                };
                 if content.is_none() {
                     return Err(bad(index, "missing `content`"));
                 }
-                let text: Vec<String> = text_content(index, content)?
-                    .into_iter()
-                    .filter_map(|p| p.text().map(str::to_owned))
-                    .collect();
-                let call = calls.answer(index, id)?;
-                out.message = Message::new(
-                    Role::Tool,
-                    vec![Part::ToolResult(ToolResult {
-                        call_id: id.to_owned(),
-                        content: text.join("\n"),
-                        is_error: false,
-                    })],
-                );
+                let (message, call) = tool_message(index, obj, content, &mut calls)?;
+                out.message = message;
                 out.message.extensions = extensions(obj, &["role", "content", "tool_call_id"]);
                 out.action = Some(call);
                 out.is_result = true;
