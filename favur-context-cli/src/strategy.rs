@@ -87,6 +87,20 @@ impl Strategy for NoCompaction {
 
 /// The index in the view where the in-flight tail starts: everything after the last
 /// assistant entry (which the model has not answered yet).
+/// Records a baseline's edits as a tier-0 compaction (no summarizer), if there are any.
+fn apply_baseline(history: &mut History, edits: Vec<Edit>) -> Result<Before, ReplayError> {
+    if edits.is_empty() {
+        return Ok(Before::default());
+    }
+    history.apply(Compaction { tier: 0, edits })?;
+    Ok(Some(Event {
+        tier: 0,
+        summarizer_calls: 0,
+        fallbacks: 0,
+    })
+    .into())
+}
+
 fn tail_start(history: &History) -> usize {
     let items = history.view().items();
     items
@@ -151,16 +165,7 @@ impl Strategy for TrimOldest {
             }
             i = j;
         }
-        if edits.is_empty() {
-            return Ok(Before::default());
-        }
-        history.apply(Compaction { tier: 0, edits })?;
-        Ok(Some(Event {
-            tier: 0,
-            summarizer_calls: 0,
-            fallbacks: 0,
-        })
-        .into())
+        apply_baseline(history, edits)
     }
 }
 
@@ -249,15 +254,6 @@ impl Strategy for MaskOld {
                 });
             }
         }
-        if edits.is_empty() {
-            return Ok(Before::default());
-        }
-        history.apply(Compaction { tier: 0, edits })?;
-        Ok(Some(Event {
-            tier: 0,
-            summarizer_calls: 0,
-            fallbacks: 0,
-        })
-        .into())
+        apply_baseline(history, edits)
     }
 }
