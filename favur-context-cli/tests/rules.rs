@@ -261,15 +261,15 @@ fn shipped_rules_file_parses_and_classifies_shell_commands() {
             .map(|d| (d.class, rules.rule_name(d.rule).to_owned()))
     };
     let cases = [
-        ("ls -la", Retention::Strict, "listings and searches"),
+        ("ls -la", Retention::Forgettable, "listings and searches"),
         (
             "cd /testbed && grep -rn foo django",
-            Retention::Strict,
+            Retention::Forgettable,
             "listings and searches",
         ),
         (
             "find . -name '*.py'",
-            Retention::Strict,
+            Retention::Forgettable,
             "listings and searches",
         ),
         (

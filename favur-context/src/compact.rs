@@ -1,6 +1,7 @@
 //! The engine: decides when a tier fires, plans, summarizes each run once, records the
 //! compaction, reports it, and refuses requests over the limit.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 
@@ -9,7 +10,7 @@ use serde::Serialize;
 use crate::classify::Classify;
 use crate::entry::{Entry, EntryId, EntryKind};
 use crate::history::History;
-use crate::message::Message;
+use crate::message::{Message, Role};
 use crate::plan::{ByClass, ClassOutcome, Plan, Stamp};
 use crate::policy::Policy;
 use crate::retention::Retention;
@@ -389,7 +390,8 @@ impl<S> Compactor<S> {
         let calls = outcomes.len();
         let mut fallbacks = Vec::new();
         let mut edits = Vec::with_capacity(plan.runs().len() + plan.reforms().len());
-        for (run, outcome) in plan.runs().iter().zip(outcomes) {
+        let contexts = run_contexts(history, &plan);
+        for (index, (run, outcome)) in plan.runs().iter().zip(outcomes).enumerate() {
             let body = match outcome {
                 Ok(text) if !text.trim().is_empty() => text,
                 failed => {
@@ -402,7 +404,18 @@ impl<S> Compactor<S> {
                         error,
                     });
                     let entries = plan.run_entries(history, run);
-                    self.fallback.summarize_entries(&entries, run.budget_tokens)
+                    let context = contexts.get(index).map_or(&[][..], Vec::as_slice);
+                    let request = SummaryRequest {
+                        summary: run.summary,
+                        tier: plan.tier(),
+                        retention: run.retention,
+                        budget_tokens: run.budget_tokens,
+                        entries: &entries,
+                        context,
+                    };
+                    self.fallback
+                        .summarize(&request)
+                        .unwrap_or_else(|e| e.to_string())
                 }
             };
             let message = summary_message(&run.members, &body);
@@ -474,12 +487,46 @@ impl<S> Compactor<S> {
         Ok(())
     }
 
-    fn requests<'h>(history: &'h History, plan: &Plan) -> Vec<Vec<&'h Entry>> {
+    fn requests<'h>(history: &'h History, plan: &Plan) -> Vec<(Vec<&'h Entry>, Vec<&'h Entry>)> {
+        let contexts = run_contexts(history, plan);
         plan.runs()
             .iter()
-            .map(|run| plan.run_entries(history, run))
+            .zip(contexts)
+            .map(|(run, context)| (plan.run_entries(history, run), context))
             .collect()
     }
+}
+
+/// For each run of `plan`, the assistant turns that opened the exchanges of its members
+/// without being members themselves: what the summarizer reads to say what produced each
+/// result. One pass over the view for all runs.
+fn run_contexts<'h>(history: &'h History, plan: &Plan) -> Vec<Vec<&'h Entry>> {
+    let mut run_of: HashMap<EntryId, usize> = HashMap::new();
+    for (i, run) in plan.runs().iter().enumerate() {
+        for id in &run.members {
+            run_of.insert(*id, i);
+        }
+    }
+    let mut out: Vec<Vec<EntryId>> = vec![Vec::new(); plan.runs().len()];
+    let mut opener: Option<EntryId> = None;
+    for item in history.view().items() {
+        if item.role() == Role::Assistant && !item.shape.summary {
+            opener = Some(item.id);
+            continue;
+        }
+        let (Some(&run), Some(o)) = (run_of.get(&item.id), opener) else {
+            continue;
+        };
+        if matches!(item.role(), Role::Tool | Role::User)
+            && !run_of.contains_key(&o)
+            && out[run].last() != Some(&o)
+        {
+            out[run].push(o);
+        }
+    }
+    out.into_iter()
+        .map(|ids| ids.into_iter().filter_map(|id| history.entry(id)).collect())
+        .collect()
 }
 
 fn emit(report: &CompactionReport) {
@@ -579,13 +626,14 @@ impl<S: Summarizer> Compactor<S> {
             plan.runs()
                 .iter()
                 .zip(&lists)
-                .map(|(run, entries)| {
+                .map(|(run, (entries, context))| {
                     self.summarizer.summarize(&SummaryRequest {
                         summary: run.summary,
                         tier: plan.tier(),
                         retention: run.retention,
                         budget_tokens: run.budget_tokens,
                         entries,
+                        context,
                     })
                 })
                 .collect()
@@ -646,13 +694,14 @@ impl<S: AsyncSummarizer> Compactor<S> {
         let mut outcomes = Vec::with_capacity(plan.runs().len());
         {
             let lists = Self::requests(history, &plan);
-            for (run, entries) in plan.runs().iter().zip(&lists) {
+            for (run, (entries, context)) in plan.runs().iter().zip(&lists) {
                 let request = SummaryRequest {
                     summary: run.summary,
                     tier: plan.tier(),
                     retention: run.retention,
                     budget_tokens: run.budget_tokens,
                     entries,
+                    context,
                 };
                 outcomes.push(self.summarizer.summarize(&request).await);
             }

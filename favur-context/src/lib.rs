@@ -159,8 +159,8 @@ pub use journal::{
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
 pub use policy::{
-    Action, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder,
-    PolicyError, Tier,
+    Action, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY, DEFAULT_WINDOW_TOKENS,
+    Policy, PolicyBuilder, PolicyError, Tier,
 };
 pub use recall::{RecallSource, RecallTool};
 pub use retention::{ParseRetentionError, Retention, class};

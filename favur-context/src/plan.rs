@@ -245,10 +245,15 @@ const HEADER_TOKENS: u64 = 32;
 /// Tokens each id range (`#3-#7`) adds to a summary's header (an estimate).
 const RANGE_TOKENS: u64 = 4;
 
-/// The budget of a run's summary: three quarters of its members' tokens, at least
-/// [`MIN_SUMMARY_BUDGET`], at most the policy's summary budget.
-fn summary_budget(member_tokens: u32, policy: &Policy) -> u32 {
-    (member_tokens / 4 * 3)
+/// The budget of a run's summary: it grows with the material merged, the policy's
+/// tokens per entry for each member, never more than three quarters of the members' own
+/// tokens; at least [`MIN_SUMMARY_BUDGET`], at most the policy's summary budget.
+fn summary_budget(member_tokens: u32, members: usize, policy: &Policy) -> u32 {
+    let members = u32::try_from(members).unwrap_or(u32::MAX);
+    policy
+        .summary_tokens_per_entry()
+        .saturating_mul(members)
+        .min(member_tokens / 4 * 3)
         .max(MIN_SUMMARY_BUDGET)
         .min(policy.summary_budget_tokens())
 }
@@ -590,7 +595,7 @@ impl Plan {
             }
             newly.clear();
             for ((run, (free, ranges)), &(from, to)) in plan.runs.iter().zip(&freed).zip(&spans) {
-                let cost = u64::from(summary_budget(run.budget_tokens, policy))
+                let cost = u64::from(summary_budget(run.budget_tokens, run.members.len(), policy))
                     + HEADER_TOKENS
                     + ranges * RANGE_TOKENS
                     + framing;
@@ -631,7 +636,7 @@ impl Plan {
             kept_small.extend_from_slice(&newly);
         }
         for run in &mut plan.runs {
-            run.budget_tokens = summary_budget(run.budget_tokens, policy);
+            run.budget_tokens = summary_budget(run.budget_tokens, run.members.len(), policy);
         }
 
         // 6. Edits and figures.

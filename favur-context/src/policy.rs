@@ -105,8 +105,10 @@ impl Tier {
 
 /// The default window: 200,000 tokens.
 pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
-/// The default budget of one summary: 400 tokens.
-pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 400;
+/// The default most tokens one summary may take, however many entries it merges: 4,000 (2% of the default window).
+pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 4_000;
+/// The default budget a summary gets for each entry it merges: 200 tokens.
+pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
 
 /// The compaction policy of one job.
 ///
@@ -139,6 +141,7 @@ pub struct Policy {
     #[serde(skip_serializing_if = "Option::is_none")]
     entry_cap_tokens: Option<u32>,
     summary_budget_tokens: u32,
+    summary_tokens_per_entry: u32,
     keep_recent: usize,
     tiers: Vec<Tier>,
 }
@@ -151,6 +154,7 @@ impl Default for Policy {
             limit: 0.5,
             entry_cap_tokens: None,
             summary_budget_tokens: DEFAULT_SUMMARY_BUDGET_TOKENS,
+            summary_tokens_per_entry: DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
             keep_recent: 0,
         }
     }
@@ -174,6 +178,7 @@ struct PolicyIn {
     limit: Option<f64>,
     entry_cap_tokens: Option<u32>,
     summary_budget_tokens: Option<u32>,
+    summary_tokens_per_entry: Option<u32>,
     keep_recent: Option<usize>,
 }
 
@@ -195,6 +200,9 @@ impl PolicyIn {
             summary_budget_tokens: self
                 .summary_budget_tokens
                 .unwrap_or(d.summary_budget_tokens),
+            summary_tokens_per_entry: self
+                .summary_tokens_per_entry
+                .unwrap_or(d.summary_tokens_per_entry),
             keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
         };
         p.validate()?;
@@ -279,6 +287,9 @@ pub enum PolicyError {
     /// `summary_budget_tokens` is 0.
     #[error("summary_budget_tokens: a summary needs a budget of at least one token")]
     ZeroSummaryBudget,
+    /// `summary_tokens_per_entry` is 0.
+    #[error("summary_tokens_per_entry: each entry a summary merges needs at least one token")]
+    ZeroSummaryPerEntry,
     /// `entry_cap_tokens` is 0.
     #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
     ZeroEntryCap,
@@ -487,6 +498,9 @@ impl Policy {
         if self.summary_budget_tokens == 0 {
             return Err(PolicyError::ZeroSummaryBudget);
         }
+        if self.summary_tokens_per_entry == 0 {
+            return Err(PolicyError::ZeroSummaryPerEntry);
+        }
         if self.entry_cap_tokens == Some(0) {
             return Err(PolicyError::ZeroEntryCap);
         }
@@ -543,13 +557,24 @@ impl Policy {
         self.entry_cap_tokens
     }
 
-    /// The token budget of one summary.
+    /// The most tokens one summary may take, however many entries it merges.
     ///
     /// ```
-    /// assert_eq!(favur_context::Policy::default().summary_budget_tokens(), 400);
+    /// assert_eq!(favur_context::Policy::default().summary_budget_tokens(), 4_000);
     /// ```
     pub fn summary_budget_tokens(&self) -> u32 {
         self.summary_budget_tokens
+    }
+
+    /// The budget a summary gets for each entry it merges (up to
+    /// [`summary_budget_tokens`](Policy::summary_budget_tokens) in all, and never more
+    /// than three quarters of what the entries themselves cost).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().summary_tokens_per_entry(), 200);
+    /// ```
+    pub fn summary_tokens_per_entry(&self) -> u32 {
+        self.summary_tokens_per_entry
     }
 
     /// How many of the most recent consumed exchanges stay verbatim whatever their class
@@ -685,13 +710,24 @@ impl PolicyBuilder {
         self
     }
 
-    /// Sets the budget of one summary.
+    /// Sets the most tokens one summary may take.
     ///
     /// ```
     /// assert_eq!(favur_context::Policy::builder().summary_budget_tokens(99).build().unwrap().summary_budget_tokens(), 99);
     /// ```
     pub fn summary_budget_tokens(mut self, budget: u32) -> Self {
         self.policy.summary_budget_tokens = budget;
+        self
+    }
+
+    /// Sets the budget a summary gets for each entry it merges.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().summary_tokens_per_entry(60).build().unwrap();
+    /// assert_eq!(p.summary_tokens_per_entry(), 60);
+    /// ```
+    pub fn summary_tokens_per_entry(mut self, tokens: u32) -> Self {
+        self.policy.summary_tokens_per_entry = tokens;
         self
     }
 

@@ -1,0 +1,459 @@
+//! What one line of tool output is, for the built-in summarizer: an error, a location, a
+//! definition, a path, a search hit, a status, or plain text.
+//!
+//! Everything here reads one line at a time, in linear time, and never allocates unless
+//! it returns a rewritten line.
+
+/// What a line is, strongest first where it matters (see [`Line::rank`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineKind {
+    /// Ordinary text: contributes identifiers only.
+    Plain,
+    /// Nothing to say (blank, or only markup such as `<output>`).
+    Noise,
+    /// An exit status (`exit status 101`, `<returncode>1</returncode>`): shown in the
+    /// entry's header.
+    Status,
+    /// An error, exception, panic or traceback line.
+    Error,
+    /// A failure or assertion line, a test outcome (`tests/a.py::test_x FAILED`), a
+    /// test-run total (`1 failed, 3 passed`).
+    Outcome,
+    /// A source location: a traceback frame (`File "a.py", line 3, in f`), `at a.rs:3:5`.
+    Location,
+    /// A definition in a file view (`def f(x):`, `pub fn parse(..)`, `class A:`).
+    Definition,
+    /// A search hit (`path:line:text` or `path:line-text`).
+    Hit,
+    /// A path or file name on a line of its own (a listing).
+    Path,
+}
+
+/// Splits a leading line number off a numbered line (`nl`, `cat -n`, `grep -n` of one
+/// file): `"   42\tdef f():"` -> `(Some("42"), "def f():")`; `"42:def f()"` -> the same.
+pub(crate) fn split_line_number(line: &str) -> (Option<&str>, &str) {
+    let trimmed = line.trim_start();
+    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 7 {
+        return (None, line);
+    }
+    let rest = &trimmed[digits..];
+    let sep = rest.as_bytes().first().copied();
+    match sep {
+        Some(b'\t') | Some(b':') | Some(b' ') | Some(b'|') | Some(b'-') => {
+            (Some(&trimmed[..digits]), rest[1..].trim_start())
+        }
+        None => (None, line),
+        _ => (None, line),
+    }
+}
+
+/// Words that open a definition in common languages.
+const DEFINITION_STARTS: &[&str] = &[
+    "def ",
+    "async def ",
+    "class ",
+    "fn ",
+    "pub fn ",
+    "pub(crate) fn ",
+    "pub async fn ",
+    "async fn ",
+    "struct ",
+    "pub struct ",
+    "enum ",
+    "pub enum ",
+    "trait ",
+    "pub trait ",
+    "impl ",
+    "impl<",
+    "mod ",
+    "pub mod ",
+    "function ",
+    "export function ",
+    "export class ",
+    "export default ",
+    "interface ",
+    "func ",
+    "type ",
+    "public ",
+    "private ",
+    "protected ",
+    "static ",
+    "#define ",
+];
+
+/// Whether `code` (a line without its number) starts a definition.
+pub(crate) fn is_definition(code: &str) -> bool {
+    let t = code.trim_start();
+    DEFINITION_STARTS.iter().any(|s| t.starts_with(s))
+        && t.len() > 4
+        && t.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Classifies one line.
+pub(crate) fn classify(line: &str) -> LineKind {
+    let t = line.trim();
+    if t.is_empty() || is_markup_only(t) {
+        return LineKind::Noise;
+    }
+    if returncode(t).is_some() {
+        return LineKind::Status;
+    }
+    let strength = keyword_strength(t.as_bytes());
+    if strength == Strength::Status {
+        return LineKind::Status;
+    }
+    if strength == Strength::Strong {
+        return LineKind::Error;
+    }
+    if t.starts_with("File \"") && t.contains(", line ") {
+        return LineKind::Location;
+    }
+    if t.starts_with("at ") && t.contains(':') {
+        return LineKind::Location;
+    }
+    if strength == Strength::Weak || is_test_outcome(t) {
+        return LineKind::Outcome;
+    }
+    if hit(t).is_some() {
+        return LineKind::Hit;
+    }
+    let (_, code) = split_line_number(line);
+    if is_definition(code) {
+        return LineKind::Definition;
+    }
+    if is_path_line(t) {
+        return LineKind::Path;
+    }
+    LineKind::Plain
+}
+
+/// `<returncode>1</returncode>` (mini-swe-agent's observations) -> `1`.
+pub(crate) fn returncode(t: &str) -> Option<&str> {
+    let rest = t.strip_prefix("<returncode>")?;
+    let end = rest.find("</returncode>")?;
+    Some(rest[..end].trim())
+}
+
+/// A line that is only tags (`<output>`, `</output>`, `<output_head>`).
+fn is_markup_only(t: &str) -> bool {
+    t.starts_with('<')
+        && t.ends_with('>')
+        && !t[1..t.len() - 1].contains(['<', '>'])
+        && t[1..t.len() - 1]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'/')
+}
+
+/// `tests/test_a.py::test_x FAILED`, `test parse::nested ... FAILED`, `PASSED`/`ok` lines
+/// that name a test.
+fn is_test_outcome(t: &str) -> bool {
+    // Passing and skipped tests are names, not outcomes worth a line.
+    let upper = ["FAILED", "ERROR", "XPASS"];
+    (t.contains("::") || t.starts_with("test "))
+        && upper.iter().any(|w| t.contains(w))
+        && t.len() < 400
+}
+
+/// A search hit `path:line:text` / `path:line-text`: the path and the line number.
+pub(crate) fn hit(t: &str) -> Option<(&str, &str)> {
+    let colon = t.find(':')?;
+    let path = &t[..colon];
+    if path.is_empty() || path.len() > 200 || path.contains(char::is_whitespace) {
+        return None;
+    }
+    if !(path.contains('/') || path.contains('.')) || !path.bytes().any(|b| b.is_ascii_alphabetic())
+    {
+        return None;
+    }
+    let rest = &t[colon + 1..];
+    if rest.starts_with(':') {
+        return None; // `a.py::test_x`, `a::b`: names, not hits
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        // `grep -r` without `-n`: `path/to/file.ext:text`.
+        let file = path.rsplit('/').next().unwrap_or(path);
+        let has_ext = file.rsplit_once('.').is_some_and(|(n, e)| {
+            !n.is_empty()
+                && (1..=5).contains(&e.len())
+                && e.bytes().all(|b| b.is_ascii_alphanumeric())
+        });
+        return (path.contains('/') && has_ext).then_some((path, ""));
+    }
+    match rest.as_bytes().get(digits) {
+        Some(b':') | Some(b'-') => Some((path, &rest[..digits])),
+        _ => None,
+    }
+}
+
+/// A line holding one path or file name (a listing row, `ls -l` included).
+fn is_path_line(t: &str) -> bool {
+    let last = match t.rsplit(char::is_whitespace).next() {
+        Some(w) => w,
+        None => return false,
+    };
+    let words = t.split_whitespace().count();
+    // `ls -l` rows: permissions first, the name last.
+    let long_listing = words >= 8
+        && t.starts_with(['-', 'd', 'l'])
+        && t.as_bytes()
+            .get(1..10)
+            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)));
+    if words > 1 && !long_listing {
+        return false;
+    }
+    last.len() <= 200
+        && last.bytes().any(|b| b.is_ascii_alphabetic())
+        && last
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+@~".contains(&b))
+        && (last.contains('/') || last.contains('.') || long_listing)
+}
+
+/// The path of a listing line (its last word).
+pub(crate) fn listed_path(t: &str) -> &str {
+    t.trim().rsplit(char::is_whitespace).next().unwrap_or(t)
+}
+
+/// Whether a location is in code the work is about rather than in a toolchain, an
+/// installed package or the standard library (which frames name too).
+pub(crate) fn is_project_location(t: &str) -> bool {
+    const ELSEWHERE: [&str; 8] = [
+        "/rustc/",
+        "site-packages/",
+        "/lib/python",
+        "<frozen",
+        "/.cargo/registry/",
+        "/usr/lib/",
+        "/usr/local/lib/",
+        "node_modules/",
+    ];
+    !ELSEWHERE.iter().any(|e| t.contains(e))
+}
+
+/// `File "a/b.py", line 12, in run` -> `a/b.py:12 in run`.
+pub(crate) fn frame(t: &str) -> Option<String> {
+    let rest = t.trim().strip_prefix("File \"")?;
+    let q = rest.find('"')?;
+    let path = &rest[..q];
+    let after = &rest[q + 1..];
+    let line = after
+        .strip_prefix(", line ")?
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?;
+    let func = after.split(", in ").nth(1).map(str::trim);
+    Some(match func {
+        Some(f) if !f.is_empty() => format!("{path}:{line} in {f}"),
+        _ => format!("{path}:{line}"),
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Strength {
+    None,
+    Weak,
+    Strong,
+    Status,
+}
+
+fn starts_ci(hay: &[u8], needle: &[u8]) -> bool {
+    hay.len() >= needle.len()
+        && hay
+            .iter()
+            .zip(needle)
+            .all(|(&h, &n)| h.to_ascii_lowercase() == n)
+}
+
+/// The strongest error keyword of a line, where it reads as a message rather than as
+/// code: `error: ...`, `ERROR ...`, `ValueError: bad`, `thread 'main' panicked at`,
+/// `Traceback (most recent call last):`, `1 failed`. Code that only names errors
+/// (`errors.append(e)`, `raise ValueError(x)`, `except (KeyError, OSError):`) and words
+/// inside paths (`src/error.rs`) do not count.
+fn keyword_strength(line: &[u8]) -> Strength {
+    let mut best = Strength::None;
+    let n = line.len();
+    let mut i = 0;
+    while i + 4 <= n {
+        let c = line[i] | 0x20;
+        if !matches!(c, b'e' | b'f' | b'p' | b't' | b'a') {
+            i += 1;
+            continue;
+        }
+        let prev = if i > 0 { line[i - 1] } else { b' ' };
+        let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
+        if prev == b'/' || prev == b'.' || prev == b'_' || (prev.is_ascii_alphanumeric() && !camel)
+        {
+            i += 1;
+            continue;
+        }
+        let rest = &line[i..];
+        // What follows a keyword of `len` bytes: the end of a word, then optionally `:`.
+        let ends_word = |len: usize| {
+            rest.get(len).is_none_or(|b| {
+                !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b'(')
+            })
+        };
+        let at_start = line[..i]
+            .iter()
+            .all(|b| b.is_ascii_whitespace() || b"[]!*=>#-E".contains(b))
+            || line[..i].ends_with(b": ");
+        let as_message = |len: usize| ends_word(len) && (at_start || rest.get(len) == Some(&b':'));
+        let found = match c {
+            b'e' if starts_ci(rest, b"exit code")
+                || starts_ci(rest, b"exit status")
+                || starts_ci(rest, b"exited with") =>
+            {
+                return Strength::Status;
+            }
+            b'e' if starts_ci(rest, b"error")
+                && (as_message(5) || (camel && rest.get(5) == Some(&b':'))) =>
+            {
+                Strength::Strong
+            }
+            b'e' if starts_ci(rest, b"exception") && as_message(9) => Strength::Strong,
+            b'f' if starts_ci(rest, b"fatal") && as_message(5) => Strength::Strong,
+            b'f' if starts_ci(rest, b"fail")
+                && (at_start || ends_word(6) && starts_ci(rest, b"failed")) =>
+            {
+                Strength::Weak
+            }
+            b'p' if starts_ci(rest, b"panicked at")
+                || (starts_ci(rest, b"panic") && as_message(5)) =>
+            {
+                Strength::Strong
+            }
+            b't' if starts_ci(rest, b"traceback (most recent call") => Strength::Strong,
+            b'a' if starts_ci(rest, b"assertionerror")
+                || (starts_ci(rest, b"assert") && at_start && line[..i].contains(&b'E')) =>
+            {
+                Strength::Weak
+            }
+            _ => Strength::None,
+        };
+        best = best.max(found);
+        i += 1;
+    }
+    if best < Strength::Strong && is_exception_line(line) {
+        return Strength::Strong;
+    }
+    best
+}
+
+/// The last line of a traceback: `pkg.mod.SomeError: message` (a dotted or CamelCase
+/// name ending in `:` at the start of the line, then a message).
+fn is_exception_line(line: &[u8]) -> bool {
+    let t = line.trim_ascii_start();
+    let Some(colon) = t.iter().position(|&b| b == b':') else {
+        return false;
+    };
+    let name = &t[..colon];
+    name.len() >= 5
+        && t.get(colon + 1) == Some(&b' ')
+        && name
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'_')
+        && name[0].is_ascii_alphabetic()
+        && name
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        && name.last().is_some_and(u8::is_ascii_alphabetic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_of_lines() {
+        assert_eq!(
+            classify("Traceback (most recent call last):"),
+            LineKind::Error
+        );
+        assert_eq!(classify("ValueError: bad input"), LineKind::Error);
+        assert_eq!(
+            classify("  File \"a/b.py\", line 3, in f"),
+            LineKind::Location
+        );
+        assert_eq!(
+            classify("tests/test_a.py::test_x FAILED"),
+            LineKind::Outcome
+        );
+        assert_eq!(
+            classify("==== 1 failed, 2 passed in 0.1s ===="),
+            LineKind::Outcome
+        );
+        assert_eq!(classify("src/lib.rs:42:    fn parse()"), LineKind::Hit);
+        assert_eq!(classify("src/lib.rs:42-    context"), LineKind::Hit);
+        assert_eq!(
+            classify("   120\t    def parse(self, x):"),
+            LineKind::Definition
+        );
+        assert_eq!(
+            classify("pub fn parse(input: &str) -> Ast {"),
+            LineKind::Definition
+        );
+        assert_eq!(classify("django/db/models/query.py"), LineKind::Path);
+        assert_eq!(classify("setup.cfg"), LineKind::Path);
+        assert_eq!(
+            classify("-rw-r--r--  1 root root  4096 Jan  1 12:00 setup.cfg"),
+            LineKind::Path
+        );
+        assert_eq!(classify("<returncode>1</returncode>"), LineKind::Status);
+        assert_eq!(classify("exit status 101"), LineKind::Status);
+        assert_eq!(classify("<output>"), LineKind::Noise);
+        assert_eq!(classify("   "), LineKind::Noise);
+        assert_eq!(classify("just some words here"), LineKind::Plain);
+        assert_eq!(classify("see src/error.rs for details"), LineKind::Plain);
+        // Code that names errors is not an error.
+        assert_eq!(classify("        errors.append("), LineKind::Plain);
+        assert_eq!(
+            classify("    except (FieldDoesNotExist, AttributeError):"),
+            LineKind::Plain
+        );
+        assert_eq!(classify("    raise ValueError('bad')"), LineKind::Plain);
+        assert_eq!(
+            classify("error[E0277]: `&str` has no retention class"),
+            LineKind::Error
+        );
+        assert_eq!(
+            classify("E       AssertionError: assert 1 == 2"),
+            LineKind::Error
+        );
+        assert_eq!(
+            classify("django.core.exceptions.ImproperlyConfigured: Requested setting"),
+            LineKind::Error
+        );
+        assert_eq!(
+            classify("thread 'main' panicked at src/parse.rs:3:5:"),
+            LineKind::Error
+        );
+    }
+
+    #[test]
+    fn parts_of_lines() {
+        assert_eq!(
+            split_line_number("   42\tdef f():"),
+            (Some("42"), "def f():")
+        );
+        assert_eq!(split_line_number("no number"), (None, "no number"));
+        assert_eq!(hit("a/b.py:12:x = 1"), Some(("a/b.py", "12")));
+        assert_eq!(hit("http://x:80/"), None);
+        assert_eq!(
+            hit("django/db/models/base.py:    id='models.E015',"),
+            Some(("django/db/models/base.py", ""))
+        );
+        assert_eq!(hit("note: see the docs"), None);
+        assert_eq!(hit("tests/a.py::test_x PASSED"), None);
+        assert_eq!(
+            frame("  File \"a/b.py\", line 12, in run").as_deref(),
+            Some("a/b.py:12 in run")
+        );
+        assert_eq!(returncode("<returncode>2</returncode>"), Some("2"));
+        assert!(is_project_location("src/parse.rs:3:5"));
+        assert!(!is_project_location(
+            "at /rustc/library/core/src/ops/function.rs:250:5"
+        ));
+        assert_eq!(listed_path("-rw-r--r-- 1 a a 1 Jan 1 12:00 x.py"), "x.py");
+    }
+}
