@@ -300,7 +300,10 @@ impl BuiltinSummarizer {
             Role::Assistant => header.push_str(" assistant"),
             Role::User if e.kind().is_summary() => header.push_str(" (earlier summary)"),
             Role::User => match producers.command_before(e) {
-                Some(cmd) => {
+                Some(Producer::Above(turn, _)) => {
+                    let _ = write!(header, " output of {turn}");
+                }
+                Some(Producer::Named(_, cmd)) => {
                     let _ = write!(header, " output of `{cmd}`");
                 }
                 None => header.push_str(" user"),
@@ -315,9 +318,12 @@ impl BuiltinSummarizer {
                     let _ = write!(header, " → {} `{}`", c.name, command_line(c, limit));
                 }
                 Part::ToolResult(r) => {
-                    match producers.call(&r.call_id) {
-                        Some(c) => {
-                            let _ = write!(header, " {} `{}`", c.name, command_line(c, limit));
+                    match producers.call(&r.call_id, limit) {
+                        Some(Producer::Above(at, name)) => {
+                            let _ = write!(header, " {name} result of {at}");
+                        }
+                        Some(Producer::Named(name, cmd)) => {
+                            let _ = write!(header, " {name} `{cmd}`");
                         }
                         None => {
                             let _ = write!(header, " result of call {}", one_line(&r.call_id, 80));
@@ -529,48 +535,67 @@ fn fill(
 /// What produced each entry of a run: the calls of the run and of its context, and the
 /// fenced commands of assistant turns for plain-chat observations.
 struct Producers<'a> {
-    calls: HashMap<&'a str, &'a ToolCall>,
-    /// Assistant turns (members and context) by id, with their fenced command if any.
-    turns: Vec<(EntryId, Option<&'a str>)>,
+    /// Each call by id, with the entry that made it and whether that entry is in the run.
+    calls: HashMap<&'a str, (&'a ToolCall, EntryId, bool)>,
+    /// Assistant turns (members and context) by id, with their fenced command if any and
+    /// whether they are in the run.
+    turns: Vec<(EntryId, Option<&'a str>, bool)>,
+}
+
+/// What produced an entry, as its header says it.
+enum Producer<'a> {
+    /// A call (or a command) made in an entry of the same summary, shown just above.
+    Above(EntryId, &'a str),
+    /// A call or a command the summary does not show: named in full.
+    Named(&'a str, String),
 }
 
 impl<'a> Producers<'a> {
     fn new(entries: &[&'a Entry], context: &[&'a Entry]) -> Self {
         let mut calls = HashMap::new();
         let mut turns = Vec::new();
-        for e in context.iter().chain(entries) {
+        let members = context.iter().map(|e| (e, false)).chain(entries.iter().map(|e| (e, true)));
+        for (e, member) in members {
             if e.message().role != Role::Assistant || e.kind().is_summary() {
                 continue;
             }
             for c in e.message().tool_calls() {
-                calls.insert(c.id.as_str(), c);
+                calls.insert(c.id.as_str(), (c, e.id(), member));
             }
-            let cmd = e
-                .message()
-                .parts
-                .iter()
-                .find_map(|p| p.text().and_then(fenced_command));
-            turns.push((e.id(), cmd));
+            let cmd = e.message().parts.iter().find_map(|p| p.text().and_then(fenced_command));
+            turns.push((e.id(), cmd, member));
         }
         turns.sort_by_key(|t| t.0);
         Producers { calls, turns }
     }
 
-    fn call(&self, id: &str) -> Option<&'a ToolCall> {
-        self.calls.get(id).copied()
+    /// What made the call `id`.
+    fn call(&self, id: &str, limit: usize) -> Option<Producer<'a>> {
+        let &(c, at, member) = self.calls.get(id)?;
+        Some(if member {
+            Producer::Above(at, &c.name)
+        } else {
+            Producer::Named(&c.name, command_line(c, limit))
+        })
     }
 
     /// The fenced command of the assistant turn right before `e` (a plain-chat
     /// observation answers it).
-    fn command_before(&self, e: &Entry) -> Option<String> {
+    fn command_before(&self, e: &Entry) -> Option<Producer<'a>> {
         let at = self.turns.partition_point(|t| t.0 < e.id());
-        let (_, cmd) = self.turns.get(at.checked_sub(1)?)?;
-        cmd.map(|c| one_line(c, 160))
+        let &(turn, cmd, member) = self.turns.get(at.checked_sub(1)?)?;
+        let cmd = cmd?;
+        Some(if member {
+            Producer::Above(turn, "")
+        } else {
+            Producer::Named("", one_line(cmd, 160))
+        })
     }
 }
 
-/// The first fenced shell block of a text (```` ```bash ````, ```` ```sh ````, or a bare
-/// fence).
+/// The first fenced shell block of a text (```` ```bash ````, ```` ```sh ````,
+/// ```` ```shell ````, ```` ```console ````); a bare fence is not taken for a command (it
+/// may quote a traceback).
 fn fenced_command(text: &str) -> Option<&str> {
     let mut rest = text;
     while let Some(p) = rest.find("```") {
@@ -579,7 +604,7 @@ fn fenced_command(text: &str) -> Option<&str> {
         let lang = after[..nl].trim();
         let body = &after[nl + 1..];
         let end = body.find("```")?;
-        if matches!(lang, "bash" | "sh" | "shell" | "console" | "") {
+        if matches!(lang, "bash" | "sh" | "shell" | "console") {
             let cmd = body[..end].trim();
             if !cmd.is_empty() {
                 return Some(cmd);
@@ -619,9 +644,17 @@ fn command_line(c: &ToolCall, limit: usize) -> String {
     one_line(&pairs.join(" "), limit)
 }
 
-/// `s` on one line (its lines joined with ` ⏎ `), cut at `limit` bytes; `…` marks what
-/// was left out.
+/// `s` on one line (its lines joined with ` ⏎ `; a here-document only by its first line),
+/// cut at `limit` bytes; `…` marks what was left out.
 fn one_line(s: &str, limit: usize) -> String {
+    let s = s.trim();
+    if let Some((first, _)) = s.split_once('\n')
+        && first.contains("<<")
+    {
+        let mut out = cut(first.trim(), limit);
+        out.push_str(" …");
+        return out;
+    }
     let mut joined = String::with_capacity(s.len().min(limit + 8));
     for (i, line) in s
         .trim()
@@ -690,6 +723,10 @@ mod tests {
             200,
         );
         assert!(text.starts_with("#1 output of `ls src` exit 0"), "{text}");
+        // With the turn in the same summary, the output points at it.
+        let both = BuiltinSummarizer::default().summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+        assert!(both.starts_with("#0 assistant → ran `ls src`"), "{both}");
+        assert!(both.contains("#1 output of #0 exit 0"), "{both}");
         assert!(text.contains("files: lib.rs parse.rs"), "{text}");
     }
 
