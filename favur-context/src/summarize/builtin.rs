@@ -445,6 +445,7 @@ impl BuiltinSummarizer {
                 }
             }
         }
+        group_hits(&mut items, limit);
         // Frames: those in the project's own code first, the innermost (last) of them
         // first; then the rest. An identical line is offered once.
         let mut seen_texts: HashMap<String, ()> = HashMap::new();
@@ -477,6 +478,70 @@ impl BuiltinSummarizer {
             next_name: 0,
         }
     }
+}
+
+/// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
+fn group_hits(items: &mut Vec<Item>, limit: usize) {
+    let mut by_path: HashMap<String, usize> = HashMap::new();
+    let mut grouped: Vec<Item> = Vec::with_capacity(items.len());
+    let mut counts: Vec<(usize, Vec<String>, String)> = Vec::new();
+    for it in items.drain(..) {
+        if it.kind != LineKind::Hit {
+            grouped.push(it);
+            continue;
+        }
+        let Some((path, line)) = lines::hit(&it.text) else {
+            grouped.push(it);
+            continue;
+        };
+        let text = it.text[path.len() + 1 + line.len()..]
+            .trim_start_matches([':', '-'])
+            .trim()
+            .to_owned();
+        match by_path.get(path) {
+            Some(&g) => {
+                let c = &mut counts[g];
+                c.0 += 1;
+                if !line.is_empty() {
+                    c.1.push(line.to_owned());
+                }
+            }
+            None => {
+                by_path.insert(path.to_owned(), counts.len());
+                let lines = if line.is_empty() { Vec::new() } else { vec![line.to_owned()] };
+                counts.push((1, lines, text));
+                grouped.push(Item { kind: LineKind::Hit, order: it.order, text: path.to_owned() });
+            }
+        }
+    }
+    let mut g = 0usize;
+    for it in &mut grouped {
+        if it.kind != LineKind::Hit || !by_path.contains_key(&it.text) {
+            continue;
+        }
+        let (n, lines, first) = &counts[g];
+        g += 1;
+        let mut text = it.text.clone();
+        if !lines.is_empty() {
+            text.push(':');
+            for l in lines.iter().take(12) {
+                text.push(' ');
+                text.push_str(l);
+            }
+            if lines.len() > 12 {
+                text.push_str(" …");
+            }
+        }
+        if *n > 1 {
+            let _ = write!(text, " ({n} hits)");
+        }
+        if !first.is_empty() {
+            text.push_str(": ");
+            text.push_str(&cut(first, 80));
+        }
+        it.text = cut(&text, limit);
+    }
+    *items = grouped;
 }
 
 /// Gives each shown digest, in turn, its next line of `kind` (or its lead lines), up to

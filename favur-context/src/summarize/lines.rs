@@ -208,7 +208,17 @@ fn is_path_line(t: &str) -> bool {
         && last
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+@~".contains(&b))
-        && (last.contains('/') || last.contains('.') || long_listing)
+        && (last.contains('/') || has_extension(last) || long_listing)
+}
+
+/// `setup.cfg`, `.gitignore`, `a.tar.gz`: a name ending in a short extension (a sentence
+/// ending in a full stop is not).
+fn has_extension(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(_, ext)| {
+        (1..=6).contains(&ext.len())
+            && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+            && ext.bytes().any(|b| b.is_ascii_alphabetic())
+    })
 }
 
 /// The path of a listing line (its last word).
@@ -395,6 +405,7 @@ mod tests {
         );
         assert_eq!(classify("django/db/models/query.py"), LineKind::Path);
         assert_eq!(classify("setup.cfg"), LineKind::Path);
+        assert_eq!(classify("names."), LineKind::Plain);
         assert_eq!(
             classify("-rw-r--r--  1 root root  4096 Jan  1 12:00 setup.cfg"),
             LineKind::Path
