@@ -274,6 +274,10 @@ impl BuiltinSummarizer {
             if let Some(at) = files_at {
                 out.insert_str(at, &format!("  files: {}\n", files.join(" ")));
             }
+            // A name the lines added after the names pass show is not listed twice.
+            let chosen: Vec<&str> = d.chosen.iter().map(|&i| d.items[i].text.as_str()).collect();
+            d.listed
+                .retain(|n| !chosen.iter().any(|t| names::names(t).any(|m| m == *n)));
             if !d.listed.is_empty() {
                 let _ = writeln!(out, "  names: {}", d.listed.join(" "));
             }
@@ -424,7 +428,7 @@ impl BuiltinSummarizer {
                     LineKind::Path => items.push(Item {
                         kind,
                         order,
-                        text: cut(lines::listed_path(content), limit),
+                        text: cut(&lines::listed_path(content), limit),
                     }),
                     LineKind::Definition => {
                         let (number, code) = lines::split_line_number(content);
@@ -508,9 +512,17 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
             }
             None => {
                 by_path.insert(path.to_owned(), counts.len());
-                let lines = if line.is_empty() { Vec::new() } else { vec![line.to_owned()] };
+                let lines = if line.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![line.to_owned()]
+                };
                 counts.push((1, lines, text));
-                grouped.push(Item { kind: LineKind::Hit, order: it.order, text: path.to_owned() });
+                grouped.push(Item {
+                    kind: LineKind::Hit,
+                    order: it.order,
+                    text: path.to_owned(),
+                });
             }
         }
     }
@@ -619,7 +631,10 @@ impl<'a> Producers<'a> {
     fn new(entries: &[&'a Entry], context: &[&'a Entry]) -> Self {
         let mut calls = HashMap::new();
         let mut turns = Vec::new();
-        let members = context.iter().map(|e| (e, false)).chain(entries.iter().map(|e| (e, true)));
+        let members = context
+            .iter()
+            .map(|e| (e, false))
+            .chain(entries.iter().map(|e| (e, true)));
         for (e, member) in members {
             if e.message().role != Role::Assistant || e.kind().is_summary() {
                 continue;
@@ -627,7 +642,11 @@ impl<'a> Producers<'a> {
             for c in e.message().tool_calls() {
                 calls.insert(c.id.as_str(), (c, e.id(), member));
             }
-            let cmd = e.message().parts.iter().find_map(|p| p.text().and_then(fenced_command));
+            let cmd = e
+                .message()
+                .parts
+                .iter()
+                .find_map(|p| p.text().and_then(fenced_command));
             turns.push((e.id(), cmd, member));
         }
         turns.sort_by_key(|t| t.0);
@@ -789,7 +808,8 @@ mod tests {
         );
         assert!(text.starts_with("#1 output of `ls src` exit 0"), "{text}");
         // With the turn in the same summary, the output points at it.
-        let both = BuiltinSummarizer::default().summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+        let both = BuiltinSummarizer::default()
+            .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
         assert!(both.starts_with("#0 assistant → ran `ls src`"), "{both}");
         assert!(both.contains("#1 output of #0 exit 0"), "{both}");
         assert!(text.contains("files: lib.rs parse.rs"), "{text}");

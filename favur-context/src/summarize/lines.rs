@@ -221,9 +221,16 @@ fn has_extension(name: &str) -> bool {
     })
 }
 
-/// The path of a listing line (its last word).
-pub(crate) fn listed_path(t: &str) -> &str {
-    t.trim().rsplit(char::is_whitespace).next().unwrap_or(t)
+/// The path of a listing line (its last word), with a `/` after a directory of an
+/// `ls -l` row.
+pub(crate) fn listed_path(t: &str) -> String {
+    let t = t.trim();
+    let name = t.rsplit(char::is_whitespace).next().unwrap_or(t);
+    if t.starts_with('d') && t.contains(char::is_whitespace) && !name.ends_with('/') {
+        format!("{name}/")
+    } else {
+        name.to_owned()
+    }
 }
 
 /// Whether a location is in code the work is about rather than in a toolchain, an
@@ -283,7 +290,22 @@ fn starts_ci(hay: &[u8], needle: &[u8]) -> bool {
 fn keyword_strength(line: &[u8]) -> Strength {
     let mut best = Strength::None;
     let n = line.len();
-    let mut i = 0;
+    // A numbered line (`nl`, `cat -n`) starts after its number.
+    let blank = line.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let number = line[blank..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let start = if number > 0
+        && line
+            .get(blank + number)
+            .is_some_and(|b| b.is_ascii_whitespace() || *b == b':')
+    {
+        blank + number + 1
+    } else {
+        0
+    };
+    let mut i = start;
     while i + 4 <= n {
         let c = line[i] | 0x20;
         if !matches!(c, b'e' | b'f' | b'p' | b't' | b'a') {
@@ -304,11 +326,20 @@ fn keyword_strength(line: &[u8]) -> Strength {
                 !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b'(')
             })
         };
-        let at_start = line[..i]
+        let at_start = line[start..i]
             .iter()
             .all(|b| b.is_ascii_whitespace() || b"[]!*=>#-E".contains(b))
             || line[..i].ends_with(b": ");
-        let as_message = |len: usize| ends_word(len) && (at_start || rest.get(len) == Some(&b':'));
+        // `Name: message`: a colon, then a message on the same line (not the colon that
+        // ends `except KeyError:`).
+        let colon_message = |len: usize| {
+            rest.get(len) == Some(&b':')
+                && rest.get(len + 1) == Some(&b' ')
+                && rest
+                    .get(len + 2..)
+                    .is_some_and(|m| m.iter().any(|b| !b.is_ascii_whitespace()))
+        };
+        let as_message = |len: usize| ends_word(len) && (at_start || colon_message(len));
         let found = match c {
             b'e' if starts_ci(rest, b"exit code")
                 || starts_ci(rest, b"exit status")
@@ -316,9 +347,7 @@ fn keyword_strength(line: &[u8]) -> Strength {
             {
                 return Strength::Status;
             }
-            b'e' if starts_ci(rest, b"error")
-                && (as_message(5) || (camel && rest.get(5) == Some(&b':'))) =>
-            {
+            b'e' if starts_ci(rest, b"error") && (as_message(5) || (camel && colon_message(5))) => {
                 Strength::Strong
             }
             b'e' if starts_ci(rest, b"exception") && as_message(9) => Strength::Strong,
@@ -424,6 +453,16 @@ mod tests {
         );
         assert_eq!(classify("    raise ValueError('bad')"), LineKind::Plain);
         assert_eq!(
+            classify("   608                 except KeyError:"),
+            LineKind::Plain
+        );
+        assert_eq!(
+            classify("  1281             except Exception:"),
+            LineKind::Plain
+        );
+        assert_eq!(classify("ValueError: "), LineKind::Plain);
+        assert_eq!(classify("  12\tValueError: bad value"), LineKind::Error);
+        assert_eq!(
             classify("error[E0277]: `&str` has no retention class"),
             LineKind::Error
         );
@@ -466,5 +505,6 @@ mod tests {
             "at /rustc/library/core/src/ops/function.rs:250:5"
         ));
         assert_eq!(listed_path("-rw-r--r-- 1 a a 1 Jan 1 12:00 x.py"), "x.py");
+        assert_eq!(listed_path("drwxr-xr-x 2 a a 1 Jan 1 12:00 src"), "src/");
     }
 }
