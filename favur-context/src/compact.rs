@@ -1,7 +1,6 @@
 //! The engine: decides when a tier fires, plans, summarizes each run once, records the
 //! compaction, reports it, and refuses requests over the limit.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 
@@ -499,33 +498,49 @@ impl<S> Compactor<S> {
 
 /// For each run of `plan`, the assistant turns that opened the exchanges of its members
 /// without being members themselves: what the summarizer reads to say what produced each
-/// result. One pass over the view for all runs.
+/// result. An output's turn is the assistant entry recorded before it (past the other
+/// results of the same turn), whether it is still in the view or not, so an observation
+/// whose turn was compacted earlier still names its command (in a journaled history, a
+/// turn evicted from memory is not read back for this).
 fn run_contexts<'h>(history: &'h History, plan: &Plan) -> Vec<Vec<&'h Entry>> {
-    let mut run_of: HashMap<EntryId, usize> = HashMap::new();
-    for (i, run) in plan.runs().iter().enumerate() {
-        for id in &run.members {
-            run_of.insert(*id, i);
-        }
-    }
-    let mut out: Vec<Vec<EntryId>> = vec![Vec::new(); plan.runs().len()];
-    let mut opener: Option<EntryId> = None;
-    for item in history.view().items() {
-        if item.role() == Role::Assistant && !item.shape.summary {
-            opener = Some(item.id);
-            continue;
-        }
-        let (Some(&run), Some(o)) = (run_of.get(&item.id), opener) else {
-            continue;
-        };
-        if matches!(item.role(), Role::Tool | Role::User)
-            && !run_of.contains_key(&o)
-            && out[run].last() != Some(&o)
-        {
-            out[run].push(o);
-        }
-    }
-    out.into_iter()
-        .map(|ids| ids.into_iter().filter_map(|id| history.entry(id)).collect())
+    const MAX_RESULTS_PER_TURN: u64 = 64;
+    plan.runs()
+        .iter()
+        .map(|run| {
+            let members: std::collections::HashSet<EntryId> = run.members.iter().copied().collect();
+            let mut ids: Vec<EntryId> = Vec::new();
+            for id in &run.members {
+                let Some(member) = history.entry(*id) else {
+                    continue;
+                };
+                if member.kind().is_summary()
+                    || !matches!(member.message().role, Role::Tool | Role::User)
+                {
+                    continue;
+                }
+                let mut at = id.0;
+                let mut steps = 0;
+                while at > 0 && steps < MAX_RESULTS_PER_TURN {
+                    at -= 1;
+                    steps += 1;
+                    let Some(prev) = history.entry(EntryId(at)) else {
+                        break;
+                    };
+                    match prev.message().role {
+                        Role::Tool => continue,
+                        Role::Assistant if !prev.kind().is_summary() => {
+                            if !members.contains(&prev.id()) && !ids.contains(&prev.id()) {
+                                ids.push(prev.id());
+                            }
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            ids.sort_unstable();
+            ids.into_iter().filter_map(|id| history.entry(id)).collect()
+        })
         .collect()
 }
 

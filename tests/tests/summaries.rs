@@ -1,0 +1,132 @@
+//! What compaction writes in place of entries, on real runs: every shared trace is
+//! replayed with the shipped rules and the default policy (200k window), and every
+//! summary the built-in summarizer wrote is checked against the entries it replaced.
+
+use std::path::PathBuf;
+
+use favur_context::import::{self, Format};
+use favur_context::rules::Rules;
+use favur_context::{Compactor, Entry, EntryKind, History, Policy, Role};
+
+fn traces() -> Option<Vec<PathBuf>> {
+    let dir = std::env::var_os("FAVUR_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
+        });
+    if !dir.is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v != "true"),
+            "the traces folder {} is missing in CI",
+            dir.display()
+        );
+        eprintln!("SKIPPED: traces folder {} not found", dir.display());
+        return None;
+    }
+    let mut files = Vec::new();
+    for family in std::fs::read_dir(&dir)
+        .expect("readable traces folder")
+        .flatten()
+    {
+        if let Ok(read) = std::fs::read_dir(family.path()) {
+            files.extend(
+                read.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "json")),
+            );
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no traces under {}", dir.display());
+    Some(files)
+}
+
+/// The history of a trace replayed as a live agent: compaction before each request.
+fn replay(path: &PathBuf, rules: &Rules) -> History {
+    let text = std::fs::read_to_string(path).expect("readable trace");
+    let messages = import::parse(Format::MiniSweAgent, &text)
+        .and_then(|t| t.classify(rules))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut history = History::new();
+    let mut compactor = Compactor::new(Policy::default());
+    for m in messages {
+        if m.classified.message().role == Role::Assistant {
+            compactor.compact(&mut history);
+        }
+        if m.pin {
+            history.pin(m.classified);
+        } else {
+            history.append(m.classified);
+        }
+    }
+    history
+}
+
+/// Whether `e` is output of something: a tool result, or a plain-chat observation (a user
+/// message right after an assistant turn that ran a fenced command).
+fn is_output(history: &History, e: &Entry) -> bool {
+    match e.message().role {
+        Role::Tool => true,
+        Role::User if e.id().0 > 0 => history
+            .entry(favur_context::EntryId(e.id().0 - 1))
+            .is_some_and(|prev| {
+                prev.message().role == Role::Assistant && prev.message().text().contains("```bash")
+            }),
+        _ => false,
+    }
+}
+
+#[test]
+fn every_summarized_output_says_what_produced_it() {
+    let Some(files) = traces() else { return };
+    let rules = Rules::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rules/coding-agent-shell.toml"
+    ))
+    .expect("the shipped rules load");
+    let (mut summaries, mut outputs) = (0usize, 0usize);
+    for path in &files {
+        let history = replay(path, &rules);
+        for s in history.entries() {
+            let EntryKind::Summary { replaces } = s.kind() else {
+                continue;
+            };
+            summaries += 1;
+            let text = s.message().text();
+            let described_to = text
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("(and "))
+                .is_some();
+            for id in replaces {
+                let member = history
+                    .entry(*id)
+                    .expect("a journal-less history holds all");
+                if member.kind().is_summary() || !is_output(&history, member) {
+                    continue;
+                }
+                let header = text.lines().find(|l| l.starts_with(&format!("{id} ")));
+                let Some(header) = header else {
+                    assert!(
+                        described_to,
+                        "{}: {id} is not described in\n{text}",
+                        path.display()
+                    );
+                    continue;
+                };
+                outputs += 1;
+                let produced = header.contains('`')
+                    || header.contains(" output of #")
+                    || header.contains(" result of #");
+                assert!(
+                    produced && !header.contains("result of call"),
+                    "{}: the header of {id} does not say what produced it: {header}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(summaries > 100, "only {summaries} summaries written");
+    assert!(outputs > 200, "only {outputs} outputs summarized");
+    eprintln!("{summaries} summaries, {outputs} summarized outputs, each naming its producer");
+}
