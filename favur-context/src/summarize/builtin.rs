@@ -816,6 +816,36 @@ mod tests {
     }
 
     #[test]
+    fn a_summary_of_summaries_keeps_what_they_kept() {
+        use crate::{CallSite, EntryKind, Message, Retention};
+        let mut h = History::new();
+        let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "pytest tests/test_io.py"})));
+        let b = h.append(strict!(tool_error("c1"): "E   KeyError: 'unit'\ntests/test_io.py::test_read FAILED\nsrc/io/reader.py:88: in read_table"));
+        let first = BuiltinSummarizer::default()
+            .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+        let earlier = Entry::new(
+            h.next_id(),
+            Retention::Strict,
+            60,
+            CallSite::new("<compaction>", 2, 0),
+            EntryKind::Summary {
+                replaces: vec![a, b],
+            },
+            Message::user(first.clone()),
+        );
+        let again = BuiltinSummarizer::default().summarize_entries(&[&earlier], 200);
+        for kept in [
+            "pytest tests/test_io.py",
+            "KeyError: 'unit'",
+            "tests/test_io.py::test_read",
+            "src/io/reader.py",
+        ] {
+            assert!(first.contains(kept), "{first}");
+            assert!(again.contains(kept), "lost {kept}:\n{again}");
+        }
+    }
+
+    #[test]
     fn the_budget_is_never_exceeded() {
         let counter = crate::HeuristicCounter;
         let mut h = History::new();
