@@ -36,10 +36,11 @@ echo "== shipped"
 "$bin" replay "${files[@]}" --rules "$rules" "${common[@]}" --svg docs/replay.svg > "$out/shipped.md"
 grep -E '^\| \*\*TOTAL\*\*' "$out/shipped.md"
 
-variant design-guess "file views=fuzzy" "listings and searches=forgettable"
-variant views-strict "listings and searches=forgettable"
+variant views-fuzzy "file views=fuzzy"
+variant listings-strict "listings and searches=strict"
 variant tests-fuzzy "test and script runs=fuzzy"
 variant assistant-strict "assistant turns=strict"
+variant tests-forgettable "test and script runs=forgettable"
 
 for class in strict fuzzy; do
   file="$out/everything-$class.toml"

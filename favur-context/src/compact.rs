@@ -292,7 +292,7 @@ impl<S> Compactor<S> {
     /// The summarizer.
     ///
     /// ```
-    /// assert_eq!(favur_context::Compactor::new(Default::default()).summarizer().tail_lines, 2);
+    /// assert_eq!(favur_context::Compactor::new(Default::default()).summarizer().head_lines, 2);
     /// ```
     pub fn summarizer(&self) -> &S {
         &self.summarizer

@@ -43,7 +43,8 @@ use crate::message::{Arguments, Part, Role, ToolCall};
 /// let entries = [h.entry(a).unwrap(), h.entry(b).unwrap()];
 /// let req = SummaryRequest { summary: EntryId(2), tier: 2, retention: Retention::Strict, budget_tokens: 200, entries: &entries, context: &[] };
 /// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
-/// assert!(text.contains("#1 bash `cargo test` [error] exit status 101"), "{text}");
+/// assert!(text.contains("#0 assistant → bash `cargo test`"), "{text}");
+/// assert!(text.contains("#1 bash result of #0 [error] exit status 101"), "{text}");
 /// assert!(text.contains("panicked at src/parse.rs:42:9"));
 /// ```
 #[derive(Debug, Clone)]
