@@ -105,10 +105,14 @@ pub trait Summarizer {
 /// ```
 pub trait AsyncSummarizer {
     /// The summary text of `request.entries`, within about `request.budget_tokens`.
+    ///
+    /// The future is `Send`, so the compactor's futures are too (spawn them on a
+    /// multi-threaded executor); an `async fn` here is, if what it holds across its
+    /// awaits is.
     fn summarize(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> impl Future<Output = Result<String, SummarizeError>>;
+    ) -> impl Future<Output = Result<String, SummarizeError>> + Send;
 }
 
 /// Makes any [`Summarizer`] usable where an [`AsyncSummarizer`] is expected (its future
@@ -126,7 +130,7 @@ impl<S: Summarizer> AsyncSummarizer for Ready<S> {
     fn summarize(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> impl Future<Output = Result<String, SummarizeError>> {
+    ) -> impl Future<Output = Result<String, SummarizeError>> + Send {
         std::future::ready(self.0.summarize(request))
     }
 }
