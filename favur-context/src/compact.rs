@@ -10,8 +10,8 @@ use crate::history::History;
 use crate::message::Message;
 use crate::plan::{ByClass, ClassOutcome, Plan, Stamp};
 use crate::policy::Policy;
-use crate::retention::Retention;
 use crate::prepared::{PrepareError, Prepared};
+use crate::retention::Retention;
 use crate::site::CallSite;
 use crate::store::{RecordError, Store};
 use crate::summarize::{
@@ -100,7 +100,7 @@ pub struct Fallback {
 /// h.append(forgettable!(user: "{}", "ls output ".repeat(100)));
 /// h.append(fuzzy!(assistant: "seen"));
 /// let mut c = Compactor::new(Policy::for_window(2_000).unwrap());
-/// let report = c.compact(&mut h).unwrap();
+/// let report = c.compact(&mut h).unwrap().unwrap();
 /// assert_eq!(report.tier, 2); // usage was above 10% of the window
 /// assert!(report.usage_after < report.usage_before);
 /// assert_eq!(report.classes.forgettable.dropped.entries, 1);
@@ -136,7 +136,7 @@ impl CompactionReport {
     /// # let mut h = History::new();
     /// # h.append(forgettable!(user: "{}", "x ".repeat(300)));
     /// # h.append(fuzzy!(assistant: "ok"));
-    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap();
+    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap().unwrap();
     /// assert!(r.usage_fraction_before() > r.usage_fraction_after());
     /// ```
     pub fn usage_fraction_before(&self) -> f64 {
@@ -150,7 +150,7 @@ impl CompactionReport {
     /// # let mut h = History::new();
     /// # h.append(forgettable!(user: "{}", "x ".repeat(300)));
     /// # h.append(fuzzy!(assistant: "ok"));
-    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap();
+    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap().unwrap();
     /// assert!(r.usage_fraction_after() < 0.5);
     /// ```
     pub fn usage_fraction_after(&self) -> f64 {
@@ -359,9 +359,17 @@ impl<S> Compactor<S> {
         Plan::new(history, &self.policy, tier)
     }
 
-    /// Records `plan` with one summary outcome per run (in the order of
-    /// [`Plan::runs`]); a failed outcome is replaced by the built-in summarizer's text and
-    /// listed in the report's fallbacks. Emits the report as a `tracing` event.
+    /// Turns `plan` and one summary outcome per run (in the order of [`Plan::runs`]) into
+    /// a [`Compaction`] record and applies it to `store` ([`Store::apply`]); a failed
+    /// outcome is replaced by the built-in summarizer's text and listed in the report's
+    /// fallbacks. Emits the report as a `tracing` event. With [`plan`](Compactor::plan),
+    /// this is how to drive compaction step by step (summaries from any async code).
+    ///
+    /// # Errors
+    ///
+    /// [`CommitError::Stale`] if the history changed since the plan,
+    /// [`CommitError::Outcomes`] for the wrong number of outcomes,
+    /// [`CommitError::Store`] if the store did not record it; nothing changed then.
     ///
     /// ```
     /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy, SummarizeError};
@@ -771,7 +779,10 @@ impl<S: AsyncSummarizer> Compactor<S> {
         &mut self,
         store: &mut St,
     ) -> Result<Prepared, PrepareError<St::Error>> {
-        let report = self.compact_async(store).await.map_err(PrepareError::Store)?;
+        let report = self
+            .compact_async(store)
+            .await
+            .map_err(PrepareError::Store)?;
         self.prepared(store.history(), report)
     }
 }

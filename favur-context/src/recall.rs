@@ -73,7 +73,7 @@ pub enum RecallError {
 /// other tool result.
 ///
 /// ```
-/// use favur_context::{fuzzy, Compaction, Edit, JournaledHistory, RecallTool, Retention, ToolCall};
+/// use favur_context::{fuzzy, Compaction, Edit, JournaledHistory, RecallTool, Retention, Store, ToolCall};
 /// let path = std::env::temp_dir().join(format!("favur-doc-tool-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = JournaledHistory::open(&path)?;
@@ -82,9 +82,9 @@ pub enum RecallError {
 ///
 /// // The model asks for it back:
 /// let call = ToolCall::new("c2", RecallTool.name(), serde_json::json!({ "id": old.0 }));
-/// let result = RecallTool.respond(&history, &call, Retention::Forgettable);
+/// let result = RecallTool.respond(history.history(), &call, Retention::Forgettable);
 /// let id = history.append(result)?;
-/// let text = &history.entry(id).unwrap().message().tool_results().next().unwrap().content;
+/// let text = &history.history().recall(id).unwrap().message().tool_results().next().unwrap().content;
 /// assert!(text.contains("fn main() {}"));
 /// # drop(history); std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), favur_context::JournalError>(())
@@ -170,11 +170,7 @@ impl RecallTool {
     /// assert!(matches!(err, RecallError::InvalidArguments { .. }));
     /// # let _ = id;
     /// ```
-    pub fn handle(
-        &self,
-        history: &History,
-        arguments: &Arguments,
-    ) -> Result<String, RecallError> {
+    pub fn handle(&self, history: &History, arguments: &Arguments) -> Result<String, RecallError> {
         let id = parse_id(arguments)?;
         let entry = history.recall(id)?;
         Ok(self.render(&entry))
@@ -190,18 +186,13 @@ impl RecallTool {
     /// h.append(strict!(user: "exact words"));
     /// let answer = RecallTool.respond(&h, &ToolCall::new("c9", "recall", r#"{"id": 3}"#), Retention::Forgettable);
     /// let id = h.append(answer);
-    /// let result = h.entry(id).unwrap().message().tool_results().next().unwrap().clone();
+    /// let result = h.recall(id).unwrap().message().tool_results().next().unwrap().clone();
     /// assert!(result.is_error);
     /// assert_eq!(result.call_id, "c9");
     /// assert_eq!(result.content, "no entry #3 (ids run from #0 to #0)");
     /// ```
     #[track_caller]
-    pub fn respond(
-        &self,
-        history: &History,
-        call: &ToolCall,
-        retention: Retention,
-    ) -> Classified {
+    pub fn respond(&self, history: &History, call: &ToolCall, retention: Retention) -> Classified {
         let site = CallSite::caller();
         let (content, is_error) = match self.handle(history, &call.arguments) {
             Ok(text) => (text, false),
@@ -223,7 +214,7 @@ impl RecallTool {
     /// use favur_context::{strict, History, RecallTool};
     /// let mut h = History::new();
     /// let id = h.append(strict!(user: "exact words"));
-    /// assert_eq!(RecallTool.render(h.entry(id).unwrap()), "entry #0 (user, strict)\nexact words");
+    /// assert_eq!(RecallTool.render(&h.recall(id).unwrap()), "entry #0 (user, strict)\nexact words");
     /// ```
     pub fn render(&self, entry: &Entry) -> String {
         let mut out = format!(

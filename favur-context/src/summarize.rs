@@ -17,7 +17,8 @@ use crate::retention::Retention;
 /// use favur_context::{fuzzy, EntryId, History, Retention, SummaryRequest};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "hello"));
-/// let entries = [h.entry(id).unwrap()];
+/// let entry = h.recall(id).unwrap();
+/// let entries = [&*entry];
 /// let req = SummaryRequest { summary: EntryId(1), tier: 1, retention: Retention::Fuzzy, budget_tokens: 100, entries: &entries };
 /// assert_eq!(req.entries.len(), 1);
 /// ```
@@ -149,7 +150,8 @@ impl<S: Summarizer> AsyncSummarizer for Ready<S> {
 /// let mut h = History::new();
 /// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cargo test"})));
 /// let b = h.append(strict!(tool_error("c1"): "running 3 tests\ntest parse ... FAILED\nthread 'main' panicked at src/parse.rs:42:9\nexit status 101"));
-/// let entries = [h.entry(a).unwrap(), h.entry(b).unwrap()];
+/// let (a, b) = (h.recall(a).unwrap(), h.recall(b).unwrap());
+/// let entries = [&*a, &*b];
 /// let req = SummaryRequest { summary: EntryId(2), tier: 2, retention: Retention::Strict, budget_tokens: 200, entries: &entries };
 /// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
 /// assert!(text.contains("bash"), "{text}");
@@ -208,7 +210,8 @@ impl BuiltinSummarizer {
     /// use favur_context::{forgettable, BuiltinSummarizer, History};
     /// let mut h = History::new();
     /// let id = h.append(forgettable!(tool_result("c1"): "Cargo.toml\nsrc/lib.rs\nsrc/main.rs\ntests/a.rs"));
-    /// let text = BuiltinSummarizer::default().summarize_entries(&[h.entry(id).unwrap()], 100);
+    /// let entry = h.recall(id).unwrap();
+    /// let text = BuiltinSummarizer::default().summarize_entries(&[&*entry], 100);
     /// assert!(text.contains("src/lib.rs"));
     /// assert!(text.len() <= 100 * 4);
     /// ```

@@ -116,6 +116,7 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
         assert!(history.report().salvaged.is_none());
         for &id in &acked_this_round {
             let entry = history
+                .history()
                 .recall(EntryId(id))
                 .unwrap_or_else(|e| panic!("round {round}: acknowledged #{id} is lost: {e}"));
             assert!(
@@ -125,20 +126,20 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
         }
         if let Some(next) = last_compaction_next {
             assert!(
-                history.next_id().0 >= next,
+                history.history().next_id().0 >= next,
                 "round {round}: acknowledged compaction lost"
             );
         }
-        assert!(history.compactions().len() >= compactions_acked);
+        assert!(history.history().compactions().len() >= compactions_acked);
         acknowledged.extend(acked_this_round);
         // The view rebuilds the same through the reader that holds every original.
         let (all, _) = History::from_journal(std::fs::File::open(&path).unwrap()).unwrap();
-        assert_eq!(all.view(), history.view(), "round {round}");
-        assert_eq!(all.usage_tokens(), history.usage_tokens());
+        assert_eq!(all.view(), history.history().view(), "round {round}");
+        assert_eq!(all.usage_tokens(), history.history().usage_tokens());
         // Memory bounded by the view: only view items and pinned entries are held.
         assert_eq!(
-            history.entries().len(),
-            history.view().len() + history.pinned().len()
+            history.history().entries().len(),
+            history.history().view().len() + history.history().pinned().len()
         );
         drop(history);
     }
@@ -147,22 +148,22 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
     let history = JournaledHistory::open(&path).unwrap();
     assert!(history.report().is_clean());
     for &id in &acknowledged {
-        let entry = history.recall(EntryId(id)).unwrap();
+        let entry = history.history().recall(EntryId(id)).unwrap();
         assert!(entry.message().text() == message_text(id), "#{id} differs");
     }
-    let full = history.to_history().unwrap();
-    assert_eq!(full.entries().len(), history.len());
+    let full = history.history().full_copy().unwrap();
+    assert_eq!(full.entries().len(), history.history().len());
     let replayed = History::from_json(&full.to_json()).unwrap();
-    assert_eq!(replayed.view(), history.view());
-    assert_eq!(replayed.usage_tokens(), history.usage_tokens());
+    assert_eq!(replayed.view(), history.history().view());
+    assert_eq!(replayed.usage_tokens(), history.history().usage_tokens());
     assert!(matches!(
         OpenOptions::new().keep_originals(true).open(&path),
         Err(JournalError::Locked { .. })
     ));
     drop(history);
     let kept = OpenOptions::new().keep_originals(true).open(&path).unwrap();
-    assert_eq!(kept.entries(), full.entries());
-    assert_eq!(kept.view(), full.view());
+    assert_eq!(kept.history().entries(), full.entries());
+    assert_eq!(kept.history().view(), full.view());
 
     eprintln!(
         "kill test: {ROUNDS} rounds, {} appends and {compactions_acked} compactions ({engine_acked} by the engine) acknowledged, {torn_tails} torn tails cut, {} entries, {:?}",

@@ -529,10 +529,7 @@ impl History {
                 continue;
             };
             for call in entry.message.tool_calls() {
-                let answered = self
-                    .result_entries(&call.id)
-                    .iter()
-                    .any(|r| *r > entry.id);
+                let answered = self.result_entries(&call.id).iter().any(|r| *r > entry.id);
                 if !answered {
                     pending.push((entry.id, call));
                 }

@@ -342,7 +342,12 @@ mod tests {
         // A full copy holds every original again, in order.
         let copy = h.full_copy().unwrap();
         assert_eq!(copy.entries().len(), 8);
-        assert!(copy.entries().iter().enumerate().all(|(i, e)| e.id.0 == i as u64));
+        assert!(
+            copy.entries()
+                .iter()
+                .enumerate()
+                .all(|(i, e)| e.id.0 == i as u64)
+        );
     }
 
     #[test]

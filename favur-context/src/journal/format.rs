@@ -146,7 +146,6 @@ pub(super) fn syntax(content: &[u8], error: &serde_json::Error) -> Corruption {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,7 +66,12 @@ impl JournalFile {
 
 /// Copies the journal from `offset` to the end into a new file next to it and returns
 /// that file's path.
-pub(super) fn move_aside(file: &File, path: &Path, offset: u64, sync: bool) -> Result<PathBuf, JournalError> {
+pub(super) fn move_aside(
+    file: &File,
+    path: &Path,
+    offset: u64,
+    sync: bool,
+) -> Result<PathBuf, JournalError> {
     let io = |action: &'static str, p: &Path| {
         let p = p.to_path_buf();
         move |source: io::Error| JournalError::Io {
@@ -124,4 +129,3 @@ pub(super) fn sync_parent(path: &Path) {
     #[cfg(not(unix))]
     let _ = path;
 }
-

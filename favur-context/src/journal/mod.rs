@@ -60,8 +60,7 @@ pub use error::{Corruption, JournalError};
 #[doc(hidden)]
 pub use fs::Faults;
 pub use options::{
-    DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged,
-    TornTail,
+    DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
 };
 
 use crate::entry::EntryId;

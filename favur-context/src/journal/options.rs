@@ -6,9 +6,9 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::JournaledHistory;
 use super::error::{Corruption, JournalError};
 use super::scan::scan;
-use super::JournaledHistory;
 use crate::account::{HeuristicCounter, TokenCounter};
 use crate::history::{DEFAULT_FRAMING_TOKENS, History};
 use crate::store::NewEntry;
@@ -395,4 +395,3 @@ impl History {
         OpenOptions::new().read(reader)
     }
 }
-

@@ -42,13 +42,19 @@ impl FileOriginals {
 
     /// Records where the next `n` ids' record is.
     pub(super) fn push(&self, at: Locator, n: usize) {
-        let mut locators = self.locators.write().unwrap_or_else(PoisonError::into_inner);
+        let mut locators = self
+            .locators
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
         locators.extend(std::iter::repeat_n(at, n));
     }
 
     /// Replaces the table (after a scan).
     pub(super) fn set(&self, table: Vec<Locator>) {
-        *self.locators.write().unwrap_or_else(PoisonError::into_inner) = table;
+        *self
+            .locators
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = table;
     }
 }
 
@@ -56,7 +62,9 @@ impl Originals for FileOriginals {
     fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
         let at = {
             let locators = self.locators.read().unwrap_or_else(PoisonError::into_inner);
-            let at = usize::try_from(id.0).ok().and_then(|i| locators.get(i).copied());
+            let at = usize::try_from(id.0)
+                .ok()
+                .and_then(|i| locators.get(i).copied());
             at.ok_or(RecallError::UnknownId {
                 id,
                 next: EntryId(locators.len() as u64),
@@ -124,4 +132,3 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     f.seek(SeekFrom::Start(offset))?;
     f.read_exact(buf)
 }
-

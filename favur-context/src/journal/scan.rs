@@ -134,7 +134,6 @@ pub(super) fn scan<R: BufRead>(
     Ok(scan)
 }
 
-
 /// Replays one record line into the history: all of it, or nothing and the damage.
 fn replay(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineError> {
     let record: RecordIn = match serde_json::from_slice(content) {
