@@ -5,7 +5,10 @@
 //! - `A <id>` after an append of the message [`message_text`]`(id)` returned `Ok(id)`;
 //! - `C <next id> engine` after the `Compactor` compacted the journal (tried every 10
 //!   appends), `C <next id>` after a compaction built here was applied with `apply`
-//!   (every 25 appends).
+//!   (every 25 appends);
+//! - `B <first id> <n>` after a batch of `n` entries ([`batch_text`]) recorded with
+//!   `Store::record` returned (every 7 appends): one long line, so that some kills land
+//!   in the middle of a batch.
 //!
 //! It runs until killed, or stops by itself after 30 seconds.
 
@@ -14,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use favur_context::{
     CallSite, Compaction, Compactor, Durability, Edit, Entry, EntryKind, Form, JournaledHistory,
-    Message, OpenOptions, Policy, Retention, Store,
+    Message, NewEntry, OpenOptions, Policy, Retention, Store,
 };
 
 fn main() {
@@ -59,6 +62,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 writeln!(out, "C {} engine", history.history().next_id().0)?;
                 out.flush()?;
             }
+        } else if n.is_multiple_of(7) {
+            let first = history.history().next_id().0;
+            let batch = (0..BATCH)
+                .map(|k| NewEntry::appended(Message::user(batch_text(first, k)).classify(class)))
+                .collect();
+            let id = history.record(batch)?;
+            writeln!(out, "B {} {BATCH}", id.0)?;
+            out.flush()?;
         } else if n.is_multiple_of(25) {
             compact(&mut history)?;
             writeln!(out, "C {}", history.history().next_id().0)?;
@@ -66,6 +77,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Entries in each batch.
+pub const BATCH: u64 = 12;
+
+/// The text of entry `k` of the batch whose first id is `first`: `batch <first> <k>`
+/// and a 4 KiB padding.
+pub fn batch_text(first: u64, k: u64) -> String {
+    format!("batch {first} {k} {}", "y".repeat(4096))
 }
 
 /// The text of the message appended with id `id`: `message <id>`, and for one id in ten a
