@@ -104,6 +104,22 @@ pub trait Summarizer {
 ///     }
 /// }
 /// ```
+///
+/// The future must be `Send` (so that [`Compactor::prepare_async`](crate::Compactor::prepare_async)
+/// can be spawned on a multi-threaded executor): holding an `Rc` across an await does not
+/// compile.
+///
+/// ```compile_fail
+/// use favur_context::{AsyncSummarizer, SummarizeError, SummaryRequest};
+/// struct Local;
+/// impl AsyncSummarizer for Local {
+///     async fn summarize(&self, _: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+///         let shared = std::rc::Rc::new("gist");
+///         std::future::ready(()).await; // error: future cannot be sent between threads safely
+///         Ok(shared.to_string())
+///     }
+/// }
+/// ```
 pub trait AsyncSummarizer {
     /// The summary text of `request.entries`, within about `request.budget_tokens`.
     ///

@@ -163,3 +163,50 @@ impl Drop for Writer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer(dir: &Path) -> Writer {
+        let path = dir.join("w.jsonl");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let file = JournalFile {
+            file,
+            #[cfg(feature = "fault-injection")]
+            faults: super::super::fs::Faults::default(),
+        };
+        Writer::new(file, &path, 0, Durability::Flush, 1 << 20)
+    }
+
+    #[test]
+    fn a_record_not_settled_poisons_the_writer() {
+        let dir = std::env::temp_dir().join(format!("favur-writer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = writer(&dir);
+        let header = || {
+            RecordOut::Journal(super::super::format::Header {
+                format: 1,
+                framing_tokens: 4,
+            })
+        };
+        let at = w.write(&header()).unwrap();
+        assert_eq!(at.offset, 0);
+        // Written, memory not caught up (a panic would leave it so): no more writes.
+        assert!(w.is_poisoned());
+        assert!(matches!(
+            w.write(&header()),
+            Err(JournalError::Poisoned { .. })
+        ));
+        w.settle();
+        assert!(!w.is_poisoned());
+        let next = w.write(&header()).unwrap();
+        assert_eq!(next.offset, u64::from(at.len));
+        drop(w);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
