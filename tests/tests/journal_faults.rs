@@ -527,3 +527,49 @@ fn reader_reports_the_same_errors_without_a_file() {
     assert_eq!(history.len(), 3);
     assert_eq!(report.torn_tail.map(|t| t.offset), Some(offset));
 }
+
+#[test]
+fn bad_batches_are_damage_and_load_nothing_of_the_batch() {
+    let (_d, path, lines) = base();
+    // The inner object of an entry record: `{"entry":<this>}`.
+    let entry = |id: u64| {
+        let line = entry_line(id, r#""fuzzy""#);
+        let line = line.trim_end();
+        line["{\"entry\":".len()..line.len() - 1].to_owned()
+    };
+    // Empty.
+    let offset = write_with(&path, &lines, b"{\"batch\":[]}\n", &[]);
+    assert_eq!(corrupt_at(&path, 5, offset), Corruption::EmptyBatch);
+    // The second entry's id skips one: nothing of the batch loads, not even the first.
+    let skip = format!("{{\"batch\":[{},{}]}}\n", entry(3), entry(5));
+    let offset = write_with(&path, &lines, skip.as_bytes(), &[]);
+    assert_eq!(
+        corrupt_at(&path, 5, offset),
+        Corruption::IdOrder {
+            expected: EntryId(4),
+            found: EntryId(5)
+        }
+    );
+    let (h, report) = OpenOptions::new()
+        .salvage(true)
+        .read(std::fs::File::open(&path).unwrap())
+        .unwrap();
+    assert_eq!((h.len(), report.records), (3, 3));
+    // A summary inside a batch.
+    let summary = entry(4).replace(
+        r#""message""#,
+        r#""kind":{"summary":{"replaces":[1]}},"message""#,
+    );
+    let line = format!("{{\"batch\":[{},{summary}]}}\n", entry(3));
+    let offset = write_with(&path, &lines, line.as_bytes(), &[]);
+    assert_eq!(
+        corrupt_at(&path, 5, offset),
+        Corruption::UnexpectedSummary { id: EntryId(4) }
+    );
+    // The control: a good batch loads whole.
+    let good = format!("{{\"batch\":[{},{}]}}\n", entry(3), entry(4));
+    write_with(&path, &lines, good.as_bytes(), &[]);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.history().len(), 5);
+    assert_eq!(h.report().records, 4);
+}
