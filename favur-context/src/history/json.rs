@@ -92,7 +92,7 @@ impl History {
     ///
     /// It writes the entries held in memory: all of them for a `History` on its own. For
     /// a journaled history whose originals were evicted, first get a complete copy with
-    /// [`JournaledHistory::to_history`](crate::JournaledHistory::to_history).
+    /// [`full_copy`](History::full_copy).
     ///
     /// ```
     /// use favur_context::{strict, History};
