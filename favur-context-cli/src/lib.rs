@@ -32,7 +32,7 @@ pub mod wiring;
 pub enum ReplayError {
     /// A compaction record could not be applied to the view.
     #[error("compaction could not be applied: {0}")]
-    Apply(#[from] favur_context::ApplyError),
+    Apply(#[from] favur_context::RecordError),
     /// The strategy refused the request: usage at or over its limit.
     #[error("request refused: {message}")]
     Refused {

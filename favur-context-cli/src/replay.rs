@@ -362,7 +362,7 @@ pub fn replay(
                 ..Step::default()
             };
             for item in history.view().items() {
-                if let Some(e) = history.entry(item.id) {
+                if let Ok(e) = history.recall(item.id) {
                     step.by_class[e.retention().index()] += u64::from(item.tokens);
                 }
             }
@@ -432,7 +432,7 @@ pub fn replay(
         let classified = imported.classified.clone();
         let id = if imported.pin {
             let id = history.pin(classified);
-            pinned_tokens += history.entry(id).map_or(0, |e| u64::from(e.tokens()));
+            pinned_tokens += history.recall(id).map_or(0, |e| u64::from(e.tokens()));
             id
         } else {
             history.append(classified)
@@ -453,7 +453,7 @@ fn fates(history: &History) -> HashMap<EntryId, Fate> {
             Form::Placeholder { summary: None } => Fate::Placeholder,
         };
         out.insert(item.id, fate);
-        if let Some(e) = history.entry(item.id)
+        if let Ok(e) = history.recall(item.id)
             && let EntryKind::Summary { replaces } = e.kind()
         {
             for id in replaces {

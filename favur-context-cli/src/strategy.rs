@@ -107,8 +107,8 @@ fn tail_start(history: &History) -> usize {
         .iter()
         .rposition(|item| {
             history
-                .entry(item.id)
-                .is_some_and(|e| e.message().role == Role::Assistant)
+                .recall(item.id)
+                .is_ok_and(|e| e.message().role == Role::Assistant)
         })
         .map_or(0, |i| i + 1)
 }
@@ -154,8 +154,8 @@ impl Strategy for TrimOldest {
             let mut j = i + 1;
             while j < tail
                 && history
-                    .entry(items[j].id)
-                    .is_some_and(|e| e.message().role == Role::Tool)
+                    .recall(items[j].id)
+                    .is_ok_and(|e| e.message().role == Role::Tool)
             {
                 j += 1;
             }
@@ -212,7 +212,7 @@ impl MaskOld {
 /// The message a masked output shows: the placeholder text the engine uses for a dropped
 /// result, keeping the call id of a tool result.
 fn masked(history: &History, id: EntryId) -> Option<Message> {
-    let e = history.entry(id)?;
+    let e = history.recall(id).ok()?;
     let text = favur_context::placeholder_text(id, None);
     Some(match e.message().tool_results().next() {
         Some(r) => Message::tool_result(r.call_id.clone(), text, r.is_error),

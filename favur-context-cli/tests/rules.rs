@@ -125,11 +125,11 @@ fn rules_classify_an_import_and_name_the_rule_in_the_call_site() {
       {"role": "tool", "tool_call_id": "c1", "content": "src"}]"#;
     let mut h = History::new();
     let report = import::import(&mut h, Format::OpenAi, json, &rules).unwrap();
-    let result = h.entry(report.ids[2].1).unwrap();
+    let result = h.recall(report.ids[2].1).unwrap();
     assert_eq!(result.retention(), Retention::Forgettable);
     assert_eq!(result.site().file(), "import:openai/listings");
     assert_eq!(
-        h.entry(report.ids[1].1).unwrap().retention(),
+        h.recall(report.ids[1].1).unwrap().retention(),
         Retention::Strict
     );
 }

@@ -193,7 +193,7 @@ fn bench_compact(c: &mut Criterion) {
                 || h.clone(),
                 |mut h| {
                     let mut c = Compactor::new(Policy::default());
-                    c.compact_at(&mut h, 1);
+                    c.compact_at(&mut h, 1).expect("compact");
                     h
                 },
                 BatchSize::LargeInput,

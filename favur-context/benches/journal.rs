@@ -8,7 +8,7 @@ use std::time::Duration;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use favur_context::{
     CallSite, Compaction, Durability, Edit, Entry, EntryKind, JournaledHistory, Message,
-    OpenOptions, Retention,
+    OpenOptions, Retention, Store,
 };
 
 /// A typical short message (~100 bytes of text).
@@ -61,10 +61,16 @@ fn write_journal(path: &std::path::Path, n: usize, compact_every: Option<usize>)
         if let Some(every) = compact_every
             && appended.is_multiple_of(every)
         {
-            let items: Vec<_> = history.view().items().iter().map(|i| i.id).collect();
+            let items: Vec<_> = history
+                .history()
+                .view()
+                .items()
+                .iter()
+                .map(|i| i.id)
+                .collect();
             let half = items.len() / 2;
             let summary = Entry::new(
-                history.next_id(),
+                history.history().next_id(),
                 Retention::Fuzzy,
                 8,
                 CallSite::new("bench", 1, 1),
@@ -100,7 +106,7 @@ fn reopen(c: &mut Criterion) {
                 || (),
                 |()| {
                     let h = JournaledHistory::open(&path).expect("reopen");
-                    assert!(h.len() >= 100_000);
+                    assert!(h.history().len() >= 100_000);
                     h
                 },
                 BatchSize::PerIteration,

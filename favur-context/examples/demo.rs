@@ -82,7 +82,10 @@ impl Job {
         self.step += 1;
         let n = self.h.compactions().len();
         let usage = self.h.usage_tokens();
-        let result = self.compactor.prepare(&mut self.h).map(|v| v.len());
+        let result = self
+            .compactor
+            .prepare(&mut self.h)
+            .map(|_| self.h.view().len());
         let pct = 100.0 * usage as f64 / WINDOW as f64;
         let width = (pct * 2.0).round() as usize;
         let bar = if width > 60 {
@@ -124,7 +127,7 @@ impl Job {
         }
         // Show the summaries this compaction wrote that hold a watched entry.
         for s in &r.summaries {
-            let Some(e) = self.h.entry(*s) else { continue };
+            let Ok(e) = self.h.recall(*s) else { continue };
             let EntryKind::Summary { replaces } = e.kind() else {
                 continue;
             };
@@ -145,7 +148,7 @@ impl Job {
 
 /// What became of an entry: verbatim, reshaped, inside a summary, or out of the view.
 fn fate(h: &History, id: EntryId) -> String {
-    let class = h.entry(id).map(|e| e.retention().as_str()).unwrap_or("?");
+    let class = h.recall(id).map(|e| e.retention().as_str()).unwrap_or("?");
     if let Some(item) = h.view().items().iter().find(|i| i.id == id) {
         let form = match &item.form {
             Form::Verbatim => "still there, verbatim",
@@ -156,7 +159,7 @@ fn fate(h: &History, id: EntryId) -> String {
         return format!("({class}, {id}) {form}");
     }
     for item in h.view().items() {
-        if let Some(e) = h.entry(item.id)
+        if let Ok(e) = h.recall(item.id)
             && let EntryKind::Summary { replaces } = e.kind()
             && replaces.contains(&id)
         {
@@ -359,15 +362,15 @@ fn main() {
         job.h.usage_tokens()
     );
     for id in job.h.pinned() {
-        if let Some(e) = job.h.entry(*id) {
+        if let Ok(e) = job.h.recall(*id) {
             println!("  [pinned {id} system, strict] {}", e.message().text());
         }
     }
     for item in job.h.view().items() {
-        let Some(e) = job.h.entry(item.id) else {
+        let Ok(e) = job.h.recall(item.id) else {
             continue;
         };
-        let shown = item.form.message_for(e);
+        let shown = item.form.message_for(&e);
         let kind = if e.kind().is_summary() {
             "summary"
         } else {

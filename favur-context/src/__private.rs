@@ -8,6 +8,7 @@ pub use crate::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 pub use crate::retention::Retention;
 pub use crate::retention::class::{Class, Forgettable, Fuzzy, Strict};
 pub use crate::site::CallSite;
+pub use crate::store::{NewEntry, Store};
 pub use crate::tool::{ClassifiedTool, Tool};
 pub use ::core;
 pub use ::std::format;
@@ -174,6 +175,54 @@ impl<C: Class> core::ops::Deref for ClassedHistory<'_, C> {
 impl<C: Class> core::ops::DerefMut for ClassedHistory<'_, C> {
     fn deref_mut(&mut self) -> &mut History {
         self.history
+    }
+}
+
+/// A store parameter inside a `#[retention(C)]` function, for any [`Store`] (a
+/// [`JournaledHistory`](crate::JournaledHistory), say): `append` and `pin` take plain
+/// content, classify it with `C`, and return the store's result; everything else derefs
+/// to the store.
+pub struct ClassedStore<'a, C: Class, S: Store> {
+    store: &'a mut S,
+    _class: core::marker::PhantomData<C>,
+}
+
+impl<'a, C: Class, S: Store> ClassedStore<'a, C, S> {
+    /// Wraps the function's store parameter.
+    #[inline]
+    pub fn new(store: &'a mut S) -> Self {
+        ClassedStore {
+            store,
+            _class: core::marker::PhantomData,
+        }
+    }
+
+    /// Appends plain content with the function's class (a value with a class of its own
+    /// keeps it), through [`Store::record`].
+    #[track_caller]
+    pub fn append<M: FnAppend>(&mut self, content: M) -> Result<EntryId, S::Error> {
+        let classified = content.classify_as(C::RETENTION, CallSite::caller());
+        self.store.record(vec![NewEntry::appended(classified)])
+    }
+
+    /// Pins plain content with the function's class, like `append`.
+    #[track_caller]
+    pub fn pin<M: FnAppend>(&mut self, content: M) -> Result<EntryId, S::Error> {
+        let classified = content.classify_as(C::RETENTION, CallSite::caller());
+        self.store.record(vec![NewEntry::pinned(classified)])
+    }
+}
+
+impl<C: Class, S: Store> core::ops::Deref for ClassedStore<'_, C, S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        self.store
+    }
+}
+
+impl<C: Class, S: Store> core::ops::DerefMut for ClassedStore<'_, C, S> {
+    fn deref_mut(&mut self) -> &mut S {
+        self.store
     }
 }
 

@@ -2,22 +2,22 @@
 //! compaction, reports it, and refuses requests over the limit.
 
 use std::fmt;
-use std::ops::Deref;
 
 use serde::Serialize;
 
-use crate::classify::Classify;
 use crate::entry::{Entry, EntryId, EntryKind};
 use crate::history::History;
 use crate::message::{Message, Role};
 use crate::plan::{ByClass, ClassOutcome, Plan, Stamp};
 use crate::policy::Policy;
+use crate::prepared::{PrepareError, Prepared};
 use crate::retention::Retention;
 use crate::site::CallSite;
+use crate::store::{RecordError, Store};
 use crate::summarize::{
     AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer, SummaryRequest,
 };
-use crate::view::{Compaction, Edit, View};
+use crate::view::{Compaction, Edit};
 
 /// The request would carry at least the limit even after the highest tier reached:
 /// it is refused, and nothing is lost (the history and what the compaction did stay).
@@ -27,7 +27,7 @@ use crate::view::{Compaction, Edit, View};
 /// let mut h = History::new();
 /// h.append(strict!(user: "{}", "word ".repeat(400))); // in flight, cannot be compacted
 /// let mut c = Compactor::new(Policy::for_window(1_000).unwrap());
-/// let err = c.prepare(&mut h).unwrap_err();
+/// let err = *c.prepare(&mut h).unwrap_err().limit().unwrap();
 /// assert_eq!((err.window, err.limit), (1_000, 500));
 /// assert!(err.tokens >= 500);
 /// assert_eq!(h.len(), 1);
@@ -45,7 +45,7 @@ pub struct LimitExceeded {
     pub limit: u64,
 }
 
-/// A plan could not be committed.
+/// A plan could not be committed. `E` is the store's error.
 ///
 /// ```
 /// use favur_context::{forgettable, fuzzy, CommitError, Compactor, History, Policy};
@@ -58,7 +58,7 @@ pub struct LimitExceeded {
 /// assert_eq!(c.commit(&mut h, plan, Vec::new()).unwrap_err(), CommitError::Stale);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CommitError {
+pub enum CommitError<E = RecordError> {
     /// The history changed since the plan was made; plan again.
     #[error("the history changed since the plan was made; plan again")]
     Stale,
@@ -70,9 +70,10 @@ pub enum CommitError {
         /// Outcomes given.
         given: usize,
     },
-    /// The compaction did not apply (a bug: plans always apply to their history).
-    #[error("the compaction did not apply: {0}")]
-    Apply(#[from] crate::view::ApplyError),
+    /// The store did not record the compaction (a write failed; or, a bug, the record
+    /// did not apply): nothing changed.
+    #[error("the store did not record the compaction: {0}")]
+    Store(#[source] E),
 }
 
 /// A summarizer failure the engine recovered from with the built-in summarizer.
@@ -99,7 +100,7 @@ pub struct Fallback {
 /// h.append(forgettable!(user: "{}", "ls output ".repeat(100)));
 /// h.append(fuzzy!(assistant: "seen"));
 /// let mut c = Compactor::new(Policy::for_window(2_000).unwrap());
-/// let report = c.compact(&mut h).unwrap();
+/// let report = c.compact(&mut h).unwrap().unwrap();
 /// assert_eq!(report.tier, 2); // usage was above 10% of the window
 /// assert!(report.usage_after < report.usage_before);
 /// assert_eq!(report.classes.forgettable.dropped.entries, 1);
@@ -135,7 +136,7 @@ impl CompactionReport {
     /// # let mut h = History::new();
     /// # h.append(forgettable!(user: "{}", "x ".repeat(300)));
     /// # h.append(fuzzy!(assistant: "ok"));
-    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap();
+    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap().unwrap();
     /// assert!(r.usage_fraction_before() > r.usage_fraction_after());
     /// ```
     pub fn usage_fraction_before(&self) -> f64 {
@@ -149,7 +150,7 @@ impl CompactionReport {
     /// # let mut h = History::new();
     /// # h.append(forgettable!(user: "{}", "x ".repeat(300)));
     /// # h.append(fuzzy!(assistant: "ok"));
-    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap();
+    /// # let r = Compactor::new(Policy::for_window(1_000).unwrap()).compact(&mut h).unwrap().unwrap();
     /// assert!(r.usage_fraction_after() < 0.5);
     /// ```
     pub fn usage_fraction_after(&self) -> f64 {
@@ -208,8 +209,10 @@ impl fmt::Display for CompactionReport {
 /// The compaction engine of one job: a [`Policy`] and a summarizer.
 ///
 /// Call [`prepare`](Compactor::prepare) (or [`prepare_async`](Compactor::prepare_async))
-/// before each model request: it compacts if a tier is due and returns the view to send,
-/// or refuses with [`LimitExceeded`].
+/// before each model request, on any [`Store`] (a [`History`], a
+/// [`JournaledHistory`](crate::JournaledHistory)): it compacts if a tier is due, records
+/// the compaction in the store, and reports what it did, or refuses with
+/// [`LimitExceeded`].
 ///
 /// A tier is due when usage reaches its threshold and the last compaction this engine
 /// made left usage below that threshold (so a tier does not fire again on every request
@@ -224,9 +227,10 @@ impl fmt::Display for CompactionReport {
 /// h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls -R"})));
 /// h.append(forgettable!(tool_result("c1"): "{}", "src/file.rs\n".repeat(40)));
 /// h.append(fuzzy!(assistant: "found it"));
-/// let view = c.prepare(&mut h).unwrap();
-/// assert!(view.len() < 4);
-/// assert_eq!(c.last_report().unwrap().tier, 1);
+/// let done = c.prepare(&mut h).unwrap();
+/// assert!(done.compacted());
+/// assert!(h.view().len() < 4);
+/// assert_eq!(done.report.unwrap().tier, 1);
 /// ```
 #[derive(Debug, Clone)]
 pub struct Compactor<S = BuiltinSummarizer> {
@@ -355,9 +359,17 @@ impl<S> Compactor<S> {
         Plan::new(history, &self.policy, tier)
     }
 
-    /// Records `plan` with one summary outcome per run (in the order of
-    /// [`Plan::runs`]); a failed outcome is replaced by the built-in summarizer's text and
-    /// listed in the report's fallbacks. Emits the report as a `tracing` event.
+    /// Turns `plan` and one summary outcome per run (in the order of [`Plan::runs`]) into
+    /// a [`Compaction`] record and applies it to `store` ([`Store::apply`]); a failed
+    /// outcome is replaced by the built-in summarizer's text and listed in the report's
+    /// fallbacks. Emits the report as a `tracing` event. With [`plan`](Compactor::plan),
+    /// this is how to drive compaction step by step (summaries from any async code).
+    ///
+    /// # Errors
+    ///
+    /// [`CommitError::Stale`] if the history changed since the plan,
+    /// [`CommitError::Outcomes`] for the wrong number of outcomes,
+    /// [`CommitError::Store`] if the store did not record it; nothing changed then.
     ///
     /// ```
     /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy, SummarizeError};
@@ -371,12 +383,43 @@ impl<S> Compactor<S> {
     /// assert_eq!(report.fallbacks.len(), 1);
     /// assert_eq!(h.view().len(), 2);
     /// ```
-    pub fn commit(
+    pub fn commit<St: Store>(
         &mut self,
-        history: &mut History,
+        store: &mut St,
         plan: Plan,
         outcomes: Vec<Result<String, SummarizeError>>,
-    ) -> Result<CompactionReport, CommitError> {
+    ) -> Result<CompactionReport, CommitError<St::Error>> {
+        let history = store.history();
+        let (compaction, fallbacks) = self.record(history, &plan, outcomes)?;
+        let before = history.usage_tokens();
+        if let Some(compaction) = compaction {
+            store.apply(compaction).map_err(CommitError::Store)?;
+        }
+        let report = CompactionReport {
+            tier: plan.tier(),
+            usage_before: before,
+            usage_after: store.history().usage_tokens(),
+            window: self.policy.window_tokens(),
+            classes: *plan.outcome(),
+            summaries: plan.runs().iter().map(|r| r.summary).collect(),
+            reformed: plan.reforms().len(),
+            summarizer_calls: plan.runs().len(),
+            fallbacks,
+        };
+        self.covered = self.policy.tier_for(report.usage_after);
+        emit(&report);
+        self.last_report = Some(report.clone());
+        Ok(report)
+    }
+
+    /// The compaction record of `plan` with one summary outcome per run (`None` when the
+    /// plan edits nothing), and the runs whose summary the built-in summarizer wrote.
+    fn record<E>(
+        &self,
+        history: &History,
+        plan: &Plan,
+        outcomes: Vec<Result<String, SummarizeError>>,
+    ) -> Result<(Option<Compaction>, Vec<Fallback>), CommitError<E>> {
         if plan.stamp != Stamp::of(history) {
             return Err(CommitError::Stale);
         }
@@ -386,7 +429,6 @@ impl<S> Compactor<S> {
                 given: outcomes.len(),
             });
         }
-        let calls = outcomes.len();
         let mut fallbacks = Vec::new();
         let mut edits = Vec::with_capacity(plan.runs().len() + plan.reforms().len());
         let contexts = run_contexts(history, &plan);
@@ -441,29 +483,11 @@ impl<S> Compactor<S> {
         for id in plan.drops() {
             edits.push(Edit::Drop { id: *id });
         }
-        let summaries: Vec<EntryId> = plan.runs().iter().map(|r| r.summary).collect();
-        let before = history.usage_tokens();
-        if !edits.is_empty() {
-            history.apply(Compaction {
-                tier: plan.tier(),
-                edits,
-            })?;
-        }
-        let report = CompactionReport {
+        let compaction = (!edits.is_empty()).then(|| Compaction {
             tier: plan.tier(),
-            usage_before: before,
-            usage_after: history.usage_tokens(),
-            window: self.policy.window_tokens(),
-            classes: *plan.outcome(),
-            summaries,
-            reformed: plan.reforms().len(),
-            summarizer_calls: calls,
-            fallbacks,
-        };
-        self.covered = self.policy.tier_for(report.usage_after);
-        emit(&report);
-        self.last_report = Some(report.clone());
-        Ok(report)
+            edits,
+        });
+        Ok((compaction, fallbacks))
     }
 
     /// Usage below a tier's threshold re-arms it (a compaction made elsewhere, say).
@@ -603,41 +627,63 @@ pub fn summary_message(replaces: &[EntryId], body: &str) -> Message {
 }
 
 impl<S: Summarizer> Compactor<S> {
-    /// Compacts if a tier is due; returns the report, or `None` when nothing was due or
-    /// nothing was compactable.
+    /// Compacts if a tier is due and records the compaction in `store`; returns the
+    /// report, or `None` when nothing was due or nothing was compactable. Does not check
+    /// the limit: before a model request, call [`prepare`](Compactor::prepare).
+    ///
+    /// # Errors
+    ///
+    /// The store's error if it did not record the compaction; then nothing changed.
     ///
     /// ```
     /// use favur_context::{Compactor, History, Policy};
     /// let mut h = History::new();
-    /// assert!(Compactor::new(Policy::default()).compact(&mut h).is_none());
+    /// assert!(Compactor::new(Policy::default()).compact(&mut h).unwrap().is_none());
     /// ```
-    pub fn compact(&mut self, history: &mut History) -> Option<CompactionReport> {
-        self.uncover(history);
-        let plan = self.plan(history)?;
-        self.run_plan(history, plan)
+    pub fn compact<St: Store>(
+        &mut self,
+        store: &mut St,
+    ) -> Result<Option<CompactionReport>, St::Error> {
+        self.uncover(store.history());
+        let Some(plan) = self.plan(store.history()) else {
+            return Ok(None);
+        };
+        self.run_plan(store, plan)
     }
 
-    /// Applies `tier` now, whether or not it is due.
+    /// Applies `tier` now, whether or not it is due, and records it in `store`.
+    ///
+    /// # Errors
+    ///
+    /// The store's error if it did not record the compaction; then nothing changed.
     ///
     /// ```
     /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "listing"));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let r = Compactor::new(Policy::default()).compact_at(&mut h, 2).unwrap();
+    /// let r = Compactor::new(Policy::default()).compact_at(&mut h, 2).unwrap().unwrap();
     /// assert_eq!(r.classes.forgettable.dropped.entries, 1);
     /// ```
-    pub fn compact_at(&mut self, history: &mut History, tier: u8) -> Option<CompactionReport> {
-        let plan = Plan::new(history, &self.policy, tier);
-        self.run_plan(history, plan)
+    pub fn compact_at<St: Store>(
+        &mut self,
+        store: &mut St,
+        tier: u8,
+    ) -> Result<Option<CompactionReport>, St::Error> {
+        let plan = Plan::new(store.history(), &self.policy, tier);
+        self.run_plan(store, plan)
     }
 
-    fn run_plan(&mut self, history: &mut History, plan: Plan) -> Option<CompactionReport> {
+    fn run_plan<St: Store>(
+        &mut self,
+        store: &mut St,
+        plan: Plan,
+    ) -> Result<Option<CompactionReport>, St::Error> {
         if plan.is_empty() {
-            return None;
+            return Ok(None);
         }
         let outcomes: Vec<_> = {
-            let lists = Self::requests(history, &plan);
+            let lists = Self::requests(store.history(), &plan);
             plan.runs()
                 .iter()
                 .zip(&lists)
@@ -653,31 +699,74 @@ impl<S: Summarizer> Compactor<S> {
                 })
                 .collect()
         };
-        // A plan made from this history just now always commits.
-        self.commit(history, plan, outcomes).ok()
+        committed(self.commit(store, plan, outcomes))
     }
 
-    /// The one call before each model request: compacts if a tier is due and returns the
-    /// view to send, or refuses with [`LimitExceeded`] if the request would still carry
-    /// the limit or more.
+    /// The one call before each model request, on any [`Store`]: compacts if a tier is
+    /// due, records the compaction in the store, and reports what it did; or refuses with
+    /// [`PrepareError::Limit`] if the request would still carry the limit or more. Then
+    /// send the store's view ([`render_openai`](crate::render::render_openai) or
+    /// [`render_anthropic`](crate::render::render_anthropic) of its history).
+    ///
+    /// # Errors
+    ///
+    /// [`PrepareError::Limit`] over the limit (what was compacted stays recorded, see
+    /// [`last_report`](Compactor::last_report)); [`PrepareError::Store`] if the store did
+    /// not record the compaction (then nothing changed).
     ///
     /// ```
     /// use favur_context::{fuzzy, Compactor, History, Policy};
     /// let mut h = History::new();
     /// let mut c = Compactor::new(Policy::default());
     /// h.append(fuzzy!(user: "hi"));
-    /// assert_eq!(c.prepare(&mut h).unwrap().len(), 1);
+    /// let done = c.prepare(&mut h).unwrap();
+    /// assert!(!done.compacted());
+    /// assert_eq!(done.usage_tokens, h.usage_tokens());
+    /// assert_eq!(h.view().len(), 1);
     /// ```
-    pub fn prepare<'h>(&mut self, history: &'h mut History) -> Result<&'h View, LimitExceeded> {
-        self.compact(history);
-        self.check_limit(history)?;
-        Ok(history.view())
+    pub fn prepare<St: Store>(
+        &mut self,
+        store: &mut St,
+    ) -> Result<Prepared, PrepareError<St::Error>> {
+        let report = self.compact(store).map_err(PrepareError::Store)?;
+        self.prepared(store.history(), report)
+    }
+}
+
+/// The report of a commit made by the engine itself from a plan it just made (which is
+/// never stale and has one outcome per run), or the store's error.
+fn committed<E>(
+    result: Result<CompactionReport, CommitError<E>>,
+) -> Result<Option<CompactionReport>, E> {
+    match result {
+        Ok(report) => Ok(Some(report)),
+        Err(CommitError::Store(e)) => Err(e),
+        Err(CommitError::Stale | CommitError::Outcomes { .. }) => Ok(None),
+    }
+}
+
+impl<S> Compactor<S> {
+    fn prepared<E>(
+        &self,
+        history: &History,
+        report: Option<CompactionReport>,
+    ) -> Result<Prepared, PrepareError<E>> {
+        self.check_limit(history).map_err(PrepareError::Limit)?;
+        Ok(Prepared {
+            report,
+            usage_tokens: history.usage_tokens(),
+        })
     }
 }
 
 impl<S: AsyncSummarizer> Compactor<S> {
     /// [`compact`](Compactor::compact) with an async summarizer: one awaited call per run,
-    /// on whatever executor runs this future.
+    /// on whatever executor runs this future. The future is `Send` when the store and
+    /// the summarizer are (so it can be `tokio::spawn`ed).
+    ///
+    /// # Errors
+    ///
+    /// The store's error if it did not record the compaction; then nothing changed.
     ///
     /// ```
     /// use favur_context::{forgettable, fuzzy, AsyncSummarizer, Compactor, History, Policy, SummarizeError, SummaryRequest};
@@ -696,18 +785,24 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let mut c = Compactor::with_summarizer(Policy::for_window(5_000).unwrap(), Llm);
-    /// let report = block_on(c.compact_async(&mut h)).unwrap();
+    /// let report = block_on(c.compact_async(&mut h)).unwrap().unwrap();
     /// assert_eq!(report.tier, 1);
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call
     /// ```
-    pub async fn compact_async(&mut self, history: &mut History) -> Option<CompactionReport> {
-        self.uncover(history);
-        let plan = self.plan(history)?;
+    pub async fn compact_async<St: Store>(
+        &mut self,
+        store: &mut St,
+    ) -> Result<Option<CompactionReport>, St::Error> {
+        self.uncover(store.history());
+        let Some(plan) = self.plan(store.history()) else {
+            return Ok(None);
+        };
         if plan.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut outcomes = Vec::with_capacity(plan.runs().len());
         {
+            let history: &History = store.history();
             let lists = Self::requests(history, &plan);
             for (run, (entries, context)) in plan.runs().iter().zip(&lists) {
                 let request = SummaryRequest {
@@ -721,10 +816,16 @@ impl<S: AsyncSummarizer> Compactor<S> {
                 outcomes.push(self.summarizer.summarize(&request).await);
             }
         }
-        self.commit(history, plan, outcomes).ok()
+        committed(self.commit(store, plan, outcomes))
     }
 
-    /// [`prepare`](Compactor::prepare) with an async summarizer.
+    /// [`prepare`](Compactor::prepare) with an async summarizer (an LLM): the same
+    /// decisions, records and errors, on any [`Store`]. The future is `Send` when the
+    /// store and the summarizer are.
+    ///
+    /// # Errors
+    ///
+    /// As for [`prepare`](Compactor::prepare).
     ///
     /// ```
     /// use favur_context::{fuzzy, BuiltinSummarizer, Compactor, History, Policy, Ready};
@@ -736,134 +837,16 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// let mut h = History::new();
     /// h.append(fuzzy!(user: "hi"));
     /// let mut c = Compactor::with_summarizer(Policy::default(), Ready(BuiltinSummarizer::default()));
-    /// assert_eq!(block_on(c.prepare_async(&mut h)).unwrap().len(), 1);
+    /// assert!(!block_on(c.prepare_async(&mut h)).unwrap().compacted());
     /// ```
-    pub async fn prepare_async<'h>(
+    pub async fn prepare_async<St: Store>(
         &mut self,
-        history: &'h mut History,
-    ) -> Result<&'h View, LimitExceeded> {
-        self.compact_async(history).await;
-        self.check_limit(history)?;
-        Ok(history.view())
-    }
-}
-
-/// Automatic mode: a history that compacts itself on append, with a synchronous
-/// summarizer. Reads like the [`History`] it wraps (through `Deref`).
-///
-/// ```
-/// use favur_context::{forgettable, fuzzy, strict, CompactingHistory, Policy};
-/// let mut h = CompactingHistory::new(Policy::for_window(2_000).unwrap());
-/// h.append(strict!(user: "fix the build"));
-/// for i in 0..20 {
-///     h.append(fuzzy!(tool_call: format!("c{i}"), "bash", serde_json::json!({"command": "ls"})));
-///     h.append(forgettable!(tool_result(format!("c{i}")): "{}", "file.rs\n".repeat(20)));
-/// }
-/// h.append(fuzzy!(assistant: "done"));
-/// assert!(!h.reports().is_empty());
-/// assert!(h.usage_tokens() < 1_000);
-/// ```
-#[derive(Debug, Clone)]
-pub struct CompactingHistory<S = BuiltinSummarizer> {
-    history: History,
-    compactor: Compactor<S>,
-    reports: Vec<CompactionReport>,
-}
-
-impl CompactingHistory<BuiltinSummarizer> {
-    /// An empty history compacting with the built-in summarizer.
-    ///
-    /// ```
-    /// let h = favur_context::CompactingHistory::new(Default::default());
-    /// assert!(h.is_empty());
-    /// ```
-    pub fn new(policy: Policy) -> Self {
-        CompactingHistory::with_compactor(History::new(), Compactor::new(policy))
-    }
-}
-
-impl<S: Summarizer> CompactingHistory<S> {
-    /// Wraps an existing history and engine.
-    ///
-    /// ```
-    /// use favur_context::{CompactingHistory, Compactor, History, Policy};
-    /// let h = CompactingHistory::with_compactor(History::new(), Compactor::new(Policy::default()));
-    /// assert!(h.reports().is_empty());
-    /// ```
-    pub fn with_compactor(history: History, compactor: Compactor<S>) -> Self {
-        CompactingHistory {
-            history,
-            compactor,
-            reports: Vec::new(),
-        }
-    }
-
-    /// Appends (see [`History::append`]) and compacts if a tier became due.
-    ///
-    /// ```
-    /// use favur_context::{fuzzy, CompactingHistory};
-    /// let mut h = CompactingHistory::new(Default::default());
-    /// let id = h.append(fuzzy!(user: "x"));
-    /// assert!(h.entry(id).is_some());
-    /// ```
-    #[track_caller]
-    pub fn append<M: Classify>(&mut self, message: M) -> EntryId {
-        let id = self.history.append(message);
-        if let Some(report) = self.compactor.compact(&mut self.history) {
-            self.reports.push(report);
-        }
-        id
-    }
-
-    /// The view to send, or [`LimitExceeded`].
-    ///
-    /// ```
-    /// use favur_context::{fuzzy, CompactingHistory};
-    /// let mut h = CompactingHistory::new(Default::default());
-    /// h.append(fuzzy!(user: "x"));
-    /// assert_eq!(h.prepare().unwrap().len(), 1);
-    /// ```
-    pub fn prepare(&mut self) -> Result<&View, LimitExceeded> {
-        if let Some(report) = self.compactor.compact(&mut self.history) {
-            self.reports.push(report);
-        }
-        self.compactor.check_limit(&self.history)?;
-        Ok(self.history.view())
-    }
-
-    /// The reports of every compaction so far, oldest first.
-    ///
-    /// ```
-    /// assert!(favur_context::CompactingHistory::new(Default::default()).reports().is_empty());
-    /// ```
-    pub fn reports(&self) -> &[CompactionReport] {
-        &self.reports
-    }
-
-    /// The engine.
-    ///
-    /// ```
-    /// let h = favur_context::CompactingHistory::new(Default::default());
-    /// assert_eq!(h.compactor().policy().window_tokens(), 200_000);
-    /// ```
-    pub fn compactor(&self) -> &Compactor<S> {
-        &self.compactor
-    }
-
-    /// The history and the engine.
-    ///
-    /// ```
-    /// let (h, _c) = favur_context::CompactingHistory::new(Default::default()).into_parts();
-    /// assert!(h.is_empty());
-    /// ```
-    pub fn into_parts(self) -> (History, Compactor<S>) {
-        (self.history, self.compactor)
-    }
-}
-
-impl<S> Deref for CompactingHistory<S> {
-    type Target = History;
-    fn deref(&self) -> &History {
-        &self.history
+        store: &mut St,
+    ) -> Result<Prepared, PrepareError<St::Error>> {
+        let report = self
+            .compact_async(store)
+            .await
+            .map_err(PrepareError::Store)?;
+        self.prepared(store.history(), report)
     }
 }

@@ -66,7 +66,7 @@ impl EntryKind {
 /// use favur_context::{strict, History, Retention};
 /// let mut history = History::new();
 /// let id = history.append(strict!(user: "fix the failing test"));
-/// let entry = history.entry(id).unwrap();
+/// let entry = history.recall(id).unwrap();
 /// assert_eq!(entry.retention(), Retention::Strict);
 /// assert!(entry.tokens() > 0);
 /// assert_eq!(entry.site().line(), line!() - 4);
@@ -119,7 +119,7 @@ impl Entry {
     /// use favur_context::{forgettable, History};
     /// let mut h = History::new();
     /// let id = h.append(forgettable!(user: "x"));
-    /// assert_eq!(h.entry(id).unwrap().id(), id);
+    /// assert_eq!(h.recall(id).unwrap().id(), id);
     /// ```
     pub fn id(&self) -> EntryId {
         self.id
@@ -131,7 +131,7 @@ impl Entry {
     /// use favur_context::{fuzzy, History, Retention};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "x"));
-    /// assert_eq!(h.entry(id).unwrap().retention(), Retention::Fuzzy);
+    /// assert_eq!(h.recall(id).unwrap().retention(), Retention::Fuzzy);
     /// ```
     pub fn retention(&self) -> Retention {
         self.retention
@@ -143,7 +143,7 @@ impl Entry {
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "some words here"));
-    /// assert!(h.entry(id).unwrap().tokens() >= 3);
+    /// assert!(h.recall(id).unwrap().tokens() >= 3);
     /// ```
     pub fn tokens(&self) -> u32 {
         self.tokens
@@ -155,7 +155,7 @@ impl Entry {
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "x"));
-    /// assert_eq!(h.entry(id).unwrap().site().line(), line!() - 1);
+    /// assert_eq!(h.recall(id).unwrap().site().line(), line!() - 1);
     /// ```
     pub fn site(&self) -> &CallSite {
         &self.site
@@ -167,7 +167,7 @@ impl Entry {
     /// use favur_context::{fuzzy, EntryKind, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "x"));
-    /// assert_eq!(h.entry(id).unwrap().kind(), &EntryKind::Appended);
+    /// assert_eq!(h.recall(id).unwrap().kind(), &EntryKind::Appended);
     /// ```
     pub fn kind(&self) -> &EntryKind {
         &self.kind
@@ -179,7 +179,7 @@ impl Entry {
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(assistant: "on it"));
-    /// assert_eq!(h.entry(id).unwrap().message().text(), "on it");
+    /// assert_eq!(h.recall(id).unwrap().message().text(), "on it");
     /// ```
     pub fn message(&self) -> &Message {
         &self.message

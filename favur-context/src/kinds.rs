@@ -13,7 +13,7 @@ use crate::retention;
 /// use favur_context::{kinds::Directive, History, Retention, Role};
 /// let mut history = History::new();
 /// let id = history.append(Directive::new("Do not touch the public API."));
-/// let entry = history.entry(id).unwrap();
+/// let entry = history.recall(id).unwrap();
 /// assert_eq!(entry.retention(), Retention::Strict);
 /// assert_eq!(entry.message().role, Role::User);
 /// assert_eq!(entry.message().text(), "[directive] Do not touch the public API.");
@@ -60,7 +60,7 @@ impl From<Directive> for Message {
 /// use favur_context::{kinds::ProgressNote, History, Retention, Role};
 /// let mut history = History::new();
 /// let id = history.append(ProgressNote::new("reproduced the failure"));
-/// let entry = history.entry(id).unwrap();
+/// let entry = history.recall(id).unwrap();
 /// assert_eq!(entry.retention(), Retention::Strict);
 /// assert_eq!(entry.message().role, Role::Assistant);
 /// ```

@@ -67,7 +67,7 @@
 //!
 //! let mut history = History::new();
 //! let id = history.append(StackTrace("Traceback (most recent call last): ...".into()));
-//! assert_eq!(history.entry(id).unwrap().retention(), Retention::Strict);
+//! assert_eq!(history.recall(id).unwrap().retention(), Retention::Strict);
 //! ```
 //!
 //! On a **function or method**, its `&mut History` parameters accept plain content inside
@@ -113,6 +113,33 @@
 //! [`View`], derived from the history by recorded [`Compaction`]s: entries leave the view
 //! or are replaced by summaries there, but their originals stay retrievable by id with
 //! [`History::recall`]. [`History`] is `Send + Sync`.
+//!
+//! # Stores
+//!
+//! [`History`] is the in-memory [`Store`]; [`JournaledHistory`] is the durable one (a
+//! JSON-lines file). Every store records the same two things, entries and compaction
+//! records, and everything else takes any store the same way: before each model request,
+//! [`Compactor::prepare`] (or [`prepare_async`](Compactor::prepare_async) with an LLM
+//! summarizer) compacts if a tier is due, records the compaction in the store, and
+//! reports what it did.
+//!
+//! ```
+//! use favur_context::{fuzzy, strict, Compactor, JournaledHistory, NewEntry, Policy, Store};
+//! # let path = std::env::temp_dir().join(format!("favur-doc-lib-{}.jsonl", std::process::id()));
+//! # let _ = std::fs::remove_file(&path);
+//! // Setup runs once, when the journal is new; a restart resumes where it stopped.
+//! let mut history = JournaledHistory::open_or_create(&path, || vec![
+//!     NewEntry::pinned(strict!(system: "You are a careful coding agent.")),
+//!     NewEntry::appended(strict!(user: "Make the tests pass.")),
+//! ])?;
+//! assert!(history.history().pending_calls().is_empty()); // nothing left unanswered
+//! let mut compactor = Compactor::new(Policy::default());
+//! history.append(fuzzy!(assistant: "Running the tests first."))?;
+//! let done = compactor.prepare(&mut history)?;
+//! assert_eq!(done.usage_tokens, history.history().usage_tokens());
+//! # drop(history); std::fs::remove_file(&path).unwrap();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -128,9 +155,11 @@ mod journal;
 mod message;
 mod plan;
 mod policy;
+mod prepared;
 mod recall;
 mod retention;
 mod site;
+mod store;
 mod summarize;
 mod tool;
 mod view;
@@ -147,14 +176,16 @@ pub mod rules;
 pub use account::{HeuristicCounter, TokenCounter};
 pub use classify::{Classified, Classify};
 pub use compact::{
-    CommitError, CompactingHistory, CompactionReport, Compactor, Fallback, LimitExceeded,
-    summary_message,
+    CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
 pub use entry::{Entry, EntryId, EntryKind};
-pub use history::{DEFAULT_FRAMING_TOKENS, History, LoadError};
+pub use history::{CheckedCompaction, DEFAULT_FRAMING_TOKENS, History, LoadError};
+#[cfg(feature = "fault-injection")]
+#[doc(hidden)]
+pub use journal::Faults;
 pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
-    OpenOptions, OpenReport, RecallError, Salvaged, TornTail,
+    OpenOptions, OpenReport, Salvaged, TornTail,
 };
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
@@ -162,9 +193,11 @@ pub use policy::{
     Action, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY, DEFAULT_WINDOW_TOKENS,
     Policy, PolicyBuilder, PolicyError, Tier,
 };
-pub use recall::{RecallSource, RecallTool};
+pub use prepared::{PrepareError, Prepared};
+pub use recall::{RecallError, RecallTool};
 pub use retention::{ParseRetentionError, Retention, class};
 pub use site::CallSite;
+pub use store::{NewEntry, Originals, RecordError, Store};
 pub use summarize::{
     AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
 };
@@ -193,7 +226,7 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 ///
 /// let mut history = History::new();
 /// let id = history.append(Listing(vec!["Cargo.toml".into(), "src/".into()]));
-/// assert_eq!(history.entry(id).unwrap().retention(), Retention::Forgettable);
+/// assert_eq!(history.recall(id).unwrap().retention(), Retention::Forgettable);
 /// ```
 ///
 /// **A function or method with `&mut History` parameters** (free, generic, `async`, with
@@ -236,7 +269,7 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 ///
 /// let mut history = History::new();
 /// let id = history.run_tool(&ReadFile, &ToolCall::new("c1", "read_file", json!({})));
-/// assert_eq!(history.entry(id).unwrap().retention(), Retention::Fuzzy);
+/// assert_eq!(history.recall(id).unwrap().retention(), Retention::Fuzzy);
 /// ```
 ///
 /// Anything else is a compile error spanned at the offending token and naming the valid

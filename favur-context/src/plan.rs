@@ -809,8 +809,8 @@ impl Form {
     /// use favur_context::{forgettable, EntryId, Form, History};
     /// let mut h = History::new();
     /// let id = h.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"));
-    /// let e = h.entry(id).unwrap();
-    /// let shown = Form::Placeholder { summary: Some(EntryId(7)) }.message_for(e);
+    /// let e = h.recall(id).unwrap();
+    /// let shown = Form::Placeholder { summary: Some(EntryId(7)) }.message_for(&e);
     /// let text = &shown.tool_results().next().unwrap().content;
     /// assert!(text.contains("#7") && text.contains("#0"));
     /// ```

@@ -1,53 +1,65 @@
 //! The recall tool: lets the model ask for the original of an entry a summary mentions.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::io;
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use crate::classify::Classified;
 use crate::entry::{Entry, EntryId, EntryKind};
 use crate::history::History;
-use crate::journal::{JournaledHistory, RecallError};
 use crate::message::{Arguments, Message, Part, ToolCall};
 use crate::retention::Retention;
 use crate::site::CallSite;
 
-/// Anything that can give back the original of an entry by id: a [`History`] (every
-/// original it holds) or a [`JournaledHistory`] (reading evicted originals back from its
-/// file).
+/// Why [`History::recall`] or the [`RecallTool`] could not return an original.
 ///
 /// ```
-/// use favur_context::{strict, History, RecallSource};
-/// let mut h = History::new();
-/// let id = h.append(strict!(user: "the plan"));
-/// assert_eq!(h.recall_entry(id).unwrap().message().text(), "the plan");
+/// use favur_context::{EntryId, RecallError};
+/// let e = RecallError::UnknownId { id: EntryId(9), next: EntryId(3) };
+/// assert_eq!(e.to_string(), "no entry #9 (ids run from #0 to #2)");
 /// ```
-pub trait RecallSource {
-    /// The original entry with this id.
-    ///
-    /// # Errors
-    ///
-    /// [`RecallError::UnknownId`] if there is none; I/O or corruption errors when it has
-    /// to be read back from a journal.
-    fn recall_entry(&self, id: EntryId) -> Result<Cow<'_, Entry>, RecallError>;
-}
-
-impl RecallSource for History {
-    fn recall_entry(&self, id: EntryId) -> Result<Cow<'_, Entry>, RecallError> {
-        self.recall(id)
-            .map(Cow::Borrowed)
-            .ok_or(RecallError::UnknownId {
-                id,
-                next: self.next_id(),
-            })
-    }
-}
-
-impl RecallSource for JournaledHistory {
-    fn recall_entry(&self, id: EntryId) -> Result<Cow<'_, Entry>, RecallError> {
-        self.recall(id)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum RecallError {
+    /// No entry has this id.
+    #[error("no entry {id} ({})", if next.0 == 0 { "the history is empty".to_owned() } else { format!("ids run from #0 to #{}", next.0 - 1) })]
+    UnknownId {
+        /// The id asked for.
+        id: EntryId,
+        /// The next id (ids below it exist).
+        next: EntryId,
+    },
+    /// The tool call's arguments are not `{"id": <integer>}`.
+    #[error("invalid arguments: {message}")]
+    InvalidArguments {
+        /// What is wrong.
+        message: String,
+    },
+    /// Reading the original from the journal failed.
+    #[error("journal {}: cannot read entry {id} at byte offset {offset}: {source}", path.display())]
+    Io {
+        /// The journal file.
+        path: PathBuf,
+        /// The entry.
+        id: EntryId,
+        /// Where its record starts.
+        offset: u64,
+        /// The error from the operating system.
+        source: io::Error,
+    },
+    /// The record read back is not the entry's (the file was changed under the history).
+    #[error("journal {}: the record at byte offset {offset} does not hold entry {id}: {problem}", path.display())]
+    Corrupt {
+        /// The journal file.
+        path: PathBuf,
+        /// The entry.
+        id: EntryId,
+        /// Where its record starts.
+        offset: u64,
+        /// What is wrong.
+        problem: String,
+    },
 }
 
 /// A ready-made tool an agent exposes to its model so the model can ask for the original
@@ -61,7 +73,7 @@ impl RecallSource for JournaledHistory {
 /// other tool result.
 ///
 /// ```
-/// use favur_context::{fuzzy, Compaction, Edit, JournaledHistory, RecallTool, Retention, ToolCall};
+/// use favur_context::{fuzzy, Compaction, Edit, JournaledHistory, RecallTool, Retention, Store, ToolCall};
 /// let path = std::env::temp_dir().join(format!("favur-doc-tool-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = JournaledHistory::open(&path)?;
@@ -70,10 +82,10 @@ impl RecallSource for JournaledHistory {
 ///
 /// // The model asks for it back:
 /// let call = ToolCall::new("c2", RecallTool.name(), serde_json::json!({ "id": old.0 }));
-/// let result = RecallTool.respond(&history, &call, Retention::Forgettable);
+/// let result = RecallTool.respond(history.history(), &call, Retention::Forgettable);
 /// let id = history.append(result)?;
-/// let text = &history.entry(id).unwrap().message().tool_results().next().unwrap().content;
-/// assert!(text.contains("fn main() {}"));
+/// let answer = history.history().recall(id).unwrap();
+/// assert!(answer.message().tool_results().next().unwrap().content.contains("fn main() {}"));
 /// # drop(history); std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), favur_context::JournalError>(())
 /// ```
@@ -158,13 +170,9 @@ impl RecallTool {
     /// assert!(matches!(err, RecallError::InvalidArguments { .. }));
     /// # let _ = id;
     /// ```
-    pub fn handle<S: RecallSource + ?Sized>(
-        &self,
-        source: &S,
-        arguments: &Arguments,
-    ) -> Result<String, RecallError> {
+    pub fn handle(&self, history: &History, arguments: &Arguments) -> Result<String, RecallError> {
         let id = parse_id(arguments)?;
-        let entry = source.recall_entry(id)?;
+        let entry = history.recall(id)?;
         Ok(self.render(&entry))
     }
 
@@ -178,20 +186,15 @@ impl RecallTool {
     /// h.append(strict!(user: "exact words"));
     /// let answer = RecallTool.respond(&h, &ToolCall::new("c9", "recall", r#"{"id": 3}"#), Retention::Forgettable);
     /// let id = h.append(answer);
-    /// let result = h.entry(id).unwrap().message().tool_results().next().unwrap().clone();
+    /// let result = h.recall(id).unwrap().message().tool_results().next().unwrap().clone();
     /// assert!(result.is_error);
     /// assert_eq!(result.call_id, "c9");
     /// assert_eq!(result.content, "no entry #3 (ids run from #0 to #0)");
     /// ```
     #[track_caller]
-    pub fn respond<S: RecallSource + ?Sized>(
-        &self,
-        source: &S,
-        call: &ToolCall,
-        retention: Retention,
-    ) -> Classified {
+    pub fn respond(&self, history: &History, call: &ToolCall, retention: Retention) -> Classified {
         let site = CallSite::caller();
-        let (content, is_error) = match self.handle(source, &call.arguments) {
+        let (content, is_error) = match self.handle(history, &call.arguments) {
             Ok(text) => (text, false),
             Err(e) => (e.to_string(), true),
         };
@@ -211,7 +214,7 @@ impl RecallTool {
     /// use favur_context::{strict, History, RecallTool};
     /// let mut h = History::new();
     /// let id = h.append(strict!(user: "exact words"));
-    /// assert_eq!(RecallTool.render(h.entry(id).unwrap()), "entry #0 (user, strict)\nexact words");
+    /// assert_eq!(RecallTool.render(&h.recall(id).unwrap()), "entry #0 (user, strict)\nexact words");
     /// ```
     pub fn render(&self, entry: &Entry) -> String {
         let mut out = format!(

@@ -21,7 +21,8 @@ pub use builtin::BuiltinSummarizer;
 /// use favur_context::{fuzzy, EntryId, History, Retention, SummaryRequest};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "hello"));
-/// let entries = [h.entry(id).unwrap()];
+/// let entry = h.recall(id).unwrap();
+/// let entries = [&*entry];
 /// let req = SummaryRequest { summary: EntryId(1), tier: 1, retention: Retention::Fuzzy, budget_tokens: 100, entries: &entries, context: &[] };
 /// assert_eq!(req.entries.len(), 1);
 /// ```
@@ -112,12 +113,32 @@ pub trait Summarizer {
 ///     }
 /// }
 /// ```
+///
+/// The future must be `Send` (so that [`Compactor::prepare_async`](crate::Compactor::prepare_async)
+/// can be spawned on a multi-threaded executor): holding an `Rc` across an await does not
+/// compile.
+///
+/// ```compile_fail
+/// use favur_context::{AsyncSummarizer, SummarizeError, SummaryRequest};
+/// struct Local;
+/// impl AsyncSummarizer for Local {
+///     async fn summarize(&self, _: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+///         let shared = std::rc::Rc::new("gist");
+///         std::future::ready(()).await; // error: future cannot be sent between threads safely
+///         Ok(shared.to_string())
+///     }
+/// }
+/// ```
 pub trait AsyncSummarizer {
     /// The summary text of `request.entries`, within about `request.budget_tokens`.
+    ///
+    /// The future is `Send`, so the compactor's futures are too (spawn them on a
+    /// multi-threaded executor); an `async fn` here is, if what it holds across its
+    /// awaits is.
     fn summarize(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> impl Future<Output = Result<String, SummarizeError>>;
+    ) -> impl Future<Output = Result<String, SummarizeError>> + Send;
 }
 
 /// Makes any [`Summarizer`] usable where an [`AsyncSummarizer`] is expected (its future
@@ -135,7 +156,7 @@ impl<S: Summarizer> AsyncSummarizer for Ready<S> {
     fn summarize(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> impl Future<Output = Result<String, SummarizeError>> {
+    ) -> impl Future<Output = Result<String, SummarizeError>> + Send {
         std::future::ready(self.0.summarize(request))
     }
 }

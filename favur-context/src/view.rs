@@ -228,10 +228,10 @@ pub struct Compaction {
 /// returned.
 ///
 /// ```
-/// use favur_context::{ApplyError, Compaction, Edit, EntryId, History};
+/// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
 /// let mut h = History::new();
 /// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(9) }] }).unwrap_err();
-/// assert_eq!(err, ApplyError::NotInView { id: EntryId(9) });
+/// assert_eq!(err, RecordError::Compaction(ApplyError::NotInView { id: EntryId(9) }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApplyError {

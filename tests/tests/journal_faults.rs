@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use favur_context::{
     ApplyError, Corruption, EntryId, History, JournalError, JournaledHistory, OpenOptions,
-    Retention, fuzzy, strict,
+    Retention, Store, fuzzy, strict,
 };
 use tempfile::TempDir;
 
@@ -151,7 +151,10 @@ fn known_class_parses() {
     let (_d, path, lines) = base();
     write_with(&path, &lines, entry_line(3, r#""strict""#).as_bytes(), &[]);
     let h = JournaledHistory::open(&path).unwrap();
-    assert_eq!(h.entry(EntryId(3)).unwrap().retention(), Retention::Strict);
+    assert_eq!(
+        h.history().recall(EntryId(3)).unwrap().retention(),
+        Retention::Strict
+    );
 }
 
 #[test]
@@ -383,11 +386,11 @@ fn enormous_record_is_refused_on_write() {
     }
     // Nothing was recorded or written; the next append gets the next id.
     assert_eq!(std::fs::metadata(&path).unwrap().len(), len);
-    assert_eq!(h.len(), 1);
+    assert_eq!(h.history().len(), 1);
     let next = h.append(fuzzy!(user: "short again")).unwrap();
     assert_eq!(next.0, ok.0 + 1);
     drop(h);
-    assert_eq!(JournaledHistory::open(&path).unwrap().len(), 2);
+    assert_eq!(JournaledHistory::open(&path).unwrap().history().len(), 2);
 }
 
 #[test]
@@ -408,7 +411,7 @@ fn torn_tail_is_cut_and_reported() {
     );
     assert_eq!(report.records, 2);
     assert!(report.salvaged.is_none());
-    assert_eq!(h.len(), 2);
+    assert_eq!(h.history().len(), 2);
     assert_eq!(std::fs::metadata(&path).unwrap().len(), offset);
     // Appending continues from the cut, with the id the torn record would have had.
     let id = h.append(fuzzy!(assistant: "two, again")).unwrap();
@@ -416,7 +419,10 @@ fn torn_tail_is_cut_and_reported() {
     drop(h);
     let h = JournaledHistory::open(&path).unwrap();
     assert!(h.report().is_clean());
-    assert_eq!(h.entry(id).unwrap().message().text(), "two, again");
+    assert_eq!(
+        h.history().recall(id).unwrap().message().text(),
+        "two, again"
+    );
 }
 
 #[test]
@@ -431,14 +437,14 @@ fn torn_tail_of_one_byte_and_of_the_header() {
             .map(|t| (t.line, t.offset, t.bytes)),
         Some((5, offset, 1))
     );
-    assert_eq!(h.len(), 3);
+    assert_eq!(h.history().len(), 3);
     drop(h);
     // Killed while writing the header of a new journal: it is created afresh.
     write_with(&path, &[], &lines[0].as_bytes()[..10], &[]);
     let h = JournaledHistory::open(&path).unwrap();
     assert!(h.report().created);
     assert_eq!(h.report().torn_tail.as_ref().map(|t| t.bytes), Some(10));
-    assert!(h.is_empty());
+    assert!(h.history().is_empty());
     drop(h);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), lines[0]);
 }
@@ -467,13 +473,13 @@ fn salvage_loads_everything_before_the_damage_and_moves_the_rest_aside() {
             .to_string_lossy()
             .ends_with(&format!("h.jsonl.damaged-{offset}"))
     );
-    assert_eq!(h.len(), 2);
+    assert_eq!(h.history().len(), 2);
     assert_eq!(std::fs::metadata(&path).unwrap().len(), offset);
     h.append(fuzzy!(user: "after salvage")).unwrap();
     drop(h);
     let h = JournaledHistory::open(&path).unwrap();
     assert!(h.report().is_clean());
-    assert_eq!(h.len(), 3);
+    assert_eq!(h.history().len(), 3);
 }
 
 #[test]
@@ -520,4 +526,50 @@ fn reader_reports_the_same_errors_without_a_file() {
     let (history, report) = History::from_journal(&text.as_bytes()[..text.len() - 3]).unwrap();
     assert_eq!(history.len(), 3);
     assert_eq!(report.torn_tail.map(|t| t.offset), Some(offset));
+}
+
+#[test]
+fn bad_batches_are_damage_and_load_nothing_of_the_batch() {
+    let (_d, path, lines) = base();
+    // The inner object of an entry record: `{"entry":<this>}`.
+    let entry = |id: u64| {
+        let line = entry_line(id, r#""fuzzy""#);
+        let line = line.trim_end();
+        line["{\"entry\":".len()..line.len() - 1].to_owned()
+    };
+    // Empty.
+    let offset = write_with(&path, &lines, b"{\"batch\":[]}\n", &[]);
+    assert_eq!(corrupt_at(&path, 5, offset), Corruption::EmptyBatch);
+    // The second entry's id skips one: nothing of the batch loads, not even the first.
+    let skip = format!("{{\"batch\":[{},{}]}}\n", entry(3), entry(5));
+    let offset = write_with(&path, &lines, skip.as_bytes(), &[]);
+    assert_eq!(
+        corrupt_at(&path, 5, offset),
+        Corruption::IdOrder {
+            expected: EntryId(4),
+            found: EntryId(5)
+        }
+    );
+    let (h, report) = OpenOptions::new()
+        .salvage(true)
+        .read(std::fs::File::open(&path).unwrap())
+        .unwrap();
+    assert_eq!((h.len(), report.records), (3, 3));
+    // A summary inside a batch.
+    let summary = entry(4).replace(
+        r#""message""#,
+        r#""kind":{"summary":{"replaces":[1]}},"message""#,
+    );
+    let line = format!("{{\"batch\":[{},{summary}]}}\n", entry(3));
+    let offset = write_with(&path, &lines, line.as_bytes(), &[]);
+    assert_eq!(
+        corrupt_at(&path, 5, offset),
+        Corruption::UnexpectedSummary { id: EntryId(4) }
+    );
+    // The control: a good batch loads whole.
+    let good = format!("{{\"batch\":[{},{}]}}\n", entry(3), entry(4));
+    write_with(&path, &lines, good.as_bytes(), &[]);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.history().len(), 5);
+    assert_eq!(h.report().records, 4);
 }

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use favur_context::{
     CallSite, Compaction, Edit, Entry, EntryKind, Form, History, JournalError, JournaledHistory,
-    Message, OpenOptions, Retention, forgettable, fuzzy, strict,
+    Message, NewEntry, OpenOptions, Retention, Store, forgettable, fuzzy, strict,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -26,7 +26,7 @@ fn valid_journal() -> &'static [u8] {
         let c = h.append(forgettable!(tool_result("c1"): "a\nb")).unwrap();
         let d = h.append(strict!(assistant: "plan: é ✓")).unwrap();
         let summary = Entry::new(
-            h.next_id(),
+            h.history().next_id(),
             Retention::Fuzzy,
             2,
             CallSite::new("fuzz", 1, 1),
@@ -48,6 +48,11 @@ fn valid_journal() -> &'static [u8] {
         .unwrap();
         h.append(Message::user("x").classify(Retention::Strict))
             .unwrap();
+        h.record(vec![
+            NewEntry::appended(fuzzy!(user: "batch one")),
+            NewEntry::pinned(strict!(system: "batch two")),
+        ])
+        .unwrap();
         let _ = d;
         drop(h);
         std::fs::read(&path).unwrap()
@@ -234,7 +239,7 @@ fn mutated_journals_through_a_real_file() {
                 drop(h);
                 let h = JournaledHistory::open(&path).unwrap();
                 assert!(h.report().is_clean(), "{mutations:?}");
-                assert_eq!(h.recall(id).unwrap().message().text(), "after");
+                assert_eq!(h.history().recall(id).unwrap().message().text(), "after");
             }
             Err(JournalError::Version { .. }) => {}
             Err(e) => panic!("{mutations:?}: {e}"),
@@ -246,6 +251,7 @@ fn mutated_journals_through_a_real_file() {
 fn the_valid_journal_is_valid() {
     let (h, report) = History::from_journal(valid_journal()).unwrap();
     assert!(report.is_clean());
-    assert_eq!(h.len(), 7);
+    assert_eq!(h.len(), 9);
     assert_eq!(h.compactions().len(), 1);
+    assert_eq!(h.pinned().len(), 2);
 }

@@ -174,7 +174,7 @@ proptest! {
         for step in &steps {
             append(&mut h, step, &mut k);
             // Compact before the next model request, as a live agent would.
-            compactor.compact(&mut h);
+            compactor.compact(&mut h).unwrap();
             render_valid(&h, true);
         }
         // Every tier, applied on top of whatever the replay left.
@@ -182,9 +182,9 @@ proptest! {
         for tier in 1..=tiers {
             let mut forced = h.clone();
             let mut c = Compactor::new(policy(window, cap));
-            c.compact_at(&mut forced, tier);
+            c.compact_at(&mut forced, tier).unwrap();
             render_valid(&forced, true);
-            c.compact_at(&mut forced, tiers);
+            c.compact_at(&mut forced, tiers).unwrap();
             render_valid(&forced, true);
         }
     }

@@ -51,7 +51,9 @@ fn replay(path: &PathBuf, rules: &Rules) -> History {
     let mut compactor = Compactor::new(Policy::default());
     for m in messages {
         if m.classified.message().role == Role::Assistant {
-            compactor.compact(&mut history);
+            compactor
+                .compact(&mut history)
+                .expect("an in-memory history records every compaction");
         }
         if m.pin {
             history.pin(m.classified);
@@ -68,8 +70,8 @@ fn is_output(history: &History, e: &Entry) -> bool {
     match e.message().role {
         Role::Tool => true,
         Role::User if e.id().0 > 0 => history
-            .entry(favur_context::EntryId(e.id().0 - 1))
-            .is_some_and(|prev| {
+            .recall(favur_context::EntryId(e.id().0 - 1))
+            .is_ok_and(|prev| {
                 prev.message().role == Role::Assistant && prev.message().text().contains("```bash")
             }),
         _ => false,
@@ -99,10 +101,8 @@ fn every_summarized_output_says_what_produced_it() {
                 .find_map(|l| l.strip_prefix("(and "))
                 .is_some();
             for id in replaces {
-                let member = history
-                    .entry(*id)
-                    .expect("a journal-less history holds all");
-                if member.kind().is_summary() || !is_output(&history, member) {
+                let member = history.recall(*id).expect("every original is recallable");
+                if member.kind().is_summary() || !is_output(&history, &member) {
                     continue;
                 }
                 let header = text.lines().find(|l| l.starts_with(&format!("{id} ")));

@@ -72,7 +72,7 @@ fn replay(messages: &[ImportedMessage], window: u64) -> (History, Vec<Compaction
     let mut requests = 0;
     for m in messages {
         if m.classified.message().role == Role::Assistant {
-            if let Some(r) = compactor.compact(&mut h) {
+            if let Some(r) = compactor.compact(&mut h).unwrap() {
                 assert!(
                     r.usage_after <= r.usage_before,
                     "a tier {} compaction grew usage from {} to {}",

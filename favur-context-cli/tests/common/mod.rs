@@ -32,11 +32,13 @@ impl Renderer for PlainRenderer {
     fn render(&self, h: &History) -> Result<Value, ReplayError> {
         let mut out = Vec::new();
         for id in h.pinned() {
-            let e = h.entry(*id).ok_or(ReplayError::Internal("pinned"))?;
+            let e = h.recall(*id).map_err(|_| ReplayError::Internal("pinned"))?;
             out.push(json!({"role": e.message().role.as_str(), "content": content(e.message())}));
         }
         for item in h.view().items() {
-            let e = h.entry(item.id).ok_or(ReplayError::Internal("item"))?;
+            let e = h
+                .recall(item.id)
+                .map_err(|_| ReplayError::Internal("item"))?;
             let text = match &item.form {
                 Form::Placeholder { .. } => format!("[compacted {}]", item.id),
                 Form::Capped(m) => content(m),

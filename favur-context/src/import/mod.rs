@@ -31,7 +31,7 @@
 //! let report = import::import(&mut history, Format::OpenAi, json, &classifier).unwrap();
 //! assert_eq!(history.pinned().len(), 1);
 //! assert_eq!(history.view().len(), 3);
-//! assert_eq!(history.entry(report.ids[3].1).unwrap().retention(), Retention::Forgettable);
+//! assert_eq!(history.recall(report.ids[3].1).unwrap().retention(), Retention::Forgettable);
 //! ```
 
 mod anthropic;

@@ -40,7 +40,8 @@ use crate::message::{Arguments, Part, Role, ToolCall};
 /// let mut h = History::new();
 /// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cargo test"})));
 /// let b = h.append(strict!(tool_error("c1"): "running 3 tests\ntest parse ... FAILED\nthread 'main' panicked at src/parse.rs:42:9\nexit status 101"));
-/// let entries = [h.entry(a).unwrap(), h.entry(b).unwrap()];
+/// let (a, b) = (h.recall(a).unwrap(), h.recall(b).unwrap());
+/// let entries = [&*a, &*b];
 /// let req = SummaryRequest { summary: EntryId(2), tier: 2, retention: Retention::Strict, budget_tokens: 200, entries: &entries, context: &[] };
 /// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
 /// assert!(text.contains("#0 assistant → bash `cargo test`"), "{text}");
@@ -132,7 +133,7 @@ impl BuiltinSummarizer {
     /// use favur_context::{forgettable, BuiltinSummarizer, History};
     /// let mut h = History::new();
     /// let id = h.append(forgettable!(tool_result("c1"): "src/lib.rs\nsrc/parse.rs\nCargo.toml"));
-    /// let text = BuiltinSummarizer::default().summarize_entries(&[h.entry(id).unwrap()], 100);
+    /// let text = BuiltinSummarizer::default().summarize_entries(&[&*h.recall(id).unwrap()], 100);
     /// assert!(text.contains("src/lib.rs src/parse.rs Cargo.toml"), "{text}");
     /// ```
     pub fn summarize_entries(&self, entries: &[&Entry], budget_tokens: u32) -> String {

@@ -3,9 +3,12 @@
 //! acknowledged step to stdout only after the call returned:
 //!
 //! - `A <id>` after an append of the message [`message_text`]`(id)` returned `Ok(id)`;
-//! - `C <next id> engine` after the `Compactor` compacted through `record_with` (tried
-//!   every 10 appends), `C <next id>` after a compaction built here was applied with
-//!   `apply` (every 25 appends).
+//! - `C <next id> engine` after the `Compactor` compacted the journal (tried every 10
+//!   appends), `C <next id>` after a compaction built here was applied with `apply`
+//!   (every 25 appends);
+//! - `B <first id> <n>` after a batch of `n` entries ([`batch_text`]) recorded with
+//!   `Store::record` returned (every 7 appends): one long line, so that some kills land
+//!   in the middle of a batch.
 //!
 //! It runs until killed, or stops by itself after 30 seconds.
 
@@ -14,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use favur_context::{
     CallSite, Compaction, Compactor, Durability, Edit, Entry, EntryKind, Form, JournaledHistory,
-    Message, OpenOptions, Policy, Retention,
+    Message, NewEntry, OpenOptions, Policy, Retention, Store,
 };
 
 fn main() {
@@ -42,7 +45,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut compactor = Compactor::new(Policy::default());
     while started.elapsed() < Duration::from_secs(30) {
         n += 1;
-        let next = history.next_id();
+        let next = history.history().next_id();
         let text = message_text(next.0);
         let class = classes[n % classes.len()];
         let message = if n.is_multiple_of(2) {
@@ -54,21 +57,35 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         writeln!(out, "A {}", id.0)?;
         out.flush()?;
         if n.is_multiple_of(10) {
-            // The compaction engine, journaled through `record_with` (several records).
-            if history
-                .record_with(|h| compactor.compact_at(h, 2))?
-                .is_some()
-            {
-                writeln!(out, "C {} engine", history.next_id().0)?;
+            // The compaction engine, recording into the journal like into any store.
+            if compactor.compact_at(&mut history, 2)?.is_some() {
+                writeln!(out, "C {} engine", history.history().next_id().0)?;
                 out.flush()?;
             }
+        } else if n.is_multiple_of(7) {
+            let first = history.history().next_id().0;
+            let batch = (0..BATCH)
+                .map(|k| NewEntry::appended(Message::user(batch_text(first, k)).classify(class)))
+                .collect();
+            let id = history.record(batch)?;
+            writeln!(out, "B {} {BATCH}", id.0)?;
+            out.flush()?;
         } else if n.is_multiple_of(25) {
             compact(&mut history)?;
-            writeln!(out, "C {}", history.next_id().0)?;
+            writeln!(out, "C {}", history.history().next_id().0)?;
             out.flush()?;
         }
     }
     Ok(())
+}
+
+/// Entries in each batch.
+pub const BATCH: u64 = 12;
+
+/// The text of entry `k` of the batch whose first id is `first`: `batch <first> <k>`
+/// and a 4 KiB padding.
+pub fn batch_text(first: u64, k: u64) -> String {
+    format!("batch {first} {k} {}", "y".repeat(4096))
 }
 
 /// The text of the message appended with id `id`: `message <id>`, and for one id in ten a
@@ -86,6 +103,7 @@ pub fn message_text(id: u64) -> String {
 /// the one after that.
 fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Error>> {
     let items: Vec<_> = history
+        .history()
         .view()
         .items()
         .iter()
@@ -97,7 +115,7 @@ fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Err
         return Ok(());
     }
     let summary = Entry::new(
-        history.next_id(),
+        history.history().next_id(),
         Retention::Fuzzy,
         3,
         CallSite::new("journal_writer", 1, 1),

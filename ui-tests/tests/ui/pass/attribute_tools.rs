@@ -48,9 +48,9 @@ fn main() {
     let b = history.run_tool(&Echo(()), &ToolCall::new("c2", "echo", json!({"x": 1})));
     let c = history.append_tool_result(&ListDir, "c3", Ok("README.md".into()));
 
-    assert_eq!(history.entry(a).unwrap().retention(), Retention::Forgettable);
-    let echo = history.entry(b).unwrap();
+    assert_eq!(history.recall(a).unwrap().retention(), Retention::Forgettable);
+    let echo = history.recall(b).unwrap();
     assert_eq!(echo.retention(), Retention::Strict);
     assert!(echo.message().tool_results().next().unwrap().is_error);
-    assert_eq!(history.entry(c).unwrap().retention(), Retention::Forgettable);
+    assert_eq!(history.recall(c).unwrap().retention(), Retention::Forgettable);
 }

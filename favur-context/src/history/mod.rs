@@ -1,0 +1,579 @@
+//! The history: every entry ever recorded, the pinned entries, and the current view.
+//!
+//! [`History`] owns every rule of recording: the next id, token counts, the view a
+//! compaction record derives, which originals stay in memory. Stores
+//! ([`Store`](crate::Store)) persist what it drafts and checks, then commit it here.
+
+mod json;
+mod records;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::account::{HeuristicCounter, TokenCounter};
+use crate::classify::{Classified, Classify};
+use crate::entry::{Entry, EntryId};
+use crate::message::{Arguments, Message, ToolCall};
+use crate::recall::RecallError;
+use crate::site::CallSite;
+use crate::store::{NewEntry, Originals};
+use crate::tool::ClassifiedTool;
+use crate::view::{Compaction, View};
+
+pub use json::LoadError;
+pub use records::CheckedCompaction;
+
+/// Tokens each message costs in a request beyond its content (role markers, separators).
+pub const DEFAULT_FRAMING_TOKENS: u32 = 4;
+
+/// The conversation history of one agent job, in memory.
+///
+/// Every entry is classified: [`append`](History::append) accepts only values that carry a
+/// retention class, so `history.append("text")` does not compile. Entries are never edited
+/// or removed; compaction changes only the [`View`] the model is shown.
+///
+/// `History` is the in-memory [`Store`](crate::Store): the compactor, tools, recall and
+/// rendering take it the same way they take a
+/// [`JournaledHistory`](crate::JournaledHistory). Its own `append` and `pin` cannot fail,
+/// so they return the id directly.
+///
+/// `History` is `Send + Sync`: hold it across `.await` points or share it behind a lock.
+///
+/// ```
+/// use favur_context::{forgettable, strict, History, Retention};
+///
+/// let mut history = History::new();
+/// let id = history.append(strict!(user: "Fix the failing test in {}", "src/parse.rs"));
+/// history.append(forgettable!(tool_result("call_1"): "Cargo.toml\nsrc/\ntests/"));
+/// assert_eq!(history.len(), 2);
+/// assert_eq!(history.recall(id).unwrap().retention(), Retention::Strict);
+/// assert!(history.usage_tokens() > 0);
+/// ```
+///
+/// An unclassified append is a compile error:
+///
+/// ```compile_fail
+/// let mut history = favur_context::History::new();
+/// history.append("some text"); // error: `&str` has no retention class
+/// ```
+pub struct History {
+    /// The originals held in memory, in id order. Without an [`Originals`] reader that is
+    /// every entry, so an entry's index is its id; with one (a journal), originals that
+    /// left the view are evicted and read back from it.
+    entries: Vec<Entry>,
+    /// Ids assigned so far (the next id), whether their originals are held or not.
+    next: u64,
+    /// The entries holding a result for each tool-call id, in id order: small metadata
+    /// kept for every entry, held or evicted, so renderers can point at a result that
+    /// left the view.
+    results: HashMap<String, Vec<EntryId>>,
+    pinned: Vec<EntryId>,
+    pinned_tokens: u64,
+    view: View,
+    compactions: Vec<Compaction>,
+    counter: Arc<dyn TokenCounter>,
+    framing: u32,
+    /// Where evicted originals are read back from, and the ids it may evict: those below
+    /// the bound (a clone's own later entries are not in its store).
+    originals: Option<(Arc<dyn Originals>, u64)>,
+}
+
+impl Clone for History {
+    /// A copy that shares the original reader only for the ids recorded so far: entries
+    /// the copy records later stay in its memory.
+    fn clone(&self) -> Self {
+        History {
+            entries: self.entries.clone(),
+            next: self.next,
+            results: self.results.clone(),
+            pinned: self.pinned.clone(),
+            pinned_tokens: self.pinned_tokens,
+            view: self.view.clone(),
+            compactions: self.compactions.clone(),
+            counter: Arc::clone(&self.counter),
+            framing: self.framing,
+            originals: self
+                .originals
+                .as_ref()
+                .map(|(o, bound)| (Arc::clone(o), (*bound).min(self.next))),
+        }
+    }
+}
+
+impl fmt::Debug for History {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("History")
+            .field("entries", &self.next)
+            .field("held", &self.entries.len())
+            .field("pinned", &self.pinned)
+            .field("view", &self.view.len())
+            .field("compactions", &self.compactions.len())
+            .field("framing", &self.framing)
+            .finish()
+    }
+}
+
+// `History` must stay `Send + Sync` (held across `.await`, shared behind a lock): this
+// fails to compile if a field ever breaks it.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<History>();
+};
+
+impl Default for History {
+    fn default() -> Self {
+        History::new()
+    }
+}
+
+impl History {
+    /// An empty history with the [`HeuristicCounter`] and
+    /// [`DEFAULT_FRAMING_TOKENS`] per message.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().is_empty());
+    /// ```
+    pub fn new() -> Self {
+        History::with_counter(HeuristicCounter)
+    }
+
+    /// An empty history that counts tokens with `counter`.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, TokenCounter};
+    /// struct Bytes;
+    /// impl TokenCounter for Bytes {
+    ///     fn count_text(&self, t: &str) -> u32 { t.len() as u32 }
+    /// }
+    /// let mut h = History::with_counter(Bytes);
+    /// let id = h.append(fuzzy!(user: "abcd"));
+    /// assert_eq!(h.recall(id).unwrap().tokens(), 4);
+    /// ```
+    pub fn with_counter(counter: impl TokenCounter + 'static) -> Self {
+        History::with_shared(Arc::new(counter))
+    }
+
+    pub(crate) fn with_shared(counter: Arc<dyn TokenCounter>) -> Self {
+        History {
+            entries: Vec::new(),
+            next: 0,
+            results: HashMap::new(),
+            pinned: Vec::new(),
+            pinned_tokens: 0,
+            view: View::default(),
+            compactions: Vec::new(),
+            counter,
+            framing: DEFAULT_FRAMING_TOKENS,
+            originals: None,
+        }
+    }
+
+    /// Sets the per-message framing tokens counted in usage (default
+    /// [`DEFAULT_FRAMING_TOKENS`]).
+    ///
+    /// ```
+    /// let h = favur_context::History::new().with_framing_tokens(0);
+    /// assert_eq!(h.framing_tokens(), 0);
+    /// ```
+    pub fn with_framing_tokens(mut self, framing: u32) -> Self {
+        self.framing = framing;
+        self
+    }
+
+    /// Keeps memory bounded by the view: once an entry leaves the view (summarized or
+    /// dropped), its original is evicted from memory and [`recall`](History::recall)
+    /// reads it back from `originals`. For a store that persists every entry (a journal
+    /// does this for you).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use favur_context::{fuzzy, Compaction, Edit, Entry, EntryId, History, Originals, RecallError};
+    /// struct Archive(Vec<Entry>);
+    /// impl Originals for Archive {
+    ///     fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
+    ///         self.0.get(id.0 as usize).cloned().ok_or(RecallError::UnknownId { id, next: EntryId(self.0.len() as u64) })
+    ///     }
+    /// }
+    /// let mut full = History::new();
+    /// let old = full.append(fuzzy!(user: "old"));
+    /// let archive = Arc::new(Archive(full.entries().to_vec()));
+    /// let mut h = History::new().with_originals(archive);
+    /// h.insert(full.entries()[0].clone()).unwrap();
+    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: old }] }).unwrap();
+    /// assert!(h.entries().is_empty()); // evicted...
+    /// assert_eq!(h.recall(old).unwrap().message().text(), "old"); // ...read back
+    /// ```
+    pub fn with_originals(mut self, originals: Arc<dyn Originals>) -> Self {
+        self.originals = Some((originals, u64::MAX));
+        self
+    }
+
+    /// The per-message framing tokens.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().framing_tokens(), favur_context::DEFAULT_FRAMING_TOKENS);
+    /// ```
+    pub fn framing_tokens(&self) -> u32 {
+        self.framing
+    }
+
+    /// The token counter in use.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().counter().count_text(""), 0);
+    /// ```
+    pub fn counter(&self) -> &dyn TokenCounter {
+        &*self.counter
+    }
+
+    /// Appends a classified value and returns its id. Its tokens are counted once, here.
+    ///
+    /// Only values that carry a retention class are accepted: [`Classified`] (from the
+    /// macros or [`Message::classify`]) and types marked `#[retention(...)]`. The call site
+    /// recorded is the macro's, or this call's for a value classified by its type. This is
+    /// [`Store::append`](crate::Store::append) for the in-memory history, which cannot
+    /// fail.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// let a = h.append(fuzzy!(user: "a"));
+    /// let b = h.append(fuzzy!(assistant: "b"));
+    /// assert!(a < b);
+    /// ```
+    #[track_caller]
+    pub fn append<M: Classify>(&mut self, message: M) -> EntryId {
+        self.record_one(NewEntry::appended(message))
+    }
+
+    /// Pins a classified message (a system prompt): it is counted in every request's usage,
+    /// rendered before the view and never compacted.
+    ///
+    /// ```
+    /// use favur_context::{strict, History};
+    /// let mut h = History::new();
+    /// let id = h.pin(strict!(system: "You are a careful coding agent."));
+    /// assert_eq!(h.pinned(), &[id]);
+    /// assert!(h.view().is_empty());
+    /// assert!(h.usage_tokens() > 0);
+    /// ```
+    #[track_caller]
+    pub fn pin<M: Classify>(&mut self, message: M) -> EntryId {
+        self.record_one(NewEntry::pinned(message))
+    }
+
+    /// Appends the result of `tool`'s call `call_id`, classified with the tool's own class.
+    /// `Err` output is recorded as an error result. The in-memory form of
+    /// [`Store::append_tool_result`](crate::Store::append_tool_result).
+    ///
+    /// ```
+    /// use favur_context::{retention, History, Retention, Tool};
+    /// struct Grep;
+    /// #[retention(forgettable)]
+    /// impl Tool for Grep {
+    ///     fn name(&self) -> &str { "grep" }
+    ///     fn description(&self) -> &str { "Search files" }
+    ///     fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+    ///     fn call(&self, _: &serde_json::Value) -> Result<String, String> { Ok("a.rs:3: fn main".into()) }
+    /// }
+    /// let mut h = History::new();
+    /// let id = h.append_tool_result(&Grep, "call_7", Ok("a.rs:3: fn main".into()));
+    /// assert_eq!(h.recall(id).unwrap().retention(), Retention::Forgettable);
+    /// ```
+    #[track_caller]
+    pub fn append_tool_result<T: ClassifiedTool + ?Sized>(
+        &mut self,
+        tool: &T,
+        call_id: impl Into<String>,
+        output: Result<String, String>,
+    ) -> EntryId {
+        self.record_one(NewEntry::tool_result(tool, call_id, output))
+    }
+
+    /// Runs `tool` for `call` and appends its result with the tool's class. Arguments that
+    /// are not valid JSON are not passed to the tool; an error result saying so is
+    /// appended. The in-memory form of [`Store::run_tool`](crate::Store::run_tool).
+    ///
+    /// ```
+    /// use favur_context::{retention, History, Retention, Tool, ToolCall};
+    /// struct Echo;
+    /// #[retention(fuzzy)]
+    /// impl Tool for Echo {
+    ///     fn name(&self) -> &str { "echo" }
+    ///     fn description(&self) -> &str { "Echo the arguments" }
+    ///     fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+    ///     fn call(&self, args: &serde_json::Value) -> Result<String, String> { Ok(args.to_string()) }
+    /// }
+    /// let mut h = History::new();
+    /// let id = h.run_tool(&Echo, &ToolCall::new("c1", "echo", r#"{"x":1}"#));
+    /// assert_eq!(h.recall(id).unwrap().message().tool_results().next().unwrap().content, r#"{"x":1}"#);
+    /// let bad = h.run_tool(&Echo, &ToolCall::new("c2", "echo", "{x"));
+    /// assert!(h.recall(bad).unwrap().message().tool_results().next().unwrap().is_error);
+    /// ```
+    #[track_caller]
+    pub fn run_tool<T: ClassifiedTool + ?Sized>(&mut self, tool: &T, call: &ToolCall) -> EntryId {
+        self.record_one(NewEntry::tool_run(tool, call))
+    }
+
+    fn record_one(&mut self, new: NewEntry) -> EntryId {
+        let entry = self.draft_one(new, 0);
+        let id = entry.id;
+        self.push(entry);
+        id
+    }
+
+    /// The id the next recorded entry will get.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, EntryId, History};
+    /// let mut h = History::new();
+    /// assert_eq!(h.next_id(), EntryId(0));
+    /// h.append(fuzzy!(user: "x"));
+    /// assert_eq!(h.next_id(), EntryId(1));
+    /// ```
+    pub fn next_id(&self) -> EntryId {
+        EntryId(self.next)
+    }
+
+    /// The originals held in memory, in id order: appended, pinned and summaries.
+    ///
+    /// For a `History` on its own that is every entry ever recorded (compaction never
+    /// removes anything), and an entry's index is its id. A history with an
+    /// [`Originals`] reader (the one inside a [`JournaledHistory`](crate::JournaledHistory))
+    /// keeps memory bounded by the view: originals of entries that left the view are
+    /// missing here. To read any entry by id, use [`recall`](History::recall); for a copy
+    /// holding every original, [`full_copy`](History::full_copy).
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "x"));
+    /// assert_eq!(h.entries().len(), 1);
+    /// ```
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The entry with this id if its original is held in memory (entries in the view and
+    /// pinned entries always are).
+    pub(crate) fn entry(&self, id: EntryId) -> Option<&Entry> {
+        let i = usize::try_from(id.0).ok()?;
+        // Nothing evicted below `id`: its index is its id (the O(1) common case).
+        if let Some(e) = self.entries.get(i)
+            && e.id == id
+        {
+            return Some(e);
+        }
+        let below = &self.entries[..i.min(self.entries.len())];
+        below
+            .binary_search_by_key(&id, |e| e.id)
+            .ok()
+            .map(|at| &below[at])
+    }
+
+    /// The original of any entry, whether it is in the view, summarized or dropped:
+    /// borrowed when it is held in memory, read back from the [`Originals`] reader (a
+    /// journal's file) otherwise. The same on every store: a helper given the history of
+    /// a [`JournaledHistory`](crate::JournaledHistory) reads evicted originals back.
+    ///
+    /// # Errors
+    ///
+    /// [`RecallError::UnknownId`] for an id never assigned; the reader's error (I/O,
+    /// corruption) if an evicted original cannot be read back.
+    ///
+    /// ```
+    /// use favur_context::{strict, EntryId, History, RecallError};
+    /// let mut h = History::new();
+    /// let id = h.append(strict!(tool_result("c1"): "Traceback ..."));
+    /// assert_eq!(h.recall(id).unwrap().message().tool_results().next().unwrap().content, "Traceback ...");
+    /// let err = h.recall(EntryId(7)).unwrap_err();
+    /// assert!(matches!(err, RecallError::UnknownId { id: EntryId(7), .. }));
+    /// assert_eq!(err.to_string(), "no entry #7 (ids run from #0 to #0)");
+    /// ```
+    pub fn recall(&self, id: EntryId) -> Result<Cow<'_, Entry>, RecallError> {
+        if let Some(entry) = self.entry(id) {
+            return Ok(Cow::Borrowed(entry));
+        }
+        match &self.originals {
+            Some((originals, _)) if id.0 < self.next => originals.original(id).map(Cow::Owned),
+            _ => Err(RecallError::UnknownId {
+                id,
+                next: self.next_id(),
+            }),
+        }
+    }
+
+    /// A copy with every original in memory (evicted ones read back), detached from the
+    /// [`Originals`] reader: e.g. to export a journaled history with
+    /// [`to_json`](History::to_json).
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "x"));
+    /// assert_eq!(h.full_copy().unwrap().entries(), h.entries());
+    /// ```
+    pub fn full_copy(&self) -> Result<History, RecallError> {
+        let mut full = self.clone();
+        full.originals = None;
+        if full.entries.len() as u64 == full.next {
+            return Ok(full);
+        }
+        let mut held = std::mem::take(&mut full.entries).into_iter().peekable();
+        let mut all = Vec::with_capacity(self.len());
+        for id in (0..self.next).map(EntryId) {
+            match held.next_if(|e| e.id == id) {
+                Some(e) => all.push(e),
+                None => all.push(self.recall(id)?.into_owned()),
+            }
+        }
+        full.entries = all;
+        Ok(full)
+    }
+
+    /// Number of entries recorded (including pinned entries and summaries), whether or
+    /// not their originals are held in memory.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        usize::try_from(self.next).unwrap_or(usize::MAX)
+    }
+
+    /// Whether nothing has been recorded.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.next == 0
+    }
+
+    /// The pinned entries, in the order pinned.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().pinned().is_empty());
+    /// ```
+    pub fn pinned(&self) -> &[EntryId] {
+        &self.pinned
+    }
+
+    /// The current view (pinned entries excluded).
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "x"));
+    /// assert_eq!(h.view().len(), 1);
+    /// ```
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// The compactions applied so far, oldest first.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().compactions().is_empty());
+    /// ```
+    pub fn compactions(&self) -> &[Compaction] {
+        &self.compactions
+    }
+
+    /// Tokens the next request would carry: pinned entries, every view item, and the
+    /// framing of each message. O(1): the totals are kept as entries are recorded.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new().with_framing_tokens(4);
+    /// let id = h.append(fuzzy!(user: "hello there"));
+    /// assert_eq!(h.usage_tokens(), u64::from(h.recall(id).unwrap().tokens()) + 4);
+    /// ```
+    pub fn usage_tokens(&self) -> u64 {
+        let messages = (self.pinned.len() + self.view.len()) as u64;
+        self.pinned_tokens + self.view.tokens() + messages * u64::from(self.framing)
+    }
+
+    /// The tool calls of the in-flight tail that no entry answers yet, in order, with the
+    /// entry that made each: what a process killed between a model's tool calls and their
+    /// results left open. The tail is the run of tool-call and tool-result entries at the
+    /// end of the view. Answer each (run the tool again, or append an error result) before
+    /// the next request.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History};
+    /// use serde_json::json;
+    /// let mut h = History::new();
+    /// h.append(strict!(user: "list and read"));
+    /// let calls = h.append(fuzzy!(tool_calls: [("c1", "ls", json!({})), ("c2", "cat", json!({"path": "a.rs"}))]));
+    /// h.append(fuzzy!(tool_result("c1"): "a.rs"));
+    /// // killed here: c2 was never answered
+    /// let pending = h.pending_calls();
+    /// assert_eq!(pending.len(), 1);
+    /// assert_eq!((pending[0].0, pending[0].1.id.as_str()), (calls, "c2"));
+    /// ```
+    pub fn pending_calls(&self) -> Vec<(EntryId, &ToolCall)> {
+        let items = self.view.items();
+        let in_tail = |e: &Entry| {
+            e.message.role == crate::message::Role::Tool || e.message.tool_calls().next().is_some()
+        };
+        let start = items
+            .iter()
+            .rposition(|item| self.entry(item.id).is_none_or(|e| !in_tail(e)))
+            .map_or(0, |i| i + 1);
+        let mut pending = Vec::new();
+        for item in &items[start..] {
+            let Some(entry) = self.entry(item.id) else {
+                continue;
+            };
+            for call in entry.message.tool_calls() {
+                let answered = self.result_entries(&call.id).iter().any(|r| *r > entry.id);
+                if !answered {
+                    pending.push((entry.id, call));
+                }
+            }
+        }
+        pending
+    }
+
+    /// The entries (held or evicted) that hold a result for the tool call `call_id`, in
+    /// id order.
+    pub(crate) fn result_entries(&self, call_id: &str) -> &[EntryId] {
+        self.results.get(call_id).map_or(&[], Vec::as_slice)
+    }
+
+    fn index_results(&mut self, entry: &Entry) {
+        for result in entry.message.tool_results() {
+            let ids = self.results.entry(result.call_id.clone()).or_default();
+            if ids.last() != Some(&entry.id) {
+                ids.push(entry.id);
+            }
+        }
+    }
+}
+
+/// The classified tool-result message for `output` of a call answered by `T`.
+pub(crate) fn tool_result<T: ClassifiedTool + ?Sized>(
+    call_id: String,
+    output: Result<String, String>,
+    site: CallSite,
+) -> Classified {
+    let (content, is_error) = match output {
+        Ok(out) => (out, false),
+        Err(err) => (err, true),
+    };
+    let message = Message::tool_result(call_id, content, is_error);
+    Classified::with_site(message, T::RETENTION, site)
+}
+
+/// Runs `tool` for `call`; invalid JSON arguments are an error output, not a call.
+pub(crate) fn run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Result<String, String> {
+    match &call.arguments {
+        Arguments::Json(args) => tool.call(args),
+        Arguments::Invalid(raw) => Err(format!(
+            "the arguments of this call are not valid JSON: {raw}"
+        )),
+    }
+}

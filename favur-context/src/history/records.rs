@@ -1,0 +1,399 @@
+//! What flows into a history: drafted entries and checked compaction records.
+//!
+//! Every store records the same way: it drafts the entries ([`History::draft`]) or checks
+//! the compaction ([`History::check`]), persists the result, then commits it here
+//! ([`History::insert`], [`History::commit`]). Nothing changes in memory before the
+//! store has what it must keep.
+
+use crate::entry::{Entry, EntryId, EntryKind};
+use crate::message::Role;
+use crate::store::{NewEntry, RecordError};
+use crate::view::{self, Compaction, Edit, Form, Shape, View, ViewItem};
+
+use super::History;
+
+/// A compaction record checked against a history ([`History::check`]): what it derives,
+/// ready to be persisted and then committed with [`History::commit`].
+///
+/// ```
+/// use favur_context::{fuzzy, Compaction, Edit, History};
+/// let mut h = History::new();
+/// let id = h.append(fuzzy!(user: "old"));
+/// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }] }).unwrap();
+/// assert_eq!(checked.compaction().tier, 2);
+/// assert_eq!(h.view().len(), 1); // nothing changed yet
+/// h.commit(checked).unwrap();
+/// assert!(h.view().is_empty());
+/// ```
+#[derive(Debug, Clone)]
+pub struct CheckedCompaction {
+    compaction: Compaction,
+    view: View,
+    summaries: Vec<Entry>,
+    /// The history it was checked against: its next id and number of compactions.
+    stamp: (u64, usize),
+}
+
+impl CheckedCompaction {
+    /// The compaction record, as a store persists it.
+    ///
+    /// ```
+    /// use favur_context::{Compaction, History};
+    /// let checked = History::new().check(Compaction { tier: 1, edits: vec![] }).unwrap();
+    /// assert!(checked.compaction().edits.is_empty());
+    /// ```
+    pub fn compaction(&self) -> &Compaction {
+        &self.compaction
+    }
+
+    /// How many ids its summaries take (from the history's next id on).
+    ///
+    /// ```
+    /// use favur_context::{Compaction, History};
+    /// assert_eq!(History::new().check(Compaction { tier: 1, edits: vec![] }).unwrap().summaries(), 0);
+    /// ```
+    pub fn summaries(&self) -> usize {
+        self.summaries.len()
+    }
+}
+
+impl History {
+    /// The entries `entries` would become if recorded now, in order: the next ids, tokens
+    /// counted with this history's counter. Changes nothing: a store persists them, then
+    /// records them with [`insert`](History::insert).
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, EntryId, History, NewEntry};
+    /// let mut h = History::new();
+    /// let drafted = h.draft(vec![NewEntry::pinned(strict!(system: "sys")), NewEntry::appended(fuzzy!(user: "hi"))]);
+    /// assert_eq!((drafted[0].id(), drafted[1].id()), (EntryId(0), EntryId(1)));
+    /// assert!(h.is_empty());
+    /// for e in drafted { h.insert(e).unwrap(); }
+    /// assert_eq!((h.pinned().len(), h.view().len()), (1, 1));
+    /// ```
+    pub fn draft(&self, entries: Vec<NewEntry>) -> Vec<Entry> {
+        entries
+            .into_iter()
+            .enumerate()
+            .map(|(i, new)| self.draft_one(new, i as u64))
+            .collect()
+    }
+
+    /// The entry `new` would be with id `next + offset`.
+    pub(super) fn draft_one(&self, new: NewEntry, offset: u64) -> Entry {
+        let (classified, kind) = new.into_parts();
+        let (message, retention, site) = classified.into_parts();
+        let tokens = self.counter.count_message(&message);
+        Entry {
+            id: EntryId(self.next.saturating_add(offset)),
+            retention,
+            tokens,
+            site,
+            kind,
+            message,
+        }
+    }
+
+    /// Records an entry drafted by [`draft`](History::draft) or read back from storage,
+    /// keeping its id, class, count and site.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::IdOrder`] unless its id is the next id; [`RecordError::Summary`]
+    /// for a summary (summaries are recorded by their compaction). Nothing changes.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, RecordError};
+    /// let mut a = History::new();
+    /// a.append(fuzzy!(user: "one"));
+    /// a.append(fuzzy!(user: "two"));
+    /// let mut b = History::new();
+    /// let err = b.insert(a.entries()[1].clone()).unwrap_err();
+    /// assert!(matches!(err, RecordError::IdOrder { .. }));
+    /// b.insert(a.entries()[0].clone()).unwrap();
+    /// assert_eq!(b.len(), 1);
+    /// ```
+    pub fn insert(&mut self, entry: Entry) -> Result<(), RecordError> {
+        if entry.id != self.next_id() {
+            return Err(RecordError::IdOrder {
+                expected: self.next_id(),
+                found: entry.id,
+            });
+        }
+        if entry.kind.is_summary() {
+            return Err(RecordError::Summary { id: entry.id });
+        }
+        self.push(entry);
+        Ok(())
+    }
+
+    /// Records an entry whose id is the next id and that is not a summary.
+    pub(super) fn push(&mut self, entry: Entry) {
+        debug_assert_eq!(entry.id.0, self.next);
+        self.next = entry.id.0.saturating_add(1);
+        self.index_results(&entry);
+        let id = entry.id;
+        let tokens = entry.tokens;
+        match entry.kind {
+            EntryKind::Pinned => {
+                self.pinned.push(id);
+                self.pinned_tokens += u64::from(tokens);
+            }
+            _ => self.view.push(ViewItem {
+                id,
+                form: Form::Verbatim,
+                tokens,
+                shape: Shape::of(&entry),
+            }),
+        }
+        self.entries.push(entry);
+    }
+
+    /// Checks that `compaction` applies to the view and computes what it derives,
+    /// changing nothing. A store persists [`CheckedCompaction::compaction`], then
+    /// commits it with [`commit`](History::commit).
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::Compaction`] saying why it does not apply.
+    ///
+    /// ```
+    /// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
+    /// let err = History::new().check(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(3) }] }).unwrap_err();
+    /// assert!(matches!(err, RecordError::Compaction(ApplyError::NotInView { .. })));
+    /// ```
+    pub fn check(&self, compaction: Compaction) -> Result<CheckedCompaction, RecordError> {
+        // Whether an entry is a tool result (summaries are placed after the tool results
+        // of a call that stays). Entries in the view are always held, evicted or not.
+        let is_result = |id: EntryId| self.entry(id).is_some_and(|e| e.message.role == Role::Tool);
+        let (view, summaries) = view::derive(&self.view, &compaction, self.next_id(), &is_result)?;
+        Ok(CheckedCompaction {
+            compaction,
+            view,
+            summaries,
+            stamp: (self.next, self.compactions.len()),
+        })
+    }
+
+    /// Commits a compaction checked against this history as it is now: the view becomes
+    /// the one it derives, its summaries are recorded, and (with an
+    /// [`Originals`](crate::Originals) reader) the originals that left the view are
+    /// evicted from memory.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::Stale`] if the history changed since the check. Nothing changes.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, Compaction, History, RecordError};
+    /// let mut h = History::new();
+    /// let checked = h.check(Compaction { tier: 1, edits: vec![] }).unwrap();
+    /// h.append(fuzzy!(user: "moved on"));
+    /// assert!(matches!(h.commit(checked), Err(RecordError::Stale)));
+    /// ```
+    pub fn commit(&mut self, checked: CheckedCompaction) -> Result<(), RecordError> {
+        if checked.stamp != (self.next, self.compactions.len()) {
+            return Err(RecordError::Stale);
+        }
+        let CheckedCompaction {
+            compaction,
+            view,
+            summaries,
+            ..
+        } = checked;
+        self.evict_left_view(&compaction);
+        self.next += summaries.len() as u64;
+        for summary in &summaries {
+            self.index_results(summary);
+        }
+        self.entries.extend(summaries);
+        self.view = view;
+        self.compactions.push(compaction);
+        Ok(())
+    }
+
+    /// Applies a compaction record to the view, recording its summary entries:
+    /// [`check`](History::check) then [`commit`](History::commit). All or nothing.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// let mut h = History::new();
+    /// let id = h.append(fuzzy!(user: "old"));
+    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }] }).unwrap();
+    /// assert!(h.view().is_empty());
+    /// assert_eq!(h.recall(id).unwrap().message().text(), "old"); // still recallable
+    /// ```
+    pub fn apply(&mut self, compaction: Compaction) -> Result<(), RecordError> {
+        let checked = self.check(compaction)?;
+        self.commit(checked)
+    }
+
+    /// With an originals reader, drops from memory the originals of the entries that
+    /// `compaction` takes out of the view (dropped or summarized, and not reformed) and
+    /// that the reader holds. Afterwards the entries held are exactly the pinned ones,
+    /// those in the view, and any the reader does not hold.
+    fn evict_left_view(&mut self, compaction: &Compaction) {
+        let Some((_, bound)) = &self.originals else {
+            return;
+        };
+        let bound = *bound;
+        let mut gone: Vec<EntryId> = Vec::new();
+        let mut stays: Vec<EntryId> = Vec::new();
+        for edit in &compaction.edits {
+            match edit {
+                Edit::Drop { id } => gone.push(*id),
+                Edit::Summarize { summary } => {
+                    if let EntryKind::Summary { replaces } = &summary.kind {
+                        gone.extend_from_slice(replaces);
+                    }
+                }
+                Edit::Reform { id, .. } => stays.push(*id),
+            }
+        }
+        gone.retain(|id| !stays.contains(id) && id.0 < bound);
+        if gone.is_empty() {
+            return;
+        }
+        gone.sort_unstable();
+        let first = self.entries.partition_point(|e| e.id < gone[0]);
+        let mut tail = self.entries.split_off(first);
+        tail.retain(|e| gone.binary_search(&e.id).is_err());
+        self.entries.append(&mut tail);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::message::Message;
+    use crate::recall::RecallError;
+    use crate::site::CallSite;
+    use crate::store::Originals;
+    use crate::{Retention, fuzzy, strict};
+
+    struct Archive(History);
+
+    impl Originals for Archive {
+        fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
+            self.0.recall(id).map(Cow::into_owned)
+        }
+    }
+
+    fn summary(h: &History, replaces: Vec<EntryId>) -> Entry {
+        Entry::new(
+            h.next_id(),
+            Retention::Fuzzy,
+            1,
+            CallSite::new("t", 1, 1),
+            EntryKind::Summary { replaces },
+            Message::assistant("gist"),
+        )
+    }
+
+    /// A history with an originals reader holding `full`'s entries, fed the same entries.
+    fn backed(full: &History) -> History {
+        let mut h = History::new().with_originals(Arc::new(Archive(full.clone())));
+        for e in full.entries() {
+            h.insert(e.clone()).unwrap();
+        }
+        h
+    }
+
+    #[test]
+    fn eviction_keeps_exactly_the_view_and_the_pinned() {
+        let mut full = History::new();
+        full.pin(strict!(system: "sys"));
+        let ids: Vec<EntryId> = (0..6).map(|i| full.append(fuzzy!(user: "m{i}"))).collect();
+        let mut h = backed(&full);
+        let s = summary(&h, vec![ids[0], ids[1], ids[2]]);
+        let c = Compaction {
+            tier: 1,
+            edits: vec![
+                Edit::Summarize { summary: s },
+                Edit::Drop { id: ids[4] },
+                // Summarized but kept in another form: stays.
+                Edit::Reform {
+                    id: ids[2],
+                    form: Form::CallsOnly,
+                    tokens: 1,
+                },
+            ],
+        };
+        h.apply(c).unwrap();
+        let held: Vec<u64> = h.entries().iter().map(|e| e.id.0).collect();
+        assert_eq!(held, vec![0, 3, 4, 6, 7]);
+        assert_eq!(h.entries().len(), h.view().len() + h.pinned().len());
+        assert_eq!(h.len(), 8);
+        // Held ones are found at their new positions, evicted ones are read back.
+        assert_eq!(h.entry(EntryId(6)).unwrap().message().text(), "m5");
+        assert_eq!(h.entry(EntryId(7)).unwrap().message().text(), "gist");
+        for gone in [1, 2, 5] {
+            assert!(h.entry(EntryId(gone)).is_none(), "#{gone}");
+            let back = h.recall(EntryId(gone)).unwrap();
+            assert!(matches!(back, Cow::Owned(_)));
+            assert_eq!(back.message().text(), format!("m{}", gone - 1));
+        }
+        assert!(h.entry(EntryId(3)).is_some());
+        assert!(h.recall(EntryId(8)).is_err());
+        assert!(h.recall(EntryId(u64::MAX)).is_err());
+        // A full copy holds every original again, in order.
+        let copy = h.full_copy().unwrap();
+        assert_eq!(copy.entries().len(), 8);
+        assert!(
+            copy.entries()
+                .iter()
+                .enumerate()
+                .all(|(i, e)| e.id.0 == i as u64)
+        );
+    }
+
+    #[test]
+    fn a_clone_keeps_its_own_later_entries_in_memory() {
+        let mut full = History::new();
+        let a = full.append(fuzzy!(user: "a"));
+        let mut h = backed(&full);
+        let mut copy = h.clone();
+        // The copy records an entry the reader does not hold, then drops it and `a`.
+        let b = copy.append(fuzzy!(user: "b"));
+        copy.apply(Compaction {
+            tier: 2,
+            edits: vec![Edit::Drop { id: a }, Edit::Drop { id: b }],
+        })
+        .unwrap();
+        assert!(copy.entry(a).is_none()); // below the bound: evicted, read back
+        assert_eq!(copy.recall(a).unwrap().message().text(), "a");
+        assert_eq!(copy.entry(b).unwrap().message().text(), "b"); // its own: kept
+        // The original still evicts as usual.
+        h.apply(Compaction {
+            tier: 2,
+            edits: vec![Edit::Drop { id: a }],
+        })
+        .unwrap();
+        assert!(h.entries().is_empty());
+    }
+
+    #[test]
+    fn a_failed_check_or_stale_commit_changes_nothing() {
+        let mut h = History::new();
+        let id = h.append(fuzzy!(user: "x"));
+        let before = h.clone();
+        let bad = Compaction {
+            tier: 1,
+            edits: vec![Edit::Drop { id }, Edit::Drop { id }],
+        };
+        assert!(matches!(h.apply(bad), Err(RecordError::Compaction(_))));
+        let checked = h
+            .check(Compaction {
+                tier: 1,
+                edits: vec![Edit::Drop { id }],
+            })
+            .unwrap();
+        h.append(fuzzy!(user: "y"));
+        assert!(matches!(h.commit(checked), Err(RecordError::Stale)));
+        assert_eq!(h.view().len(), before.view().len() + 1);
+        assert!(h.compactions().is_empty());
+    }
+}

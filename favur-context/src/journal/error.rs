@@ -1,0 +1,196 @@
+//! What can go wrong: a damaged line ([`Corruption`]) and every journal error
+//! ([`JournalError`]).
+
+use std::io;
+use std::path::PathBuf;
+
+use super::JOURNAL_FORMAT;
+use crate::entry::EntryId;
+use crate::store::RecordError;
+use crate::view::ApplyError;
+
+/// What is wrong with a damaged journal line. Carried by [`JournalError::Corrupt`] and
+/// [`Salvaged`](crate::Salvaged).
+///
+/// ```
+/// use favur_context::Corruption;
+/// let c = Corruption::UnknownRecord { kind: "snapshot".into() };
+/// assert_eq!(c.to_string(), "unknown record type `snapshot`");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Corruption {
+    /// The line is not valid UTF-8.
+    #[error("not valid UTF-8 (valid up to byte {valid_up_to} of the line)")]
+    InvalidUtf8 {
+        /// Bytes of the line that are valid UTF-8.
+        valid_up_to: usize,
+    },
+    /// The line is not valid JSON.
+    #[error("not valid JSON: {message}")]
+    InvalidJson {
+        /// The parser's message.
+        message: String,
+    },
+    /// The line is longer than the limit ([`OpenOptions::max_line_bytes`](crate::OpenOptions::max_line_bytes)).
+    #[error("line longer than the limit of {limit} bytes")]
+    LineTooLong {
+        /// The limit in force.
+        limit: usize,
+    },
+    /// The first line is not a journal header.
+    #[error("the first line is not a journal header (`{{\"journal\":{{\"format\":...}}}}`)")]
+    MissingHeader,
+    /// The header is malformed.
+    #[error("malformed journal header: {message}")]
+    InvalidHeader {
+        /// What is wrong.
+        message: String,
+    },
+    /// A header after the first line.
+    #[error("a journal header after the first line")]
+    UnexpectedHeader,
+    /// A JSON value that is not an object with one key naming the record type.
+    #[error("not a record (an object with one key: `entry`, `batch` or `compaction`)")]
+    NotARecord,
+    /// A record type this version does not know.
+    #[error("unknown record type `{kind}`")]
+    UnknownRecord {
+        /// The type found.
+        kind: String,
+    },
+    /// An entry record without a retention class.
+    #[error("entry{} has no retention class", fmt_id(*id))]
+    MissingClass {
+        /// The entry's id, if it could be read.
+        id: Option<EntryId>,
+    },
+    /// An entry record with a retention class that does not exist.
+    #[error("entry{} has unknown retention class {found} (expected \"forgettable\", \"fuzzy\" or \"strict\")", fmt_id(*id))]
+    UnknownClass {
+        /// The entry's id, if it could be read.
+        id: Option<EntryId>,
+        /// The class found, as JSON.
+        found: String,
+    },
+    /// An entry record that is malformed in another way.
+    #[error("malformed entry{}: {message}", fmt_id(*id))]
+    InvalidEntry {
+        /// The entry's id, if it could be read.
+        id: Option<EntryId>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A compaction record that is malformed.
+    #[error("malformed compaction: {message}")]
+    InvalidCompaction {
+        /// What is wrong.
+        message: String,
+    },
+    /// An entry record whose id is not the next id.
+    #[error("entry has id {found}, expected the next id {expected}")]
+    IdOrder {
+        /// The next id.
+        expected: EntryId,
+        /// The id found.
+        found: EntryId,
+    },
+    /// An entry record of kind summary (summaries are only written by compactions).
+    #[error("entry {id} is a summary outside a compaction record")]
+    UnexpectedSummary {
+        /// The entry's id.
+        id: EntryId,
+    },
+    /// A compaction record that does not apply to the history read so far (it names
+    /// unknown ids, edits an entry twice, ...).
+    #[error("compaction does not apply: {0}")]
+    Compaction(ApplyError),
+    /// A batch record that holds no entry.
+    #[error("a batch record with no entries")]
+    EmptyBatch,
+}
+
+pub(super) fn fmt_id(id: Option<EntryId>) -> String {
+    id.map(|id| format!(" {id}")).unwrap_or_default()
+}
+
+/// Why a journal could not be opened or written.
+///
+/// ```
+/// use favur_context::{JournalError, JournaledHistory};
+/// let dir = std::env::temp_dir().join(format!("favur-doc-err-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("history.jsonl");
+/// std::fs::write(&path, "{\"journal\":{\"format\":9,\"framing_tokens\":4}}\n").unwrap();
+/// let err = JournaledHistory::open(&path).unwrap_err();
+/// assert!(matches!(err, JournalError::Version { found: 9, .. }));
+/// assert!(err.to_string().contains("history.jsonl"));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Reading, writing, syncing or truncating the file failed.
+    #[error("cannot {action} journal {}: {source}", path.display())]
+    Io {
+        /// The journal file.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The error from the operating system.
+        source: io::Error,
+    },
+    /// Another writer holds the journal's lock.
+    #[error("journal {} is locked by another writer (a process or history that has it open)", path.display())]
+    Locked {
+        /// The journal file.
+        path: PathBuf,
+    },
+    /// The journal declares a format version this library does not read.
+    #[error("journal {} has format version {found}; this library reads version {JOURNAL_FORMAT} (it was written by a newer favur-context?)", path.display())]
+    Version {
+        /// The journal file.
+        path: PathBuf,
+        /// The version found.
+        found: u64,
+    },
+    /// A line in the journal is damaged. Nothing was loaded; open with
+    /// [`OpenOptions::salvage`](crate::OpenOptions::salvage) to load everything before it.
+    #[error("journal {} is damaged at line {line} (byte offset {offset}): {problem}; nothing was loaded (`OpenOptions::salvage(true)` loads everything before it)", path.display())]
+    Corrupt {
+        /// The journal file.
+        path: PathBuf,
+        /// The damaged line, from 1.
+        line: u64,
+        /// Byte offset of the start of that line.
+        offset: u64,
+        /// What is wrong.
+        problem: Corruption,
+    },
+    /// A record to write is longer than the line limit; nothing was written.
+    #[error("journal {}: record of {len} bytes exceeds the line limit of {limit} bytes; nothing was written", path.display())]
+    RecordTooLong {
+        /// The journal file.
+        path: PathBuf,
+        /// The record's length.
+        len: usize,
+        /// The limit in force.
+        limit: usize,
+    },
+    /// The record does not apply to the history (a compaction naming entries not in the
+    /// view, say); nothing was written.
+    #[error("journal {}: {source}; nothing was written", path.display())]
+    Record {
+        /// The journal file.
+        path: PathBuf,
+        /// Why it does not apply.
+        source: RecordError,
+    },
+    /// An earlier write or sync failed and could not be rolled back, or a panic
+    /// interrupted a write, so the file may hold more than memory: the journal takes no
+    /// more writes. Reopen it: everything acknowledged is there, nothing unacknowledged
+    /// of a batch or compaction is.
+    #[error("journal {} takes no more writes after an earlier failure; reopen it", path.display())]
+    Poisoned {
+        /// The journal file.
+        path: PathBuf,
+    },
+}

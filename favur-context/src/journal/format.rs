@@ -1,0 +1,271 @@
+//! The records of a journal line by line: what is written ([`RecordOut`]), what is read
+//! ([`RecordIn`]), the header, and what is wrong with a line that does not parse.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::JOURNAL_FORMAT;
+use super::error::Corruption;
+use crate::entry::{Entry, EntryId};
+use crate::retention::Retention;
+use crate::view::Compaction;
+
+/// The first line of every journal.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Header {
+    pub(super) format: u32,
+    pub(super) framing_tokens: u32,
+}
+
+/// One line to write.
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum RecordOut<'a> {
+    Journal(Header),
+    /// One entry appended or pinned.
+    Entry(&'a Entry),
+    /// Several entries recorded all or none: one line, so one write.
+    Batch(&'a [Entry]),
+    Compaction(&'a Compaction),
+}
+
+/// One line read.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum RecordIn {
+    Journal(#[allow(dead_code)] Value),
+    Entry(Entry),
+    Batch(Vec<Entry>),
+    Compaction(Compaction),
+}
+
+pub(super) enum LineError {
+    Version(u64),
+    Corrupt(Corruption),
+}
+
+impl From<Corruption> for LineError {
+    fn from(c: Corruption) -> Self {
+        LineError::Corrupt(c)
+    }
+}
+
+/// Parses the header line and returns the framing tokens it declares.
+pub(super) fn header(content: &[u8]) -> Result<u32, LineError> {
+    let value: Value = serde_json::from_slice(content).map_err(|e| syntax(content, &e))?;
+    let Some(inner) = value.as_object().and_then(|o| o.get("journal")) else {
+        return Err(Corruption::MissingHeader.into());
+    };
+    let Some(format) = inner.get("format").and_then(Value::as_u64) else {
+        return Err(Corruption::InvalidHeader {
+            message: "no integer `format`".into(),
+        }
+        .into());
+    };
+    if format != u64::from(JOURNAL_FORMAT) {
+        return Err(LineError::Version(format));
+    }
+    let header: Header = Header::deserialize(inner).map_err(|e| Corruption::InvalidHeader {
+        message: e.to_string(),
+    })?;
+    Ok(header.framing_tokens)
+}
+
+/// Says what is wrong with a line that did not parse as a record.
+pub(super) fn diagnose(content: &[u8], error: &serde_json::Error) -> Corruption {
+    let value: Value = match serde_json::from_slice(content) {
+        Ok(v) => v,
+        Err(e) => return syntax(content, &e),
+    };
+    let Some(object) = value.as_object() else {
+        return Corruption::NotARecord;
+    };
+    let mut keys = object.iter();
+    let (Some((kind, inner)), None) = (keys.next(), keys.next()) else {
+        return Corruption::NotARecord;
+    };
+    match kind.as_str() {
+        "entry" => diagnose_entry(inner, error),
+        "batch" => match inner.as_array() {
+            None => Corruption::InvalidEntry {
+                id: None,
+                message: "a batch record is not an array of entries".into(),
+            },
+            Some(entries) => entries
+                .iter()
+                .find_map(|e| {
+                    let bad = Entry::deserialize(e).is_err();
+                    bad.then(|| diagnose_entry(e, error))
+                })
+                .unwrap_or_else(|| Corruption::InvalidEntry {
+                    id: None,
+                    message: error.to_string(),
+                }),
+        },
+        "compaction" => Corruption::InvalidCompaction {
+            message: Compaction::deserialize(inner)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| error.to_string()),
+        },
+        "journal" => Corruption::UnexpectedHeader,
+        other => Corruption::UnknownRecord {
+            kind: other.to_owned(),
+        },
+    }
+}
+
+/// Says what is wrong with an entry record's value.
+fn diagnose_entry(inner: &Value, error: &serde_json::Error) -> Corruption {
+    let id = inner.get("id").and_then(Value::as_u64).map(EntryId);
+    match inner.get("retention") {
+        None => Corruption::MissingClass { id },
+        Some(r) if Retention::deserialize(r).is_err() => Corruption::UnknownClass {
+            id,
+            found: r.to_string(),
+        },
+        Some(_) => Corruption::InvalidEntry {
+            id,
+            message: Entry::deserialize(inner)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| error.to_string()),
+        },
+    }
+}
+
+/// Invalid UTF-8 or invalid JSON.
+pub(super) fn syntax(content: &[u8], error: &serde_json::Error) -> Corruption {
+    match std::str::from_utf8(content) {
+        Err(e) => Corruption::InvalidUtf8 {
+            valid_up_to: e.valid_up_to(),
+        },
+        Ok(_) => Corruption::InvalidJson {
+            message: error.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::EntryKind;
+    use crate::site::CallSite;
+
+    fn problem(line: &str) -> Corruption {
+        let bytes = line.as_bytes();
+        let err = serde_json::from_slice::<RecordIn>(bytes)
+            .err()
+            .expect("a bad record");
+        diagnose(bytes, &err)
+    }
+
+    #[test]
+    fn diagnose_names_each_kind_of_bad_record() {
+        assert!(matches!(problem("{"), Corruption::InvalidJson { .. }));
+        assert_eq!(problem("42"), Corruption::NotARecord);
+        assert_eq!(problem(r#"{"a":1,"b":2}"#), Corruption::NotARecord);
+        assert_eq!(
+            problem(r#"{"blob":{}}"#),
+            Corruption::UnknownRecord {
+                kind: "blob".into()
+            }
+        );
+        assert_eq!(
+            problem(r#"{"entry":{"id":4}}"#),
+            Corruption::MissingClass {
+                id: Some(EntryId(4))
+            }
+        );
+        assert_eq!(
+            problem(r#"{"entry":{"retention":7}}"#),
+            Corruption::UnknownClass {
+                id: None,
+                found: "7".into()
+            }
+        );
+        assert!(matches!(
+            problem(r#"{"entry":{"id":1,"retention":"strict"}}"#),
+            Corruption::InvalidEntry { id: Some(EntryId(1)), message } if message.contains("missing field")
+        ));
+        assert!(matches!(
+            problem(r#"{"compaction":{"tier":"x","edits":[]}}"#),
+            Corruption::InvalidCompaction { .. }
+        ));
+        assert_eq!(
+            problem(r#"{"batch":[{"id":2,"retention":"eternal"}]}"#),
+            Corruption::UnknownClass {
+                id: Some(EntryId(2)),
+                found: r#""eternal""#.into()
+            }
+        );
+        assert!(matches!(
+            problem(r#"{"batch":{"id":2}}"#),
+            Corruption::InvalidEntry { id: None, .. }
+        ));
+    }
+
+    #[test]
+    fn invalid_utf8_is_told_apart_from_invalid_json() {
+        let bytes = b"{\"entry\":\"a\xc3\x28\"}";
+        let err = serde_json::from_slice::<RecordIn>(bytes).err().unwrap();
+        assert_eq!(
+            diagnose(bytes, &err),
+            Corruption::InvalidUtf8 { valid_up_to: 11 }
+        );
+    }
+
+    #[test]
+    fn header_versions() {
+        assert!(matches!(
+            header(br#"{"journal":{"format":1,"framing_tokens":2}}"#),
+            Ok(2)
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":18446744073709551615}}"#),
+            Err(LineError::Version(u64::MAX))
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":0,"framing_tokens":2}}"#),
+            Err(LineError::Version(0))
+        ));
+        assert!(matches!(
+            header(br#"{"entry":{}}"#),
+            Err(LineError::Corrupt(Corruption::MissingHeader))
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":"1"}}"#),
+            Err(LineError::Corrupt(Corruption::InvalidHeader { .. }))
+        ));
+    }
+
+    #[test]
+    fn records_written_are_records_read() {
+        let entry = Entry::new(
+            EntryId(0),
+            Retention::Strict,
+            3,
+            CallSite::new("a.rs", 1, 2),
+            EntryKind::Pinned,
+            crate::Message::system("sys"),
+        );
+        let line = serde_json::to_vec(&RecordOut::Entry(&entry)).unwrap();
+        match serde_json::from_slice::<RecordIn>(&line).unwrap() {
+            RecordIn::Entry(e) => assert_eq!(e, entry),
+            _ => panic!("not an entry"),
+        }
+        let two = [entry.clone(), entry.clone()];
+        let line = serde_json::to_vec(&RecordOut::Batch(&two)).unwrap();
+        assert!(line.starts_with(br#"{"batch":[{"id":0,"#));
+        match serde_json::from_slice::<RecordIn>(&line).unwrap() {
+            RecordIn::Batch(b) => assert_eq!(b, two),
+            _ => panic!("not a batch"),
+        }
+        let header = serde_json::to_string(&RecordOut::Journal(Header {
+            format: JOURNAL_FORMAT,
+            framing_tokens: 4,
+        }))
+        .unwrap();
+        assert_eq!(header, r#"{"journal":{"format":1,"framing_tokens":4}}"#);
+    }
+}

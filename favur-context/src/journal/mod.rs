@@ -1,0 +1,462 @@
+//! Durable history: an append-only JSON-lines journal behind a [`History`].
+//!
+//! A [`JournaledHistory`] is a [`Store`]: it writes every entry it records and every
+//! compaction record it applies to a journal file before acknowledging it, and opening the
+//! file again rebuilds exactly the same history and view, ids included. Memory stays
+//! bounded by the view: the originals of entries that left the view live only in the file,
+//! and [`History::recall`] reads them back.
+//!
+//! # Format (version 1)
+//!
+//! UTF-8 text, one JSON object per line, each line ending in `\n`. Each object has exactly
+//! one key, the record type:
+//!
+//! | line | record | meaning |
+//! |---|---|---|
+//! | first | `{"journal":{"format":1,"framing_tokens":4}}` | header: format version and the history's framing tokens |
+//! | then | `{"entry":{"id":0,"retention":"strict","tokens":5,"site":{...},"kind":"pinned","message":{...}}}` | an entry appended or pinned (`kind` is absent for an appended entry), exactly as [`Entry`](crate::Entry) serializes |
+//! | then | `{"batch":[{...entry...},{...entry...}]}` | several entries recorded all or none ([`Store::record`]), each as in an `entry` record |
+//! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`](crate::Compaction) applied, exactly as it serializes; its summaries carry their ids |
+//!
+//! Entry records carry ids 0, 1, 2, ... in order, except the ids taken by the summaries
+//! of a compaction record, which are the next ids when that record is applied. Records
+//! are replayed in file order with [`History`]'s own checks ([`History::insert`],
+//! [`History::check`]), so a journal that opens is one that a history could have written.
+//! Each record is one line written in one write, so a record is in the file whole or not
+//! at all (a torn line is cut off on open): a batch or a compaction is never half there.
+//!
+//! # Faults
+//!
+//! - A last line without its `\n` is a torn write (the process died mid-append; that
+//!   append was never acknowledged). Opening cuts it off and says so in the
+//!   [`OpenReport`].
+//! - Any other bad line is an error, [`JournalError::Corrupt`], naming the line number and
+//!   byte offset and saying what is wrong ([`Corruption`]). Nothing is skipped silently.
+//!   [`OpenOptions::salvage`] loads everything before it instead and moves the damaged
+//!   rest aside to a file next to the journal.
+//! - A header declaring a newer format is [`JournalError::Version`].
+//! - Lines are bounded ([`OpenOptions::max_line_bytes`]); a longer one is
+//!   [`Corruption::LineTooLong`], and a record that would be longer is refused on write.
+//! - A failed write is cut back; if that fails too, or a panic interrupted a write, the
+//!   journal is [`JournalError::Poisoned`]: it takes no more writes, and reopening gives
+//!   back everything acknowledged.
+
+mod error;
+mod format;
+mod fs;
+mod options;
+mod readback;
+mod scan;
+mod writer;
+
+use std::fmt;
+use std::fs::TryLockError;
+use std::io::{self, BufReader};
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::{Corruption, JournalError};
+#[cfg(feature = "fault-injection")]
+#[doc(hidden)]
+pub use fs::Faults;
+pub use options::{
+    DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
+};
+
+use crate::entry::EntryId;
+use crate::history::History;
+use crate::store::{NewEntry, Store, batch_ids};
+use crate::view::Compaction;
+use format::{Header, RecordOut};
+use fs::{JournalFile, move_aside, sync_parent};
+use readback::FileOriginals;
+use scan::scan;
+use writer::Writer;
+
+/// A [`History`] bound to a journal file: a [`Store`] whose every append and compaction is
+/// written to the file before it is acknowledged; opening the file again gives back the
+/// same history and view, ids included.
+///
+/// Writes go through [`Store`] (`append`, `pin`, `run_tool`, `record`, `apply`), the same
+/// calls as on any store; reads go through [`history`](JournaledHistory::history). Only
+/// one writer may have a journal open: the file is locked.
+///
+/// Memory is bounded by the view: once an entry leaves the view (summarized or dropped),
+/// its original lives only in the file, and [`History::recall`] reads it back (so a
+/// helper given `journal.history()` sees every original).
+///
+/// ```
+/// use favur_context::{fuzzy, strict, Compaction, Edit, JournaledHistory, Store};
+/// let path = std::env::temp_dir().join(format!("favur-doc-jh-{}.jsonl", std::process::id()));
+/// # let _ = std::fs::remove_file(&path);
+/// let mut history = JournaledHistory::open(&path)?;
+/// history.pin(strict!(system: "You are a coding agent."))?;
+/// let listing = history.append(fuzzy!(tool_result("c1"): "Cargo.toml\nsrc/"))?;
+/// history.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: listing }] })?;
+/// assert_eq!(history.history().entries().len(), 1); // evicted from memory...
+/// let back = history.history().recall(listing).unwrap(); // ...read back
+/// assert_eq!(back.message().tool_results().next().unwrap().content, "Cargo.toml\nsrc/");
+/// drop(history);
+///
+/// let reopened = JournaledHistory::open(&path)?;
+/// assert_eq!(reopened.history().len(), 2);
+/// assert!(reopened.history().view().is_empty());
+/// # drop(reopened); std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), favur_context::JournalError>(())
+/// ```
+///
+/// A second writer is refused:
+///
+/// ```
+/// use favur_context::{JournalError, JournaledHistory};
+/// let path = std::env::temp_dir().join(format!("favur-doc-lock-{}.jsonl", std::process::id()));
+/// let first = JournaledHistory::open(&path)?;
+/// let err = JournaledHistory::open(&path).unwrap_err();
+/// assert!(matches!(err, JournalError::Locked { .. }));
+/// # drop(first); std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), favur_context::JournalError>(())
+/// ```
+pub struct JournaledHistory {
+    history: History,
+    writer: Writer,
+    /// The history's originals reader, unless every original is kept in memory.
+    originals: Option<Arc<FileOriginals>>,
+    report: OpenReport,
+}
+
+impl fmt::Debug for JournaledHistory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JournaledHistory")
+            .field("path", &self.writer.path)
+            .field("len", &self.writer.len)
+            .field("durability", &self.writer.durability)
+            .field("poisoned", &self.writer.is_poisoned())
+            .field("history", &self.history)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JournaledHistory {
+    /// Opens (or creates) the journal at `path` with the default [`OpenOptions`].
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-o-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// assert!(h.history().is_empty());
+    /// assert!(h.report().created);
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn open(path: impl AsRef<Path>) -> Result<JournaledHistory, JournalError> {
+        OpenOptions::new().open(path)
+    }
+
+    /// Opens the journal at `path`, or creates it with the entries `setup` returns, with
+    /// the default [`OpenOptions`]: see [`OpenOptions::open_or_create`].
+    ///
+    /// ```
+    /// use favur_context::{strict, JournaledHistory, NewEntry};
+    /// let path = std::env::temp_dir().join(format!("favur-doc-jooc-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// for _run in 0..3 {
+    ///     let h = JournaledHistory::open_or_create(&path, || vec![NewEntry::pinned(strict!(system: "Be careful."))])?;
+    ///     assert_eq!(h.history().pinned().len(), 1);
+    /// }
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn open_or_create(
+        path: impl AsRef<Path>,
+        setup: impl FnOnce() -> Vec<NewEntry>,
+    ) -> Result<JournaledHistory, JournalError> {
+        OpenOptions::new().open_or_create(path, setup)
+    }
+
+    pub(crate) fn open_with(
+        path: &Path,
+        options: &OpenOptions,
+        setup: Option<Box<dyn FnOnce() -> Vec<NewEntry> + '_>>,
+    ) -> Result<JournaledHistory, JournalError> {
+        let io = |action: &'static str| {
+            move |source: io::Error| JournalError::Io {
+                path: path.to_path_buf(),
+                action,
+                source,
+            }
+        };
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io("open"))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(JournalError::Locked {
+                    path: path.to_path_buf(),
+                });
+            }
+            Err(TryLockError::Error(source)) => return Err(io("lock")(source)),
+        }
+        let file_len = file.metadata().map_err(io("read the length of"))?.len();
+        let originals = match options.keep_originals {
+            true => None,
+            false => Some(Arc::new(FileOriginals::open(path).map_err(io("open"))?)),
+        };
+        let mut history = options.new_history();
+        if let Some(o) = &originals {
+            history = history.with_originals(Arc::clone(o) as _);
+        }
+        let scan = scan(
+            BufReader::with_capacity(1 << 16, &file),
+            path,
+            options,
+            history,
+        )?;
+        let sync = options.durability != Durability::Flush;
+        let mut report = OpenReport {
+            created: scan.records == 0,
+            records: scan.records,
+            torn_tail: scan.torn.clone(),
+            salvaged: None,
+        };
+        if let Some(damage) = scan.damage {
+            if !options.salvage {
+                return Err(damage.into_error(path));
+            }
+            let moved_to = move_aside(&file, path, damage.offset, sync)?;
+            tracing::warn!(
+                journal = %path.display(),
+                line = damage.line,
+                offset = damage.offset,
+                moved_to = %moved_to.display(),
+                "salvaged a damaged journal: {}", damage.problem
+            );
+            report.salvaged = Some(Salvaged {
+                line: damage.line,
+                offset: damage.offset,
+                problem: damage.problem,
+                moved_to: Some(moved_to),
+                bytes: file_len.saturating_sub(damage.offset),
+            });
+        }
+        if scan.end < file_len {
+            if let Some(torn) = &scan.torn {
+                tracing::warn!(
+                    journal = %path.display(),
+                    line = torn.line,
+                    offset = torn.offset,
+                    bytes = torn.bytes,
+                    "cut off a torn last record (an append that was never acknowledged)"
+                );
+            }
+            file.set_len(scan.end)
+                .map_err(io("cut off the damaged end of"))?;
+            if sync {
+                file.sync_data().map_err(io("sync"))?;
+            }
+        }
+        if let Some(o) = &originals {
+            o.set(scan.locators);
+        }
+        let file = JournalFile {
+            file,
+            #[cfg(feature = "fault-injection")]
+            faults: options.faults,
+        };
+        let writer = Writer::new(
+            file,
+            path,
+            scan.end,
+            options.durability,
+            options.max_line_bytes,
+        );
+        let mut journal = JournaledHistory {
+            history: scan.history,
+            writer,
+            originals,
+            report,
+        };
+        if !scan.header {
+            let header = Header {
+                format: JOURNAL_FORMAT,
+                framing_tokens: journal.history.framing_tokens(),
+            };
+            journal.writer.write(&RecordOut::Journal(header))?;
+            journal.writer.settle();
+            if sync {
+                sync_parent(path);
+            }
+        }
+        if let Some(setup) = setup
+            && journal.report.created
+        {
+            journal.record(setup())?;
+        }
+        Ok(journal)
+    }
+
+    /// The history as recorded: view, pinned entries, usage, compactions,
+    /// [`recall`](History::recall) of any original (evicted ones read back from the file),
+    /// [`pending_calls`](History::pending_calls), and what rendering takes.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-hist-{}.jsonl", std::process::id()));
+    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// assert!(h.history().view().is_empty());
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// What opening found: whether the journal is new, how many records were loaded, a
+    /// torn last line cut off, damage salvaged.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-rep-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// assert!(h.report().is_clean());
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    /// The journal file.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-path-{}.jsonl", std::process::id()));
+    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// assert_eq!(h.path(), path);
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn path(&self) -> &Path {
+        &self.writer.path
+    }
+
+    /// The durability setting in force.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-dur-{}.jsonl", std::process::id()));
+    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// assert_eq!(h.durability(), favur_context::Durability::Flush);
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn durability(&self) -> Durability {
+        self.writer.durability
+    }
+
+    /// Whether the journal takes no more writes ([`JournalError::Poisoned`]): a failed
+    /// write could not be cut back, a sync failed, or a panic interrupted a write.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-poi-{}.jsonl", std::process::id()));
+    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// assert!(!h.is_poisoned());
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn is_poisoned(&self) -> bool {
+        self.writer.is_poisoned()
+    }
+
+    /// Syncs the journal to disk now, whatever the [`Durability`].
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-sync-{}.jsonl", std::process::id()));
+    /// let mut h = favur_context::JournaledHistory::open(&path)?;
+    /// h.sync()?;
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        self.writer.sync()
+    }
+
+    fn record_error(&self, source: crate::store::RecordError) -> JournalError {
+        JournalError::Record {
+            path: self.writer.path.clone(),
+            source,
+        }
+    }
+}
+
+impl Store for JournaledHistory {
+    type Error = JournalError;
+
+    fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Writes the entries as one record (one line, one write), then records them in
+    /// memory. On any error nothing was recorded: the history is unchanged and the file
+    /// holds no part of the batch, now or after reopening.
+    fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, JournalError> {
+        self.writer.usable()?;
+        let first = self.history.next_id();
+        if entries.is_empty() {
+            return Ok(first);
+        }
+        // Counting tokens runs the user's counter: a panic there changes nothing.
+        let drafted = self.history.draft(entries);
+        let record = match drafted.as_slice() {
+            [one] => RecordOut::Entry(one),
+            all => RecordOut::Batch(all),
+        };
+        let at = self.writer.write(&record)?;
+        if let Some(o) = &self.originals {
+            o.push(at, drafted.len());
+        }
+        for (entry, id) in drafted.into_iter().zip(batch_ids(first, usize::MAX)) {
+            debug_assert_eq!(entry.id(), id);
+            if let Err(e) = self.history.insert(entry) {
+                // Drafted from this very history: cannot happen. If it did, memory is
+                // behind the file: stop writing.
+                self.writer.poison();
+                return Err(self.record_error(e));
+            }
+        }
+        self.writer.settle();
+        Ok(first)
+    }
+
+    /// Checks the compaction record against the view, writes it (one line, one write),
+    /// then commits it in memory, evicting the originals that left the view (unless
+    /// [`OpenOptions::keep_originals`]). On any error nothing changed.
+    fn apply(&mut self, compaction: Compaction) -> Result<(), JournalError> {
+        self.writer.usable()?;
+        let checked = self
+            .history
+            .check(compaction)
+            .map_err(|e| self.record_error(e))?;
+        let at = self
+            .writer
+            .write(&RecordOut::Compaction(checked.compaction()))?;
+        if let Some(o) = &self.originals {
+            o.push(at, checked.summaries());
+        }
+        if let Err(e) = self.history.commit(checked) {
+            // Checked against this very history: cannot happen.
+            self.writer.poison();
+            return Err(self.record_error(e));
+        }
+        self.writer.settle();
+        Ok(())
+    }
+}
+
+// A journaled history is held across `.await` points and moved into spawned tasks.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<JournaledHistory>();
+    send_sync::<JournalError>();
+    send_sync::<crate::RecallError>();
+};

@@ -1,0 +1,397 @@
+//! How a journal is opened ([`OpenOptions`], [`Durability`]) and what opening found
+//! ([`OpenReport`]).
+
+use std::fmt;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::JournaledHistory;
+use super::error::{Corruption, JournalError};
+use super::scan::scan;
+use crate::account::{HeuristicCounter, TokenCounter};
+use crate::history::{DEFAULT_FRAMING_TOKENS, History};
+use crate::store::NewEntry;
+
+/// The journal format version this library writes and reads.
+///
+/// ```
+/// assert_eq!(favur_context::JOURNAL_FORMAT, 1);
+/// ```
+pub const JOURNAL_FORMAT: u32 = 1;
+
+/// The longest line (record) accepted by default: 64 MiB.
+///
+/// ```
+/// assert_eq!(favur_context::DEFAULT_MAX_LINE_BYTES, 64 * 1024 * 1024);
+/// ```
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// What an acknowledged write survives. Every setting writes each record to the file (one
+/// `write` call, handing it to the operating system) before the append returns; they
+/// differ in when the file is synced to the disk (`fdatasync`).
+///
+/// | setting | survives a process crash (panic, abort, `SIGKILL`, OOM kill) | survives power loss or a kernel crash |
+/// |---|---|---|
+/// | [`Flush`](Durability::Flush) (default) | every acknowledged append | appends up to the operating system's last writeback (typically the last ~30 s may be lost) |
+/// | [`SyncEvery(n)`](Durability::SyncEvery) | every acknowledged append | all but at most the last `n - 1` acknowledged appends |
+/// | [`SyncEach`](Durability::SyncEach) | every acknowledged append | every acknowledged append (as far as the disk honours syncs) |
+///
+/// After a power loss the last line may be torn or partly zeroed; opening cuts a torn
+/// last line off, and [`OpenOptions::salvage`] recovers from a damaged one.
+///
+/// ```
+/// use favur_context::Durability;
+/// assert_eq!(Durability::default(), Durability::Flush);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Durability {
+    /// Write each record to the operating system before acknowledging it; never sync.
+    #[default]
+    Flush,
+    /// Also sync the file to disk after every `n` records (`0` is treated as `1`), and
+    /// when the history is dropped.
+    SyncEvery(u32),
+    /// Sync the file to disk after every record, before acknowledging it.
+    SyncEach,
+}
+
+/// A torn last line that opening cut off: an append that was never acknowledged.
+///
+/// ```
+/// let t = favur_context::TornTail { line: 3, offset: 120, bytes: 17 };
+/// assert_eq!(t.bytes, 17);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// Its line number, from 1.
+    pub line: u64,
+    /// Byte offset where it started (the file's length now).
+    pub offset: u64,
+    /// Bytes cut off.
+    pub bytes: u64,
+}
+
+/// Damage that [`OpenOptions::salvage`] recovered from: everything before it was loaded.
+///
+/// ```
+/// use favur_context::{Corruption, Salvaged};
+/// let s = Salvaged { line: 5, offset: 300, problem: Corruption::NotARecord, moved_to: None, bytes: 40 };
+/// assert_eq!(s.line, 5);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Salvaged {
+    /// The first damaged line, from 1.
+    pub line: u64,
+    /// Byte offset where it started (the journal's length now).
+    pub offset: u64,
+    /// What is wrong with it.
+    pub problem: Corruption,
+    /// Where the bytes from the damaged line to the end were moved (`None` when reading
+    /// without a file, with [`OpenOptions::read`]).
+    pub moved_to: Option<PathBuf>,
+    /// How many bytes that is.
+    pub bytes: u64,
+}
+
+/// What opening a journal found.
+///
+/// ```
+/// let report = favur_context::OpenReport::default();
+/// assert!(report.is_clean());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OpenReport {
+    /// The journal is new: it was created, or held no record (only a header, or a torn
+    /// first record). [`OpenOptions::open_or_create`] runs its setup exactly then.
+    pub created: bool,
+    /// Records loaded, not counting the header.
+    pub records: u64,
+    /// A torn last line that was cut off.
+    pub torn_tail: Option<TornTail>,
+    /// Damage recovered from with [`OpenOptions::salvage`].
+    pub salvaged: Option<Salvaged>,
+}
+
+impl OpenReport {
+    /// Whether the journal opened without cutting or salvaging anything.
+    ///
+    /// ```
+    /// let report = favur_context::OpenReport { torn_tail: Some(favur_context::TornTail { line: 2, offset: 50, bytes: 3 }), ..Default::default() };
+    /// assert!(!report.is_clean());
+    /// ```
+    pub fn is_clean(&self) -> bool {
+        self.torn_tail.is_none() && self.salvaged.is_none()
+    }
+}
+
+/// How to open a journal: durability, fault handling, limits, token counter.
+///
+/// ```
+/// use favur_context::{strict, Durability, OpenOptions, Store};
+/// let path = std::env::temp_dir().join(format!("favur-doc-opts-{}.jsonl", std::process::id()));
+/// # let _ = std::fs::remove_file(&path);
+/// let mut history = OpenOptions::new()
+///     .durability(Durability::SyncEvery(64))
+///     .max_line_bytes(1 << 20)
+///     .open(&path)?;
+/// history.append(strict!(user: "keep this"))?;
+/// assert_eq!(history.durability(), Durability::SyncEvery(64));
+/// # drop(history); std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), favur_context::JournalError>(())
+/// ```
+#[derive(Clone)]
+pub struct OpenOptions {
+    pub(super) durability: Durability,
+    pub(super) salvage: bool,
+    pub(super) max_line_bytes: usize,
+    pub(super) keep_originals: bool,
+    pub(super) framing_tokens: u32,
+    pub(super) counter: Arc<dyn TokenCounter>,
+    #[cfg(feature = "fault-injection")]
+    pub(super) faults: super::fs::Faults,
+}
+
+impl fmt::Debug for OpenOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenOptions")
+            .field("durability", &self.durability)
+            .field("salvage", &self.salvage)
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("keep_originals", &self.keep_originals)
+            .field("framing_tokens", &self.framing_tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions::new()
+    }
+}
+
+impl OpenOptions {
+    /// The defaults: [`Durability::Flush`], no salvage, [`DEFAULT_MAX_LINE_BYTES`],
+    /// originals evicted once they leave the view, the [`HeuristicCounter`], and
+    /// [`DEFAULT_FRAMING_TOKENS`] for a new journal.
+    ///
+    /// ```
+    /// let o = favur_context::OpenOptions::new();
+    /// assert!(format!("{o:?}").contains("Flush"));
+    /// ```
+    pub fn new() -> Self {
+        OpenOptions {
+            durability: Durability::Flush,
+            salvage: false,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            keep_originals: false,
+            framing_tokens: DEFAULT_FRAMING_TOKENS,
+            counter: Arc::new(HeuristicCounter),
+            #[cfg(feature = "fault-injection")]
+            faults: super::fs::Faults::default(),
+        }
+    }
+
+    /// When writes are synced to disk (see [`Durability`]).
+    ///
+    /// ```
+    /// use favur_context::{Durability, OpenOptions};
+    /// let o = OpenOptions::new().durability(Durability::SyncEach);
+    /// assert!(format!("{o:?}").contains("SyncEach"));
+    /// ```
+    pub fn durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    /// On a damaged line, load everything before it instead of failing: the damaged line
+    /// and everything after it are moved to `<journal>.damaged-<offset>` next to the
+    /// journal, the journal is cut back to its last good record, and the
+    /// [`OpenReport::salvaged`] says so. Off by default.
+    ///
+    /// ```
+    /// let o = favur_context::OpenOptions::new().salvage(true);
+    /// assert!(format!("{o:?}").contains("salvage: true"));
+    /// ```
+    pub fn salvage(mut self, salvage: bool) -> Self {
+        self.salvage = salvage;
+        self
+    }
+
+    /// The longest line accepted when reading, and the longest record written (a longer
+    /// one is refused with [`JournalError::RecordTooLong`]). Capped at `u32::MAX`.
+    ///
+    /// ```
+    /// let o = favur_context::OpenOptions::new().max_line_bytes(4096);
+    /// assert!(format!("{o:?}").contains("4096"));
+    /// ```
+    pub fn max_line_bytes(mut self, limit: usize) -> Self {
+        self.max_line_bytes = limit.min(u32::MAX as usize - 1);
+        self
+    }
+
+    /// Keep every original in memory instead of evicting those that left the view (then
+    /// [`History::entries`] holds every entry). Off by default: memory stays bounded by
+    /// the view, and [`History::recall`] reads evicted originals back from the file.
+    ///
+    /// ```
+    /// let o = favur_context::OpenOptions::new().keep_originals(true);
+    /// assert!(format!("{o:?}").contains("keep_originals: true"));
+    /// ```
+    pub fn keep_originals(mut self, keep: bool) -> Self {
+        self.keep_originals = keep;
+        self
+    }
+
+    /// The per-message framing tokens of a journal created by this open. An existing
+    /// journal keeps the value in its header.
+    ///
+    /// ```
+    /// let o = favur_context::OpenOptions::new().framing_tokens(0);
+    /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
+    /// ```
+    pub fn framing_tokens(mut self, framing: u32) -> Self {
+        self.framing_tokens = framing;
+        self
+    }
+
+    /// The token counter for new appends (counts already recorded are kept).
+    ///
+    /// ```
+    /// use favur_context::{OpenOptions, TokenCounter};
+    /// struct Bytes;
+    /// impl TokenCounter for Bytes { fn count_text(&self, t: &str) -> u32 { t.len() as u32 } }
+    /// let o = OpenOptions::new().counter(Bytes);
+    /// # let _ = o;
+    /// ```
+    pub fn counter(mut self, counter: impl TokenCounter + 'static) -> Self {
+        self.counter = Arc::new(counter);
+        self
+    }
+
+    /// Opens (or creates) the journal at `path`, takes its lock, and rebuilds the history
+    /// and view it records. A torn last line is cut off; see [`JournaledHistory::report`].
+    ///
+    /// # Errors
+    ///
+    /// [`JournalError::Locked`] if another writer has it open, [`JournalError::Version`]
+    /// for a newer format, [`JournalError::Corrupt`] for a damaged line (unless
+    /// salvaging), [`JournalError::Io`] if the file cannot be read or written.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, OpenOptions, Store};
+    /// let path = std::env::temp_dir().join(format!("favur-doc-open-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let mut h = OpenOptions::new().open(&path)?;
+    /// let id = h.append(fuzzy!(user: "hello"))?; // `Store::append`
+    /// drop(h);
+    /// let h = OpenOptions::new().open(&path)?;
+    /// assert_eq!(h.history().recall(id).unwrap().message().text(), "hello");
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn open(&self, path: impl AsRef<Path>) -> Result<JournaledHistory, JournalError> {
+        JournaledHistory::open_with(path.as_ref(), self, None)
+    }
+
+    /// Opens the journal at `path`, or creates it with the entries `setup` returns (the
+    /// system prompt, the task): `setup` runs only when the journal is new
+    /// ([`OpenReport::created`]), and its entries are written as one batch, so a kill
+    /// during setup leaves a journal that is still new, never half set up. On a resumed
+    /// journal, answer [`History::pending_calls`] before the next request.
+    ///
+    /// # Errors
+    ///
+    /// As for [`open`](OpenOptions::open), and the write errors of
+    /// [`Store::record`](crate::Store::record) for the setup batch.
+    ///
+    /// ```
+    /// use favur_context::{strict, NewEntry, OpenOptions};
+    /// let path = std::env::temp_dir().join(format!("favur-doc-ooc-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let setup = || vec![
+    ///     NewEntry::pinned(strict!(system: "You are a coding agent.")),
+    ///     NewEntry::appended(strict!(user: "Make the tests pass.")),
+    /// ];
+    /// let first = OpenOptions::new().open_or_create(&path, setup)?;
+    /// assert!(first.report().created);
+    /// drop(first);
+    /// let again = OpenOptions::new().open_or_create(&path, setup)?; // setup does not run
+    /// assert!(!again.report().created);
+    /// assert_eq!(again.history().pinned().len(), 1); // one system prompt, not two
+    /// assert_eq!(again.history().len(), 2);
+    /// # drop(again); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn open_or_create(
+        &self,
+        path: impl AsRef<Path>,
+        setup: impl FnOnce() -> Vec<NewEntry>,
+    ) -> Result<JournaledHistory, JournalError> {
+        JournaledHistory::open_with(path.as_ref(), self, Some(Box::new(setup)))
+    }
+
+    /// Makes the journal's file fail as `faults` says. Testing only.
+    #[cfg(feature = "fault-injection")]
+    #[doc(hidden)]
+    pub fn faults(mut self, faults: super::fs::Faults) -> Self {
+        self.faults = faults;
+        self
+    }
+
+    /// Reads a journal from any reader into a [`History`] holding every original, without
+    /// a lock and without changing anything: to inspect a journal (even one a writer has
+    /// open) or a copy of one. A torn last line is left out and reported; with
+    /// [`salvage`](OpenOptions::salvage), damage ends the read and is reported.
+    ///
+    /// ```
+    /// use favur_context::OpenOptions;
+    /// let text = "{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n{\"entry\":{\"id\":0,\"retention\":\"fuzzy\",\"tokens\":1,\"site\":{\"file\":\"a.rs\",\"line\":1,\"column\":1},\"message\":{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"hi\"}]}}}\n";
+    /// let (history, report) = OpenOptions::new().read(text.as_bytes())?;
+    /// assert_eq!(history.len(), 1);
+    /// assert_eq!(report.records, 1);
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn read(&self, reader: impl Read) -> Result<(History, OpenReport), JournalError> {
+        let path = Path::new("(reader)");
+        let scan = scan(BufReader::new(reader), path, self, self.new_history())?;
+        let mut report = OpenReport {
+            created: false,
+            records: scan.records,
+            torn_tail: scan.torn,
+            salvaged: None,
+        };
+        if let Some(damage) = scan.damage {
+            if !self.salvage {
+                return Err(damage.into_error(path));
+            }
+            report.salvaged = Some(Salvaged {
+                line: damage.line,
+                offset: damage.offset,
+                problem: damage.problem,
+                moved_to: None,
+                bytes: 0,
+            });
+        }
+        Ok((scan.history, report))
+    }
+
+    /// An empty history with this counter and framing.
+    pub(super) fn new_history(&self) -> History {
+        History::with_shared(Arc::clone(&self.counter)).with_framing_tokens(self.framing_tokens)
+    }
+}
+
+impl History {
+    /// Reads a journal (see [`JournaledHistory`](crate::JournaledHistory)) into a history holding every original,
+    /// with the default [`OpenOptions`]: shorthand for `OpenOptions::new().read(reader)`.
+    ///
+    /// ```
+    /// use favur_context::{History, JournalError};
+    /// let err = History::from_journal("{\"journal\":{\"format\":2,\"framing_tokens\":4}}\n".as_bytes()).unwrap_err();
+    /// assert!(matches!(err, JournalError::Version { found: 2, .. }));
+    /// ```
+    pub fn from_journal(reader: impl Read) -> Result<(History, OpenReport), JournalError> {
+        OpenOptions::new().read(reader)
+    }
+}

@@ -1,0 +1,218 @@
+//! Reading a journal: every line replayed into a history, up to the end, a torn last
+//! line, or the first damaged line.
+
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use super::error::{Corruption, JournalError};
+use super::format::{LineError, RecordIn, diagnose, header};
+use super::options::{OpenOptions, TornTail};
+use super::readback::Locator;
+use crate::entry::EntryId;
+use crate::history::History;
+use crate::store::RecordError;
+
+/// A damaged line found while reading.
+pub(super) struct Damage {
+    pub(super) line: u64,
+    pub(super) offset: u64,
+    pub(super) problem: Corruption,
+}
+
+impl Damage {
+    pub(super) fn into_error(self, path: &Path) -> JournalError {
+        JournalError::Corrupt {
+            path: path.to_path_buf(),
+            line: self.line,
+            offset: self.offset,
+            problem: self.problem,
+        }
+    }
+}
+
+/// What reading a journal gave.
+pub(super) struct Scan {
+    pub(super) history: History,
+    /// Where each id's record is, indexed by id.
+    pub(super) locators: Vec<Locator>,
+    /// End of the last good record.
+    pub(super) end: u64,
+    pub(super) header: bool,
+    pub(super) records: u64,
+    pub(super) torn: Option<TornTail>,
+    pub(super) damage: Option<Damage>,
+}
+
+/// Reads a journal, replaying every record into a history, until the end, a torn last
+/// line or the first damaged line.
+///
+/// `history` is the empty history to replay into (with an originals reader when the
+/// originals that leave the view are to be evicted as they are read).
+pub(super) fn scan<R: BufRead>(
+    mut reader: R,
+    path: &Path,
+    options: &OpenOptions,
+    history: History,
+) -> Result<Scan, JournalError> {
+    let mut scan = Scan {
+        history,
+        locators: Vec::new(),
+        end: 0,
+        header: false,
+        records: 0,
+        torn: None,
+        damage: None,
+    };
+    let limit = options.max_line_bytes as u64 + 1; // the content and its `\n`
+    let mut buf = Vec::with_capacity(4096);
+    let mut line = 0u64;
+    loop {
+        buf.clear();
+        let n = reader
+            .by_ref()
+            .take(limit)
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| JournalError::Io {
+                path: path.to_path_buf(),
+                action: "read",
+                source,
+            })?;
+        if n == 0 {
+            break;
+        }
+        line += 1;
+        let offset = scan.end;
+        let Some(content) = buf.strip_suffix(b"\n") else {
+            if n as u64 == limit {
+                scan.damage = Some(Damage {
+                    line,
+                    offset,
+                    problem: Corruption::LineTooLong {
+                        limit: options.max_line_bytes,
+                    },
+                });
+            } else {
+                scan.torn = Some(TornTail {
+                    line,
+                    offset,
+                    bytes: n as u64,
+                });
+            }
+            break;
+        };
+        let at = Locator {
+            offset,
+            len: n as u32,
+        };
+        let result = if scan.header {
+            replay(&mut scan, content, at)
+        } else {
+            header(content).map(|framing| {
+                scan.history = std::mem::take(&mut scan.history).with_framing_tokens(framing);
+                scan.header = true;
+            })
+        };
+        match result {
+            Ok(()) => {}
+            Err(LineError::Version(found)) => {
+                return Err(JournalError::Version {
+                    path: path.to_path_buf(),
+                    found,
+                });
+            }
+            Err(LineError::Corrupt(problem)) => {
+                scan.damage = Some(Damage {
+                    line,
+                    offset,
+                    problem,
+                });
+                break;
+            }
+        }
+        scan.end += n as u64;
+    }
+    Ok(scan)
+}
+
+/// Replays one record line into the history: all of it, or nothing and the damage.
+fn replay(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineError> {
+    let record: RecordIn = match serde_json::from_slice(content) {
+        Ok(r) => r,
+        Err(e) => return Err(diagnose(content, &e).into()),
+    };
+    let history = &mut scan.history;
+    match record {
+        RecordIn::Journal(_) => return Err(Corruption::UnexpectedHeader.into()),
+        RecordIn::Entry(entry) => {
+            history.insert(entry).map_err(corruption)?;
+            scan.locators.push(at);
+        }
+        RecordIn::Batch(entries) => {
+            if entries.is_empty() {
+                return Err(Corruption::EmptyBatch.into());
+            }
+            // Check every entry before recording any: a batch is all or nothing.
+            for (i, entry) in entries.iter().enumerate() {
+                let expected = EntryId(history.next_id().0 + i as u64);
+                if entry.id != expected {
+                    return Err(corruption(RecordError::IdOrder {
+                        expected,
+                        found: entry.id,
+                    })
+                    .into());
+                }
+                if entry.kind.is_summary() {
+                    return Err(corruption(RecordError::Summary { id: entry.id }).into());
+                }
+            }
+            let n = entries.len();
+            for entry in entries {
+                history.insert(entry).map_err(corruption)?;
+            }
+            scan.locators.extend(std::iter::repeat_n(at, n));
+        }
+        RecordIn::Compaction(compaction) => {
+            let checked = history.check(compaction).map_err(corruption)?;
+            scan.locators
+                .extend(std::iter::repeat_n(at, checked.summaries()));
+            history.commit(checked).map_err(corruption)?;
+        }
+    }
+    scan.records += 1;
+    Ok(())
+}
+
+/// The damage a record that does not apply is.
+fn corruption(e: RecordError) -> Corruption {
+    match e {
+        RecordError::Compaction(a) => Corruption::Compaction(a),
+        RecordError::IdOrder { expected, found } => Corruption::IdOrder { expected, found },
+        RecordError::Summary { id } => Corruption::UnexpectedSummary { id },
+        // A compaction checked just now is committed just now.
+        RecordError::Stale => Corruption::InvalidCompaction {
+            message: e.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Corruption, JournalError, OpenOptions};
+
+    #[test]
+    fn a_zero_line_limit_refuses_every_line() {
+        let err = OpenOptions::new()
+            .max_line_bytes(0)
+            .read(&b"{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n"[..])
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            JournalError::Corrupt {
+                line: 1,
+                offset: 0,
+                problem: Corruption::LineTooLong { limit: 0 },
+                ..
+            }
+        ));
+    }
+}

@@ -1,0 +1,373 @@
+//! The one way every history records: [`Store`], implemented by the in-memory
+//! [`History`] and by the [`JournaledHistory`](crate::JournaledHistory).
+//!
+//! # Design
+//!
+//! A store persists two kinds of records, entries and compactions, and nothing else: the
+//! compactor turns a plan and its summaries into a [`Compaction`] record and hands it to
+//! [`Store::apply`]; appends, pins and tool results are [`NewEntry`] batches handed to
+//! [`Store::record`]. The rules (next ids, token counts, the view a compaction derives,
+//! which originals stay in memory) live in [`History`] alone: a store drafts
+//! ([`History::draft`]) or checks ([`History::check`]), persists, then commits
+//! ([`History::insert`], [`History::commit`]). So a store never diffs a history, and
+//! memory never runs ahead of what is stored.
+//!
+//! The methods are synchronous with a typed associated error. A file journal, SQLite and
+//! a blocking PostgreSQL client fit that as they are. An async database store keeps the
+//! same protocol: the state transitions are [`History`]'s, so an `async fn record` /
+//! `async fn apply` drafts or checks, awaits its write, then commits, and the compactor's
+//! step-by-step path ([`Compactor::plan`](crate::Compactor::plan), summaries,
+//! [`Compactor::commit`](crate::Compactor::commit)) shows where its await goes. It would be
+//! a sibling trait (`AsyncStore`, with `Send` futures) rather than `async` methods here,
+//! so that the in-memory history and the journal keep plain calls; it is not added until
+//! a store needs it.
+
+use crate::classify::{Classified, Classify};
+use crate::entry::{Entry, EntryId, EntryKind};
+use crate::history::{self, History};
+use crate::message::ToolCall;
+use crate::recall::RecallError;
+use crate::site::CallSite;
+use crate::tool::ClassifiedTool;
+use crate::view::{ApplyError, Compaction};
+
+/// One entry to record: a classified value, appended or pinned. The only way in, so an
+/// unclassified value cannot reach a store.
+///
+/// ```
+/// use favur_context::{strict, NewEntry, Retention};
+/// let e = NewEntry::pinned(strict!(system: "You are a coding agent."));
+/// assert!(e.is_pinned());
+/// assert_eq!(e.classified().retention(), Retention::Strict);
+/// ```
+///
+/// ```compile_fail
+/// let e = favur_context::NewEntry::appended("unclassified"); // error: `&str` has no retention class
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEntry {
+    classified: Classified,
+    pinned: bool,
+}
+
+impl NewEntry {
+    /// An entry to append. The call site is the macro's, or this call's for a value
+    /// classified by its type.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, NewEntry};
+    /// assert!(!NewEntry::appended(fuzzy!(user: "hi")).is_pinned());
+    /// ```
+    #[track_caller]
+    pub fn appended<M: Classify>(message: M) -> Self {
+        NewEntry {
+            classified: message.into_classified(CallSite::caller()),
+            pinned: false,
+        }
+    }
+
+    /// An entry to pin (see [`History::pin`]).
+    ///
+    /// ```
+    /// use favur_context::{strict, NewEntry};
+    /// assert!(NewEntry::pinned(strict!(system: "sys")).is_pinned());
+    /// ```
+    #[track_caller]
+    pub fn pinned<M: Classify>(message: M) -> Self {
+        NewEntry {
+            classified: message.into_classified(CallSite::caller()),
+            pinned: true,
+        }
+    }
+
+    /// The result of `tool`'s call `call_id`, classified with the tool's class.
+    #[track_caller]
+    pub(crate) fn tool_result<T: ClassifiedTool + ?Sized>(
+        _tool: &T,
+        call_id: impl Into<String>,
+        output: Result<String, String>,
+    ) -> Self {
+        NewEntry {
+            classified: history::tool_result::<T>(call_id.into(), output, CallSite::caller()),
+            pinned: false,
+        }
+    }
+
+    /// Runs `tool` for `call`; its result, classified with the tool's class.
+    #[track_caller]
+    pub(crate) fn tool_run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Self {
+        let output = history::run(tool, call);
+        NewEntry {
+            classified: history::tool_result::<T>(call.id.clone(), output, CallSite::caller()),
+            pinned: false,
+        }
+    }
+
+    /// The classified value.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, NewEntry};
+    /// assert_eq!(NewEntry::appended(fuzzy!(user: "hi")).classified().message().text(), "hi");
+    /// ```
+    pub fn classified(&self) -> &Classified {
+        &self.classified
+    }
+
+    /// Whether it is pinned.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, NewEntry};
+    /// assert!(!NewEntry::appended(fuzzy!(user: "hi")).is_pinned());
+    /// ```
+    pub fn is_pinned(&self) -> bool {
+        self.pinned
+    }
+
+    pub(crate) fn into_parts(self) -> (Classified, EntryKind) {
+        let kind = if self.pinned {
+            EntryKind::Pinned
+        } else {
+            EntryKind::Appended
+        };
+        (self.classified, kind)
+    }
+}
+
+/// A record does not apply to the history: nothing was recorded.
+///
+/// ```
+/// use favur_context::{EntryId, RecordError};
+/// let e = RecordError::IdOrder { expected: EntryId(3), found: EntryId(5) };
+/// assert_eq!(e.to_string(), "entry has id #5, expected the next id #3");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// The compaction does not apply to the view.
+    #[error(transparent)]
+    Compaction(#[from] ApplyError),
+    /// An entry whose id is not the next id.
+    #[error("entry has id {found}, expected the next id {expected}")]
+    IdOrder {
+        /// The next id.
+        expected: EntryId,
+        /// The id found.
+        found: EntryId,
+    },
+    /// An entry of kind summary outside a compaction (summaries are recorded by theirs).
+    #[error("entry {id} is a summary outside a compaction record")]
+    Summary {
+        /// The entry's id.
+        id: EntryId,
+    },
+    /// A checked compaction committed after the history changed; check it again.
+    #[error("the history changed since the compaction was checked; check it again")]
+    Stale,
+}
+
+/// Where a history reads back the originals it evicted from memory (see
+/// [`History::with_originals`]): a journal's file, a database table.
+///
+/// ```
+/// use favur_context::{Entry, EntryId, Originals, RecallError};
+/// struct Nothing;
+/// impl Originals for Nothing {
+///     fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
+///         Err(RecallError::UnknownId { id, next: EntryId(0) })
+///     }
+/// }
+/// assert!(Nothing.original(EntryId(1)).is_err());
+/// ```
+pub trait Originals: Send + Sync {
+    /// The original entry with this id, as it was recorded.
+    ///
+    /// # Errors
+    ///
+    /// Whatever keeps it from being read back (I/O, corruption, an unknown id).
+    fn original(&self, id: EntryId) -> Result<Entry, RecallError>;
+}
+
+/// A history that records: the in-memory [`History`] or a durable store such as the
+/// [`JournaledHistory`](crate::JournaledHistory). The compactor
+/// ([`Compactor::prepare`](crate::Compactor::prepare)), tools, recall and rendering take
+/// any store the same way.
+///
+/// Every write is acknowledged only once the store has it: on `Err`, nothing was recorded
+/// (or the store refuses further writes, saying so in its error).
+///
+/// ```
+/// use favur_context::{fuzzy, strict, Compactor, History, JournaledHistory, Policy, Store};
+///
+/// // One helper for every store.
+/// fn start<S: Store>(store: &mut S) -> Result<(), S::Error> {
+///     store.pin(strict!(system: "You are a coding agent."))?;
+///     store.append(fuzzy!(user: "Fix the parser."))?;
+///     Ok(())
+/// }
+///
+/// let mut memory = History::new();
+/// start(&mut memory).unwrap();
+/// # let path = std::env::temp_dir().join(format!("favur-doc-store-{}.jsonl", std::process::id()));
+/// # let _ = std::fs::remove_file(&path);
+/// let mut journal = JournaledHistory::open(&path)?;
+/// start(&mut journal)?;
+/// assert_eq!(journal.history().view(), memory.view());
+///
+/// let mut compactor = Compactor::new(Policy::default());
+/// let done = compactor.prepare(&mut journal)?;
+/// assert!(!done.compacted());
+/// # drop(journal); std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait Store {
+    /// Why a write failed ([`RecordError`] for the in-memory history,
+    /// [`JournalError`](crate::JournalError) for the journal).
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The history as recorded: view, pinned entries, usage, compactions, and
+    /// [`recall`](History::recall) of any original.
+    fn history(&self) -> &History;
+
+    /// Records `entries` in order, all or none, and returns the id of the first (the
+    /// others follow it; the next id for an empty batch).
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then none of the entries was recorded.
+    fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, Self::Error>;
+
+    /// Applies a compaction record (written by the compactor, or by hand), all or
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// The store's error, e.g. when the record does not apply to the view
+    /// ([`RecordError::Compaction`]); then nothing changed.
+    fn apply(&mut self, compaction: Compaction) -> Result<(), Self::Error>;
+
+    /// Appends a classified value (see [`History::append`]) and returns its id.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then nothing was recorded.
+    #[track_caller]
+    fn append<M: Classify>(&mut self, message: M) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        self.record(vec![NewEntry::appended(message)])
+    }
+
+    /// Pins a classified message (see [`History::pin`]) and returns its id.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then nothing was recorded.
+    #[track_caller]
+    fn pin<M: Classify>(&mut self, message: M) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        self.record(vec![NewEntry::pinned(message)])
+    }
+
+    /// Appends the result of `tool`'s call `call_id` with the tool's class (see
+    /// [`History::append_tool_result`]).
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then nothing was recorded.
+    #[track_caller]
+    fn append_tool_result<T: ClassifiedTool + ?Sized>(
+        &mut self,
+        tool: &T,
+        call_id: impl Into<String>,
+        output: Result<String, String>,
+    ) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        self.record(vec![NewEntry::tool_result(tool, call_id, output)])
+    }
+
+    /// Runs `tool` for `call` and appends its result with the tool's class (see
+    /// [`History::run_tool`]).
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then nothing was recorded (the tool did run).
+    #[track_caller]
+    fn run_tool<T: ClassifiedTool + ?Sized>(
+        &mut self,
+        tool: &T,
+        call: &ToolCall,
+    ) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        self.record(vec![NewEntry::tool_run(tool, call)])
+    }
+}
+
+impl Store for History {
+    type Error = RecordError;
+
+    fn history(&self) -> &History {
+        self
+    }
+
+    fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, RecordError> {
+        let first = self.next_id();
+        for entry in self.draft(entries) {
+            self.insert(entry)?;
+        }
+        Ok(first)
+    }
+
+    fn apply(&mut self, compaction: Compaction) -> Result<(), RecordError> {
+        History::apply(self, compaction)
+    }
+}
+
+/// Ids of a recorded batch: `first` and the `n - 1` after it.
+pub(crate) fn batch_ids(first: EntryId, n: usize) -> impl Iterator<Item = EntryId> {
+    (0..n as u64).map(move |i| EntryId(first.0 + i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{fuzzy, strict};
+
+    #[test]
+    fn a_batch_on_the_in_memory_history_gets_consecutive_ids() {
+        let mut h = History::new();
+        h.append(fuzzy!(user: "before"));
+        let first = Store::record(
+            &mut h,
+            vec![
+                NewEntry::pinned(strict!(system: "sys")),
+                NewEntry::appended(fuzzy!(user: "a")),
+            ],
+        )
+        .unwrap();
+        let ids: Vec<EntryId> = batch_ids(first, 2).collect();
+        assert_eq!(ids, vec![EntryId(1), EntryId(2)]);
+        assert_eq!(h.pinned(), &[EntryId(1)]);
+        assert_eq!(Store::record(&mut h, Vec::new()).unwrap(), EntryId(3));
+    }
+
+    #[test]
+    fn trait_appends_record_the_callers_site() {
+        fn via<S: Store>(s: &mut S) -> EntryId {
+            s.append(crate::Message::user("x").classify(crate::Retention::Fuzzy))
+                .ok()
+                .unwrap_or(EntryId(u64::MAX))
+        }
+        let mut h = History::new();
+        let id = Store::append(&mut h, fuzzy!(user: "x")).unwrap();
+        let line = line!() - 1;
+        assert_eq!(h.recall(id).unwrap().site().line(), line);
+        let id = via(&mut h);
+        assert!(h.recall(id).unwrap().site().file().ends_with("store.rs"));
+    }
+}

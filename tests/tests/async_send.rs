@@ -1,0 +1,107 @@
+//! The compactor's async futures are `Send` when the store and the summarizer are, so an
+//! agent can hand them to a multi-threaded executor: checked at compile time with the
+//! bounds of `tokio::spawn`, and run on another thread.
+
+use std::future::Future;
+
+use favur_context::{
+    AsyncSummarizer, Compactor, History, JournaledHistory, Policy, Store, SummarizeError,
+    SummaryRequest, forgettable, fuzzy, strict,
+};
+
+/// The bounds of `tokio::spawn`, on a plain thread.
+fn spawn<F>(future: F) -> std::thread::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    std::thread::spawn(move || block_on(future))
+}
+
+fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+/// An LLM stand-in: pending once per call, as a network call would be.
+struct Llm;
+
+impl AsyncSummarizer for Llm {
+    async fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+        let mut polled = false;
+        std::future::poll_fn(|cx| {
+            if polled {
+                std::task::Poll::Ready(())
+            } else {
+                polled = true;
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }
+        })
+        .await;
+        Ok(format!("the model's gist of {} entries", r.entries.len()))
+    }
+}
+
+fn fill(h: &mut impl Store) {
+    h.pin(strict!(system: "You are a coding agent.")).unwrap();
+    for i in 0..30 {
+        h.append(forgettable!(tool_result(format!("c{i}")): "{}", "a.rs\n".repeat(30)))
+            .unwrap();
+        h.append(fuzzy!(assistant: "seen {i}")).unwrap();
+    }
+}
+
+#[test]
+fn prepare_async_on_a_journal_runs_as_a_spawned_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut journal = JournaledHistory::open(&path).unwrap();
+    fill(&mut journal);
+    let window = journal.history().usage_tokens() * 100 / 7;
+    let mut compactor = Compactor::with_summarizer(Policy::for_window(window).unwrap(), Llm);
+    let task = spawn(async move {
+        let done = compactor
+            .prepare_async(&mut journal)
+            .await
+            .map(|p| p.report);
+        (done, journal)
+    });
+    let (done, journal) = task.join().unwrap();
+    let report = done.unwrap().expect("tier 1 was due");
+    assert_eq!(report.tier, 1);
+    assert!(report.summarizer_calls > 0);
+    assert!(report.fallbacks.is_empty());
+    let view = journal.history().view().clone();
+    drop(journal);
+    assert_eq!(
+        JournaledHistory::open(&path).unwrap().history().view(),
+        &view
+    );
+}
+
+#[test]
+fn compact_async_on_a_history_runs_as_a_spawned_task() {
+    let mut history = History::new();
+    fill(&mut history);
+    let window = history.usage_tokens() * 100 / 7;
+    let mut compactor = Compactor::with_summarizer(Policy::for_window(window).unwrap(), Llm);
+    let task = spawn(async move {
+        let report = compactor.compact_async(&mut history).await;
+        (report, history)
+    });
+    let (report, history) = task.join().unwrap();
+    assert_eq!(
+        report.unwrap().unwrap().summaries.len(),
+        history.compactions()[0]
+            .edits
+            .iter()
+            .filter(|e| matches!(e, favur_context::Edit::Summarize { .. }))
+            .count()
+    );
+}
