@@ -5,6 +5,7 @@
 //! and nothing in this crate is covered by semver on its own.
 
 mod attr;
+mod body;
 mod class;
 mod errors;
 mod message;
