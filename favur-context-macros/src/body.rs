@@ -135,7 +135,7 @@ pub(crate) fn rewrite(
     krate: &TokenStream,
 ) -> usize {
     let mut rewriter = Rewriter {
-        params: params.names.iter().cloned().collect(),
+        params: &params.names,
         shadowed: Vec::new(),
         class,
         krate,
@@ -146,7 +146,7 @@ pub(crate) fn rewrite(
 }
 
 struct Rewriter<'a> {
-    params: Vec<(String, Mode)>,
+    params: &'a [(String, Mode)],
     /// Names bound in the scopes being visited (innermost last), which hide a parameter.
     shadowed: Vec<Vec<String>>,
     class: &'a Class,
