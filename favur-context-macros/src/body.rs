@@ -155,7 +155,8 @@ struct Rewriter<'a> {
 }
 
 impl Rewriter<'_> {
-    fn mode_of(&self, receiver: &Expr) -> Option<(Mode, String)> {
+    /// How calls on `receiver` are rewritten, if it is a history parameter in scope.
+    fn mode_of(&self, receiver: &Expr) -> Option<Mode> {
         let name = match strip(receiver) {
             Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
                 p.path.get_ident()?.to_string()
@@ -168,7 +169,7 @@ impl Rewriter<'_> {
         self.params
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|(_, mode)| (*mode, name))
+            .map(|(_, mode)| *mode)
     }
 
     /// Visits `f` with the names bound by `pats` hiding the parameters of the same name.
@@ -232,7 +233,7 @@ impl VisitMut for Rewriter<'_> {
         if call.args.len() != 1 {
             return;
         }
-        let Some((mode, _)) = self.mode_of(&call.receiver) else {
+        let Some(mode) = self.mode_of(&call.receiver) else {
             return;
         };
         // The generated call starts at the user's `append` (its `#[track_caller]` location,
