@@ -10,9 +10,9 @@
 //! could not be returned from, borrowed out of, or passed on as it was).
 //!
 //! So the parameters are left exactly as the user declared them, and only the method calls
-//! `p.append(x)` / `p.pin(x)` whose receiver is a history parameter `p` are rewritten (a
-//! `syn` visitor over the body, into closures and blocks, not into nested items or macro
-//! invocations, and not under a binding that shadows `p`):
+//! `p.append(x)` / `p.pin(x)` whose receiver is a history parameter `p`, or a field of one
+//! (`self.history`), are rewritten (a `syn` visitor over the body, into closures and blocks,
+//! not into nested items or macro invocations, and not under a binding that shadows `p`):
 //!
 //! - when `p` is declared with a concrete type (`&mut History`, `&mut JournaledHistory`, a
 //!   type alias), into `__private::append(C, p, x)`, which dispatches through the
@@ -20,7 +20,7 @@
 //!   and a parameter that is not a history gets that trait's spanned `on_unimplemented`
 //!   message instead of an unrelated type error;
 //! - when the macro cannot see `p`'s type (`self`, `&mut H` for a generic `H`,
-//!   `&mut impl Trait`, `&mut Self`, `&mut dyn Trait`), into
+//!   `&mut impl Trait`, `&mut Self`, `&mut dyn Trait`, a field `self.history`), into
 //!   `p.append(__private::with_class(C, x))`: the receiver's own method is called, by
 //!   ordinary method resolution (auto-deref included), with the content already
 //!   classified, so every type whose `append` takes a classified value works.
@@ -155,9 +155,16 @@ struct Rewriter<'a> {
 }
 
 impl Rewriter<'_> {
-    /// How calls on `receiver` are rewritten, if it is a history parameter in scope.
+    /// How calls on `receiver` are rewritten: a history parameter in scope, or a field of
+    /// one (`self.history`, `self.0`, `session.journal`), whose type the macro cannot see.
     fn mode_of(&self, receiver: &Expr) -> Option<Mode> {
-        let name = match strip(receiver) {
+        let mut root = strip(receiver);
+        let mut field = false;
+        while let Expr::Field(f) = root {
+            root = strip(&f.base);
+            field = true;
+        }
+        let name = match root {
             Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
                 p.path.get_ident()?.to_string()
             }
@@ -166,10 +173,8 @@ impl Rewriter<'_> {
         if self.shadowed.iter().flatten().any(|s| *s == name) {
             return None;
         }
-        self.params
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, mode)| *mode)
+        let mode = self.params.iter().find(|(n, _)| *n == name)?.1;
+        Some(if field { Mode::Forward } else { mode })
     }
 
     /// Visits `f` with the names bound by `pats` hiding the parameters of the same name.
@@ -454,6 +459,24 @@ mod tests {
             out.contains("self . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn fields_of_a_history_parameter_forward() {
+        let (out, n) = rewritten(
+            "fn f(&mut self, s: &mut Session)",
+            "self.journal.append(t)?; self.0.pin(p); s.inner.history.append(x); other.h.append(y);",
+        );
+        assert_eq!(n, 3, "{out}");
+        assert!(
+            out.contains("self . journal . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))"),
+            "{out}"
+        );
+        assert!(
+            out.contains("s . inner . history . append (:: favur_context"),
+            "{out}"
+        );
+        assert!(out.contains("other . h . append (y)"), "{out}");
     }
 
     #[test]

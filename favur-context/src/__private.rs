@@ -174,10 +174,10 @@ pub fn tool_calls<I: IntoToolCalls>(calls: I) -> Message {
 //   type (`&mut History`, `&mut JournaledHistory`, an alias...): dispatched through
 //   `AppendTo` / `PinTo`, so a parameter that is not a history is reported as such;
 // - `p.append(with_class(C, x))` when the macro cannot see the receiver's type
-//   (`self`, a generic `&mut H`, `&mut impl Trait`): the receiver's own `append` is called
-//   with the content already classified, so anything whose `append` takes a classified
-//   value works (an extension-trait impl on a history, a wrapper that derefs to one, a
-//   history generic over a store trait).
+//   (`self`, a generic `&mut H`, `&mut impl Trait`, a field `self.history`): the receiver's
+//   own `append` is called with the content already classified, so anything whose `append`
+//   takes a classified value works (an extension-trait impl on a history, a wrapper that
+//   holds or derefs to one, a history generic over a store trait).
 //
 // The class is passed as a value (a unit struct), not in a turbofish: with explicit generic
 // arguments rustc would blame an unsatisfied bound on the `_` written there (at the user's
@@ -206,7 +206,7 @@ pub trait AppendTo {
 /// A history that `p.pin(x)` can pin to inside a `#[retention(...)]` function.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a history that can pin, so `pin` on it cannot take plain content",
-    label = "this parameter is not a `History` or `JournaledHistory`",
+    label = "`pin` takes plain content only on a `History` or a `JournaledHistory`",
     note = "inside a `#[retention(...)]` function, `p.pin(...)` classifies plain content when `p` is `&mut History`, `&mut JournaledHistory`, an alias of one, `&mut self`, or a generic `&mut H` whose `pin` takes a classified value"
 )]
 pub trait PinTo {

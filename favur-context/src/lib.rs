@@ -214,7 +214,8 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 ///   own `append` returns (`Result<EntryId, JournalError>` for a [`JournaledHistory`]). A
 ///   type that is not a history is a compile error saying so (``Vec<String>` is not a
 ///   history``), at the parameter; call its own method as `Vec::append(list, ..)`.
-/// - On `self` and on a parameter of a generic type (`&mut H`, `&mut impl Trait`), the
+/// - On `self`, on a parameter of a generic type (`&mut H`, `&mut impl Trait`) and on a
+///   field of a history parameter (`self.history.append(x)`, `self.0.append(x)`), the
 ///   receiver's own `append`/`pin` is called, with the content already classified (a
 ///   [`Classified`]): any type whose `append` takes a classified value works, through
 ///   `Deref` too.

@@ -2,7 +2,8 @@
 // `#[retention]` on functions over any history: a `JournaledHistory` (its `append` returns a
 // `Result`), a type alias, `&mut self` of an extension trait and of a wrapper's inherent
 // method, a generic `H`, `impl Trait`, a returned borrow, the parameter passed on as it is,
-// closures and blocks in the body, and `crate = path` for a renamed dependency.
+// closures and blocks in the body, wrappers holding a history in a field, and `crate = path`
+// for a renamed dependency.
 use favur_context::{
     retention, strict, Classify, CompactingHistory, Entry, EntryId, History, JournalError,
     JournaledHistory, Policy, Retention,
@@ -77,6 +78,30 @@ impl Session {
         self.turns += 1;
         let text = format!("turn {}: {text}", self.turns);
         self.append(text)
+    }
+}
+
+// Wrappers that hold a history: appends on its field, named or positional.
+struct Agent {
+    journal: JournaledHistory,
+    steps: u32,
+}
+
+impl Agent {
+    #[retention(strict)]
+    fn step(&mut self, text: &str) -> Result<EntryId, JournalError> {
+        self.steps += 1;
+        self.journal.append(text)
+    }
+}
+
+struct Log(History);
+
+impl Log {
+    #[retention(forgettable)]
+    fn listing(&mut self, files: &[&str]) -> EntryId {
+        self.0.pin("the log's system prompt");
+        self.0.append(files.join(" "))
     }
 }
 
@@ -180,7 +205,7 @@ fn main() -> Result<(), JournalError> {
     record_generic(&mut journal, "through a generic store")?;
     assert_eq!(journal.entry(id).map(|e| e.retention()), Some(Fuzzy));
     // The recorded site is the user's `append` line inside the function.
-    assert_eq!(journal.entry(id).map(|e| e.site().line()), Some(15));
+    assert_eq!(journal.entry(id).map(|e| e.site().line()), Some(16));
     let got = classes(journal.entries());
     drop(journal);
     assert_eq!(
@@ -226,7 +251,7 @@ fn main() -> Result<(), JournalError> {
             (Strict, "own class".to_owned()),
         ]
     );
-    assert_eq!(history.entries()[1].site().line(), 43);
+    assert_eq!(history.entries()[1].site().line(), 44);
 
     let mut session = Session {
         history: History::new(),
@@ -242,6 +267,28 @@ fn main() -> Result<(), JournalError> {
             (Fuzzy, "turn 2: fix it".to_owned())
         ]
     );
+
+    let path = temp_journal("agent");
+    let mut agent = Agent {
+        journal: JournaledHistory::open(&path)?,
+        steps: 0,
+    };
+    let id = agent.step("reproduce the failure")?;
+    assert_eq!(agent.steps, 1);
+    assert_eq!(agent.journal.entry(id).map(|e| e.retention()), Some(Strict));
+    drop(agent);
+    let _ = std::fs::remove_file(&path);
+
+    let mut log = Log(History::new());
+    log.listing(&["a.rs", "b.rs"]);
+    assert_eq!(
+        classes(log.0.entries()),
+        [
+            (Forgettable, "the log's system prompt".to_owned()),
+            (Forgettable, "a.rs b.rs".to_owned())
+        ]
+    );
+    assert_eq!(log.0.pinned().len(), 1);
 
     let mut compacting = CompactingHistory::new(Policy::default());
     let id = record_compacting(&mut compacting, "a file view");
