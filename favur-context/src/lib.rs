@@ -212,8 +212,8 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 ///
 /// - On a parameter of a concrete type, the call goes to that history, and returns what its
 ///   own `append` returns (`Result<EntryId, JournalError>` for a [`JournaledHistory`]). A
-///   type that is not a history is a compile error saying so (``Vec<String>` is not a
-///   history``), at the parameter; call its own method as `Vec::append(list, ..)`.
+///   type that is not a history is a compile error saying so (`` `Vec<String>` is not a
+///   history ``), at the parameter; call its own method as `Vec::append(list, ..)`.
 /// - On `self`, on a parameter of a generic type (`&mut H`, `&mut impl Trait`) and on a
 ///   field of a history parameter (`self.history.append(x)`, `self.0.append(x)`), the
 ///   receiver's own `append`/`pin` is called, with the content already classified (a
