@@ -4,7 +4,7 @@
 //!
 //! This library is the part of the harness that does not depend on the compiler's exact
 //! wording: every compile-fail case `tests/ui/fail/<category>/<case>.rs` has a committed
-//! `<case>.phrases` file, the key phrases its errors must contain. On the compiler recorded
+//! `<case>.phrases` file, the key phrases its errors must contain (and, after `!`, must not). On the compiler recorded
 //! in `RUSTC_VERSION` the phrases are checked against the committed `.stderr` (which
 //! trybuild compares with the compiler's output exactly); on any other compiler the exact
 //! comparison cannot hold, so [`compile_fail_cases`] compiles every case with `cargo check`
@@ -25,6 +25,9 @@ pub struct Case {
     pub path: PathBuf,
     /// The phrases its errors must contain, from `<case>.phrases`.
     pub phrases: Vec<String>,
+    /// The phrases its errors must not contain (lines starting with `!`), e.g. a
+    /// secondary error that the case shows is not emitted.
+    pub absent: Vec<String>,
 }
 
 impl Case {
@@ -40,33 +43,58 @@ impl Case {
 }
 
 /// The phrases of a `.phrases` file: one per line, surrounding whitespace trimmed; blank
-/// lines and lines starting with `#` are ignored.
+/// lines and lines starting with `#` are ignored. Returns the phrases that must appear and
+/// those that must not (lines starting with `!`).
 ///
 /// ```
-/// let phrases = favur_context_ui_tests::parse_phrases("# a comment\n`&str` has no retention class\n\n  E0277 \n");
-/// assert_eq!(phrases, ["`&str` has no retention class", "E0277"]);
+/// let (present, absent) = favur_context_ui_tests::parse_phrases(
+///     "# a comment\n`&str` has no retention class\n\n  E0277 \n!does not convert\n",
+/// );
+/// assert_eq!(present, ["`&str` has no retention class", "E0277"]);
+/// assert_eq!(absent, ["does not convert"]);
 /// ```
-pub fn parse_phrases(text: &str) -> Vec<String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_owned)
-        .collect()
+pub fn parse_phrases(text: &str) -> (Vec<String>, Vec<String>) {
+    let mut present = Vec::new();
+    let mut absent = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match line.strip_prefix('!') {
+            Some(phrase) if !phrase.trim().is_empty() => absent.push(phrase.trim().to_owned()),
+            Some(_) => {}
+            None => present.push(line.to_owned()),
+        }
+    }
+    (present, absent)
 }
 
-/// The phrases of `case` that `output` does not contain.
+/// What is wrong with `output` for `case`: each phrase it lacks, and each phrase it must
+/// not contain but does.
 ///
 /// ```
-/// use favur_context_ui_tests::{missing_phrases, Case};
-/// let case = Case { name: "a/b".into(), path: "a/b.rs".into(), phrases: vec!["x".into(), "y".into()] };
-/// assert_eq!(missing_phrases(&case, "error: x"), ["y"]);
+/// use favur_context_ui_tests::{phrase_problems, Case};
+/// let case = Case {
+///     name: "a/b".into(),
+///     path: "a/b.rs".into(),
+///     phrases: vec!["x".into(), "y".into()],
+///     absent: vec!["z".into()],
+/// };
+/// assert_eq!(phrase_problems(&case, "error: x, z"), ["missing \"y\"", "unexpected \"z\""]);
+/// assert!(phrase_problems(&case, "error: x y").is_empty());
 /// ```
-pub fn missing_phrases<'a>(case: &'a Case, output: &str) -> Vec<&'a str> {
-    case.phrases
+pub fn phrase_problems(case: &Case, output: &str) -> Vec<String> {
+    let missing = case
+        .phrases
         .iter()
-        .map(String::as_str)
-        .filter(|p| !output.contains(p))
-        .collect()
+        .filter(|p| !output.contains(p.as_str()))
+        .map(|p| format!("missing {p:?}"));
+    let unexpected = case
+        .absent
+        .iter()
+        .filter(|p| output.contains(p.as_str()))
+        .map(|p| format!("unexpected {p:?}"));
+    missing.chain(unexpected).collect()
 }
 
 /// Every compile-fail case under `fail_dir` (`<fail_dir>/<category>/<case>.rs`), sorted,
@@ -90,11 +118,16 @@ pub fn fail_cases(fail_dir: &Path) -> Result<Vec<Case>, String> {
                     let phrases_path = file.with_extension("phrases");
                     match fs::read_to_string(&phrases_path) {
                         Ok(text) => {
-                            let phrases = parse_phrases(&text);
+                            let (phrases, absent) = parse_phrases(&text);
                             if phrases.is_empty() {
                                 problems.push(format!("{name}: {} has no phrases", phrases_path.display()));
                             }
-                            cases.push(Case { name, path: file.clone(), phrases });
+                            cases.push(Case {
+                                name,
+                                path: file.clone(),
+                                phrases,
+                                absent,
+                            });
                         }
                         Err(e) => problems.push(format!(
                             "{name}: cannot read {}: {e} (every compile-fail case needs one; see ui-tests/README.md)",
@@ -145,11 +178,8 @@ pub fn check_against_stderr(cases: &[Case]) -> Vec<String> {
     for case in cases {
         match fs::read_to_string(case.stderr_path()) {
             Ok(stderr) => {
-                for phrase in missing_phrases(case, &stderr) {
-                    problems.push(format!(
-                        "{}: phrase not in its .stderr: {phrase:?}",
-                        case.name
-                    ));
+                for problem in phrase_problems(case, &stderr) {
+                    problems.push(format!("{}: {problem} in its .stderr", case.name));
                 }
             }
             Err(e) => problems.push(format!("{}: cannot read its .stderr: {e}", case.name)),
@@ -281,9 +311,9 @@ pub fn compile_fail_cases(
             ));
             continue;
         }
-        for phrase in missing_phrases(case, &outcome.rendered) {
+        for problem in phrase_problems(case, &outcome.rendered) {
             problems.push(format!(
-                "{}: phrase not in the compiler's errors: {phrase:?}\n--- the errors ---\n{}",
+                "{}: {problem} in the compiler's errors\n--- the errors ---\n{}",
                 case.name, outcome.rendered
             ));
         }
@@ -318,7 +348,11 @@ mod tests {
     fn cases_need_phrases_and_stray_files_are_reported() {
         let dir = temp_dir("cases");
         fs::write(dir.join("append/str.rs"), "fn main() {}").unwrap();
-        fs::write(dir.join("append/str.phrases"), "# c\nno retention class\n").unwrap();
+        fs::write(
+            dir.join("append/str.phrases"),
+            "# c\nno retention class\n!E0308\n",
+        )
+        .unwrap();
         fs::write(dir.join("append/str.stderr"), "error: no retention class").unwrap();
         let cases = fail_cases(&dir).unwrap();
         assert_eq!(cases.len(), 1);
@@ -327,7 +361,15 @@ mod tests {
             ("append/str", "append__str".to_owned())
         );
         assert_eq!(cases[0].phrases, ["no retention class"]);
+        assert_eq!(cases[0].absent, ["E0308"]);
         assert!(check_against_stderr(&cases).is_empty());
+        fs::write(
+            dir.join("append/str.stderr"),
+            "error: no retention class\nerror[E0308]",
+        )
+        .unwrap();
+        assert_eq!(check_against_stderr(&cases).len(), 1);
+        fs::write(dir.join("append/str.stderr"), "error: no retention class").unwrap();
 
         fs::write(dir.join("append/str.phrases"), "not there\n").unwrap();
         let cases = fail_cases(&dir).unwrap();
@@ -370,6 +412,7 @@ mod tests {
             name: "append/str".into(),
             path: "/w/ui-tests/tests/ui/fail/append/str.rs".into(),
             phrases: vec!["x".into()],
+            absent: Vec::new(),
         };
         let toml = manifest(Path::new("/w"), &[case]);
         assert!(
