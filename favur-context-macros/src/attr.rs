@@ -39,7 +39,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut item = item;
-    remove_repeated_attributes(&mut item, &mut errors);
+    remove_repeated_attributes(&mut item, &krate, &mut errors);
     let target = validate(&item, &mut errors);
     let class = match (class, errors.is_empty()) {
         (Some(c), true) => c,
@@ -58,9 +58,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     quote! { #errs #item #generated }
 }
 
-/// A second `#[retention(...)]` on the same item is an error (an item has one class). It
-/// is removed from the emitted item so it does not expand into a conflicting impl.
-fn remove_repeated_attributes(item: &mut Item, errors: &mut Errors) {
+/// A second `#[retention(...)]` on the same item (`retention`, `favur_context::retention`, or
+/// under the `crate = path` given) is an error (an item has one class). It is removed from
+/// the emitted item so it does not expand into a conflicting impl.
+fn remove_repeated_attributes(item: &mut Item, krate: &TokenStream, errors: &mut Errors) {
+    let normalize = |s: String| s.replace(' ', "").trim_start_matches("::").to_owned();
+    let krate = normalize(krate.to_string());
     let attrs = match item {
         Item::Struct(i) => &mut i.attrs,
         Item::Enum(i) => &mut i.attrs,
@@ -70,8 +73,14 @@ fn remove_repeated_attributes(item: &mut Item, errors: &mut Errors) {
     };
     attrs.retain(|attr| {
         let segments = &attr.path().segments;
+        let prefix = segments
+            .iter()
+            .take(segments.len().saturating_sub(1))
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::");
         let is_retention = segments.last().is_some_and(|s| s.ident == "retention")
-            && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "favur_context"));
+            && (prefix.is_empty() || prefix == "favur_context" || prefix == krate);
         if is_retention {
             errors.spanned(
                 attr,
@@ -328,6 +337,23 @@ mod tests {
         let out = expand_str("strict", "const X: u8 = 1;");
         assert!(out.contains("not supported on a const"), "{out}");
         assert!(out.contains("const X : u8 = 1 ;"), "{out}");
+    }
+
+    #[test]
+    fn a_second_attribute_is_an_error_also_under_a_renamed_crate() {
+        for (args, second) in [
+            ("strict", "#[retention(fuzzy)]"),
+            ("strict", "#[favur_context::retention(fuzzy)]"),
+            ("strict, crate = re::fc", "#[re::fc::retention(fuzzy)]"),
+        ] {
+            let out = expand_str(args, &format!("{second} struct S;"));
+            assert!(
+                out.contains("more than one `#[retention(...)]`"),
+                "{args} {second}: {out}"
+            );
+        }
+        let out = expand_str("strict", "#[other::retention(fuzzy)] struct S;");
+        assert!(!out.contains("compile_error"), "{out}");
     }
 
     #[test]
