@@ -217,6 +217,10 @@ pub trait PinTo {
     fn pin_classified(&mut self, message: Classified) -> Self::Output;
 }
 
+// One impl per history. Once a public store trait implemented by both histories exists,
+// these can become `impl<S: Store + ?Sized> AppendTo for S` (and the same for `PinTo`); a
+// generic `&mut H` bounded by that trait already works through `with_class` (the receiver's
+// own `append`), whatever its `append` accepts, as long as it takes a `Classified`.
 impl AppendTo for History {
     type Output = EntryId;
     #[inline]
