@@ -220,8 +220,8 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 ///   [`Classified`]): any type whose `append` takes a classified value works, through
 ///   `Deref` too.
 ///
-/// Only calls written on the parameter itself in the function's own body are rewritten
-/// (closures and blocks included): not in a nested `fn`, not on a local variable or a
+/// Only calls written on the parameter itself (or a field of it) in the function's own body
+/// are rewritten (closures and blocks included): not in a nested `fn`, not on a local or a
 /// binding that shadows the parameter's name, not inside a macro invocation's arguments.
 /// There, plain content is the usual "has no retention class" error.
 ///
