@@ -6,17 +6,18 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
+use syn::Item;
 use syn::spanned::Spanned;
-use syn::{FnArg, Item, Pat, Type};
 
+use crate::body;
 use crate::class::{self, Class};
 use crate::errors::Errors;
 
-const SUPPORTED: &str = "it applies to a struct or enum that converts into a `Message`, a function or method with a `&mut History` parameter, or an `impl Tool for T` block";
+const SUPPORTED: &str = "it applies to a struct or enum that converts into a `Message`, a function or method with a history parameter (`&mut History`, `&mut JournaledHistory`, `&mut self`...), or an `impl Tool for T` block";
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let class = class::parse(args, &mut errors);
+    let class::Args { class, krate } = class::parse_args(args, &mut errors);
     let item: Item = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
@@ -38,25 +39,31 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut item = item;
-    remove_repeated_attributes(&mut item, &mut errors);
+    remove_repeated_attributes(&mut item, &krate, &mut errors);
     let target = validate(&item, &mut errors);
     let class = match (class, errors.is_empty()) {
         (Some(c), true) => c,
         _ => Class::stub(),
     };
     let generated = match target {
-        Target::Type => classify_type(&item, &class),
-        Target::Function(params) => return finish(errors, wrap_function(item, &params, &class)),
-        Target::Tool => classify_tool(&item, &class),
+        Target::Type => classify_type(&item, &class, &krate),
+        Target::Function => {
+            let function = rewrite_function(item, &class, &krate, &mut errors);
+            return finish(errors, function);
+        }
+        Target::Tool => classify_tool(&item, &class, &krate),
         Target::Unsupported => TokenStream::new(),
     };
     let errs = errors.to_compile_errors();
     quote! { #errs #item #generated }
 }
 
-/// A second `#[retention(...)]` on the same item is an error (an item has one class). It
-/// is removed from the emitted item so it does not expand into a conflicting impl.
-fn remove_repeated_attributes(item: &mut Item, errors: &mut Errors) {
+/// A second `#[retention(...)]` on the same item (`retention`, `favur_context::retention`, or
+/// under the `crate = path` given) is an error (an item has one class). It is removed from
+/// the emitted item so it does not expand into a conflicting impl.
+fn remove_repeated_attributes(item: &mut Item, krate: &TokenStream, errors: &mut Errors) {
+    let normalize = |s: String| s.replace(' ', "").trim_start_matches("::").to_owned();
+    let krate = normalize(krate.to_string());
     let attrs = match item {
         Item::Struct(i) => &mut i.attrs,
         Item::Enum(i) => &mut i.attrs,
@@ -66,8 +73,14 @@ fn remove_repeated_attributes(item: &mut Item, errors: &mut Errors) {
     };
     attrs.retain(|attr| {
         let segments = &attr.path().segments;
+        let prefix = segments
+            .iter()
+            .take(segments.len().saturating_sub(1))
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::");
         let is_retention = segments.last().is_some_and(|s| s.ident == "retention")
-            && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "favur_context"));
+            && (prefix.is_empty() || prefix == "favur_context" || prefix == krate);
         if is_retention {
             errors.spanned(
                 attr,
@@ -85,7 +98,7 @@ fn finish(errors: Errors, item: TokenStream) -> TokenStream {
 
 enum Target {
     Type,
-    Function(Vec<syn::Ident>),
+    Function,
     Tool,
     Unsupported,
 }
@@ -93,19 +106,7 @@ enum Target {
 fn validate(item: &Item, errors: &mut Errors) -> Target {
     match item {
         Item::Struct(_) | Item::Enum(_) => Target::Type,
-        Item::Fn(f) => {
-            let params = history_params(&f.sig);
-            if params.is_empty() {
-                errors.spanned(
-                    &f.sig.ident,
-                    format!(
-                        "`#[retention(...)]` on a function classifies what it appends to its `&mut History` parameters, but `{}` has none; add a parameter such as `history: &mut History`",
-                        f.sig.ident
-                    ),
-                );
-            }
-            Target::Function(params)
-        }
+        Item::Fn(_) => Target::Function,
         Item::Impl(imp) => match &imp.trait_ {
             Some((_, path, _)) if path.segments.last().is_some_and(|s| s.ident == "Tool") => {
                 Target::Tool
@@ -180,41 +181,8 @@ fn item_span(item: &Item) -> Span {
     }
 }
 
-/// Parameters declared as `name: &mut History` (any path ending in `History`).
-fn history_params(sig: &syn::Signature) -> Vec<syn::Ident> {
-    sig.inputs
-        .iter()
-        .filter_map(|arg| match arg {
-            FnArg::Typed(pt) => match (&*pt.pat, &*pt.ty) {
-                (Pat::Ident(pi), Type::Reference(r))
-                    if r.mutability.is_some() && is_history(&r.elem) =>
-                {
-                    Some(pi.ident.clone())
-                }
-                _ => None,
-            },
-            FnArg::Receiver(_) => None,
-        })
-        .collect()
-}
-
-fn is_history(ty: &Type) -> bool {
-    match ty {
-        Type::Path(p) => {
-            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "History")
-        }
-        Type::Paren(p) => is_history(&p.elem),
-        Type::Group(g) => is_history(&g.elem),
-        _ => false,
-    }
-}
-
-fn private() -> TokenStream {
-    quote!(::favur_context::__private)
-}
-
-fn classify_type(item: &Item, class: &Class) -> TokenStream {
-    let p = private();
+fn classify_type(item: &Item, class: &Class, krate: &TokenStream) -> TokenStream {
+    let p = quote!(#krate::__private);
     let ty = &class.ty;
     let (ident, generics) = match item {
         Item::Struct(s) => (&s.ident, &s.generics),
@@ -243,8 +211,8 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
     }
 }
 
-fn classify_tool(item: &Item, class: &Class) -> TokenStream {
-    let p = private();
+fn classify_tool(item: &Item, class: &Class, krate: &TokenStream) -> TokenStream {
+    let p = quote!(#krate::__private);
     let ty = &class.ty;
     let Item::Impl(imp) = item else {
         return TokenStream::new();
@@ -259,30 +227,45 @@ fn classify_tool(item: &Item, class: &Class) -> TokenStream {
     }
 }
 
-fn wrap_function(item: Item, params: &[syn::Ident], class: &Class) -> TokenStream {
-    let p = private();
-    let ty = &class.ty;
+/// Rewrites the `append`/`pin` calls on the function's history parameters (see `body.rs`).
+/// A function with no history parameter is an error at its name; it is emitted unchanged.
+fn rewrite_function(
+    item: Item,
+    class: &Class,
+    krate: &TokenStream,
+    errors: &mut Errors,
+) -> TokenStream {
     let Item::Fn(mut f) = item else {
         return quote!(#item);
     };
-    let shadows = params.iter().map(|ident| {
-        quote! {
-            #[allow(unused_mut, unused_variables)]
-            let mut #ident = #p::ClassedHistory::<#p::#ty>::new(#ident);
-        }
-    });
-    // The parameter itself is only moved into its shadow: a `mut` on it would now be an
-    // unused `mut` (the shadow is the mutable binding).
-    for arg in &mut f.sig.inputs {
-        if let FnArg::Typed(pt) = arg
-            && let Pat::Ident(pi) = &mut *pt.pat
-            && params.contains(&pi.ident)
-        {
-            pi.mutability = None;
-        }
+    let params = body::params(&f.sig);
+    let name = &f.sig.ident;
+    if params.names.is_empty() {
+        errors.spanned(
+            name,
+            format!(
+                "`#[retention(...)]` on a function classifies what it appends to its history parameters, but `{name}` has none; add a parameter such as `history: &mut History` (or `&mut JournaledHistory`, `&mut self`, a generic `&mut H`)"
+            ),
+        );
+        return quote!(#f);
     }
-    let body = &f.block;
-    let block: syn::Block = syn::parse_quote!({ #(#shadows)* #body });
+    let mut block = (*f.block).clone();
+    let rewritten = body::rewrite(&mut block, &params, class, krate);
+    if rewritten == 0 && !params.explicit {
+        let candidates = params
+            .names
+            .iter()
+            .map(|(n, _)| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        errors.spanned(
+            name,
+            format!(
+                "`#[retention(...)]` on a function classifies what it appends to its history parameters, but `{name}` has none: no parameter is declared `&mut History` (or another `&mut ...History`), and the body calls neither `append` nor `pin` on {candidates}; add a parameter such as `history: &mut History`"
+            ),
+        );
+        return quote!(#f);
+    }
     *f.block = block;
     quote!(#f)
 }
@@ -291,47 +274,57 @@ fn wrap_function(item: Item, params: &[syn::Ident], class: &Class) -> TokenStrea
 mod tests {
     use super::*;
 
-    fn params(sig: &str) -> Vec<String> {
-        let f: syn::ItemFn = syn::parse_str(&format!("{sig} {{}}")).unwrap();
-        history_params(&f.sig)
-            .iter()
-            .map(|i| i.to_string())
-            .collect()
-    }
-
-    #[test]
-    fn finds_history_parameters() {
-        assert_eq!(params("fn f(history: &mut History)"), ["history"]);
-        assert_eq!(params("fn f(&mut self, h: &mut History, x: u8)"), ["h"]);
-        assert_eq!(
-            params("async fn f<'a, T>(t: T, mut h: &'a mut ::favur_context::History)"),
-            ["h"]
-        );
-        assert_eq!(
-            params("fn f(a: &mut favur_context::History, b: &mut History)"),
-            ["a", "b"]
-        );
-        assert!(params("fn f(h: &History)").is_empty());
-        assert!(params("fn f(h: History)").is_empty());
-        assert!(params("fn f(v: &mut Vec<String>)").is_empty());
-        assert!(params("fn f((a, b): (u8, u8))").is_empty());
-    }
-
     fn expand_str(args: &str, item: &str) -> String {
         expand(args.parse().unwrap(), item.parse().unwrap()).to_string()
     }
 
     #[test]
-    fn function_parameters_are_shadowed_with_the_class() {
+    fn function_calls_are_rewritten_with_the_class_and_the_crate_path() {
         let out = expand_str(
             "fuzzy",
-            "fn f(history: &mut History) { history.append(\"x\"); }",
+            "fn f(mut history: &mut History) -> &Entry { history.append(\"x\"); history.last() }",
         );
         assert!(
-            out.contains("let mut history = :: favur_context :: __private :: ClassedHistory :: < :: favur_context :: __private :: Fuzzy > :: new (history)"),
+            out.contains("fn f (mut history : & mut History) -> & Entry"),
+            "the signature is kept: {out}"
+        );
+        assert!(
+            out.contains(":: favur_context :: __private :: append (:: favur_context :: __private :: Fuzzy , history , \"x\")"),
             "{out}"
         );
         assert!(!out.contains("compile_error"), "{out}");
+
+        let out = expand_str(
+            "strict, crate = my_fc",
+            "fn f(&mut self, t: &str) { self.append(t); }",
+        );
+        assert!(
+            out.contains("self . append (my_fc :: __private :: with_class (my_fc :: __private :: Strict , t))"),
+            "{out}"
+        );
+        let out = expand_str("strict, crate = my_fc", "struct S;");
+        assert!(
+            out.contains("impl my_fc :: __private :: Classify for S"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn functions_without_a_history() {
+        let out = expand_str("strict", "fn f(n: u32, h: &History) {}");
+        assert!(out.contains("but `f` has none"), "{out}");
+        let out = expand_str("strict", "fn f(v: &mut Vec<String>) { v.push(x); }");
+        assert!(
+            out.contains("calls neither `append` nor `pin` on `v`"),
+            "{out}"
+        );
+        // A declared history need not be appended to.
+        let out = expand_str("strict", "fn f(h: &mut History) { h.len(); }");
+        assert!(!out.contains("compile_error"), "{out}");
+        // A non-history receiver is left to the type checker (the dispatch trait's message).
+        let out = expand_str("strict", "fn f(v: &mut Vec<String>) { v.append(x); }");
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("__private :: append"), "{out}");
     }
 
     #[test]
@@ -344,6 +337,23 @@ mod tests {
         let out = expand_str("strict", "const X: u8 = 1;");
         assert!(out.contains("not supported on a const"), "{out}");
         assert!(out.contains("const X : u8 = 1 ;"), "{out}");
+    }
+
+    #[test]
+    fn a_second_attribute_is_an_error_also_under_a_renamed_crate() {
+        for (args, second) in [
+            ("strict", "#[retention(fuzzy)]"),
+            ("strict", "#[favur_context::retention(fuzzy)]"),
+            ("strict, crate = re::fc", "#[re::fc::retention(fuzzy)]"),
+        ] {
+            let out = expand_str(args, &format!("{second} struct S;"));
+            assert!(
+                out.contains("more than one `#[retention(...)]`"),
+                "{args} {second}: {out}"
+            );
+        }
+        let out = expand_str("strict", "#[other::retention(fuzzy)] struct S;");
+        assert!(!out.contains("compile_error"), "{out}");
     }
 
     #[test]

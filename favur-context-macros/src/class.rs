@@ -35,10 +35,69 @@ impl Class {
     }
 }
 
-/// Parses the attribute arguments: exactly one class name. Every problem is pushed to
+/// The arguments of `#[retention(...)]`: the class and, optionally, `crate = path`.
+pub(crate) struct Args {
+    /// The class, if exactly one valid class was named.
+    pub(crate) class: Option<Class>,
+    /// The path of favur-context (`::favur_context` unless `crate = path` is given).
+    pub(crate) krate: TokenStream,
+}
+
+/// Parses the attribute arguments: exactly one class name, and optionally `crate = path`
+/// for a renamed dependency (as serde's `#[serde(crate = "...")]`). Every problem is
+/// pushed to `errors`.
+pub(crate) fn parse_args(args: TokenStream, errors: &mut Errors) -> Args {
+    let mut krate: Option<TokenStream> = None;
+    let mut rest = Vec::new();
+    for chunk in split_commas(args) {
+        match chunk.as_slice() {
+            [TokenTree::Ident(kw), TokenTree::Punct(eq), path @ ..]
+                if kw == "crate" && eq.as_char() == '=' =>
+            {
+                match crate_path(kw, path) {
+                    Ok(_) if krate.is_some() => errors.push(syn::Error::new(
+                        kw.span(),
+                        "`crate = ...` is given twice; keep one",
+                    )),
+                    Ok(path) => krate = Some(path),
+                    Err(e) => errors.push(e),
+                }
+            }
+            _ => rest.push(chunk),
+        }
+    }
+    let class = parse_chunks(rest, errors);
+    Args {
+        class,
+        krate: krate.unwrap_or_else(|| quote!(::favur_context)),
+    }
+}
+
+/// The path in `crate = path` or `crate = "path"`.
+fn crate_path(kw: &Ident, tokens: &[TokenTree]) -> syn::Result<TokenStream> {
+    const HOW: &str = "`crate = ...` names the path of the favur-context dependency, e.g. `crate = my_favur` or `crate = \"::my_favur\"`";
+    let ts: TokenStream = tokens.iter().cloned().collect();
+    let path = match tokens {
+        [] => return Err(syn::Error::new(kw.span(), HOW)),
+        [TokenTree::Literal(lit)] if lit.to_string().starts_with('"') => {
+            let lit: syn::LitStr = syn::parse2(ts.clone())?;
+            lit.parse_with(syn::Path::parse_mod_style)
+                .map_err(|_| syn::Error::new(lit.span(), HOW))?
+        }
+        _ => syn::parse::Parser::parse2(syn::Path::parse_mod_style, ts.clone())
+            .map_err(|_| syn::Error::new_spanned(&ts, HOW))?,
+    };
+    Ok(quote!(#path))
+}
+
+/// Parses the class arguments: exactly one class name. Every problem is pushed to
 /// `errors`; returns the class if exactly one valid class was named.
+#[cfg(test)]
 pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Option<Class> {
-    let chunks = split_commas(args);
+    parse_args(args, errors).class
+}
+
+fn parse_chunks(chunks: Vec<Vec<TokenTree>>, errors: &mut Errors) -> Option<Class> {
     if chunks.is_empty() {
         errors.push(syn::Error::new(
             Span::call_site(),
@@ -195,6 +254,46 @@ mod tests {
             assert_eq!(class, None, "{args}");
             assert!(errors.contains(needle), "{args}: {errors}");
             assert!(errors.contains("forgettable"), "{args}: {errors}");
+        }
+    }
+
+    #[test]
+    fn crate_path_argument() {
+        for (args, path) in [
+            ("strict", ":: favur_context"),
+            ("strict, crate = my_fc", "my_fc"),
+            ("crate = ::my_fc, fuzzy", ":: my_fc"),
+            (
+                "fuzzy, crate = \"crate::reexport::fc\"",
+                "crate :: reexport :: fc",
+            ),
+        ] {
+            let mut errors = Errors::default();
+            let parsed = parse_args(args.parse().unwrap(), &mut errors);
+            assert!(errors.is_empty(), "{args}: {}", errors.to_compile_errors());
+            assert!(parsed.class.is_some(), "{args}");
+            assert_eq!(parsed.krate.to_string(), path, "{args}");
+        }
+        for (args, needle) in [
+            (
+                "strict, crate =",
+                "names the path of the favur-context dependency",
+            ),
+            (
+                "strict, crate = 42",
+                "names the path of the favur-context dependency",
+            ),
+            (
+                "strict, crate = \"a b\"",
+                "names the path of the favur-context dependency",
+            ),
+            ("strict, crate = a, crate = b", "given twice"),
+            ("crate = a", "missing retention class"),
+        ] {
+            let mut errors = Errors::default();
+            parse_args(args.parse().unwrap(), &mut errors);
+            let out = errors.to_compile_errors().to_string();
+            assert!(out.contains(needle), "{args}: {out}");
         }
     }
 

@@ -1,10 +1,12 @@
 //! Procedural macros of [`favur-context`](https://docs.rs/favur-context).
 //!
 //! **This crate is an implementation detail.** Depend on `favur-context`, which re-exports
-//! everything here; the generated code names only paths inside `favur_context::__private`,
+//! everything here; the generated code names only paths inside `favur_context::__private`
+//! (or under the path given with `#[retention(..., crate = path)]`),
 //! and nothing in this crate is covered by semver on its own.
 
 mod attr;
+mod body;
 mod class;
 mod errors;
 mod message;

@@ -10,6 +10,7 @@
 //! tool_error(call_id): "format", args...
 //! tool_call: id, name, args
 //! tool_calls: [(id, name, args), ...]
+//! tool_calls: expr               (any `IntoIterator<Item = ToolCall>`)
 //! message: expr                  (anything that converts into a `Message`)
 //! ```
 //!
@@ -40,7 +41,7 @@ pub(crate) const KINDS: [&str; 8] = [
 ];
 
 /// The valid forms, as listed in diagnostics.
-pub(crate) const FORMS: &str = "`user: \"...\"`, `assistant: \"...\"`, `system: \"...\"`, `tool_result(call_id): \"...\"`, `tool_error(call_id): \"...\"`, `tool_call: id, name, args`, `tool_calls: [(id, name, args), ...]` or `message: expr`";
+pub(crate) const FORMS: &str = "`user: \"...\"`, `assistant: \"...\"`, `system: \"...\"`, `tool_result(call_id): \"...\"`, `tool_error(call_id): \"...\"`, `tool_call: id, name, args`, `tool_calls: [(id, name, args), ...]`, `tool_calls: calls` or `message: expr`";
 
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
     match Parser::parse2(parse_input, input) {
@@ -146,46 +147,7 @@ fn parse_message(
         }
         "tool_calls" => {
             colon(input, &kind)?;
-            if !input.peek(syn::token::Bracket) {
-                return Err(syn::Error::new(
-                    input.span(),
-                    "`tool_calls:` takes a list of calls in brackets: `tool_calls: [(id, name, args), ...]`",
-                ));
-            }
-            let content;
-            syn::bracketed!(content in input);
-            let tuples = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
-            if tuples.is_empty() {
-                return Err(syn::Error::new(
-                    kind.span(),
-                    "`tool_calls:` needs at least one call `(id, name, args)`",
-                ));
-            }
-            let mut calls = Vec::new();
-            let mut error: Option<syn::Error> = None;
-            for t in tuples {
-                let result = match t {
-                    Expr::Tuple(tuple) => {
-                        let span = tuple.span();
-                        call_from(p, &kind, tuple.elems.into_iter().collect(), Some(span))
-                    }
-                    other => Err(syn::Error::new_spanned(
-                        other,
-                        "each call is a tuple `(id, name, args)`",
-                    )),
-                };
-                match result {
-                    Ok(call) => calls.push(call),
-                    Err(e) => match &mut error {
-                        Some(first) => first.combine(e),
-                        None => error = Some(e),
-                    },
-                }
-            }
-            if let Some(e) = error {
-                return Err(e);
-            }
-            quote!(#p::Message::assistant_calls([#(#calls),*]))
+            tool_calls(input, p, &kind)?
         }
         "message" => {
             colon(input, &kind)?;
@@ -214,6 +176,65 @@ fn parse_message(
         }
     };
     Ok(message)
+}
+
+/// `tool_calls: [(id, name, args), ...]` (a literal list: every element a tuple), or
+/// `tool_calls: expr` for any `IntoIterator<Item = ToolCall>` (`[call_a, call_b]` included).
+fn tool_calls(input: ParseStream, p: &TokenStream, kind: &Ident) -> syn::Result<TokenStream> {
+    if input.is_empty() {
+        return Err(syn::Error::new(
+            kind.span(),
+            "`tool_calls:` needs the calls: a list `[(id, name, args), ...]` or an expression whose value is an `IntoIterator<Item = ToolCall>`",
+        ));
+    }
+    let expr: Expr = input.parse()?;
+    if !input.is_empty() {
+        let rest: TokenStream = input.parse()?;
+        return Err(syn::Error::new_spanned(
+            rest,
+            "`tool_calls:` takes one list `[(id, name, args), ...]` or one expression",
+        ));
+    }
+    let tuples = match &expr {
+        Expr::Array(list) if list.elems.iter().any(|e| matches!(e, Expr::Tuple(_))) => {
+            list.elems.iter().cloned().collect::<Vec<_>>()
+        }
+        Expr::Array(list) if list.elems.is_empty() => {
+            return Err(syn::Error::new(
+                kind.span(),
+                "`tool_calls:` needs at least one call `(id, name, args)`",
+            ));
+        }
+        // Any other expression (`[call_a, call_b]` too): its value is the calls.
+        _ => {
+            return Ok(spanned_call(p, "tool_calls", &expr));
+        }
+    };
+    let mut calls = Vec::new();
+    let mut error: Option<syn::Error> = None;
+    for t in tuples {
+        let result = match t {
+            Expr::Tuple(tuple) => {
+                let span = tuple.span();
+                call_from(p, kind, tuple.elems.into_iter().collect(), Some(span))
+            }
+            other => Err(syn::Error::new_spanned(
+                other,
+                "in a list of calls, each call is a tuple `(id, name, args)`; to pass `ToolCall` values, list only those (`[call_a, call_b]`) or give any expression whose value is an `IntoIterator<Item = ToolCall>`",
+            )),
+        };
+        match result {
+            Ok(call) => calls.push(call),
+            Err(e) => match &mut error {
+                Some(first) => first.combine(e),
+                None => error = Some(e),
+            },
+        }
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(quote!(#p::Message::assistant_calls([#(#calls),*]))),
+    }
 }
 
 /// `#p::function(expr)` spanned at the user's expression, so an unsatisfied bound of
@@ -258,7 +279,7 @@ fn colon(input: ParseStream, kind: &Ident) -> syn::Result<()> {
     } else {
         let example = match kind.to_string().as_str() {
             "tool_call" => format!("`{kind}: id, name, args`"),
-            "tool_calls" => format!("`{kind}: [(id, name, args), ...]`"),
+            "tool_calls" => format!("`{kind}: [(id, name, args), ...]` or `{kind}: calls`"),
             "message" => format!("`{kind}: expr`"),
             "tool_result" | "tool_error" => format!("`{kind}(call_id): \"text\"`"),
             _ => format!("`{kind}: \"text\"`"),
@@ -329,6 +350,8 @@ mod tests {
             r#"tool_error(id): "exit {}", code"#,
             r#"tool_call: "c1", "bash", args"#,
             r#"tool_calls: [("a", "b", c), ("d", "e", f)]"#,
+            r#"tool_calls: reply.calls"#,
+            r#"tool_calls: [call_a, call_b]"#,
             r#"message: m"#,
         ] {
             let out = expand_str(input);
@@ -360,6 +383,10 @@ mod tests {
         assert!(error_of(r#"user:"#).contains("needs its text"));
         assert!(error_of(r#"tool_call: "a", "b""#).contains("3 elements, found 2"));
         assert!(error_of(r#"tool_calls: [("a", "b")]"#).contains("3 elements, found 2"));
+        assert!(error_of(r#"tool_calls: [("a", "b", c), call]"#).contains("each call is a tuple"));
+        assert!(error_of(r#"tool_calls: []"#).contains("at least one call"));
+        assert!(error_of(r#"tool_calls:"#).contains("needs the calls"));
+        assert!(error_of(r#"tool_calls: a b"#).contains("one expression"));
         assert!(error_of(r#"tool_result: "x""#).contains("in parentheses"));
         assert!(error_of(r#"tool_result(): "x""#).contains("needs the id"));
         assert!(error_of(r#"tool_result(a, b): "x""#).contains("takes one argument"));

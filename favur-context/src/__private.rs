@@ -15,6 +15,7 @@ pub use ::std::format;
 pub use favur_context_macros::message;
 
 use crate::entry::EntryId;
+use crate::journal::{JournalError, JournaledHistory};
 
 /// Classifies `message` with the compile-time class `C`.
 #[inline]
@@ -131,99 +132,161 @@ pub fn arguments(value: impl IntoArguments) -> Arguments {
     value.into_arguments()
 }
 
-/// A history parameter inside a `#[retention(C)]` function: `append` and `pin` take plain
-/// content and classify it with `C`; everything else derefs to the [`History`] (pass it on
-/// as `&mut history`).
-pub struct ClassedHistory<'a, C: Class> {
-    history: &'a mut History,
-    _class: core::marker::PhantomData<C>,
+/// What `tool_calls: expr` accepts: any `IntoIterator<Item = ToolCall>`. A trait of its own
+/// so that a value of the wrong type is reported with a message saying what is expected.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a list of tool calls",
+    label = "expected an iterable of `ToolCall`s",
+    note = "`tool_calls:` takes a literal list `[(id, name, args), ...]` or an expression whose value is an `IntoIterator<Item = ToolCall>` (a `Vec<ToolCall>`, an array of `ToolCall`s, the calls of a parsed reply)",
+    note = "for borrowed calls (`&[ToolCall]`, `&Vec<ToolCall>`), pass `calls.iter().cloned()`"
+)]
+pub trait IntoToolCalls {
+    /// The calls.
+    type Calls: Iterator<Item = ToolCall>;
+    /// The calls, in order.
+    fn into_tool_calls(self) -> Self::Calls;
 }
 
-impl<'a, C: Class> ClassedHistory<'a, C> {
-    /// Wraps the function's history parameter.
+#[diagnostic::do_not_recommend]
+impl<I: IntoIterator<Item = ToolCall>> IntoToolCalls for I {
+    type Calls = I::IntoIter;
     #[inline]
-    pub fn new(history: &'a mut History) -> Self {
-        ClassedHistory {
-            history,
-            _class: core::marker::PhantomData,
-        }
+    fn into_tool_calls(self) -> I::IntoIter {
+        self.into_iter()
     }
+}
 
-    /// Appends plain content (text or a [`Message`]) with the function's class, or a value
-    /// that has a class of its own with that class.
+/// The assistant message of `tool_calls: expr`. (Builds the message itself, so a value that
+/// is not a list of calls is one error, at the user's expression.)
+#[inline]
+pub fn tool_calls<I: IntoToolCalls>(calls: I) -> Message {
+    Message::assistant_calls(calls.into_tool_calls())
+}
+
+// ---- `#[retention(C)]` on a function ----------------------------------------------------
+//
+// The attribute does not wrap or shadow the function's parameters: it rewrites, in the
+// body, each method call `p.append(x)` / `p.pin(x)` whose receiver `p` is a history
+// parameter, into one of two calls (see `favur-context-macros/src/body.rs`):
+//
+// - `append(C, p, x)` / `pin(C, p, x)` when `p` is declared with a concrete
+//   type (`&mut History`, `&mut JournaledHistory`, an alias...): dispatched through
+//   `AppendTo` / `PinTo`, so a parameter that is not a history is reported as such;
+// - `p.append(with_class(C, x))` when the macro cannot see the receiver's type
+//   (`self`, a generic `&mut H`, `&mut impl Trait`, a field `self.history`): the receiver's
+//   own `append` is called with the content already classified, so anything whose `append`
+//   takes a classified value works (an extension-trait impl on a history, a wrapper that
+//   holds or derefs to one, a history generic over a store trait).
+//
+// The class is passed as a value (a unit struct), not in a turbofish: with explicit generic
+// arguments rustc would blame an unsatisfied bound on the `_` written there (at the user's
+// `append`) instead of on the argument (the receiver, or the content). The result is a
+// parameter `O` bound by `Output = O` rather than the projection `H::Output`, so a receiver
+// that is not a history is one error (at the receiver), not a second one for the projection.
+
+/// A history that `p.append(x)` can append to inside a `#[retention(...)]` function.
+///
+/// `Output` is what the history's own `append` returns: an [`EntryId`] for [`History`], a
+/// `Result<EntryId, JournalError>` for [`JournaledHistory`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a history, so `append` on it cannot take plain content",
+    label = "this parameter is not a `History` or a `JournaledHistory`",
+    note = "inside a `#[retention(...)]` function, `p.append(...)` and `p.pin(...)` classify plain content when `p` is a history parameter: `&mut History`, `&mut JournaledHistory`, an alias of one, `&mut self`, or a generic `&mut H` whose `append` takes a classified value",
+    note = "to call this type's own `append`, use a path call such as `Vec::append(list, &mut other)`; to append to a history inside it, append a classified value (`strict!(user: \"...\")`)"
+)]
+pub trait AppendTo {
+    /// What the history's own `append` returns.
+    type Output;
+    /// Appends an already classified message.
     #[track_caller]
-    pub fn append<M: FnAppend>(&mut self, content: M) -> EntryId {
-        let classified = content.classify_as(C::RETENTION, CallSite::caller());
-        self.history.append(classified)
-    }
+    fn append_classified(&mut self, message: Classified) -> Self::Output;
+}
 
-    /// Pins plain content (a system prompt) with the function's class, like `append`.
+/// A history that `p.pin(x)` can pin to inside a `#[retention(...)]` function.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a history that can pin, so `pin` on it cannot take plain content",
+    label = "`pin` takes plain content only on a `History` or a `JournaledHistory`",
+    note = "inside a `#[retention(...)]` function, `p.pin(...)` classifies plain content when `p` is `&mut History`, `&mut JournaledHistory`, an alias of one, `&mut self`, or a generic `&mut H` whose `pin` takes a classified value"
+)]
+pub trait PinTo {
+    /// What the history's own `pin` returns.
+    type Output;
+    /// Pins an already classified message.
     #[track_caller]
-    pub fn pin<M: FnAppend>(&mut self, content: M) -> EntryId {
-        let classified = content.classify_as(C::RETENTION, CallSite::caller());
-        self.history.pin(classified)
-    }
+    fn pin_classified(&mut self, message: Classified) -> Self::Output;
 }
 
-impl<C: Class> core::ops::Deref for ClassedHistory<'_, C> {
-    type Target = History;
-    fn deref(&self) -> &History {
-        self.history
-    }
-}
-
-impl<C: Class> core::ops::DerefMut for ClassedHistory<'_, C> {
-    fn deref_mut(&mut self) -> &mut History {
-        self.history
-    }
-}
-
-/// A store parameter inside a `#[retention(C)]` function, for any [`Store`] (a
-/// [`JournaledHistory`](crate::JournaledHistory), say): `append` and `pin` take plain
-/// content, classify it with `C`, and return the store's result; everything else derefs
-/// to the store.
-pub struct ClassedStore<'a, C: Class, S: Store> {
-    store: &'a mut S,
-    _class: core::marker::PhantomData<C>,
-}
-
-impl<'a, C: Class, S: Store> ClassedStore<'a, C, S> {
-    /// Wraps the function's store parameter.
+// One impl per history. Once a public store trait implemented by both histories exists,
+// these can become `impl<S: Store + ?Sized> AppendTo for S` (and the same for `PinTo`); a
+// generic `&mut H` bounded by that trait already works through `with_class` (the receiver's
+// own `append`), whatever its `append` accepts, as long as it takes a `Classified`.
+impl AppendTo for History {
+    type Output = EntryId;
     #[inline]
-    pub fn new(store: &'a mut S) -> Self {
-        ClassedStore {
-            store,
-            _class: core::marker::PhantomData,
-        }
-    }
-
-    /// Appends plain content with the function's class (a value with a class of its own
-    /// keeps it), through [`Store::record`].
     #[track_caller]
-    pub fn append<M: FnAppend>(&mut self, content: M) -> Result<EntryId, S::Error> {
-        let classified = content.classify_as(C::RETENTION, CallSite::caller());
-        self.store.record(vec![NewEntry::appended(classified)])
-    }
-
-    /// Pins plain content with the function's class, like `append`.
-    #[track_caller]
-    pub fn pin<M: FnAppend>(&mut self, content: M) -> Result<EntryId, S::Error> {
-        let classified = content.classify_as(C::RETENTION, CallSite::caller());
-        self.store.record(vec![NewEntry::pinned(classified)])
+    fn append_classified(&mut self, message: Classified) -> EntryId {
+        self.append(message)
     }
 }
 
-impl<C: Class, S: Store> core::ops::Deref for ClassedStore<'_, C, S> {
-    type Target = S;
-    fn deref(&self) -> &S {
-        self.store
+impl PinTo for History {
+    type Output = EntryId;
+    #[inline]
+    #[track_caller]
+    fn pin_classified(&mut self, message: Classified) -> EntryId {
+        self.pin(message)
     }
 }
 
-impl<C: Class, S: Store> core::ops::DerefMut for ClassedStore<'_, C, S> {
-    fn deref_mut(&mut self) -> &mut S {
-        self.store
+impl AppendTo for JournaledHistory {
+    type Output = Result<EntryId, JournalError>;
+    #[inline]
+    #[track_caller]
+    fn append_classified(&mut self, message: Classified) -> Self::Output {
+        self.append(message)
     }
+}
+
+impl PinTo for JournaledHistory {
+    type Output = Result<EntryId, JournalError>;
+    #[inline]
+    #[track_caller]
+    fn pin_classified(&mut self, message: Classified) -> Self::Output {
+        self.pin(message)
+    }
+}
+
+/// `history.append(content)` inside a `#[retention(C)]` function, for a history parameter
+/// of a concrete type: `content` is classified with `C` (unless it has a class of its own)
+/// at the caller's location, the user's `append` call.
+#[inline]
+#[track_caller]
+pub fn append<C: Class, H: AppendTo<Output = O> + ?Sized, M: FnAppend, O>(
+    _class: C,
+    history: &mut H,
+    content: M,
+) -> O {
+    history.append_classified(content.classify_as(C::RETENTION, CallSite::caller()))
+}
+
+/// `history.pin(content)` inside a `#[retention(C)]` function; see [`append`].
+#[inline]
+#[track_caller]
+pub fn pin<C: Class, H: PinTo<Output = O> + ?Sized, M: FnAppend, O>(
+    _class: C,
+    history: &mut H,
+    content: M,
+) -> O {
+    history.pin_classified(content.classify_as(C::RETENTION, CallSite::caller()))
+}
+
+/// The argument of `receiver.append(content)` inside a `#[retention(C)]` function when the
+/// receiver's type is not visible to the macro (`self`, a generic `&mut H`): `content`
+/// classified with `C` (unless it has a class of its own) at the user's `append` call.
+#[inline]
+#[track_caller]
+pub fn with_class<C: Class, M: FnAppend>(_class: C, content: M) -> Classified {
+    content.classify_as(C::RETENTION, CallSite::caller())
 }
 
 /// What `append` accepts inside a `#[retention(...)]` function.

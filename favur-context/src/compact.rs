@@ -431,7 +431,7 @@ impl<S> Compactor<S> {
         }
         let mut fallbacks = Vec::new();
         let mut edits = Vec::with_capacity(plan.runs().len() + plan.reforms().len());
-        let contexts = run_contexts(history, &plan);
+        let contexts = run_contexts(history, plan);
         for (index, (run, outcome)) in plan.runs().iter().zip(outcomes).enumerate() {
             let body = match outcome {
                 Ok(text) if !text.trim().is_empty() => text,

@@ -70,9 +70,10 @@
 //! assert_eq!(history.recall(id).unwrap().retention(), Retention::Strict);
 //! ```
 //!
-//! On a **function or method**, its `&mut History` parameters accept plain content inside
-//! its body, appended with that class (outside such a function plain content is still a
-//! compile error):
+//! On a **function or method**, `append`/`pin` on its history parameters (`&mut History`,
+//! `&mut JournaledHistory`, `&mut self` of an extension trait, a generic `&mut H`...) accept
+//! plain content inside its body, appended with that class (outside such a function plain
+//! content is still a compile error):
 //!
 //! ```
 //! use favur_context::{retention, History, Retention};
@@ -229,25 +230,71 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 /// assert_eq!(history.recall(id).unwrap().retention(), Retention::Forgettable);
 /// ```
 ///
-/// **A function or method with `&mut History` parameters** (free, generic, `async`, with
-/// `&mut self`, any path ending in `History`): inside the body, `append` and `pin` on those
-/// parameters take plain content (`&str`, `String`, `&String`, [`Message`]) and classify it
-/// with the function's class; values that have a class of their own keep it. The call site
-/// is the `append` line. Everything else of [`History`] is available as usual, and the
-/// history can be passed on as `&mut history`. Outside such a function, plain content is
-/// still a compile error.
+/// **A function or method with a history parameter**: inside the body, `p.append(x)` and
+/// `p.pin(x)` on a history parameter `p` take plain content (`&str`, `String`, `&String`,
+/// [`Message`]) and classify it with the function's class; values that have a class of
+/// their own keep it. The call site is the `append` line. The parameters stay exactly as
+/// declared, so the history can be passed on as it is (`helper(history)`), borrowed from and
+/// returned from (`-> &Entry`). Outside such a function, plain content is still a compile
+/// error.
+///
+/// The history parameters are those declared `&mut` of a type whose name ends in `History`
+/// ([`History`], [`JournaledHistory`], `favur_context::History`...);
+/// if there is none, `&mut self` and every `&mut` parameter (a type alias of a history, an
+/// extension trait implemented for one, a wrapper's method, a generic `&mut H`).
+///
+/// - On a parameter of a concrete type, the call goes to that history, and returns what its
+///   own `append` returns (`Result<EntryId, JournalError>` for a [`JournaledHistory`]). A
+///   type that is not a history is a compile error saying so (`` `Vec<String>` is not a
+///   history ``), at the parameter; call its own method as `Vec::append(list, ..)`.
+/// - On `self`, on a parameter of a generic type (`&mut H`, `&mut impl Trait`) and on a
+///   field of a history parameter (`self.history.append(x)`, `self.0.append(x)`), the
+///   receiver's own `append`/`pin` is called, with the content already classified (a
+///   [`Classified`]): any type whose `append` takes a classified value works, through
+///   `Deref` too.
+///
+/// Only calls written on the parameter itself (or a field of it) in the function's own body
+/// are rewritten (closures and blocks included): not in a nested `fn`, not on a local or a
+/// binding that shadows the parameter's name, not inside a macro invocation's arguments.
+/// There, plain content is the usual "has no retention class" error.
 ///
 /// ```
-/// use favur_context::{retention, History, Retention};
+/// use favur_context::{retention, EntryId, History, JournalError, JournaledHistory, Retention};
 ///
 /// #[retention(strict)]
 /// fn record_failure(history: &mut History, trace: &str) {
 ///     history.append(format!("cargo test failed:\n{trace}"));
 /// }
 ///
+/// #[retention(fuzzy)]
+/// fn record_view(journal: &mut JournaledHistory, path: &str) -> Result<EntryId, JournalError> {
+///     journal.append(format!("viewed {path}"))
+/// }
+///
+/// trait Note {
+///     fn note(&mut self, text: &str) -> EntryId;
+/// }
+///
+/// impl Note for History {
+///     #[retention(forgettable)]
+///     fn note(&mut self, text: &str) -> EntryId {
+///         self.append(text)
+///     }
+/// }
+///
 /// let mut history = History::new();
 /// record_failure(&mut history, "thread 'main' panicked at src/lib.rs:3:5");
 /// assert_eq!(history.entries()[0].retention(), Retention::Strict);
+/// let id = history.note("Cargo.toml\nsrc/");
+/// assert_eq!(history.entry(id).unwrap().retention(), Retention::Forgettable);
+///
+/// let path = std::env::temp_dir().join(format!("favur-doc-retention-{}.jsonl", std::process::id()));
+/// # let _ = std::fs::remove_file(&path);
+/// let mut journal = JournaledHistory::open(&path)?;
+/// let id = record_view(&mut journal, "src/lib.rs")?;
+/// assert_eq!(journal.entry(id).unwrap().retention(), Retention::Fuzzy);
+/// # drop(journal); std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), JournalError>(())
 /// ```
 ///
 /// **An `impl Tool for T` block**: the tool implements [`ClassifiedTool`], and every result
@@ -272,12 +319,33 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 /// assert_eq!(history.recall(id).unwrap().retention(), Retention::Fuzzy);
 /// ```
 ///
+/// **`crate = path`** names favur-context when it is a renamed dependency or re-exported
+/// (like serde's `#[serde(crate = "...")]`; a string works too: `crate = "my_favur"`). The
+/// generated code names only paths under it (by default `::favur_context`).
+///
+/// ```
+/// mod reexport {
+///     pub use favur_context as fc;
+/// }
+/// use reexport::fc::{retention, History, Retention};
+///
+/// #[retention(fuzzy, crate = reexport::fc)]
+/// fn record(history: &mut History, text: &str) {
+///     history.append(text);
+/// }
+///
+/// let mut history = History::new();
+/// record(&mut history, "a file view");
+/// assert_eq!(history.entries()[0].retention(), Retention::Fuzzy);
+/// ```
+///
 /// Anything else is a compile error spanned at the offending token and naming the valid
 /// classes: a misspelled class (`stric`: did you mean `strict`?), a missing class, two
 /// classes, an argument that is not a class name (`"strict"`, `class = strict`, a path),
-/// or an unsupported item (a const, a module, a trait, an inherent impl, an impl of another
-/// trait, a function without a `&mut History` parameter). All errors of one attribute are
-/// reported together, and the item is still emitted so no secondary errors follow.
+/// a `crate = ...` that is not a path, or an unsupported item (a const, a module, a trait,
+/// an inherent impl, an impl of another trait, a function without a history parameter).
+/// All errors of one attribute are reported together, and the item is still emitted so no
+/// secondary errors follow.
 ///
 /// ```compile_fail
 /// #[favur_context::retention(stric)] // error: unknown retention class `stric` (did you mean `strict`?)
@@ -302,6 +370,7 @@ pub use favur_context_macros::retention;
 /// | `tool_error(call_id): ...` | the same with the error flag set |
 /// | `tool_call: id, name, args` | an assistant message with one tool call; `args` is a `serde_json::Value` or JSON text (kept raw if invalid) |
 /// | `tool_calls: [(id, name, args), ...]` | an assistant message with several tool calls |
+/// | `tool_calls: expr` | the same from any `IntoIterator<Item = ToolCall>` (the calls of a parsed reply, a `Vec<ToolCall>`, `[call_a, call_b]`) |
 /// | `message: expr` | any value with `impl From<T> for Message` |
 ///
 /// Mistakes are compile errors at the offending token: an unknown kind (with a
@@ -323,8 +392,11 @@ pub use favur_context_macros::retention;
 /// let f = strict!(tool_call: "call_3", "bash", serde_json::json!({"command": "cargo test"}));
 /// let g = strict!(tool_calls: [("c4", "read", r#"{"path":"a.rs"}"#), ("c5", "read", r#"{"path":"b.rs"}"#)]);
 /// let h = strict!(message: favur_context::Message::user("an existing message"));
+/// let reply_calls = vec![favur_context::ToolCall::new("c6", "bash", r#"{"command":"ls"}"#)];
+/// let i = strict!(tool_calls: reply_calls);
 /// assert_eq!(a.message().text(), "Fix the parser before Friday");
 /// assert_eq!(g.message().tool_calls().count(), 2);
+/// assert_eq!(i.message().tool_calls().next().unwrap().id, "c6");
 /// assert_eq!(f.message().role, Role::Assistant);
 /// ```
 #[macro_export]

@@ -20,8 +20,8 @@ fn record_view<T: AsRef<str>>(path: T, history: &mut favur_context::History) -> 
     history.append(Message::assistant("a Message takes the function's class"));
     // A value with a class of its own keeps it.
     history.append(Directive::new("keep this exact"));
-    // Everything else of `History` is there through `Deref`, and it can be passed on.
-    helper(&mut history);
+    // The parameter is the `&mut History` it was declared as, and is passed on as it is.
+    helper(history);
     history.len()
 }
 
@@ -40,6 +40,8 @@ fn two_histories(mut a: &mut History, b: &mut ::favur_context::History) {
     a.append("to a");
     b.append("to b");
     a.pin("a pinned system prompt");
+    // A `mut` parameter can also be passed on as `&mut a` (a `&mut &mut History`).
+    helper(&mut a);
 }
 
 // A generic value with a class of its own keeps it.
@@ -110,6 +112,7 @@ fn main() {
             (Retention::Strict, "the plan".to_owned()),
             (Retention::Strict, "to a".to_owned()),
             (Retention::Strict, "a pinned system prompt".to_owned()),
+            (Retention::Fuzzy, "from a helper".to_owned()),
             (Retention::Strict, "generic".to_owned()),
         ]
     );

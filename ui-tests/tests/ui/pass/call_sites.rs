@@ -1,10 +1,23 @@
 // The call site recorded by the macros is the user's invocation (line and column of
-// `strict!`), not a location inside the macro; the function form records the `append` line.
+// `strict!`), not a location inside the macro; the function form records the `append` line
+// and column, both when the call is dispatched (a `&mut History` parameter) and when it is
+// forwarded to the receiver's own `append` (`&mut self`).
 use favur_context::{retention, strict, History};
 
 #[retention(fuzzy)]
 fn in_fn(history: &mut History) {
     history.append("plain");
+}
+
+trait Note {
+    fn note(&mut self);
+}
+
+impl Note for History {
+    #[retention(strict)]
+    fn note(&mut self) {
+        self.append("noted");
+    }
 }
 
 macro_rules! wrapped {
@@ -20,6 +33,7 @@ fn main() {
     history.append(c);
     in_fn(&mut history);
     history.append(wrapped!("c"));
+    history.note();
 
     let sites: Vec<(u32, u32)> = history
         .entries()
@@ -28,6 +42,6 @@ fn main() {
         .collect();
     // Macros: the column of `strict!`. The function form: rustc's `#[track_caller]`
     // location of a method call, which is the method name `append`.
-    assert_eq!(sites, [(18, 20), (19, 13), (7, 13), (22, 20)]);
+    assert_eq!(sites, [(31, 20), (32, 13), (9, 13), (35, 20), (19, 14)]);
     assert!(history.entries()[0].site().file().ends_with("call_sites.rs"));
 }

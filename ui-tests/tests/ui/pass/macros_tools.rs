@@ -1,5 +1,6 @@
 #![deny(warnings)]
-// The tool forms: tool_result, tool_error, tool_call, tool_calls, and message: expr.
+// The tool forms: tool_result, tool_error, tool_call, tool_calls (a literal list or any
+// expression of `ToolCall`s), and message: expr.
 use favur_context::{
     forgettable, fuzzy, strict, Arguments, History, Message, Retention, Role, ToolCall,
 };
@@ -21,9 +22,19 @@ fn main() {
     history.append(fuzzy!(tool_result("c3"): "fn a() {{}}"));
     history.append(fuzzy!(message: Message::user("an existing message")));
     history.append(strict!(message: Message::assistant_calls([ToolCall::new("c5", "x", json!(null))])));
+    // `tool_calls:` with an expression: the calls a parsed provider reply carries, a `Vec`,
+    // an array of `ToolCall` values, an iterator.
+    let reply: Vec<ToolCall> = vec![
+        ToolCall::new("c6", "read", json!({"path": "b.rs"})),
+        ToolCall::new("c7", "bash", r#"{"command":"ls"}"#),
+    ];
+    history.append(fuzzy!(tool_calls: reply.clone()));
+    let (a, b) = (ToolCall::new("c8", "ls", json!({})), ToolCall::new("c9", "ls", json!({})));
+    history.append(forgettable!(tool_calls: [a, b]));
+    history.append(strict!(tool_calls: reply.iter().filter(|c| c.name == "bash").cloned()));
 
     let e = history.entries();
-    assert_eq!(e.len(), 8);
+    assert_eq!(e.len(), 11);
     assert_eq!(e[0].retention(), Retention::Forgettable);
     assert_eq!(e[0].message().role, Role::Assistant);
     let call = e[0].message().tool_calls().next().unwrap();
@@ -44,4 +55,11 @@ fn main() {
     assert_eq!(e[5].message().tool_results().next().unwrap().content, "fn a() {}");
     assert_eq!((e[6].retention(), e[6].message().text()), (Retention::Fuzzy, "an existing message".into()));
     assert_eq!(e[7].retention(), Retention::Strict);
+
+    let ids = |i: usize| -> Vec<String> { e[i].message().tool_calls().map(|c| c.id.clone()).collect() };
+    assert_eq!((e[8].retention(), e[8].message().role), (Retention::Fuzzy, Role::Assistant));
+    assert_eq!(ids(8), ["c6", "c7"]);
+    assert_eq!(e[8].message().tool_calls().next().unwrap().arguments, Arguments::Json(json!({"path": "b.rs"})));
+    assert_eq!((e[9].retention(), ids(9)), (Retention::Forgettable, vec!["c8".to_owned(), "c9".to_owned()]));
+    assert_eq!((e[10].retention(), ids(10)), (Retention::Strict, vec!["c7".to_owned()]));
 }

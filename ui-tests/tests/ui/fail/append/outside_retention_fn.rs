@@ -5,7 +5,7 @@ use favur_context::{retention, History};
 #[retention(fuzzy)]
 fn record(history: &mut History) {
     history.append("fine here");
-    helper(&mut history);
+    helper(history);
 }
 
 fn helper(history: &mut History) {
