@@ -16,6 +16,9 @@ struct Cli {
 enum Command {
     /// Replay transcripts step by step under a policy and the baselines, and report.
     Replay(favur_context_cli::wiring::ReplayArgs),
+    /// Per call site (or rule): what it appended, what became of it, and the regret it
+    /// cost, with the evidence behind each suggested class change.
+    Audit(favur_context_cli::audit::AuditArgs),
 }
 
 fn main() -> ExitCode {
@@ -24,6 +27,20 @@ fn main() -> ExitCode {
         Command::Replay(args) => match favur_context_cli::wiring::replay_command(&args) {
             Ok(report) => {
                 print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Audit(args) => match favur_context_cli::audit::audit_command(&args) {
+            Ok(report) => {
+                if args.json {
+                    println!("{}", favur_context_cli::audit::render_json(&report));
+                } else {
+                    print!("{}", favur_context_cli::audit::render_text(&report));
+                }
                 ExitCode::SUCCESS
             }
             Err(e) => {

@@ -238,23 +238,54 @@ impl Ledger {
     ///
     /// See [`Ledger`] for an example.
     pub fn observe(&mut self, history: &History) -> &[RegretEvent] {
+        self.observe_prefix(history, history.next_id(), history.compactions().len())
+    }
+
+    /// Like [`observe`](Ledger::observe), but reads `history` as it stood when its next
+    /// id was `next` and it had applied its first `compactions` compactions: entries with
+    /// ids below `next` and those compactions. For replaying a record whose order is
+    /// known (a journal, see [`of_journal`](Ledger::of_journal)) exactly. Entries not yet
+    /// held count as unseen only once `next` passes them.
+    ///
+    /// ```
+    /// use favur_context::audit::Ledger;
+    /// use favur_context::{fuzzy, EntryId, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "a"));
+    /// h.append(fuzzy!(user: "b"));
+    /// let mut ledger = Ledger::new();
+    /// ledger.observe_prefix(&h, EntryId(1), 0);
+    /// assert_eq!(ledger.sites()[0].entries, 1);
+    /// ledger.observe(&h);
+    /// assert_eq!(ledger.sites().iter().map(|s| s.entries).sum::<u64>(), 2);
+    /// ```
+    pub fn observe_prefix(
+        &mut self,
+        history: &History,
+        next: EntryId,
+        compactions: usize,
+    ) -> &[RegretEvent] {
         let before = self.events.len();
+        let next = next.0.min(history.next_id().0);
         let entries = history.entries();
         let start = entries.partition_point(|e| e.id.0 < self.next);
-        let mut pending = entries[start..].iter().peekable();
-        let compactions =
-            &history.compactions()[self.compactions_seen.min(history.compactions().len())..];
-        for (c, at) in compactions.iter().zip(positions(compactions, self.next)) {
+        let end = entries.partition_point(|e| e.id.0 < next).max(start);
+        let mut pending = entries[start..end].iter().peekable();
+        let all = history.compactions();
+        let upto = compactions.min(all.len());
+        let new = all
+            .get(self.compactions_seen.min(upto)..upto)
+            .unwrap_or(&[]);
+        for (c, at) in new.iter().zip(positions(new, self.next)) {
             while let Some(e) = pending.next_if(|e| e.id.0 < at) {
                 self.entry(e);
             }
             self.compaction(c);
         }
-        self.compactions_seen = history.compactions().len();
+        self.compactions_seen = self.compactions_seen.max(upto);
         for e in pending {
             self.entry(e);
         }
-        let next = history.next_id().0;
         if next > self.next {
             self.unseen += next - self.next;
             self.next = next;
@@ -544,8 +575,20 @@ impl Ledger {
     }
 }
 
-/// Sorts site figures most regret first, then most regret tokens, then by site and class.
-pub(crate) fn sort_sites(sites: &mut [SiteStats]) {
+/// Sorts site figures most regret first, then most regret tokens, then by site and class
+/// (the order of [`Ledger::sites`]).
+///
+/// ```
+/// use favur_context::audit::{SiteStats, sort_sites};
+/// use favur_context::Retention;
+/// let a = SiteStats::new("a.rs:1:1", Retention::Fuzzy);
+/// let mut b = SiteStats::new("b.rs:1:1", Retention::Fuzzy);
+/// b.regrets = 2;
+/// let mut sites = vec![a, b];
+/// sort_sites(&mut sites);
+/// assert_eq!(sites[0].site, "b.rs:1:1");
+/// ```
+pub fn sort_sites(sites: &mut [SiteStats]) {
     sites.sort_by(|a, b| {
         b.regrets
             .cmp(&a.regrets)

@@ -36,7 +36,8 @@
 //! replayed transcripts; see `docs/audit.md`.
 
 mod ledger;
+mod order;
 mod regret;
 
-pub use ledger::{Ledger, SiteStats, site_key};
+pub use ledger::{Ledger, SiteStats, site_key, sort_sites};
 pub use regret::{Fate, REGRET_TARGET, RegretEvent, RegretKind, call_key};
