@@ -19,6 +19,9 @@ enum Command {
     /// Per call site (or rule): what it appended, what became of it, and the regret it
     /// cost, with the evidence behind each suggested class change.
     Audit(favur_context_cli::audit::AuditArgs),
+    /// List every retention classification site of a Rust codebase; check or write a
+    /// lockfile of them.
+    Sites(favur_context_cli::sites::SitesArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +31,21 @@ fn main() -> ExitCode {
             Ok(report) => {
                 print!("{report}");
                 ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Sites(args) => match favur_context_cli::sites::sites_command(&args) {
+            Ok(out) => {
+                print!("{}", out.stdout);
+                eprint!("{}", out.stderr);
+                if out.success {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
             }
             Err(e) => {
                 eprintln!("error: {e}");
