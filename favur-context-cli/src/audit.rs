@@ -611,7 +611,7 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
         })
         .collect();
     // Stable: ties keep the ledger's order (regret, re-fetch tokens, site).
-    sites.sort_by(|a, b| b.avoidable.cmp(&a.avoidable));
+    sites.sort_by_key(|s| std::cmp::Reverse(s.avoidable));
     Ok(AuditReport {
         sources,
         sites,

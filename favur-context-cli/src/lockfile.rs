@@ -58,7 +58,7 @@ pub fn write(path: &Path, sites: &[Site]) -> Result<(), SitesError> {
     })
 }
 
-/// Reads a lockfile written by [`write`].
+/// Reads a lockfile written by [`write()`].
 ///
 /// # Errors
 ///

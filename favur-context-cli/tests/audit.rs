@@ -290,7 +290,7 @@ fn the_binary_audits_a_journal_and_a_saved_history_and_names_the_careless_line()
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert!(text.contains("## Suggested class changes"), "{text}");
-    assert!(text.contains(&format!("{site}")) && text.contains(": forgettable -> strict (moderate evidence: 4 of 5 entries that left the view were needed again (80%)"), "{text}");
+    assert!(text.contains(&site) && text.contains(": forgettable -> strict (moderate evidence: 4 of 5 entries that left the view were needed again (80%)"), "{text}");
     assert!(text.contains("repeated call of #"), "{text}");
 }
 
