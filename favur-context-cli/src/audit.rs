@@ -2,7 +2,7 @@
 //! a job a re-fetch, with the evidence behind each suggested class change.
 //!
 //! Journals and saved histories are audited as they are: the library's
-//! [`Ledger`] reads their entries and compactions and finds the recalls and repeated tool
+//! [`Ledger`](favur_context::audit::Ledger) reads their entries and compactions and finds the recalls and repeated tool
 //! calls of entries that had left the view. Transcripts are replayed under the policy
 //! (as `replay` does, without baselines), observed by a ledger as they run; the replay's
 //! lost references become regret events too, and the replay's misclassification evidence
@@ -10,22 +10,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
-use favur_context::audit::{Ledger, RegretEvent, SiteStats, site_key, sort_sites};
-use favur_context::import::Format;
+use favur_context::audit::{RegretEvent, SiteStats, site_key, sort_sites};
 use favur_context::rules::Rules;
-use favur_context::{BuiltinSummarizer, Edit, EntryId, History, Policy, Retention, Tier, ToolCall};
+use favur_context::{Policy, Retention, Tier};
 use serde::Serialize;
 
 use crate::ReplayError;
-use crate::engine::{LibRenderer, PolicyStrategy};
-use crate::replay::{Fate, Prepared, replay};
+use crate::observe::load_audited;
 use crate::report::{RuleEvidence, Suggestion, Summary, alike, suggestions};
-use crate::strategy::{Before, Strategy};
-use crate::transcript::{TranscriptError, load};
+use crate::transcript::TranscriptError;
 use crate::wiring::{CliError, InputFormat, load_policy};
 
 /// Arguments of `favur-context audit`.
@@ -118,36 +114,6 @@ impl From<TranscriptError> for AuditError {
 impl From<ReplayError> for AuditError {
     fn from(e: ReplayError) -> Self {
         AuditError::Cli(CliError::Replay(e))
-    }
-}
-
-/// What a file holds, as far as the audit is concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Journal,
-    History,
-    Transcript,
-}
-
-/// A journal's first line is `{"journal": ...}`; a saved history is an object with
-/// `entries`; anything else is a transcript.
-fn kind_of(file: &Path) -> Result<Kind, AuditError> {
-    let io = |source| AuditError::Io {
-        file: file.to_owned(),
-        source,
-    };
-    let mut reader = BufReader::new(std::fs::File::open(file).map_err(io)?);
-    let mut first = String::new();
-    reader.read_line(&mut first).map_err(io)?;
-    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(first.trim())
-        && map.contains_key("journal")
-    {
-        return Ok(Kind::Journal);
-    }
-    let text = std::fs::read_to_string(file).map_err(io)?;
-    match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(v) if v.get("entries").is_some_and(serde_json::Value::is_array) => Ok(Kind::History),
-        _ => Ok(Kind::Transcript),
     }
 }
 
@@ -342,118 +308,6 @@ pub fn avoidable(event: &RegretEvent, tiers: &[Tier]) -> bool {
         .any(|c| c > event.class && tier.action(c) < now)
 }
 
-/// The policy under test, observed by a ledger before and after each compaction.
-struct Audited<'a> {
-    inner: PolicyStrategy,
-    ledger: Ledger,
-    answers: &'a [Option<ToolCall>],
-    ids: Vec<EntryId>,
-    noted: usize,
-}
-
-impl Audited<'_> {
-    /// Observes what is new, and tells the ledger which call each new result answers
-    /// (a plain-chat agent's commands are not tool-call parts).
-    fn catch_up(&mut self, history: &History) {
-        self.ledger.observe(history);
-        for i in self.noted..self.ids.len() {
-            if let Some(Some(call)) = self.answers.get(i) {
-                self.ledger
-                    .note_call(self.ids[i], &call.name, &call.arguments);
-            }
-        }
-        self.noted = self.ids.len();
-    }
-}
-
-impl Strategy for Audited<'_> {
-    fn label(&self) -> String {
-        self.inner.label()
-    }
-    fn before_request(&mut self, history: &mut History) -> Result<Before, ReplayError> {
-        self.catch_up(history);
-        let before = self.inner.before_request(history)?;
-        self.ledger.observe(history);
-        Ok(before)
-    }
-    fn thresholds(&self) -> Vec<f64> {
-        self.inner.thresholds()
-    }
-    fn observe(&mut self, id: EntryId, is_result: bool) {
-        self.inner.observe(id, is_result);
-        self.ids.push(id);
-    }
-    fn finish(&mut self, history: &History) {
-        self.catch_up(history);
-    }
-}
-
-/// Replays one transcript under `policy` with a ledger watching, and records the
-/// replay's lost references as regret events. Returns the ledger and the replay's
-/// evidence.
-///
-/// ```
-/// # use favur_context::import::Format;
-/// # use favur_context::rules::Rules;
-/// # use favur_context_cli::replay::Prepared;
-/// # use favur_context_cli::transcript::ClassifiedTranscript;
-/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// let json = serde_json::json!([
-///     {"role": "user", "content": "Fix it."},
-///     {"role": "assistant", "content": "Looking at src/parser.rs."},
-/// ]);
-/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// let (ledger, summary) = favur_context_cli::audit::audit_transcript(&p, &favur_context::Policy::default())?;
-/// assert_eq!(ledger.sites()[0].site, "import:openai/all");
-/// assert_eq!(summary.requests, 1);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn audit_transcript(
-    prepared: &Prepared,
-    policy: &Policy,
-) -> Result<(Ledger, Summary), ReplayError> {
-    let mut audited = Audited {
-        inner: PolicyStrategy::new(policy.clone(), BuiltinSummarizer::default()),
-        ledger: Ledger::new(),
-        answers: &prepared.transcript().answers,
-        ids: Vec::new(),
-        noted: 0,
-    };
-    let run = replay(
-        prepared,
-        &mut audited,
-        Some(&LibRenderer::default()),
-        &mut |_, _| Ok(()),
-    )?;
-    let summary = Summary::of(&run, prepared);
-    let Audited {
-        mut ledger, ids, ..
-    } = audited;
-    for step in &run.steps {
-        let refs = prepared.references(step.message);
-        // One event per source an answer missed, naming every identifier it missed.
-        let mut missed: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-        for r in step
-            .refs
-            .iter()
-            .filter(|r| !r.survived && r.fate != Fate::Verbatim)
-        {
-            if let Some(reference) = refs.get(r.reference) {
-                missed
-                    .entry(r.source)
-                    .or_default()
-                    .push(reference.identifier.clone());
-            }
-        }
-        for (source, identifiers) in missed {
-            if let (Some(src), Some(at)) = (ids.get(source), ids.get(step.message)) {
-                ledger.record_lost_reference(*src, identifiers, *at);
-            }
-        }
-    }
-    Ok((ledger, summary))
-}
-
 /// Runs `favur-context audit` and returns the report.
 ///
 /// ```no_run
@@ -488,52 +342,12 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
     let mut sources = Vec::new();
     let mut notes = Vec::new();
     for file in &args.files {
-        let ledger = match kind_of(file)? {
-            Kind::Journal => {
-                let reader = std::fs::File::open(file).map_err(|source| AuditError::Io {
-                    file: file.clone(),
-                    source,
-                })?;
-                let (ledger, _, _) =
-                    Ledger::of_journal(reader).map_err(|source| AuditError::Journal {
-                        file: file.clone(),
-                        source,
-                    })?;
-                ledger
-            }
-            Kind::History => {
-                let text = std::fs::read_to_string(file).map_err(|source| AuditError::Io {
-                    file: file.clone(),
-                    source,
-                })?;
-                let history = History::from_json(&text).map_err(|source| AuditError::History {
-                    file: file.clone(),
-                    source,
-                })?;
-                let unordered = history
-                    .compactions()
-                    .iter()
-                    .filter(|c| !c.edits.iter().any(|e| matches!(e, Edit::Summarize { .. })))
-                    .count();
-                if unordered > 0 {
-                    notes.push(format!(
-                        "{}: {unordered} of its {} compactions wrote no summary, and a saved history does not record when they happened; they are placed as late as its records allow, so regrets after them may be missed (audit the agent's journal for the exact order)",
-                        file.display(),
-                        history.compactions().len()
-                    ));
-                }
-                Ledger::of(&history)
-            }
-            Kind::Transcript => {
-                let (Some(rules), Some(policy)) = (&rules, &policy) else {
-                    return Err(AuditError::NeedsRules { file: file.clone() });
-                };
-                let t = load(file, args.format.map(Format::from), rules)?;
-                let (ledger, summary) = audit_transcript(&Prepared::new(t), policy)?;
-                evidence.merge(&summary);
-                ledger
-            }
-        };
+        let loaded = load_audited(file, rules.as_ref(), policy.as_ref(), args.format)?;
+        if let Some(summary) = &loaded.evidence {
+            evidence.merge(summary);
+        }
+        notes.extend(loaded.note);
+        let ledger = loaded.ledger;
         let source = file.display().to_string();
         for s in ledger.sites() {
             match merged.get_mut(&(s.site.clone(), s.class)) {

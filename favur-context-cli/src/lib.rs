@@ -16,6 +16,7 @@ pub mod cli;
 pub mod engine;
 pub mod idents;
 pub mod lockfile;
+pub mod observe;
 pub mod replay;
 pub mod report;
 pub mod search;
