@@ -84,6 +84,14 @@ pub enum AuditError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", file.display())]
+    Write {
+        /// The file.
+        file: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// A journal could not be read.
     #[error("journal {}: {source}", file.display())]
     Journal {

@@ -15,6 +15,7 @@ pub mod audit;
 pub mod cli;
 pub mod engine;
 pub mod idents;
+pub mod inspect;
 pub mod lockfile;
 pub mod observe;
 pub mod replay;

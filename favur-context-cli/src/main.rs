@@ -22,6 +22,9 @@ enum Command {
     /// List every retention classification site of a Rust codebase; check or write a
     /// lockfile of them.
     Sites(favur_context_cli::sites::SitesArgs),
+    /// Write one history (journal, saved history or replayed transcript) as an HTML page:
+    /// its sites, regret events and entries.
+    Inspect(favur_context_cli::inspect::InspectArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,16 @@ fn main() -> ExitCode {
                 } else {
                     ExitCode::FAILURE
                 }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Inspect(args) => match favur_context_cli::inspect::inspect_command(&args) {
+            Ok(message) => {
+                print!("{message}");
+                ExitCode::SUCCESS
             }
             Err(e) => {
                 eprintln!("error: {e}");
