@@ -8,14 +8,14 @@
 //! lost references become regret events too, and the replay's misclassification evidence
 //! backs the suggestions.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
 use favur_context::audit::{RegretEvent, SiteStats, site_key, sort_sites};
 use favur_context::rules::Rules;
-use favur_context::{Policy, Retention, Tier};
+use favur_context::{EntryId, Policy, Retention, Tier};
 use serde::Serialize;
 
 use crate::ReplayError;
@@ -232,8 +232,9 @@ pub struct AuditReport {
 /// ```
 pub const LIVE_SUGGEST: (u64, f64, f64) = (3, 0.10, 0.20);
 
-/// The suggestion for a site from its `avoidable` regret (see [`avoidable`]), with
-/// `tiers` deciding which class change would change anything.
+/// The suggestion for a site from the number of its entries that left the view and were
+/// needed again in a way a stricter class would have avoided (`regretted`; see
+/// [`avoidable`]), with `tiers` deciding which class change would change anything.
 ///
 /// ```
 /// use favur_context::audit::SiteStats;
@@ -246,20 +247,20 @@ pub const LIVE_SUGGEST: (u64, f64, f64) = (3, 0.10, 0.20);
 /// assert_eq!((found.to, found.strength), (Retention::Strict, "moderate")); // fuzzy is treated like forgettable
 /// assert!(regret_suggestion(&s, 2, Policy::default().tiers()).is_none());
 /// ```
-pub fn regret_suggestion(s: &SiteStats, avoidable: u64, tiers: &[Tier]) -> Option<Suggested> {
+pub fn regret_suggestion(s: &SiteStats, regretted: u64, tiers: &[Tier]) -> Option<Suggested> {
     let (min, share, strong_share) = LIVE_SUGGEST;
     let left = s.left_view();
-    if avoidable < min || left == 0 {
+    if regretted < min || left == 0 {
         return None;
     }
-    let got = avoidable as f64 / left as f64;
+    let got = regretted as f64 / left as f64;
     if got < share {
         return None;
     }
     let to = Retention::ALL
         .into_iter()
         .find(|c| *c > s.class && !alike(tiers, *c, s.class))?;
-    let strength = if avoidable >= 3 * min && got >= strong_share {
+    let strength = if regretted >= 3 * min && got >= strong_share {
         "strong"
     } else {
         "moderate"
@@ -273,7 +274,7 @@ pub fn regret_suggestion(s: &SiteStats, avoidable: u64, tiers: &[Tier]) -> Optio
         to,
         strength,
         evidence: format!(
-            "{avoidable} of {left} entries that left the view were needed again ({:.0}%) and a stricter class would have kept more of them; all regret: {}, re-fetching {} tokens",
+            "{regretted} of {left} entries that left the view were needed again ({:.0}%) and a stricter class would have kept more of them; all regret: {}, re-fetching {} tokens",
             got * 100.0,
             kinds.join(", "),
             s.regret_tokens
@@ -386,21 +387,23 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
                 .collect()
         })
         .unwrap_or_default();
-    let mut avoided: HashMap<(String, Retention), u64> = HashMap::new();
+    // Per site: avoidable events, and the distinct entries (per file) they name.
+    let mut avoided: HashMap<(String, Retention), Avoided<'_>> = HashMap::new();
     for e in events.iter().filter(|e| avoidable(&e.event, &tiers)) {
-        *avoided
+        let slot = avoided
             .entry((site_key(&e.event.site), e.event.class))
-            .or_default() += 1;
+            .or_default();
+        slot.0 += 1;
+        slot.1.insert((e.source.as_str(), e.event.evicted));
     }
     let mut stats: Vec<SiteStats> = merged.into_values().collect();
     sort_sites(&mut stats);
     let mut sites: Vec<SiteAudit> = stats
         .into_iter()
         .map(|stats| {
-            let avoidable = avoided
+            let (avoidable, entries) = avoided
                 .get(&(stats.site.clone(), stats.class))
-                .copied()
-                .unwrap_or(0);
+                .map_or((0, 0), |(n, ids)| (*n, ids.len() as u64));
             let rule = stats
                 .site
                 .strip_prefix("import:")
@@ -421,7 +424,7 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
                             ),
                         }),
                 ),
-                None => (None, regret_suggestion(&stats, avoidable, &tiers)),
+                None => (None, regret_suggestion(&stats, entries, &tiers)),
             };
             SiteAudit {
                 stats,
@@ -442,6 +445,9 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
         notes,
     })
 }
+
+/// A site's avoidable regret events and the distinct entries (file, id) they name.
+type Avoided<'a> = (u64, HashSet<(&'a str, EntryId)>);
 
 fn by_tier(m: &BTreeMap<u8, u64>) -> String {
     if m.is_empty() {
