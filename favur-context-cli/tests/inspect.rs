@@ -139,7 +139,13 @@ fn the_page_escapes_what_the_history_holds_and_a_browser_reads_it_as_text() {
     let profile = d.join("profile");
     let url = format!("file://{}", page.display());
     let out = Command::new(&browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--dump-dom",
+        ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(&url)
         .output()
