@@ -276,9 +276,14 @@ fn a_journal_observed_as_it_is_written_and_reopened_gives_the_same_regrets() {
     assert_names_run_tests(ledger.regrets(), run.run_tests_line);
 }
 
-/// Captures the events on the regret target.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<HashMap<String, String>>>>);
+/// Captures the events on the regret target emitted by one thread. It is the global
+/// default (a thread-local one races with the other tests' threads over tracing's
+/// per-callsite interest cache), so it keeps only the test thread's events.
+#[derive(Clone)]
+struct Capture {
+    events: Arc<Mutex<Vec<HashMap<String, String>>>>,
+    thread: std::thread::ThreadId,
+}
 
 struct Fields<'a>(&'a mut HashMap<String, String>);
 
@@ -301,10 +306,11 @@ impl tracing::Subscriber for Capture {
     fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
     fn event(&self, event: &tracing::Event<'_>) {
-        if event.metadata().target() == REGRET_TARGET {
+        if event.metadata().target() == REGRET_TARGET && std::thread::current().id() == self.thread
+        {
             let mut fields = HashMap::new();
             event.record(&mut Fields(&mut fields));
-            self.0.lock().expect("lock").push(fields);
+            self.events.lock().expect("lock").push(fields);
         }
     }
     fn enter(&self, _: &tracing::span::Id) {}
@@ -313,9 +319,13 @@ impl tracing::Subscriber for Capture {
 
 #[test]
 fn regret_events_are_emitted_on_the_regret_target() {
-    let capture = Capture::default();
-    let run = tracing::subscriber::with_default(capture.clone(), agent);
-    let seen = capture.0.lock().expect("lock").clone();
+    let capture = Capture {
+        events: Arc::default(),
+        thread: std::thread::current().id(),
+    };
+    tracing::subscriber::set_global_default(capture.clone()).expect("the only global subscriber");
+    let run = agent();
+    let seen = capture.events.lock().expect("lock").clone();
     assert_eq!(seen.len(), run.ledger.regrets().len());
     for (fields, e) in seen.iter().zip(run.ledger.regrets()) {
         assert_eq!(fields["kind"], "repeated call");
