@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::entry::EntryId;
 use crate::history::History;
-use crate::journal::{JournalError, OpenReport};
+use crate::{JournalError, OpenReport};
 
 use super::ledger::Ledger;
 
