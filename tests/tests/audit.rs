@@ -368,3 +368,72 @@ fn a_recall_of_an_evicted_entry_is_a_regret_and_of_a_kept_one_is_not() {
         u64::from(h.entry(found[0].at).unwrap().tokens())
     );
 }
+
+#[test]
+fn fates_follow_summaries_placeholders_and_dropped_summaries() {
+    use favur_context::{CallSite, Compaction, Edit, Entry, EntryKind, Form, fuzzy};
+    let mut h = History::new();
+    let a = h.append(fuzzy!(user: "first view of src/a.rs"));
+    let b = h.append(fuzzy!(user: "second view of src/b.rs"));
+    let call = h.append(strict!(tool_call: "c1", "bash", json!({"command": "ls"})));
+    let result = h.append(fuzzy!(tool_result("c1"): "a.rs b.rs"));
+    let mut ledger = Ledger::new();
+    ledger.observe(&h);
+    // Tier 1: a and b summarized; the result becomes a placeholder pointing at the summary.
+    let summary = Entry::new(
+        h.next_id(),
+        Retention::Fuzzy,
+        5,
+        CallSite::new("<compaction>", 1, 0),
+        EntryKind::Summary {
+            replaces: vec![a, b],
+        },
+        Message::assistant("views of src/a.rs and src/b.rs"),
+    );
+    let summary_id = summary.id();
+    let placeholder = Edit::Reform {
+        id: result,
+        form: Form::Placeholder {
+            summary: Some(summary_id),
+        },
+        tokens: 2,
+    };
+    h.apply(Compaction {
+        tier: 1,
+        edits: vec![Edit::Summarize { summary }, placeholder],
+    })
+    .unwrap();
+    ledger.observe(&h);
+    assert_eq!(ledger.fate(a), Some(Fate::Summarized { tier: 1 }));
+    assert_eq!(ledger.fate(result), Some(Fate::Summarized { tier: 1 }));
+    assert_eq!(ledger.fate(call), Some(Fate::Kept));
+    // Tier 3 drops the summary: what it stood for is dropped, at tier 3.
+    h.apply(Compaction {
+        tier: 3,
+        edits: vec![Edit::Drop { id: summary_id }],
+    })
+    .unwrap();
+    ledger.observe(&h);
+    assert_eq!(
+        (ledger.fate(a), ledger.fate(b)),
+        (
+            Some(Fate::Dropped { tier: 3 }),
+            Some(Fate::Dropped { tier: 3 })
+        )
+    );
+    assert_eq!(
+        ledger.fate(result),
+        Some(Fate::Summarized { tier: 1 }),
+        "a placeholder stays in the view"
+    );
+    let sites = ledger.sites();
+    let in_view: u64 = sites.iter().map(|s| s.tokens_in_view).sum();
+    assert_eq!(in_view, h.view().tokens());
+    let dropped: u64 = sites
+        .iter()
+        .map(|s| s.dropped.get(&3).copied().unwrap_or(0))
+        .sum();
+    assert_eq!(dropped, 2);
+    // Summaries are the compaction's, not a call site's: not counted as entries.
+    assert_eq!(sites.iter().map(|s| s.entries).sum::<u64>(), 4);
+}
