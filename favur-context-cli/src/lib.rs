@@ -11,12 +11,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod cli;
 pub mod engine;
 pub mod idents;
+pub mod inspect;
+pub mod lockfile;
+pub mod observe;
 pub mod replay;
 pub mod report;
 pub mod search;
+pub mod sites;
 pub mod strategy;
 pub mod svg;
 pub mod transcript;

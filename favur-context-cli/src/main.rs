@@ -16,6 +16,15 @@ struct Cli {
 enum Command {
     /// Replay transcripts step by step under a policy and the baselines, and report.
     Replay(favur_context_cli::wiring::ReplayArgs),
+    /// Per call site (or rule): what it appended, what became of it, and the regret it
+    /// cost, with the evidence behind each suggested class change.
+    Audit(favur_context_cli::audit::AuditArgs),
+    /// List every retention classification site of a Rust codebase; check or write a
+    /// lockfile of them.
+    Sites(favur_context_cli::sites::SitesArgs),
+    /// Write one history (journal, saved history or replayed transcript) as an HTML page:
+    /// its sites, regret events and entries.
+    Inspect(favur_context_cli::inspect::InspectArgs),
 }
 
 fn main() -> ExitCode {
@@ -24,6 +33,45 @@ fn main() -> ExitCode {
         Command::Replay(args) => match favur_context_cli::wiring::replay_command(&args) {
             Ok(report) => {
                 print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Sites(args) => match favur_context_cli::sites::sites_command(&args) {
+            Ok(out) => {
+                print!("{}", out.stdout);
+                eprint!("{}", out.stderr);
+                if out.success {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Inspect(args) => match favur_context_cli::inspect::inspect_command(&args) {
+            Ok(message) => {
+                print!("{message}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Audit(args) => match favur_context_cli::audit::audit_command(&args) {
+            Ok(report) => {
+                if args.json {
+                    println!("{}", favur_context_cli::audit::render_json(&report));
+                } else {
+                    print!("{}", favur_context_cli::audit::render_text(&report));
+                }
                 ExitCode::SUCCESS
             }
             Err(e) => {

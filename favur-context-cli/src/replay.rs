@@ -440,6 +440,7 @@ pub fn replay(
         strategy.observe(id, t.results.get(i).copied().unwrap_or(false));
         ids[i] = Some(id);
     }
+    strategy.finish(&history);
     Ok(run)
 }
 

@@ -427,7 +427,7 @@ pub const SUGGEST: (u64, f64, f64, u64, f64) = (10, 0.10, 0.20, 10, 0.85);
 
 /// Whether two classes are treated alike by every tier (a change between them would
 /// change nothing).
-fn alike(tiers: &[Tier], a: Retention, b: Retention) -> bool {
+pub(crate) fn alike(tiers: &[Tier], a: Retention, b: Retention) -> bool {
     tiers.iter().all(|t| t.action(a) == t.action(b))
 }
 

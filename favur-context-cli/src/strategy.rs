@@ -65,6 +65,8 @@ pub trait Strategy {
     /// Told of each entry the replay records, and whether it is a tool output (a tool
     /// result, or a plain-chat observation).
     fn observe(&mut self, _id: EntryId, _is_result: bool) {}
+    /// Called once after the last message was recorded, with the final history.
+    fn finish(&mut self, _history: &History) {}
 }
 
 /// The baseline that never compacts.

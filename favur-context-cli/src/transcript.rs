@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use favur_context::import::{self, Format, ImportError, ImportedMessage, ParseOptions};
 use favur_context::rules::{Decision, MessageFacts, Rules, Unmatched, UnmatchedMessage};
-use favur_context::{Message, Role};
+use favur_context::{Message, Role, ToolCall};
 use serde_json::Value;
 
 /// A transcript whose every message has a class and the rule that gave it.
@@ -30,6 +30,9 @@ pub struct ClassifiedTranscript {
     pub results: Vec<bool>,
     /// The class and rule of each message.
     pub decisions: Vec<Decision>,
+    /// For each result or observation, the call it answers (tool and arguments; for a
+    /// plain-chat agent, the command parsed from its text), if known.
+    pub answers: Vec<Option<ToolCall>>,
 }
 
 impl ClassifiedTranscript {
@@ -65,6 +68,7 @@ impl ClassifiedTranscript {
         })?;
         let mut decisions = Vec::with_capacity(parsed.messages().len());
         let mut results = Vec::with_capacity(parsed.messages().len());
+        let mut answers = Vec::with_capacity(parsed.messages().len());
         let mut unmatched = Vec::new();
         for i in 0..parsed.messages().len() {
             let Some(incoming) = parsed.incoming(i) else {
@@ -75,6 +79,7 @@ impl ClassifiedTranscript {
             let mut facts = MessageFacts::from_incoming(&incoming).with_text(&text);
             facts.arguments = arguments.as_deref();
             results.push(incoming.is_result());
+            answers.push(incoming.answers().cloned());
             match rules.classify(&facts) {
                 Some(d) => decisions.push(d),
                 None => unmatched.push(UnmatchedMessage::of(&facts)),
@@ -99,6 +104,7 @@ impl ClassifiedTranscript {
             messages,
             results,
             decisions,
+            answers,
         })
     }
 

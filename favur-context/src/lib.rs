@@ -165,6 +165,7 @@ mod summarize;
 mod tool;
 mod view;
 
+pub mod audit;
 pub mod import;
 #[cfg(feature = "async-openai")]
 pub mod interop;

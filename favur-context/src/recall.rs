@@ -260,7 +260,7 @@ impl RecallTool {
     }
 }
 
-fn parse_id(arguments: &Arguments) -> Result<EntryId, RecallError> {
+pub(crate) fn parse_id(arguments: &Arguments) -> Result<EntryId, RecallError> {
     let invalid = |message: String| RecallError::InvalidArguments { message };
     let value = match arguments {
         Arguments::Json(v) => v,

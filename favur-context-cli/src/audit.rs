@@ -1,0 +1,550 @@
+//! The `audit` command: which call sites (or, for imported transcripts, which rules) cost
+//! a job a re-fetch, with the evidence behind each suggested class change.
+//!
+//! Journals and saved histories are audited as they are: the library's
+//! [`Ledger`](favur_context::audit::Ledger) reads their entries and compactions and finds the recalls and repeated tool
+//! calls of entries that had left the view. Transcripts are replayed under the policy
+//! (as `replay` does, without baselines), observed by a ledger as they run; the replay's
+//! lost references become regret events too, and the replay's misclassification evidence
+//! backs the suggestions.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use favur_context::audit::{RegretEvent, SiteStats, site_key, sort_sites};
+use favur_context::rules::Rules;
+use favur_context::{EntryId, Policy, Retention, Tier};
+use serde::Serialize;
+
+use crate::ReplayError;
+use crate::observe::load_audited;
+use crate::report::{RuleEvidence, Suggestion, Summary, alike, suggestions};
+use crate::transcript::TranscriptError;
+use crate::wiring::{CliError, InputFormat, load_policy};
+
+/// Arguments of `favur-context audit`.
+///
+/// ```
+/// use clap::Parser;
+/// #[derive(Parser)]
+/// struct A { #[command(flatten)] a: favur_context_cli::audit::AuditArgs }
+/// let a = A::parse_from(["x", "agent.jsonl", "--json"]);
+/// assert!(a.a.json && a.a.rules.is_none());
+/// ```
+#[derive(Debug, Clone, Args)]
+pub struct AuditArgs {
+    /// Journals (`.jsonl`), saved histories (`History::to_json`) or transcripts (JSON:
+    /// the shared traces' schema, OpenAI chat, mini-swe-agent). The kind is detected per
+    /// file.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The rules file that classifies transcripts (TOML); needed for transcripts.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// The compaction policy transcripts are replayed under (a TOML or JSON policy file,
+    /// or `default`); needed for transcripts. For journals and histories its tiers decide
+    /// which class change would change anything (default: the design's tiers).
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// The model's context window in tokens (overrides the policy file's).
+    #[arg(long)]
+    pub window: Option<u64>,
+    /// Override the policy's `keep_recent`.
+    #[arg(long)]
+    pub keep_recent: Option<usize>,
+    /// The transcripts' format (detected per file when not given).
+    #[arg(long, value_enum)]
+    pub format: Option<InputFormat>,
+    /// Print JSON instead of the text table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Why an audit failed.
+///
+/// ```
+/// let e = favur_context_cli::audit::AuditError::NeedsRules { file: "t.json".into() };
+/// assert!(e.to_string().contains("--rules"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// A transcript was given without `--rules` and `--policy`.
+    #[error("{}: a transcript is audited by replaying it: give --rules and --policy", file.display())]
+    NeedsRules {
+        /// The transcript.
+        file: PathBuf,
+    },
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", file.display())]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", file.display())]
+    Write {
+        /// The file.
+        file: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A journal could not be read.
+    #[error("journal {}: {source}", file.display())]
+    Journal {
+        /// The file.
+        file: PathBuf,
+        /// What the journal reader said.
+        source: favur_context::JournalError,
+    },
+    /// A saved history could not be loaded.
+    #[error("history {}: {source}", file.display())]
+    History {
+        /// The file.
+        file: PathBuf,
+        /// What the loader said.
+        source: favur_context::LoadError,
+    },
+    /// The rules, policy or a transcript were rejected, or a replay failed.
+    #[error(transparent)]
+    Cli(#[from] CliError),
+}
+
+impl From<TranscriptError> for AuditError {
+    fn from(e: TranscriptError) -> Self {
+        AuditError::Cli(CliError::Transcript(e))
+    }
+}
+
+impl From<ReplayError> for AuditError {
+    fn from(e: ReplayError) -> Self {
+        AuditError::Cli(CliError::Replay(e))
+    }
+}
+
+/// The replay's evidence about one rule's entries (see `docs/replay.md`).
+///
+/// ```
+/// let e = favur_context_cli::audit::Evidence::default();
+/// assert_eq!(e.references, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// Tool outputs the rule classified.
+    pub outputs: u64,
+    /// Of those, never referenced by a later assistant message.
+    pub never_referenced: u64,
+    /// References whose source the rule classified.
+    pub references: u64,
+    /// Of those, lost (not in the request) while the source was summarized.
+    pub lost_summarized: u64,
+    /// Lost while the source was dropped or a placeholder.
+    pub lost_dropped: u64,
+}
+
+impl From<&RuleEvidence> for Evidence {
+    fn from(e: &RuleEvidence) -> Self {
+        Evidence {
+            outputs: e.outputs,
+            never_referenced: e.never_referenced,
+            references: e.refs.total,
+            lost_summarized: e.lost_summarized,
+            lost_dropped: e.lost_dropped,
+        }
+    }
+}
+
+/// A suggested class change with the counts behind it.
+///
+/// ```
+/// use favur_context::Retention;
+/// let s = favur_context_cli::audit::Suggested { to: Retention::Strict, strength: "strong", evidence: "..".into() };
+/// assert_eq!(s.to, Retention::Strict);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suggested {
+    /// The class suggested.
+    pub to: Retention,
+    /// "strong" or "moderate".
+    pub strength: &'static str,
+    /// The counts behind it.
+    pub evidence: String,
+}
+
+/// One row of the audit: a site's ledger figures, the replay's evidence (transcripts
+/// only) and the suggestion, if any.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SiteAudit {
+    /// The ledger's figures.
+    #[serde(flatten)]
+    pub stats: SiteStats,
+    /// Of its regret events, those a stricter class would have avoided ([`avoidable`]).
+    pub avoidable: u64,
+    /// For an imported site, the rule's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// For an imported site, the replay's reference evidence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub references: Option<Evidence>,
+    /// The suggested class change, if the evidence reaches the thresholds.
+    pub suggestion: Option<Suggested>,
+}
+
+/// A regret event and the file it was found in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourcedEvent {
+    /// The journal, history or transcript.
+    pub source: String,
+    /// The event.
+    #[serde(flatten)]
+    pub event: RegretEvent,
+}
+
+/// The audit of one or more files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditReport {
+    /// The files audited.
+    pub sources: Vec<String>,
+    /// Every site, most avoidable regret first, then most regret, then most re-fetch
+    /// tokens.
+    pub sites: Vec<SiteAudit>,
+    /// Every regret event, by file, in the order found.
+    pub events: Vec<SourcedEvent>,
+    /// Entry ids no ledger saw (originals not in the file).
+    pub unseen: u64,
+    /// What the figures cannot tell (a saved history's compactions of unknown order).
+    pub notes: Vec<String>,
+}
+
+/// Thresholds for a suggestion from regret alone (journals and histories, where no
+/// replay measures references): `(min_regrets, share, strong_share)`. Raise a site's
+/// class when at least `min_regrets` of its entries were needed again after they left
+/// the view, in a way a stricter class would have avoided ([`avoidable`]), and that is at
+/// least `share` of the entries that left ("strong" at 3x the
+/// count and `strong_share`). Lowering a class is never suggested from regret alone: an
+/// entry nobody asked for again may still have been missed.
+///
+/// ```
+/// assert_eq!(favur_context_cli::audit::LIVE_SUGGEST.0, 3);
+/// ```
+pub const LIVE_SUGGEST: (u64, f64, f64) = (3, 0.10, 0.20);
+
+/// The suggestion for a site from the number of its entries that left the view and were
+/// needed again in a way a stricter class would have avoided (`regretted`; see
+/// [`avoidable`]), with `tiers` deciding which class change would change anything.
+///
+/// ```
+/// use favur_context::audit::SiteStats;
+/// use favur_context::{Policy, Retention};
+/// use favur_context_cli::audit::regret_suggestion;
+/// let mut s = SiteStats::new("src/agent.rs:40:9", Retention::Forgettable);
+/// s.dropped.insert(2, 10);
+/// s.regrets = 4;
+/// let found = regret_suggestion(&s, 4, Policy::default().tiers()).unwrap();
+/// assert_eq!((found.to, found.strength), (Retention::Strict, "moderate")); // fuzzy is treated like forgettable
+/// assert!(regret_suggestion(&s, 2, Policy::default().tiers()).is_none());
+/// ```
+pub fn regret_suggestion(s: &SiteStats, regretted: u64, tiers: &[Tier]) -> Option<Suggested> {
+    let (min, share, strong_share) = LIVE_SUGGEST;
+    let left = s.left_view();
+    if regretted < min || left == 0 {
+        return None;
+    }
+    let got = regretted as f64 / left as f64;
+    if got < share {
+        return None;
+    }
+    let to = Retention::ALL
+        .into_iter()
+        .find(|c| *c > s.class && !alike(tiers, *c, s.class))?;
+    let strength = if regretted >= 3 * min && got >= strong_share {
+        "strong"
+    } else {
+        "moderate"
+    };
+    let kinds: Vec<String> = s
+        .regret_kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    Some(Suggested {
+        to,
+        strength,
+        evidence: format!(
+            "{regretted} of {left} entries that left the view were needed again ({:.0}%) and a stricter class would have kept more of them; all regret: {}, re-fetching {} tokens",
+            got * 100.0,
+            kinds.join(", "),
+            s.regret_tokens
+        ),
+    })
+}
+
+/// Whether a regret could have been avoided by classifying the evicted entry stricter:
+/// some stricter class gets a milder action (keep rather than summarize, summarize rather
+/// than drop) from the tier that evicted it. A strict entry's regret, or one evicted by a
+/// tier that treats every class alike, is the policy's cost, not the call site's. A tier
+/// number `tiers` does not have counts as not avoidable.
+///
+/// ```
+/// use favur_context::audit::{Fate, RegretEvent, RegretKind};
+/// use favur_context::{CallSite, EntryId, Policy, Retention};
+/// use favur_context_cli::audit::avoidable;
+/// let mut e = RegretEvent { kind: RegretKind::Recall, evicted: EntryId(1), site: CallSite::new("a.rs", 1, 1),
+///     class: Retention::Forgettable, fate: Fate::Dropped { tier: 2 }, cost_tokens: 9, at: EntryId(5) };
+/// let policy = Policy::default();
+/// let tiers = policy.tiers();
+/// assert!(avoidable(&e, tiers)); // at tier 2 strict is summarized, not dropped
+/// e.fate = Fate::Dropped { tier: 3 };
+/// assert!(!avoidable(&e, tiers)); // tier 3 drops every class
+/// e.class = Retention::Strict;
+/// e.fate = Fate::Summarized { tier: 2 };
+/// assert!(!avoidable(&e, tiers));
+/// ```
+pub fn avoidable(event: &RegretEvent, tiers: &[Tier]) -> bool {
+    let Some(tier) = event
+        .fate
+        .tier()
+        .and_then(|t| tiers.get(usize::from(t).checked_sub(1)?))
+    else {
+        return false;
+    };
+    let now = tier.action(event.class);
+    Retention::ALL
+        .into_iter()
+        .any(|c| c > event.class && tier.action(c) < now)
+}
+
+/// Runs `favur-context audit` and returns the report.
+///
+/// ```no_run
+/// use clap::Parser;
+/// #[derive(Parser)]
+/// struct A { #[command(flatten)] a: favur_context_cli::audit::AuditArgs }
+/// let a = A::parse_from(["x", "agent.jsonl"]);
+/// let report = favur_context_cli::audit::audit_command(&a.a)?;
+/// print!("{}", favur_context_cli::audit::render_text(&report));
+/// # Ok::<(), favur_context_cli::audit::AuditError>(())
+/// ```
+pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
+    let policy = match &args.policy {
+        Some(p) => Some(load_policy(p, args.window, args.keep_recent)?),
+        None => None,
+    };
+    let rules = match &args.rules {
+        Some(path) => Some(Rules::load(path).map_err(|source| CliError::Rules {
+            path: path.clone(),
+            source,
+        })?),
+        None => None,
+    };
+    let tiers: Vec<Tier> = policy.as_ref().map_or_else(
+        || Policy::default().tiers().to_vec(),
+        |p| p.tiers().to_vec(),
+    );
+    let mut merged: HashMap<(String, Retention), SiteStats> = HashMap::new();
+    let mut evidence = Summary::default();
+    let mut events = Vec::new();
+    let mut unseen = 0;
+    let mut sources = Vec::new();
+    let mut notes = Vec::new();
+    for file in &args.files {
+        let loaded = load_audited(file, rules.as_ref(), policy.as_ref(), args.format)?;
+        if let Some(summary) = &loaded.evidence {
+            evidence.merge(summary);
+        }
+        notes.extend(loaded.note);
+        let ledger = loaded.ledger;
+        let source = file.display().to_string();
+        for s in ledger.sites() {
+            match merged.get_mut(&(s.site.clone(), s.class)) {
+                Some(m) => m.merge(&s),
+                None => {
+                    merged.insert((s.site.clone(), s.class), s);
+                }
+            }
+        }
+        events.extend(ledger.regrets().iter().map(|e| SourcedEvent {
+            source: source.clone(),
+            event: e.clone(),
+        }));
+        unseen += ledger.unseen();
+        sources.push(source);
+    }
+    let replayed: Vec<Suggestion> = rules
+        .as_ref()
+        .map(|r| suggestions(&evidence, r, &tiers))
+        .unwrap_or_default();
+    let by_rule: HashMap<String, Evidence> = rules
+        .as_ref()
+        .map(|r| {
+            evidence
+                .by_rule
+                .iter()
+                .map(|(k, e)| (r.rule_name(*k).to_owned(), Evidence::from(e)))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Per site: avoidable events, and the distinct entries (per file) they name.
+    let mut avoided: HashMap<(String, Retention), Avoided<'_>> = HashMap::new();
+    for e in events.iter().filter(|e| avoidable(&e.event, &tiers)) {
+        let slot = avoided
+            .entry((site_key(&e.event.site), e.event.class))
+            .or_default();
+        slot.0 += 1;
+        slot.1.insert((e.source.as_str(), e.event.evicted));
+    }
+    let mut stats: Vec<SiteStats> = merged.into_values().collect();
+    sort_sites(&mut stats);
+    let mut sites: Vec<SiteAudit> = stats
+        .into_iter()
+        .map(|stats| {
+            let (avoidable, entries) = avoided
+                .get(&(stats.site.clone(), stats.class))
+                .map_or((0, 0), |(n, ids)| (*n, ids.len() as u64));
+            let rule = stats
+                .site
+                .strip_prefix("import:")
+                .and_then(|s| s.split_once('/'))
+                .map(|(_, rule)| rule.to_owned());
+            let (references, suggestion) = match &rule {
+                Some(rule) => (
+                    by_rule.get(rule).copied(),
+                    replayed
+                        .iter()
+                        .find(|s| &s.rule == rule)
+                        .map(|s| Suggested {
+                            to: s.to,
+                            strength: s.strength,
+                            evidence: format!(
+                                "{}; {} regret events re-fetching {} tokens",
+                                s.evidence, stats.regrets, stats.regret_tokens
+                            ),
+                        }),
+                ),
+                None => (None, regret_suggestion(&stats, entries, &tiers)),
+            };
+            SiteAudit {
+                stats,
+                avoidable,
+                rule,
+                references,
+                suggestion,
+            }
+        })
+        .collect();
+    // Stable: ties keep the ledger's order (regret, re-fetch tokens, site).
+    sites.sort_by_key(|s| std::cmp::Reverse(s.avoidable));
+    Ok(AuditReport {
+        sources,
+        sites,
+        events,
+        unseen,
+        notes,
+    })
+}
+
+/// A site's avoidable regret events and the distinct entries (file, id) they name.
+type Avoided<'a> = (u64, HashSet<(&'a str, EntryId)>);
+
+fn by_tier(m: &BTreeMap<u8, u64>) -> String {
+    if m.is_empty() {
+        return "0".to_owned();
+    }
+    m.iter()
+        .map(|(t, n)| format!("t{t}:{n}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The report as text: the per-site table (most regret first), then each suggested class
+/// change with its evidence and the first regret events behind it.
+///
+/// ```
+/// use favur_context_cli::audit::{render_text, AuditReport};
+/// let r = AuditReport { sources: vec!["a.jsonl".into()], sites: vec![], events: vec![], unseen: 0, notes: vec![] };
+/// assert!(render_text(&r).contains("No class change suggested"));
+/// ```
+pub fn render_text(report: &AuditReport) -> String {
+    let mut out = format!(
+        "# favur-context audit: {} file(s), {} regret event(s)\n\n",
+        report.sources.len(),
+        report.events.len()
+    );
+    out.push_str("| site | class | entries | tokens | in view | kept | summarized | dropped | avoidable regret | regret | re-fetch tokens | recall / repeat / lost ref |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|\n");
+    for s in &report.sites {
+        let st = &s.stats;
+        let kind = |k: &str| st.regret_kinds.get(k).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} / {} |",
+            st.site,
+            st.class,
+            st.entries,
+            st.tokens,
+            st.tokens_in_view,
+            st.kept,
+            by_tier(&st.summarized),
+            by_tier(&st.dropped),
+            s.avoidable,
+            st.regrets,
+            st.regret_tokens,
+            kind("recall"),
+            kind("repeated call"),
+            kind("lost reference"),
+        );
+    }
+    for note in &report.notes {
+        let _ = writeln!(out, "\nNote: {note}.");
+    }
+    if report.unseen > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} entries were not in the files (evicted originals) and are not counted.",
+            report.unseen
+        );
+    }
+    let suggested: Vec<&SiteAudit> = report
+        .sites
+        .iter()
+        .filter(|s| s.suggestion.is_some())
+        .collect();
+    if suggested.is_empty() {
+        out.push_str("\nNo class change suggested: no site reaches the evidence thresholds.\n");
+        return out;
+    }
+    out.push_str("\n## Suggested class changes\n");
+    for s in suggested {
+        let Some(sug) = &s.suggestion else { continue };
+        let _ = writeln!(
+            out,
+            "\n- `{}`: {} -> {} ({} evidence: {})",
+            s.stats.site, s.stats.class, sug.to, sug.strength, sug.evidence
+        );
+        let behind = report
+            .events
+            .iter()
+            .filter(|e| site_key(&e.event.site) == s.stats.site && e.event.class == s.stats.class);
+        for e in behind.take(3) {
+            let _ = writeln!(out, "  - {}: {}", e.source, e.event);
+        }
+    }
+    out
+}
+
+/// The report as pretty-printed JSON.
+///
+/// ```
+/// use favur_context_cli::audit::{render_json, AuditReport};
+/// let r = AuditReport { sources: vec![], sites: vec![], events: vec![], unseen: 0, notes: vec![] };
+/// let v: serde_json::Value = serde_json::from_str(&render_json(&r)).unwrap();
+/// assert!(v["sites"].as_array().unwrap().is_empty());
+/// ```
+pub fn render_json(report: &AuditReport) -> String {
+    serde_json::to_string_pretty(report).unwrap_or_else(|e| {
+        serde_json::json!({"error": format!("cannot serialize the report: {e}")}).to_string()
+    })
+}

@@ -1,0 +1,290 @@
+//! Loading what the audit and the inspector read: a journal (in the order its records
+//! were written), a saved history, or a transcript replayed under the policy with a
+//! ledger observing it.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use favur_context::audit::Ledger;
+use favur_context::import::Format;
+use favur_context::rules::Rules;
+use favur_context::{BuiltinSummarizer, Edit, EntryId, History, Policy, ToolCall};
+
+use crate::ReplayError;
+use crate::audit::AuditError;
+use crate::engine::{LibRenderer, PolicyStrategy};
+use crate::replay::{Fate, Prepared, replay};
+use crate::report::Summary;
+use crate::strategy::{Before, Strategy};
+use crate::transcript::load;
+use crate::wiring::InputFormat;
+
+/// What a file holds, as far as the audit is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A journal (`JournaledHistory`'s file).
+    Journal,
+    /// A saved history (`History::to_json`).
+    History,
+    /// A transcript to replay.
+    Transcript,
+}
+
+/// A journal's first line is `{"journal": ...}`; a saved history is an object with
+/// `entries`; anything else is a transcript.
+///
+/// # Errors
+///
+/// [`AuditError::Io`] if the file cannot be read.
+///
+/// ```
+/// use favur_context_cli::observe::{kind_of, Kind};
+/// let path = std::env::temp_dir().join(format!("favur-kind-{}.json", std::process::id()));
+/// std::fs::write(&path, r#"{"format": 1, "entries": []}"#)?;
+/// assert_eq!(kind_of(&path)?, Kind::History);
+/// std::fs::write(&path, r#"[{"role": "user", "content": "hi"}]"#)?;
+/// assert_eq!(kind_of(&path)?, Kind::Transcript);
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn kind_of(file: &Path) -> Result<Kind, AuditError> {
+    let io = |source| AuditError::Io {
+        file: file.to_owned(),
+        source,
+    };
+    let mut reader = BufReader::new(std::fs::File::open(file).map_err(io)?);
+    let mut first = String::new();
+    reader.read_line(&mut first).map_err(io)?;
+    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(first.trim())
+        && map.contains_key("journal")
+    {
+        return Ok(Kind::Journal);
+    }
+    let text = std::fs::read_to_string(file).map_err(io)?;
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) if v.get("entries").is_some_and(serde_json::Value::is_array) => Ok(Kind::History),
+        _ => Ok(Kind::Transcript),
+    }
+}
+
+/// The policy under test, observed by a ledger before and after each compaction.
+struct Audited<'a> {
+    inner: PolicyStrategy,
+    ledger: Ledger,
+    answers: &'a [Option<ToolCall>],
+    ids: Vec<EntryId>,
+    noted: usize,
+    last: Option<History>,
+}
+
+impl Audited<'_> {
+    /// Observes what is new, and tells the ledger which call each new result answers
+    /// (a plain-chat agent's commands are not tool-call parts).
+    fn catch_up(&mut self, history: &History) {
+        self.ledger.observe(history);
+        for i in self.noted..self.ids.len() {
+            if let Some(Some(call)) = self.answers.get(i) {
+                self.ledger
+                    .note_call(self.ids[i], &call.name, &call.arguments);
+            }
+        }
+        self.noted = self.ids.len();
+    }
+}
+
+impl Strategy for Audited<'_> {
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+    fn before_request(&mut self, history: &mut History) -> Result<Before, ReplayError> {
+        self.catch_up(history);
+        let before = self.inner.before_request(history)?;
+        self.ledger.observe(history);
+        Ok(before)
+    }
+    fn thresholds(&self) -> Vec<f64> {
+        self.inner.thresholds()
+    }
+    fn observe(&mut self, id: EntryId, is_result: bool) {
+        self.inner.observe(id, is_result);
+        self.ids.push(id);
+    }
+    fn finish(&mut self, history: &History) {
+        self.catch_up(history);
+        self.last = Some(history.clone());
+    }
+}
+
+/// Replays one transcript under `policy` with a ledger watching, and records the
+/// replay's lost references as regret events. Returns the ledger, the replay's evidence
+/// and the history as the replay left it.
+///
+/// ```
+/// # use favur_context::import::Format;
+/// # use favur_context::rules::Rules;
+/// # use favur_context_cli::replay::Prepared;
+/// # use favur_context_cli::transcript::ClassifiedTranscript;
+/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
+/// let json = serde_json::json!([
+///     {"role": "user", "content": "Fix it."},
+///     {"role": "assistant", "content": "Looking at src/parser.rs."},
+/// ]);
+/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
+/// let (ledger, summary, history) = favur_context_cli::observe::audit_transcript(&p, &favur_context::Policy::default())?;
+/// assert_eq!(ledger.sites()[0].site, "import:openai/all");
+/// assert_eq!(summary.requests, 1);
+/// assert_eq!(history.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn audit_transcript(
+    prepared: &Prepared,
+    policy: &Policy,
+) -> Result<(Ledger, Summary, History), ReplayError> {
+    let mut audited = Audited {
+        inner: PolicyStrategy::new(policy.clone(), BuiltinSummarizer::default()),
+        ledger: Ledger::new(),
+        answers: &prepared.transcript().answers,
+        ids: Vec::new(),
+        noted: 0,
+        last: None,
+    };
+    let run = replay(
+        prepared,
+        &mut audited,
+        Some(&LibRenderer::default()),
+        &mut |_, _| Ok(()),
+    )?;
+    let summary = Summary::of(&run, prepared);
+    let Audited {
+        mut ledger,
+        ids,
+        last,
+        ..
+    } = audited;
+    for step in &run.steps {
+        let refs = prepared.references(step.message);
+        // One event per source an answer missed, naming every identifier it missed.
+        let mut missed: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for r in step
+            .refs
+            .iter()
+            .filter(|r| !r.survived && r.fate != Fate::Verbatim)
+        {
+            if let Some(reference) = refs.get(r.reference) {
+                missed
+                    .entry(r.source)
+                    .or_default()
+                    .push(reference.identifier.clone());
+            }
+        }
+        for (source, identifiers) in missed {
+            if let (Some(src), Some(at)) = (ids.get(source), ids.get(step.message)) {
+                ledger.record_lost_reference(*src, identifiers, *at);
+            }
+        }
+    }
+    let history = last.ok_or(ReplayError::Internal("the replay did not finish"))?;
+    Ok((ledger, summary, history))
+}
+
+/// One file, loaded and observed.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// Its ledger.
+    pub ledger: Ledger,
+    /// Its history (for a transcript, as the replay left it).
+    pub history: History,
+    /// For a transcript, the replay's evidence.
+    pub evidence: Option<Summary>,
+    /// What the figures cannot tell, if anything (a saved history's compactions of
+    /// unknown order).
+    pub note: Option<String>,
+}
+
+/// Loads `file` (see [`kind_of`]) and observes it with a ledger. A transcript is replayed
+/// under `policy` with `rules`, which it needs.
+///
+/// # Errors
+///
+/// An unreadable or invalid file, a transcript without rules or policy, a failed replay.
+///
+/// ```
+/// use favur_context::{fuzzy, History};
+/// let mut h = History::new();
+/// h.append(fuzzy!(user: "hello"));
+/// let path = std::env::temp_dir().join(format!("favur-load-{}.json", std::process::id()));
+/// std::fs::write(&path, h.to_json())?;
+/// let loaded = favur_context_cli::observe::load_audited(&path, None, None, None)?;
+/// assert_eq!((loaded.history.len(), loaded.ledger.sites()[0].entries), (1, 1));
+/// assert!(loaded.note.is_none());
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load_audited(
+    file: &Path,
+    rules: Option<&Rules>,
+    policy: Option<&Policy>,
+    format: Option<InputFormat>,
+) -> Result<Loaded, AuditError> {
+    let io = |source| AuditError::Io {
+        file: file.to_owned(),
+        source,
+    };
+    match kind_of(file)? {
+        Kind::Journal => {
+            let reader = std::fs::File::open(file).map_err(io)?;
+            let (ledger, history, _) =
+                Ledger::of_journal(reader).map_err(|source| AuditError::Journal {
+                    file: file.to_owned(),
+                    source,
+                })?;
+            Ok(Loaded {
+                ledger,
+                history,
+                evidence: None,
+                note: None,
+            })
+        }
+        Kind::History => {
+            let text = std::fs::read_to_string(file).map_err(io)?;
+            let history = History::from_json(&text).map_err(|source| AuditError::History {
+                file: file.to_owned(),
+                source,
+            })?;
+            let unordered = history
+                .compactions()
+                .iter()
+                .filter(|c| !c.edits.iter().any(|e| matches!(e, Edit::Summarize { .. })))
+                .count();
+            let note = (unordered > 0).then(|| {
+                format!(
+                    "{}: {unordered} of its {} compactions wrote no summary, and a saved history does not record when they happened; they are placed as late as its records allow, so regrets after them may be missed (audit the agent's journal for the exact order)",
+                    file.display(),
+                    history.compactions().len()
+                )
+            });
+            Ok(Loaded {
+                ledger: Ledger::of(&history),
+                history,
+                evidence: None,
+                note,
+            })
+        }
+        Kind::Transcript => {
+            let (Some(rules), Some(policy)) = (rules, policy) else {
+                return Err(AuditError::NeedsRules {
+                    file: file.to_owned(),
+                });
+            };
+            let t = load(file, format.map(Format::from), rules)?;
+            let (ledger, summary, history) = audit_transcript(&Prepared::new(t), policy)?;
+            Ok(Loaded {
+                ledger,
+                history,
+                evidence: Some(summary),
+                note: None,
+            })
+        }
+    }
+}
