@@ -203,7 +203,9 @@ impl JournaledHistory {
         let file_len = file.metadata().map_err(io("read the length of"))?.len();
         let originals = match options.keep_originals {
             true => None,
-            false => Some(Arc::new(FileOriginals::open(path).map_err(io("open"))?)),
+            false => Some(Arc::new(
+                FileOriginals::open(path, &file).map_err(io("open"))?,
+            )),
         };
         let mut history = options.new_history();
         if let Some(o) = &originals {
