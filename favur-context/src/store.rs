@@ -328,11 +328,6 @@ impl Store for History {
     }
 }
 
-/// Ids of a recorded batch: `first` and the `n - 1` after it.
-pub(crate) fn batch_ids(first: EntryId, n: usize) -> impl Iterator<Item = EntryId> {
-    (0..n as u64).map(move |i| EntryId(first.0 + i))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,10 +345,25 @@ mod tests {
             ],
         )
         .unwrap();
-        let ids: Vec<EntryId> = batch_ids(first, 2).collect();
-        assert_eq!(ids, vec![EntryId(1), EntryId(2)]);
+        assert_eq!(first, EntryId(1));
+        assert_eq!(h.recall(EntryId(2)).unwrap().message().text(), "a");
         assert_eq!(h.pinned(), &[EntryId(1)]);
         assert_eq!(Store::record(&mut h, Vec::new()).unwrap(), EntryId(3));
+    }
+
+    #[test]
+    fn a_retention_function_appends_plain_content_to_any_store() {
+        use crate::__private::{ClassedStore, Strict};
+        let mut h = History::new();
+        let id = {
+            let mut classed = ClassedStore::<Strict, History>::new(&mut h);
+            classed.pin("the system prompt").unwrap();
+            classed.append(String::from("a directive")).unwrap()
+        };
+        let entry = h.recall(id).unwrap();
+        assert_eq!(entry.retention(), crate::Retention::Strict);
+        assert_eq!(entry.message().text(), "a directive");
+        assert_eq!(h.pinned(), &[EntryId(0)]);
     }
 
     #[test]
