@@ -1,5 +1,5 @@
-//! Journal benchmarks: journaled append throughput for each durability setting, and
-//! reopening a journal of 100k entries.
+//! Journal benchmarks: journaled append throughput for each durability setting, batches
+//! of 10, and reopening a journal of 100k entries.
 //!
 //! `cargo bench -p favur-context --bench journal`
 
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use favur_context::{
-    CallSite, Compaction, Durability, Edit, Entry, EntryKind, JournaledHistory, Message,
+    CallSite, Compaction, Durability, Edit, Entry, EntryKind, JournaledHistory, Message, NewEntry,
     OpenOptions, Retention, Store,
 };
 
@@ -43,6 +43,27 @@ fn append(c: &mut Criterion) {
             })
         });
     }
+    group.finish();
+}
+
+/// Batches of 10 entries recorded with `Store::record` (one line, one write each).
+fn batch(c: &mut Criterion) {
+    let mut group = c.benchmark_group("journal_batch");
+    group.throughput(Throughput::Elements(10));
+    group.measurement_time(Duration::from_secs(3));
+    group.warm_up_time(Duration::from_millis(500));
+    group.sample_size(30);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bench.jsonl");
+    let mut history = OpenOptions::new().open(&path).expect("open");
+    group.bench_function("flush_10", |b| {
+        b.iter(|| {
+            let batch = (0..10)
+                .map(|_| NewEntry::appended(Message::user(TEXT).classify(Retention::Fuzzy)))
+                .collect();
+            history.record(batch).expect("record")
+        })
+    });
     group.finish();
 }
 
@@ -116,5 +137,5 @@ fn reopen(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, append, reopen);
+criterion_group!(benches, append, batch, reopen);
 criterion_main!(benches);

@@ -84,8 +84,8 @@ pub enum RecallError {
 /// let call = ToolCall::new("c2", RecallTool.name(), serde_json::json!({ "id": old.0 }));
 /// let result = RecallTool.respond(history.history(), &call, Retention::Forgettable);
 /// let id = history.append(result)?;
-/// let answer = history.history().recall(id).unwrap();
-/// assert!(answer.message().tool_results().next().unwrap().content.contains("fn main() {}"));
+/// let entry = history.history().recall(id).unwrap();
+/// assert!(entry.message().tool_results().next().unwrap().content.contains("fn main() {}"));
 /// # drop(history); std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), favur_context::JournalError>(())
 /// ```

@@ -1,26 +1,7 @@
 //! The one way every history records: [`Store`], implemented by the in-memory
 //! [`History`] and by the [`JournaledHistory`](crate::JournaledHistory).
 //!
-//! # Design
-//!
-//! A store persists two kinds of records, entries and compactions, and nothing else: the
-//! compactor turns a plan and its summaries into a [`Compaction`] record and hands it to
-//! [`Store::apply`]; appends, pins and tool results are [`NewEntry`] batches handed to
-//! [`Store::record`]. The rules (next ids, token counts, the view a compaction derives,
-//! which originals stay in memory) live in [`History`] alone: a store drafts
-//! ([`History::draft`]) or checks ([`History::check`]), persists, then commits
-//! ([`History::insert`], [`History::commit`]). So a store never diffs a history, and
-//! memory never runs ahead of what is stored.
-//!
-//! The methods are synchronous with a typed associated error. A file journal, SQLite and
-//! a blocking PostgreSQL client fit that as they are. An async database store keeps the
-//! same protocol: the state transitions are [`History`]'s, so an `async fn record` /
-//! `async fn apply` drafts or checks, awaits its write, then commits, and the compactor's
-//! step-by-step path ([`Compactor::plan`](crate::Compactor::plan), summaries,
-//! [`Compactor::commit`](crate::Compactor::commit)) shows where its await goes. It would be
-//! a sibling trait (`AsyncStore`, with `Send` futures) rather than `async` methods here,
-//! so that the in-memory history and the journal keep plain calls; it is not added until
-//! a store needs it.
+//! See [`Store`] for the design: what flows through it, and why it is synchronous.
 
 use crate::classify::{Classified, Classify};
 use crate::entry::{Entry, EntryId, EntryKind};
@@ -194,6 +175,27 @@ pub trait Originals: Send + Sync {
 /// Every write is acknowledged only once the store has it: on `Err`, nothing was recorded
 /// (or the store refuses further writes, saying so in its error).
 ///
+/// # Design
+///
+/// A store persists two kinds of records, entries and compactions, and nothing else: the
+/// compactor turns a plan and its summaries into a [`Compaction`] record and hands it to
+/// [`Store::apply`]; appends, pins and tool results are [`NewEntry`] batches handed to
+/// [`Store::record`]. The rules (next ids, token counts, the view a compaction derives,
+/// which originals stay in memory) live in [`History`] alone: a store drafts
+/// ([`History::draft`]) or checks ([`History::check`]), persists, then commits
+/// ([`History::insert`], [`History::commit`]). So a store never diffs a history, and
+/// memory never runs ahead of what is stored.
+///
+/// The methods are synchronous with a typed associated error: a file journal, SQLite and
+/// a blocking PostgreSQL client fit that as they are, and the in-memory history keeps
+/// plain calls. An async database store keeps the same protocol, since the state
+/// transitions are [`History`]'s: its `async fn record` / `async fn apply` drafts or
+/// checks, awaits its write, then commits. It would be a sibling trait (`AsyncStore`,
+/// whose futures are `Send`) rather than `async` methods here, taken by a
+/// `prepare_async` variant whose only difference is awaiting the apply: inside
+/// [`Compactor::commit`](crate::Compactor::commit), building the [`Compaction`] record is
+/// already separate from handing it to the store. It is not added until a store needs it.
+///
 /// ```
 /// use favur_context::{fuzzy, strict, Compactor, History, JournaledHistory, Policy, Store};
 ///
@@ -328,11 +330,6 @@ impl Store for History {
     }
 }
 
-/// Ids of a recorded batch: `first` and the `n - 1` after it.
-pub(crate) fn batch_ids(first: EntryId, n: usize) -> impl Iterator<Item = EntryId> {
-    (0..n as u64).map(move |i| EntryId(first.0 + i))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,10 +347,25 @@ mod tests {
             ],
         )
         .unwrap();
-        let ids: Vec<EntryId> = batch_ids(first, 2).collect();
-        assert_eq!(ids, vec![EntryId(1), EntryId(2)]);
+        assert_eq!(first, EntryId(1));
+        assert_eq!(h.recall(EntryId(2)).unwrap().message().text(), "a");
         assert_eq!(h.pinned(), &[EntryId(1)]);
         assert_eq!(Store::record(&mut h, Vec::new()).unwrap(), EntryId(3));
+    }
+
+    #[test]
+    fn a_retention_function_appends_plain_content_to_any_store() {
+        #[crate::retention(strict)]
+        fn setup<S: Store>(store: &mut S) -> Result<EntryId, S::Error> {
+            store.pin("the system prompt")?;
+            store.append(String::from("a directive"))
+        }
+        let mut h = History::new();
+        let id = setup(&mut h).unwrap();
+        let entry = h.recall(id).unwrap();
+        assert_eq!(entry.retention(), crate::Retention::Strict);
+        assert_eq!(entry.message().text(), "a directive");
+        assert_eq!(h.pinned(), &[EntryId(0)]);
     }
 
     #[test]

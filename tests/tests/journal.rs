@@ -521,3 +521,26 @@ fn rendering_a_journaled_history_matches_rendering_the_full_one() {
     let h = JournaledHistory::open(&path).unwrap();
     assert_eq!(render_openai(h.history()), render_openai(&full));
 }
+
+#[test]
+fn a_copy_of_the_history_reads_back_without_holding_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = JournaledHistory::open(&path).unwrap();
+    let ids = populate(&mut h);
+    let copy = h.history().clone();
+    drop(h);
+    // The copy reads evicted originals back from the file...
+    assert!(!copy.entries().iter().any(|e| e.id() == ids[6]));
+    assert_eq!(copy.recall(ids[6]).unwrap().message().text(), "a file view");
+    // ...and the journal reopens for writing while the copy is alive (on Unix).
+    #[cfg(unix)]
+    {
+        let mut again = JournaledHistory::open(&path).unwrap();
+        again.append(fuzzy!(user: "more")).unwrap();
+    }
+    assert_eq!(
+        copy.recall(ids[1]).unwrap().message().text(),
+        "Fix the parser"
+    );
+}

@@ -108,7 +108,7 @@ fn the_calls_a_kill_left_unanswered_are_listed_after_reopening() {
         .history()
         .pending_calls()
         .into_iter()
-        .map(|(id, c)| (id, c.id.clone(), c.name.clone()))
+        .map(|(id, c)| (id, c.id, c.name))
         .collect();
     assert_eq!(
         pending,
@@ -118,13 +118,7 @@ fn the_calls_a_kill_left_unanswered_are_listed_after_reopening() {
         ]
     );
     // Answer them (run again, or say it was interrupted): nothing is pending any more.
-    let open: Vec<ToolCall> = h
-        .history()
-        .pending_calls()
-        .into_iter()
-        .map(|(_, c)| c.clone())
-        .collect();
-    for call in &open {
+    for (_, call) in h.history().pending_calls() {
         h.append(
             forgettable!(tool_error(call.id.clone()): "interrupted by a restart; call it again if needed"),
         )

@@ -500,7 +500,7 @@ impl History {
     /// entry that made each: what a process killed between a model's tool calls and their
     /// results left open. The tail is the run of tool-call and tool-result entries at the
     /// end of the view. Answer each (run the tool again, or append an error result) before
-    /// the next request.
+    /// the next request; they are copies, so the history can be appended to meanwhile.
     ///
     /// ```
     /// use favur_context::{fuzzy, strict, History};
@@ -513,8 +513,12 @@ impl History {
     /// let pending = h.pending_calls();
     /// assert_eq!(pending.len(), 1);
     /// assert_eq!((pending[0].0, pending[0].1.id.as_str()), (calls, "c2"));
+    /// for (_, call) in pending {
+    ///     h.append(fuzzy!(tool_error(call.id): "interrupted; call {} again if needed", call.name));
+    /// }
+    /// assert!(h.pending_calls().is_empty());
     /// ```
-    pub fn pending_calls(&self) -> Vec<(EntryId, &ToolCall)> {
+    pub fn pending_calls(&self) -> Vec<(EntryId, ToolCall)> {
         let items = self.view.items();
         let in_tail = |e: &Entry| {
             e.message.role == crate::message::Role::Tool || e.message.tool_calls().next().is_some()
@@ -531,7 +535,7 @@ impl History {
             for call in entry.message.tool_calls() {
                 let answered = self.result_entries(&call.id).iter().any(|r| *r > entry.id);
                 if !answered {
-                    pending.push((entry.id, call));
+                    pending.push((entry.id, call.clone()));
                 }
             }
         }

@@ -65,7 +65,7 @@ pub use options::{
 
 use crate::entry::EntryId;
 use crate::history::History;
-use crate::store::{NewEntry, Store, batch_ids};
+use crate::store::{NewEntry, Store};
 use crate::view::Compaction;
 use format::{Header, RecordOut};
 use fs::{JournalFile, move_aside, sync_parent};
@@ -203,7 +203,9 @@ impl JournaledHistory {
         let file_len = file.metadata().map_err(io("read the length of"))?.len();
         let originals = match options.keep_originals {
             true => None,
-            false => Some(Arc::new(FileOriginals::open(path).map_err(io("open"))?)),
+            false => Some(Arc::new(
+                FileOriginals::open(path, &file).map_err(io("open"))?,
+            )),
         };
         let mut history = options.new_history();
         if let Some(o) = &originals {
@@ -415,8 +417,7 @@ impl Store for JournaledHistory {
         if let Some(o) = &self.originals {
             o.push(at, drafted.len());
         }
-        for (entry, id) in drafted.into_iter().zip(batch_ids(first, usize::MAX)) {
-            debug_assert_eq!(entry.id(), id);
+        for entry in drafted {
             if let Err(e) = self.history.insert(entry) {
                 // Drafted from this very history: cannot happen. If it did, memory is
                 // behind the file: stop writing.

@@ -20,8 +20,10 @@ pub(crate) struct Locator {
     pub(super) len: u32,
 }
 
-/// The journal file as the history's [`Originals`]: a read-only handle of its own (so a
-/// copy of the history never holds the writer's lock) and where each id's record is.
+/// The journal file as the history's [`Originals`]: a read handle and where each id's
+/// record is. On Unix the handle is opened on its own (so a copy of the history that
+/// outlives the journal never holds the writer's lock); on Windows, where a lock keeps
+/// other handles from reading, it is the writer's handle duplicated.
 #[derive(Debug)]
 pub(super) struct FileOriginals {
     path: PathBuf,
@@ -31,11 +33,18 @@ pub(super) struct FileOriginals {
 }
 
 impl FileOriginals {
-    /// Opens `path` for reading.
-    pub(super) fn open(path: &Path) -> io::Result<FileOriginals> {
+    /// A reader of the journal at `path`, whose writer's handle is `writer`.
+    pub(super) fn open(path: &Path, writer: &File) -> io::Result<FileOriginals> {
+        #[cfg(windows)]
+        let file = writer.try_clone()?;
+        #[cfg(not(windows))]
+        let file = {
+            let _ = writer;
+            File::open(path)?
+        };
         Ok(FileOriginals {
             path: path.to_path_buf(),
-            file: File::open(path)?,
+            file,
             locators: RwLock::new(Vec::new()),
         })
     }

@@ -153,7 +153,7 @@ fn replay(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineError>
             }
             // Check every entry before recording any: a batch is all or nothing.
             for (i, entry) in entries.iter().enumerate() {
-                let expected = EntryId(history.next_id().0 + i as u64);
+                let expected = EntryId(history.next_id().0.saturating_add(i as u64));
                 if entry.id != expected {
                     return Err(corruption(RecordError::IdOrder {
                         expected,
