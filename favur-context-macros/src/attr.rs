@@ -47,7 +47,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let generated = match target {
         Target::Type => classify_type(&item, &class),
         Target::Function(params) => return finish(errors, wrap_function(item, &params, &class)),
-        Target::Tool => classify_tool(&item, &class),
+        Target::Tool { is_async } => classify_tool(&item, &class, is_async),
         Target::Unsupported => TokenStream::new(),
     };
     let errs = errors.to_compile_errors();
@@ -86,7 +86,10 @@ fn finish(errors: Errors, item: TokenStream) -> TokenStream {
 enum Target {
     Type,
     Function(Vec<syn::Ident>),
-    Tool,
+    /// `impl Tool for T`, or `impl AsyncTool for T` (`is_async`).
+    Tool {
+        is_async: bool,
+    },
     Unsupported,
 }
 
@@ -107,8 +110,15 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
             Target::Function(params)
         }
         Item::Impl(imp) => match &imp.trait_ {
-            Some((_, path, _)) if path.segments.last().is_some_and(|s| s.ident == "Tool") => {
-                Target::Tool
+            Some((_, path, _))
+                if path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "Tool" || s.ident == "AsyncTool") =>
+            {
+                Target::Tool {
+                    is_async: path.segments.last().is_some_and(|s| s.ident == "AsyncTool"),
+                }
             }
             Some((_, path, _)) => {
                 errors.spanned(
@@ -243,7 +253,7 @@ fn classify_type(item: &Item, class: &Class) -> TokenStream {
     }
 }
 
-fn classify_tool(item: &Item, class: &Class) -> TokenStream {
+fn classify_tool(item: &Item, class: &Class, is_async: bool) -> TokenStream {
     let p = private();
     let ty = &class.ty;
     let Item::Impl(imp) = item else {
@@ -251,9 +261,14 @@ fn classify_tool(item: &Item, class: &Class) -> TokenStream {
     };
     let self_ty = &imp.self_ty;
     let (impl_g, _, where_c) = imp.generics.split_for_impl();
+    let classified = if is_async {
+        quote!(ClassifiedAsyncTool)
+    } else {
+        quote!(ClassifiedTool)
+    };
     quote! {
         #[automatically_derived]
-        impl #impl_g #p::ClassifiedTool for #self_ty #where_c {
+        impl #impl_g #p::#classified for #self_ty #where_c {
             const RETENTION: #p::Retention = <#p::#ty as #p::Class>::RETENTION;
         }
     }

@@ -129,10 +129,12 @@ mod message;
 mod plan;
 mod policy;
 mod recall;
+mod reply;
 mod retention;
 mod site;
 mod summarize;
 mod tool;
+mod toolset;
 mod view;
 
 pub mod import;
@@ -163,12 +165,17 @@ pub use policy::{
     PolicyError, Tier,
 };
 pub use recall::{RecallSource, RecallTool};
+pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use retention::{ParseRetentionError, Retention, class};
 pub use site::CallSite;
 pub use summarize::{
     AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
 };
-pub use tool::{ClassifiedTool, Tool};
+pub use tool::{
+    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
+    ToolFuture,
+};
+pub use toolset::{ToolSet, ToolSetError};
 pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or

@@ -12,6 +12,7 @@ use crate::journal::{JournaledHistory, RecallError};
 use crate::message::{Arguments, Message, Part, ToolCall};
 use crate::retention::Retention;
 use crate::site::CallSite;
+use crate::tool::ToolDefinition;
 
 /// Anything that can give back the original of an entry by id: a [`History`] (every
 /// original it holds) or a [`JournaledHistory`] (reading evicted originals back from its
@@ -123,18 +124,18 @@ impl RecallTool {
         })
     }
 
-    /// Name, description and parameters in one object
-    /// (`{"name": ..., "description": ..., "parameters": ...}`).
+    /// Name, description and parameters, rendered in each provider's shape with
+    /// [`ToolDefinition::to_openai`] and [`ToolDefinition::to_anthropic`] (or add the tool
+    /// to a [`ToolSet`](crate::ToolSet) with
+    /// [`with_recall`](crate::ToolSet::with_recall)).
     ///
     /// ```
-    /// assert_eq!(favur_context::RecallTool.definition()["name"], "recall");
+    /// let def = favur_context::RecallTool.definition();
+    /// assert_eq!(def.to_openai()["function"]["name"], "recall");
+    /// assert_eq!(def.to_anthropic()["input_schema"]["required"][0], "id");
     /// ```
-    pub fn definition(&self) -> Value {
-        json!({
-            "name": self.name(),
-            "description": self.description(),
-            "parameters": self.parameters(),
-        })
+    pub fn definition(&self) -> ToolDefinition {
+        ToolDefinition::trusted(self.name(), self.description(), self.parameters())
     }
 
     /// Handles a call: reads the id from `arguments` and returns the original's text (see

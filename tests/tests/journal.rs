@@ -323,9 +323,13 @@ fn recall_tool_answers_from_the_journal() {
     let ids = populate(&mut h);
 
     // Declared to the model.
-    let def = RecallTool.definition();
-    assert_eq!(def["name"], "recall");
-    assert_eq!(def["parameters"]["properties"]["id"]["type"], "integer");
+    let def = RecallTool.definition().to_openai();
+    assert_eq!(def["type"], "function");
+    assert_eq!(def["function"]["name"], "recall");
+    assert_eq!(
+        def["function"]["parameters"]["properties"]["id"]["type"],
+        "integer"
+    );
 
     // The model asks for the dropped tool error #4 by id; the agent picks the class.
     let call = ToolCall::new("c9", "recall", serde_json::json!({ "id": ids[4].0 }));
