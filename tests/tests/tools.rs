@@ -1,0 +1,265 @@
+//! Tools out: the registry dispatches by name and declares the tools in provider shapes.
+
+use favur_context::{
+    AsyncTool, History, JournaledHistory, Retention, Tool, ToolCall, ToolDefinition,
+    ToolDefinitionError, ToolFuture, ToolSet, ToolSetError, fuzzy, retention, strict,
+};
+use regex::Regex;
+use serde_json::{Value, json};
+
+struct Bash;
+
+#[retention(strict)]
+impl AsyncTool for Bash {
+    fn name(&self) -> &str {
+        "bash"
+    }
+    fn description(&self) -> &str {
+        "Run a shell command"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
+    }
+    fn call<'a>(&'a self, arguments: &'a Value) -> ToolFuture<'a> {
+        Box::pin(async move {
+            tokio::task::yield_now().await; // a real suspension point
+            match arguments["command"].as_str() {
+                Some("false") => Err("exit status 1".to_owned()),
+                Some(c) => Ok(format!("$ {c}\nok")),
+                None => Err("`command` must be a string".to_owned()),
+            }
+        })
+    }
+}
+
+struct ListDir;
+
+#[retention(forgettable)]
+impl Tool for ListDir {
+    fn name(&self) -> &str {
+        "list_dir"
+    }
+    fn description(&self) -> &str {
+        "List a directory"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {"path": {"type": "string"}}})
+    }
+    fn call(&self, _: &Value) -> Result<String, String> {
+        Ok("Cargo.toml\nsrc/".into())
+    }
+}
+
+fn tools() -> ToolSet {
+    ToolSet::new(Retention::Fuzzy)
+        .with(Bash)
+        .unwrap()
+        .with_sync(ListDir)
+        .unwrap()
+        .with_recall(Retention::Fuzzy)
+        .unwrap()
+}
+
+fn result_of(c: &favur_context::Classified) -> (String, bool, String) {
+    let r = c.message().tool_results().next().unwrap();
+    (r.content.clone(), r.is_error, r.call_id.clone())
+}
+
+#[tokio::test]
+async fn dispatch_by_name_with_each_tools_class() {
+    let tools = tools();
+    let h = History::new();
+    let a = tools
+        .run(
+            &ToolCall::new("c1", "bash", json!({"command": "cargo test"})),
+            &h,
+        )
+        .await;
+    assert_eq!(a.retention(), Retention::Strict);
+    assert_eq!(
+        result_of(&a),
+        ("$ cargo test\nok".into(), false, "c1".into())
+    );
+    let b = tools
+        .run(&ToolCall::new("c2", "list_dir", json!({})), &h)
+        .await;
+    assert_eq!(b.retention(), Retention::Forgettable);
+    let c = tools
+        .run(
+            &ToolCall::new("c3", "bash", json!({"command": "false"})),
+            &h,
+        )
+        .await;
+    assert_eq!(result_of(&c), ("exit status 1".into(), true, "c3".into()));
+    assert_eq!(c.retention(), Retention::Strict);
+}
+
+#[tokio::test]
+async fn unknown_tools_and_invalid_json_are_error_results() {
+    let tools = tools();
+    let h = History::new();
+    let unknown = tools
+        .run(&ToolCall::new("c1", "rm_rf", json!({})), &h)
+        .await;
+    assert_eq!(
+        unknown.retention(),
+        Retention::Fuzzy,
+        "the set's class for unrouted calls"
+    );
+    assert_eq!(
+        result_of(&unknown),
+        (
+            "unknown tool `rm_rf`; the tools are: bash, list_dir, recall".into(),
+            true,
+            "c1".into()
+        )
+    );
+    let bad = tools
+        .run(&ToolCall::new("c2", "bash", "{\"command\": \"ls"), &h)
+        .await;
+    assert_eq!(bad.retention(), Retention::Strict, "the tool's own class");
+    assert_eq!(
+        result_of(&bad).0,
+        "the arguments of this call are not valid JSON: {\"command\": \"ls"
+    );
+}
+
+#[tokio::test]
+async fn run_all_answers_every_call_in_order_and_appends() {
+    let tools = tools();
+    let mut h = History::new();
+    h.append(strict!(user: "list and test"));
+    let calls = vec![
+        ToolCall::new("a", "list_dir", json!({})),
+        ToolCall::new("b", "bash", json!({"command": "ls"})),
+        ToolCall::new("c", "recall", json!({"id": 0})),
+    ];
+    h.append(fuzzy!(message: favur_context::Message::assistant_calls(calls.clone())));
+    for answer in tools.run_all(&calls, &h).await {
+        h.append(answer);
+    }
+    let ids: Vec<String> = h.entries()[2..]
+        .iter()
+        .map(|e| e.message().tool_results().next().unwrap().call_id.clone())
+        .collect();
+    assert_eq!(ids, ["a", "b", "c"]);
+    let recalled = &h.entries()[4];
+    assert_eq!(recalled.retention(), Retention::Fuzzy);
+    assert!(
+        recalled
+            .message()
+            .tool_results()
+            .next()
+            .unwrap()
+            .content
+            .ends_with("list and test")
+    );
+}
+
+#[tokio::test]
+async fn recall_through_the_registry_reads_a_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = JournaledHistory::open(dir.path().join("h.jsonl")).unwrap();
+    let old = h
+        .append(fuzzy!(tool_result("c0"): "fn main() {{}}"))
+        .unwrap();
+    h.apply(favur_context::Compaction {
+        tier: 2,
+        edits: vec![favur_context::Edit::Drop { id: old }],
+    })
+    .unwrap();
+    let tools = tools();
+    let answer = tools
+        .run(&ToolCall::new("r1", "recall", json!({"id": old.0})), &h)
+        .await;
+    assert!(result_of(&answer).0.contains("fn main() {}"));
+    let missing = tools
+        .run(&ToolCall::new("r2", "recall", json!({"id": 99})), &h)
+        .await;
+    assert!(result_of(&missing).1);
+}
+
+/// The providers' rules for a tool declaration.
+fn check_openai(def: &Value) {
+    let name = Regex::new("^[a-zA-Z0-9_-]{1,64}$").unwrap();
+    let obj = def.as_object().unwrap();
+    assert_eq!(obj.len(), 2, "{def}");
+    assert_eq!(def["type"], "function");
+    let f = def["function"].as_object().unwrap();
+    assert!(name.is_match(f["name"].as_str().unwrap()));
+    assert!(f["description"].is_string());
+    assert_eq!(f["parameters"]["type"], "object");
+    assert!(
+        f.keys()
+            .all(|k| ["name", "description", "parameters", "strict"].contains(&k.as_str()))
+    );
+}
+
+fn check_anthropic(def: &Value) {
+    let name = Regex::new("^[a-zA-Z0-9_-]{1,64}$").unwrap();
+    let obj = def.as_object().unwrap();
+    assert!(
+        obj.keys()
+            .all(|k| ["name", "description", "input_schema"].contains(&k.as_str()))
+    );
+    assert!(name.is_match(def["name"].as_str().unwrap()));
+    assert_eq!(def["input_schema"]["type"], "object");
+}
+
+#[test]
+fn definitions_follow_the_providers_rules() {
+    let tools = tools();
+    let openai = tools.openai_tools();
+    let anthropic = tools.anthropic_tools();
+    assert_eq!(openai.as_array().unwrap().len(), 3);
+    for (o, a) in openai
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(anthropic.as_array().unwrap())
+    {
+        check_openai(o);
+        check_anthropic(a);
+        assert_eq!(o["function"]["name"], a["name"]);
+        assert_eq!(o["function"]["parameters"], a["input_schema"]);
+    }
+    assert_eq!(
+        openai[2]["function"]["parameters"]["required"],
+        json!(["id"])
+    );
+    assert_eq!(
+        tools.names().collect::<Vec<_>>(),
+        ["bash", "list_dir", "recall"]
+    );
+}
+
+#[test]
+fn invalid_definitions_and_duplicates_are_refused() {
+    for bad in ["", "read file", "ls;rm", &"x".repeat(65), "naïve"] {
+        assert!(
+            matches!(
+                ToolDefinition::new(bad, "d", json!({"type": "object"})),
+                Err(ToolDefinitionError::Name { .. })
+            ),
+            "{bad:?}"
+        );
+    }
+    assert!(ToolDefinition::new(&"x".repeat(64), "d", json!({"type": "object"})).is_ok());
+    for schema in [
+        json!({}),
+        json!({"type": "string"}),
+        json!("object"),
+        Value::Null,
+    ] {
+        assert!(matches!(
+            ToolDefinition::new("ok", "d", schema),
+            Err(ToolDefinitionError::Schema { .. })
+        ));
+    }
+    let err = ToolSet::new(Retention::Fuzzy)
+        .with(Bash)
+        .unwrap()
+        .with(Bash)
+        .unwrap_err();
+    assert_eq!(err, ToolSetError::Duplicate("bash".into()));
+}
