@@ -140,6 +140,8 @@ mod view;
 pub mod import;
 #[cfg(feature = "async-openai")]
 pub mod interop;
+#[cfg(feature = "llm")]
+mod llm;
 pub mod render;
 pub mod validate;
 
@@ -158,6 +160,8 @@ pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, RecallError, Salvaged, TornTail,
 };
+#[cfg(feature = "llm")]
+pub use llm::{LlmConfig, LlmError, LlmSummarizer, cut_to_budget};
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
 pub use policy::{
