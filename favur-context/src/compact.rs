@@ -455,7 +455,7 @@ impl<S> Compactor<S> {
     }
 
     /// Usage below a tier's threshold re-arms it (a compaction made elsewhere, say).
-    fn uncover(&mut self, history: &History) {
+    pub(crate) fn uncover(&mut self, history: &History) {
         self.covered = self
             .covered
             .min(self.policy.tier_for(history.usage_tokens()));
@@ -474,7 +474,7 @@ impl<S> Compactor<S> {
         Ok(())
     }
 
-    fn requests<'h>(history: &'h History, plan: &Plan) -> Vec<Vec<&'h Entry>> {
+    pub(crate) fn requests<'h>(history: &'h History, plan: &Plan) -> Vec<Vec<&'h Entry>> {
         plan.runs()
             .iter()
             .map(|run| plan.run_entries(history, run))
@@ -643,20 +643,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
         if plan.is_empty() {
             return None;
         }
-        let mut outcomes = Vec::with_capacity(plan.runs().len());
-        {
-            let lists = Self::requests(history, &plan);
-            for (run, entries) in plan.runs().iter().zip(&lists) {
-                let request = SummaryRequest {
-                    summary: run.summary,
-                    tier: plan.tier(),
-                    retention: run.retention,
-                    budget_tokens: run.budget_tokens,
-                    entries,
-                };
-                outcomes.push(self.summarizer.summarize(&request).await);
-            }
-        }
+        let outcomes = self.summarize_plan(history, &plan).await;
         self.commit(history, plan, outcomes).ok()
     }
 

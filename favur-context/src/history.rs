@@ -61,6 +61,8 @@ pub struct History {
     compactions: Vec<Compaction>,
     counter: Arc<dyn TokenCounter>,
     framing: u32,
+    /// Tokens every request carries beyond its messages (the tool definitions).
+    overhead: u64,
 }
 
 impl fmt::Debug for History {
@@ -123,6 +125,7 @@ impl History {
             compactions: Vec::new(),
             counter: Arc::new(counter),
             framing: DEFAULT_FRAMING_TOKENS,
+            overhead: 0,
         }
     }
 
@@ -147,6 +150,34 @@ impl History {
     pub fn with_token_counter(mut self, counter: impl TokenCounter + 'static) -> Self {
         self.counter = Arc::new(counter);
         self
+    }
+
+    /// Sets the tokens every request carries beyond its messages: the tool definitions
+    /// (see [`ToolSet::definitions_tokens`](crate::ToolSet::definitions_tokens)), any
+    /// fixed instructions sent outside the history. Counted in
+    /// [`usage_tokens`](History::usage_tokens), so the tiers and the limit see it. Default 0;
+    /// saved with the history.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hi"));
+    /// let before = h.usage_tokens();
+    /// h.set_request_overhead_tokens(291);
+    /// assert_eq!(h.usage_tokens(), before + 291);
+    /// ```
+    pub fn set_request_overhead_tokens(&mut self, tokens: u64) {
+        self.overhead = tokens;
+    }
+
+    /// The tokens every request carries beyond its messages (see
+    /// [`set_request_overhead_tokens`](History::set_request_overhead_tokens)).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().request_overhead_tokens(), 0);
+    /// ```
+    pub fn request_overhead_tokens(&self) -> u64 {
+        self.overhead
     }
 
     /// The per-message framing tokens.
@@ -389,8 +420,11 @@ impl History {
         &self.compactions
     }
 
-    /// Tokens the next request would carry: pinned entries, every view item, and the
-    /// framing of each message. O(1): the totals are kept as entries are recorded.
+    /// Tokens the next request would carry: pinned entries, every view item, the framing
+    /// of each message, and the [request overhead](History::set_request_overhead_tokens)
+    /// (tool definitions). O(1): the totals are kept as entries are recorded. The tokens
+    /// reserved for the answer are the policy's
+    /// ([`Policy::reserve_output_tokens`](crate::Policy::reserve_output_tokens)).
     ///
     /// ```
     /// use favur_context::{fuzzy, History};
@@ -400,7 +434,7 @@ impl History {
     /// ```
     pub fn usage_tokens(&self) -> u64 {
         let messages = (self.pinned.len() + self.view.len()) as u64;
-        self.pinned_tokens + self.view.tokens() + messages * u64::from(self.framing)
+        self.pinned_tokens + self.view.tokens() + messages * u64::from(self.framing) + self.overhead
     }
 
     /// Applies a recorded compaction to the view, recording its summary entries. All or
@@ -542,6 +576,8 @@ const FORMAT: u32 = 1;
 struct HistoryOut<'a> {
     format: u32,
     framing_tokens: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    request_overhead_tokens: u64,
     entries: &'a [Entry],
     compactions: &'a [Compaction],
 }
@@ -550,9 +586,15 @@ struct HistoryOut<'a> {
 struct HistoryIn {
     format: Option<u32>,
     framing_tokens: Option<u32>,
+    #[serde(default)]
+    request_overhead_tokens: u64,
     entries: Vec<serde_json::Value>,
     #[serde(default)]
     compactions: Vec<serde_json::Value>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Serialize for History {
@@ -560,6 +602,7 @@ impl Serialize for History {
         HistoryOut {
             format: FORMAT,
             framing_tokens: self.framing,
+            request_overhead_tokens: self.overhead,
             entries: &self.entries,
             compactions: &self.compactions,
         }
@@ -658,6 +701,7 @@ impl History {
         if let Some(f) = raw.framing_tokens {
             history.framing = f;
         }
+        history.overhead = raw.request_overhead_tokens;
         let mut entries = Vec::with_capacity(raw.entries.len());
         for (index, value) in raw.entries.into_iter().enumerate() {
             let id = value.get("id").and_then(|v| v.as_u64()).map(EntryId);

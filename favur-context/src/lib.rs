@@ -122,6 +122,7 @@ extern crate self as favur_context;
 mod account;
 mod classify;
 mod compact;
+mod compact_async;
 mod entry;
 mod history;
 mod journal;

@@ -2,6 +2,7 @@
 //! `cargo test -p favur-context-tests --features llm --test llm_summarizer`.
 #![cfg(feature = "llm")]
 
+#[path = "../../favur-context/examples/stand_in/mod.rs"]
 mod stand_in;
 
 use std::time::Duration;

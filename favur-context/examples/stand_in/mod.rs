@@ -1,5 +1,6 @@
-//! A stand-in model server on 127.0.0.1 for the LLM tests: real HTTP/1.1 over TCP,
-//! answering each request with the next scripted answer (included with `mod stand_in;`).
+//! A stand-in model server on 127.0.0.1: real HTTP/1.1 over TCP, answering each request
+//! with what a handler returns for it. Used by the `agent` example and by the LLM tests
+//! (which include this file with `#[path]`).
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
@@ -19,9 +20,26 @@ pub enum Answer {
 impl Answer {
     /// 200 with an OpenAI chat completion whose content is `text`.
     pub fn completion(text: &str) -> Answer {
+        Answer::reply(
+            serde_json::json!({"role": "assistant", "content": text}),
+            "stop",
+        )
+    }
+
+    /// 200 with an OpenAI chat completion asking for one tool call.
+    pub fn tool_call(id: &str, name: &str, arguments: serde_json::Value) -> Answer {
+        let call = serde_json::json!({"id": id, "type": "function",
+            "function": {"name": name, "arguments": arguments.to_string()}});
+        Answer::reply(
+            serde_json::json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+            "tool_calls",
+        )
+    }
+
+    fn reply(message: serde_json::Value, finish: &str) -> Answer {
         let body = serde_json::json!({
             "id": "chatcmpl-standin", "object": "chat.completion", "model": "stand-in",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
         });
         Answer::Status(200, body.to_string())
@@ -57,23 +75,28 @@ pub struct StandIn {
 }
 
 impl StandIn {
-    /// Starts the server on a free port of 127.0.0.1; answers run out into 500s.
+    /// Starts the server on a free port of 127.0.0.1, answering the scripted answers in
+    /// order; when they run out, 500s.
     pub async fn start(answers: Vec<Answer>) -> StandIn {
+        let answers = Mutex::new(answers.into_iter());
+        StandIn::with_handler(move |_| answers.lock().unwrap().next()).await
+    }
+
+    /// Starts the server on a free port of 127.0.0.1, answering each request with what
+    /// `handler` returns for it (`None`: a 500).
+    pub async fn with_handler(
+        handler: impl Fn(&Request) -> Option<Answer> + Send + Sync + 'static,
+    ) -> StandIn {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let answers = Arc::new(Mutex::new(answers.into_iter()));
+        let handler: Handler = Arc::new(handler);
         let seen = Arc::clone(&requests);
         tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    return;
-                };
+            while let Ok((stream, _)) = listener.accept().await {
                 let seen = Arc::clone(&seen);
-                let answers = Arc::clone(&answers);
-                tokio::spawn(async move {
-                    serve(stream, seen, answers).await;
-                });
+                let handler = Arc::clone(&handler);
+                tokio::spawn(serve(stream, seen, handler));
             }
         });
         StandIn {
@@ -87,16 +110,13 @@ impl StandIn {
     }
 }
 
-type Answers = Arc<Mutex<std::vec::IntoIter<Answer>>>;
+type Handler = Arc<dyn Fn(&Request) -> Option<Answer> + Send + Sync>;
 
-async fn serve(mut stream: TcpStream, seen: Arc<Mutex<Vec<Request>>>, answers: Answers) {
+async fn serve(mut stream: TcpStream, seen: Arc<Mutex<Vec<Request>>>, handler: Handler) {
     // Keep-alive: answer requests on this connection until it closes.
-    loop {
-        let Some(request) = read_request(&mut stream).await else {
-            return;
-        };
+    while let Some(request) = read_request(&mut stream).await {
+        let answer = handler(&request);
         seen.lock().unwrap().push(request);
-        let answer = answers.lock().unwrap().next();
         let (status, body) = match answer {
             Some(Answer::Status(s, b)) => (s, b),
             Some(Answer::Hang) => {
