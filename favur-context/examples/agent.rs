@@ -42,16 +42,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut history = JournaledHistory::open(&path)?;
     history.pin(strict!(system: "You are a careful coding agent. Use the tools."))?;
     history.append(strict!(user: "The parser test fails. Find out why and fix it."))?;
-    let (mut turns, mut fallbacks) = (0, 0);
-    loop {
+    let (mut turns, mut fallbacks, url) = (0, 0, format!("{}/chat/completions", model.base_url));
+    let answer = loop {
         if turns == 5 {
             drop(history); // a restart: everything acknowledged is in the journal
             history = JournaledHistory::open(&path)?;
-            println!(
-                "resumed from {} with {} entries",
-                path.display(),
-                history.len()
-            );
+            println!("resumed: {} entries", history.len());
         }
         let overhead = tools.definitions_tokens(history.counter());
         history.record_with(|h| h.set_request_overhead_tokens(overhead))?;
@@ -60,35 +56,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("{report}");
         }
         let request = json!({"model": "stand-in", "messages": render_openai(&history), "tools": tools.openai_tools()});
-        let url = format!("{}/chat/completions", model.base_url);
-        let body = client.post(url).json(&request).send().await?.text().await?;
+        let body = client
+            .post(&url)
+            .json(&request)
+            .send()
+            .await?
+            .text()
+            .await?;
         let reply = Reply::from_openai(&body)?;
-        let calls = reply.tool_calls();
+        let (calls, text) = (reply.tool_calls(), reply.text());
         history.append(fuzzy!(message: reply))?;
         turns += 1;
         if calls.is_empty() {
-            break;
+            break text;
         }
-        for answer in tools.run_all(&calls, &history).await {
-            history.append(answer)?;
+        for result in tools.run_all(&calls, &history).await {
+            history.append(result)?;
         }
-    }
+    };
     validate_openai_strict(&render_openai(&history))?;
     validate_anthropic_strict(&render_anthropic(&history).to_value())?;
-    println!(
-        "{turns} turns, {} entries, {} compactions ({fallbacks} summaries by the fallback), usage {} tokens",
-        history.len(),
-        history.compactions().len(),
-        history.usage_tokens()
-    );
-    println!(
-        "answer: {}",
-        history
-            .entries()
-            .last()
-            .map(|e| e.message().text())
-            .unwrap_or_default()
-    );
+    let (entries, compactions) = (history.len(), history.compactions().len());
+    println!("{turns} turns, {entries} entries, {compactions} compactions, {fallbacks} fallbacks");
+    println!("answer: {answer}");
     std::fs::remove_file(&path)?;
     Ok(())
 }
