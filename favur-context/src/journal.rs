@@ -13,7 +13,7 @@
 //!
 //! | line | record | meaning |
 //! |---|---|---|
-//! | first | `{"journal":{"format":1,"framing_tokens":4}}` | header: format version and the history's framing tokens |
+//! | first | `{"journal":{"format":1,"framing_tokens":4,"counter":"heuristic/v1"}}` | header: format version, the history's framing tokens and its token counter's id (a journal opened with another counter is [`JournalError::Counter`]) |
 //! | then | `{"entry":{"id":0,"retention":"strict","tokens":5,"site":{...},"kind":"pinned","message":{...}}}` | an entry appended or pinned (`kind` is absent for an appended entry), exactly as [`Entry`] serializes |
 //! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`] applied, exactly as it serializes; its summaries carry their ids |
 //!
@@ -246,6 +246,17 @@ pub enum JournalError {
         path: PathBuf,
         /// The version found.
         found: u64,
+    },
+    /// The journal was counted with another token counter than the one given
+    /// ([`OpenOptions::counter`]). Nothing was loaded.
+    #[error("journal {} was counted with `{recorded}`, not `{given}`; open it with that counter", path.display())]
+    Counter {
+        /// The journal file.
+        path: PathBuf,
+        /// The counter id in its header.
+        recorded: String,
+        /// The id of the counter given.
+        given: String,
     },
     /// A line in the journal is damaged. Nothing was loaded; open with
     /// [`OpenOptions::salvage`] to load everything before it.
@@ -819,6 +830,7 @@ impl JournaledHistory {
             let header = Header {
                 format: JOURNAL_FORMAT,
                 framing_tokens: journal.history.framing_tokens(),
+                counter: Some(journal.history.counter().id().to_owned()),
             };
             journal.write(&RecordOut::Journal(header))?;
             journal.report.created = true;
@@ -1342,6 +1354,9 @@ impl Drop for JournaledHistory {
 struct Header {
     format: u32,
     framing_tokens: u32,
+    /// The token counter's id ([`TokenCounter::id`]); absent in older journals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    counter: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -1451,9 +1466,16 @@ fn scan<R: BufRead>(
         let result = if scan.header {
             replay(&mut scan, content, at, evict)
         } else {
-            header(content).map(|framing| {
+            header(content).and_then(|(framing, counter)| {
+                match counter {
+                    Some(recorded) if recorded != scan.history.counter().id() => {
+                        return Err(LineError::Counter(recorded));
+                    }
+                    _ => {}
+                }
                 scan.history = std::mem::take(&mut scan.history).with_framing_tokens(framing);
                 scan.header = true;
+                Ok(())
             })
         };
         match result {
@@ -1462,6 +1484,13 @@ fn scan<R: BufRead>(
                 return Err(JournalError::Version {
                     path: path.to_path_buf(),
                     found,
+                });
+            }
+            Err(LineError::Counter(recorded)) => {
+                return Err(JournalError::Counter {
+                    path: path.to_path_buf(),
+                    given: scan.history.counter().id().to_owned(),
+                    recorded,
                 });
             }
             Err(LineError::Corrupt(problem)) => {
@@ -1480,6 +1509,8 @@ fn scan<R: BufRead>(
 
 enum LineError {
     Version(u64),
+    /// The header names another token counter (its id).
+    Counter(String),
     Corrupt(Corruption),
 }
 
@@ -1489,8 +1520,8 @@ impl From<Corruption> for LineError {
     }
 }
 
-/// Parses the header line and returns the framing tokens it declares.
-fn header(content: &[u8]) -> Result<u32, LineError> {
+/// Parses the header line and returns the framing tokens and the counter it declares.
+fn header(content: &[u8]) -> Result<(u32, Option<String>), LineError> {
     let value: Value = serde_json::from_slice(content).map_err(|e| syntax(content, &e))?;
     let Some(inner) = value.as_object().and_then(|o| o.get("journal")) else {
         return Err(Corruption::MissingHeader.into());
@@ -1507,7 +1538,7 @@ fn header(content: &[u8]) -> Result<u32, LineError> {
     let header: Header = Header::deserialize(inner).map_err(|e| Corruption::InvalidHeader {
         message: e.to_string(),
     })?;
-    Ok(header.framing_tokens)
+    Ok((header.framing_tokens, header.counter))
 }
 
 /// Replays one record line into the history.
@@ -1803,9 +1834,13 @@ mod tests {
         let header = serde_json::to_string(&RecordOut::Journal(Header {
             format: JOURNAL_FORMAT,
             framing_tokens: 4,
+            counter: Some("heuristic/v1".into()),
         }))
         .unwrap();
-        assert_eq!(header, r#"{"journal":{"format":1,"framing_tokens":4}}"#);
+        assert_eq!(
+            header,
+            r#"{"journal":{"format":1,"framing_tokens":4,"counter":"heuristic/v1"}}"#
+        );
     }
 
     #[test]

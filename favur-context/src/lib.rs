@@ -144,6 +144,8 @@ pub mod interop;
 #[cfg(feature = "llm")]
 mod llm;
 pub mod render;
+#[cfg(feature = "tiktoken")]
+mod tiktoken;
 pub mod validate;
 
 pub mod kinds;
@@ -156,7 +158,7 @@ pub use compact::{
     summary_message,
 };
 pub use entry::{Entry, EntryId, EntryKind};
-pub use history::{DEFAULT_FRAMING_TOKENS, History, LoadError};
+pub use history::{CounterChange, DEFAULT_FRAMING_TOKENS, History, LoadError};
 pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, RecallError, Salvaged, TornTail,
@@ -176,6 +178,8 @@ pub use site::CallSite;
 pub use summarize::{
     AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
 };
+#[cfg(feature = "tiktoken")]
+pub use tiktoken::{Encoding, TiktokenCounter};
 pub use tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
     ToolFuture,

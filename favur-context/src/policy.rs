@@ -443,12 +443,6 @@ impl Policy {
         if self.window_tokens == 0 {
             return Err(PolicyError::ZeroWindow);
         }
-        let limit = (self.limit * self.window_tokens as f64).ceil();
-        if f64::from(self.reserve_output_tokens) >= limit {
-            return Err(PolicyError::ReserveTooLarge {
-                reserve: self.reserve_output_tokens,
-            });
-        }
         if self.tiers.is_empty() {
             return Err(PolicyError::NoTiers);
         }
@@ -512,6 +506,12 @@ impl Policy {
         }
         if self.entry_cap_tokens == Some(0) {
             return Err(PolicyError::ZeroEntryCap);
+        }
+        let limit = (self.limit * self.window_tokens as f64).ceil();
+        if f64::from(self.reserve_output_tokens) >= limit {
+            return Err(PolicyError::ReserveTooLarge {
+                reserve: self.reserve_output_tokens,
+            });
         }
         Ok(())
     }

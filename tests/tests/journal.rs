@@ -279,8 +279,9 @@ fn counter_option_counts_new_appends() {
     let id = h.append(fuzzy!(user: "abcdefgh")).unwrap();
     assert_eq!(h.entry(id).unwrap().tokens(), 8);
     drop(h);
-    // Counts are recorded, not recounted, on reopening.
-    let h = JournaledHistory::open(&path).unwrap();
+    // Counts are recorded, not recounted, on reopening with the same counter (the header
+    // names it; another counter is refused, see `reopening_with_another_counter_is_refused`).
+    let h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
     assert_eq!(h.entry(id).unwrap().tokens(), 8);
 }
 
@@ -303,7 +304,7 @@ fn the_record_format_is_one_json_object_a_line() {
         .collect();
     assert_eq!(
         lines[0],
-        serde_json::json!({"journal": {"format": 1, "framing_tokens": 4}})
+        serde_json::json!({"journal": {"format": 1, "framing_tokens": 4, "counter": "heuristic/v1"}})
     );
     assert_eq!(lines[1]["entry"]["id"], 0);
     assert_eq!(lines[1]["entry"]["retention"], "fuzzy");
@@ -582,4 +583,33 @@ fn rendering_a_journaled_history_matches_rendering_the_full_one() {
     drop(h);
     let h = JournaledHistory::open(&path).unwrap();
     assert_eq!(render_openai(&h), render_openai(&full));
+}
+
+#[test]
+fn reopening_with_another_counter_is_refused() {
+    struct Bytes;
+    impl favur_context::TokenCounter for Bytes {
+        fn id(&self) -> &str {
+            "bytes"
+        }
+        fn count_text(&self, t: &str) -> u32 {
+            t.len() as u32
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
+    h.append(favur_context::fuzzy!(user: "abcd")).unwrap();
+    drop(h);
+    let err = JournaledHistory::open(&path).unwrap_err();
+    assert!(
+        matches!(&err, JournalError::Counter { recorded, given, .. } if recorded == "bytes" && given == "heuristic/v1"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("was counted with `bytes`, not `heuristic/v1`")
+    );
+    let h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
+    assert_eq!(h.entries()[0].tokens(), 4);
 }

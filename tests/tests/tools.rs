@@ -263,3 +263,49 @@ fn invalid_definitions_and_duplicates_are_refused() {
         .unwrap_err();
     assert_eq!(err, ToolSetError::Duplicate("bash".into()));
 }
+
+#[test]
+fn the_whole_request_is_budgeted() {
+    use favur_context::{Compactor, HeuristicCounter, Policy};
+    let tools = tools();
+    let definitions = tools.definitions_tokens(&HeuristicCounter);
+    // What is counted is the `tools` array as sent.
+    assert_eq!(
+        definitions,
+        u64::from(favur_context::TokenCounter::count_text(
+            &HeuristicCounter,
+            &tools.openai_tools().to_string()
+        ))
+    );
+    let mut h = History::new();
+    h.append(strict!(user: "{}", "word ".repeat(40)));
+    let messages = h.usage_tokens();
+    let window = (messages + definitions) * 20; // tier 1 at 5%: messages + tools reach it
+    let plain = Compactor::new(Policy::for_window(window).unwrap());
+    assert_eq!(plain.due(&h), None, "the messages alone are under tier 1");
+    h.set_request_overhead_tokens(definitions);
+    assert_eq!(h.usage_tokens(), messages + definitions);
+    assert_eq!(
+        plain.due(&h),
+        Some(1),
+        "with the tools array counted, tier 1 is due"
+    );
+
+    // The reserve for the answer counts toward the tiers and the limit too.
+    let mut h = History::new();
+    h.append(strict!(user: "{}", "word ".repeat(40)));
+    let usage = h.usage_tokens();
+    let window = (usage + 100) * 20;
+    let policy = Policy::builder().window_tokens(window).build().unwrap();
+    assert_eq!(Compactor::new(policy).due(&h), None);
+    let reserved = Policy::builder()
+        .window_tokens(window)
+        .reserve_output_tokens(100)
+        .build()
+        .unwrap();
+    assert_eq!(Compactor::new(reserved.clone()).due(&h), Some(1));
+    assert_eq!(
+        reserved.limit_tokens(),
+        Policy::for_window(window).unwrap().limit_tokens() - 100
+    );
+}
