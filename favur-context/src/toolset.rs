@@ -66,6 +66,8 @@ struct Registered {
 pub struct ToolSet {
     tools: Vec<Registered>,
     unrouted: Retention,
+    /// The recall tool's page size, if its answers are paged.
+    recall_pages: Option<u32>,
 }
 
 impl std::fmt::Debug for ToolSet {
@@ -101,6 +103,7 @@ impl ToolSet {
         ToolSet {
             tools: Vec::new(),
             unrouted,
+            recall_pages: None,
         }
     }
 
@@ -182,6 +185,24 @@ impl ToolSet {
     /// [`ToolSetError::Duplicate`] if a tool named `recall` is already registered.
     pub fn with_recall(mut self, retention: Retention) -> Result<Self, ToolSetError> {
         self.add(RecallTool.definition(), retention, None)?;
+        Ok(self)
+    }
+
+    /// Adds the [recall tool](RecallTool) answering in parts of at most `page_tokens`
+    /// (see [`RecallTool::handle_paged`]): give it the policy's
+    /// [per-entry cap](crate::Policy::entry_cap_tokens) so that the model can read an
+    /// original longer than the cap, one part at a time.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolSetError::Duplicate`] if a tool named `recall` is already registered.
+    pub fn with_recall_paged(
+        mut self,
+        retention: Retention,
+        page_tokens: u32,
+    ) -> Result<Self, ToolSetError> {
+        self.add(RecallTool.definition(), retention, None)?;
+        self.recall_pages = Some(page_tokens);
         Ok(self)
     }
 
@@ -300,7 +321,7 @@ impl ToolSet {
                     "the arguments of this call are not valid JSON: {raw}"
                 )),
                 (None, arguments) => RecallTool
-                    .handle(source, arguments)
+                    .handle_paged(source, arguments, self.recall_pages)
                     .map_err(|e| e.to_string()),
                 (Some(tool), Arguments::Json(args)) => tool.call(args).await,
             };

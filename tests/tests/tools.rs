@@ -309,3 +309,98 @@ fn the_whole_request_is_budgeted() {
         Policy::for_window(window).unwrap().limit_tokens() - 100
     );
 }
+
+/// With a per-entry cap, the model can still read an original longer than the cap: the
+/// recall answers come in parts under the cap, each naming the next, none cut by the cap.
+#[tokio::test]
+async fn recall_pages_through_an_original_longer_than_the_cap() {
+    use favur_context::{Compactor, Form, Policy, RecallTool};
+    let cap = 300;
+    let policy = Policy::builder()
+        .window_tokens(1_000_000)
+        .entry_cap_tokens(Some(cap))
+        .build()
+        .unwrap();
+    let tools = ToolSet::new(Retention::Fuzzy)
+        .with_recall_paged(Retention::Fuzzy, cap)
+        .unwrap();
+    let mut h = History::new();
+    h.append(strict!(user: "read the log"));
+    let log: String = (0..600)
+        .map(|i| {
+            format!(
+                "2024-05-01 12:00:{:02} worker-{} step {i} ok\n",
+                i % 60,
+                i % 7
+            )
+        })
+        .collect();
+    let original = h.append(strict!(tool_result("c1"): "{log}"));
+    assert!(h.entry(original).unwrap().tokens() > 10 * cap);
+    let mut compactor = Compactor::new(policy);
+    compactor.compact_at(&mut h, 1);
+    let item = h.view().items().iter().find(|i| i.id == original).unwrap();
+    assert!(
+        matches!(item.form, Form::Capped(_)),
+        "the cap applies to the original"
+    );
+
+    let full = RecallTool.render(h.entry(original).unwrap());
+    let mut text = String::new();
+    let mut page = 1;
+    let pages = loop {
+        let call = ToolCall::new(
+            format!("r{page}"),
+            "recall",
+            json!({"id": original.0, "page": page}),
+        );
+        let answer = tools.run(&call, &h).await;
+        let (content, is_error, _) = result_of(&answer);
+        assert!(!is_error, "{content}");
+        let (header, body) = content.split_once('\n').unwrap();
+        assert!(
+            header.starts_with(&format!("entry {original} (tool, strict), part {page} of ")),
+            "{header}"
+        );
+        assert!(
+            !header.contains(&format!("entry {}", h.next_id())),
+            "never points at itself"
+        );
+        text.push_str(body);
+        let id = h.append(answer);
+        assert!(
+            h.entry(id).unwrap().tokens() <= cap,
+            "each part fits the cap"
+        );
+        if header.contains("the last part") {
+            break page;
+        }
+        assert!(header.contains(&format!(
+            "{{\"id\": {}, \"page\": {}}}",
+            original.0,
+            page + 1
+        )));
+        page += 1;
+    };
+    assert!(pages > 5);
+    assert_eq!(text, full, "the parts put together are the original");
+    // The answers are under the cap: compaction does not cut them.
+    compactor.compact_at(&mut h, 1);
+    let capped_answers = h
+        .view()
+        .items()
+        .iter()
+        .filter(|i| i.id > original && matches!(i.form, Form::Capped(_)))
+        .count();
+    assert_eq!(capped_answers, 0);
+    // A page past the end is an error result saying how many there are.
+    let past = tools
+        .run(
+            &ToolCall::new("rx", "recall", json!({"id": original.0, "page": pages + 1})),
+            &h,
+        )
+        .await;
+    let (content, is_error, _) = result_of(&past);
+    assert!(is_error);
+    assert!(content.contains(&format!("has {pages} pages")), "{content}");
+}
