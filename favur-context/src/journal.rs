@@ -1796,7 +1796,11 @@ mod tests {
     fn header_versions() {
         assert!(matches!(
             header(br#"{"journal":{"format":1,"framing_tokens":2}}"#),
-            Ok(2)
+            Ok((2, None))
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":1,"framing_tokens":2,"counter":"c/1"}}"#),
+            Ok((2, Some(c))) if c == "c/1"
         ));
         assert!(matches!(
             header(br#"{"journal":{"format":18446744073709551615}}"#),

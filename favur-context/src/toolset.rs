@@ -293,13 +293,13 @@ impl ToolSet {
         }
     }
 
-    fn run_at<'a, S: RecallSource + Sync + ?Sized>(
-        &'a self,
-        call: &'a ToolCall,
-        source: &'a S,
+    async fn run_at<S: RecallSource + Sync + ?Sized>(
+        &self,
+        call: &ToolCall,
+        source: &S,
         site: CallSite,
-    ) -> impl Future<Output = Classified> + Send + 'a {
-        async move {
+    ) -> Classified {
+        {
             let answer = |(content, is_error): (String, bool), retention| {
                 Classified::with_site(
                     Message::tool_result(call.id.clone(), content, is_error),

@@ -244,7 +244,7 @@ fn invalid_definitions_and_duplicates_are_refused() {
             "{bad:?}"
         );
     }
-    assert!(ToolDefinition::new(&"x".repeat(64), "d", json!({"type": "object"})).is_ok());
+    assert!(ToolDefinition::new("x".repeat(64), "d", json!({"type": "object"})).is_ok());
     for schema in [
         json!({}),
         json!({"type": "string"}),
