@@ -61,7 +61,7 @@ struct Registered {
 /// history.append(answer);
 /// let unknown = block_on(tools.run(&ToolCall::new("c2", "rm_rf", json!({})), &history));
 /// assert!(unknown.message().tool_results().next().unwrap().is_error);
-/// # Ok::<(), favur_context::ToolDefinitionError>(())
+/// # Ok::<(), favur_context::ToolSetError>(())
 /// ```
 pub struct ToolSet {
     tools: Vec<Registered>,
