@@ -68,6 +68,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
+    // Counting speed (what an append costs): every message of every trace, once.
+    println!("\n| counter | messages | MB counted | time | MB/s |");
+    println!("|---|---|---|---|---|");
+    let mut all = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for d in &dirs {
+        all.extend(load_family(d)?.into_iter().flat_map(|t| t.messages));
+    }
+    let bytes: usize = all
+        .iter()
+        .map(|m| m.parts.iter().map(part_len).sum::<usize>())
+        .sum();
+    for (name, counter) in &counters {
+        let start = std::time::Instant::now();
+        let total: u64 = all
+            .iter()
+            .map(|m| u64::from(counter.count_message(m)))
+            .sum();
+        let secs = start.elapsed().as_secs_f64();
+        let mb = bytes as f64 / 1e6;
+        println!(
+            "| {name} | {} | {mb:.1} | {secs:.3} s | {:.0} |",
+            all.len(),
+            mb / secs
+        );
+        std::hint::black_box(total);
+    }
+
     // The heuristic against o200k, by role: observations (tool output, logs) vs the rest.
     println!("\n| family | role | messages | o200k tokens | heuristic / o200k |");
     println!("|---|---|---|---|---|");
@@ -144,6 +177,14 @@ fn load_family(dir: &Path) -> Result<Vec<Trace>, Box<dyn std::error::Error>> {
         out.push(trace);
     }
     Ok(out)
+}
+
+fn part_len(p: &Part) -> usize {
+    match p {
+        Part::Text(t) => t.len(),
+        Part::ToolResult(r) => r.content.len(),
+        Part::ToolCall(c) => c.name.len() + c.arguments.to_json_string().len(),
+    }
 }
 
 fn message(role: Role, m: &Value) -> Message {
