@@ -267,5 +267,17 @@ pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String
 /// assert_eq!(line, r#"{"transcript":"t","step":3,"request":[]}"#);
 /// ```
 pub fn dump_line(transcript: &str, step: usize, request: &Value) -> String {
-    serde_json::json!({"transcript": transcript, "step": step, "request": request}).to_string()
+    // A struct, so the keys keep this order whatever serde_json's map does.
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        transcript: &'a str,
+        step: usize,
+        request: &'a Value,
+    }
+    serde_json::to_string(&Line {
+        transcript,
+        step,
+        request,
+    })
+    .unwrap_or_default()
 }

@@ -51,7 +51,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let function = rewrite_function(item, &class, &krate, &mut errors);
             return finish(errors, function);
         }
-        Target::Tool => classify_tool(&item, &class, &krate),
+        Target::Tool { is_async } => classify_tool(&item, &class, &krate, is_async),
         Target::Unsupported => TokenStream::new(),
     };
     let errs = errors.to_compile_errors();
@@ -99,7 +99,10 @@ fn finish(errors: Errors, item: TokenStream) -> TokenStream {
 enum Target {
     Type,
     Function,
-    Tool,
+    /// `impl Tool for T`, or `impl AsyncTool for T` (`is_async`).
+    Tool {
+        is_async: bool,
+    },
     Unsupported,
 }
 
@@ -108,8 +111,15 @@ fn validate(item: &Item, errors: &mut Errors) -> Target {
         Item::Struct(_) | Item::Enum(_) => Target::Type,
         Item::Fn(_) => Target::Function,
         Item::Impl(imp) => match &imp.trait_ {
-            Some((_, path, _)) if path.segments.last().is_some_and(|s| s.ident == "Tool") => {
-                Target::Tool
+            Some((_, path, _))
+                if path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "Tool" || s.ident == "AsyncTool") =>
+            {
+                Target::Tool {
+                    is_async: path.segments.last().is_some_and(|s| s.ident == "AsyncTool"),
+                }
             }
             Some((_, path, _)) => {
                 errors.spanned(
@@ -211,7 +221,7 @@ fn classify_type(item: &Item, class: &Class, krate: &TokenStream) -> TokenStream
     }
 }
 
-fn classify_tool(item: &Item, class: &Class, krate: &TokenStream) -> TokenStream {
+fn classify_tool(item: &Item, class: &Class, krate: &TokenStream, is_async: bool) -> TokenStream {
     let p = quote!(#krate::__private);
     let ty = &class.ty;
     let Item::Impl(imp) = item else {
@@ -219,9 +229,14 @@ fn classify_tool(item: &Item, class: &Class, krate: &TokenStream) -> TokenStream
     };
     let self_ty = &imp.self_ty;
     let (impl_g, _, where_c) = imp.generics.split_for_impl();
+    let classified = if is_async {
+        quote!(ClassifiedAsyncTool)
+    } else {
+        quote!(ClassifiedTool)
+    };
     quote! {
         #[automatically_derived]
-        impl #impl_g #p::ClassifiedTool for #self_ty #where_c {
+        impl #impl_g #p::#classified for #self_ty #where_c {
             const RETENTION: #p::Retention = <#p::#ty as #p::Class>::RETENTION;
         }
     }

@@ -9,7 +9,7 @@ pub use crate::retention::Retention;
 pub use crate::retention::class::{Class, Forgettable, Fuzzy, Strict};
 pub use crate::site::CallSite;
 pub use crate::store::{NewEntry, Store};
-pub use crate::tool::{ClassifiedTool, Tool};
+pub use crate::tool::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool};
 pub use ::core;
 pub use ::std::format;
 pub use favur_context_macros::message;

@@ -491,7 +491,7 @@ impl<S> Compactor<S> {
     }
 
     /// Usage below a tier's threshold re-arms it (a compaction made elsewhere, say).
-    fn uncover(&mut self, history: &History) {
+    pub(crate) fn uncover(&mut self, history: &History) {
         self.covered = self
             .covered
             .min(self.policy.tier_for(history.usage_tokens()));
@@ -510,7 +510,10 @@ impl<S> Compactor<S> {
         Ok(())
     }
 
-    fn requests<'h>(history: &'h History, plan: &Plan) -> Vec<(Vec<&'h Entry>, Vec<&'h Entry>)> {
+    pub(crate) fn requests<'h>(
+        history: &'h History,
+        plan: &Plan,
+    ) -> Vec<(Vec<&'h Entry>, Vec<&'h Entry>)> {
         let contexts = run_contexts(history, plan);
         plan.runs()
             .iter()
@@ -800,22 +803,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
         if plan.is_empty() {
             return Ok(None);
         }
-        let mut outcomes = Vec::with_capacity(plan.runs().len());
-        {
-            let history: &History = store.history();
-            let lists = Self::requests(history, &plan);
-            for (run, (entries, context)) in plan.runs().iter().zip(&lists) {
-                let request = SummaryRequest {
-                    summary: run.summary,
-                    tier: plan.tier(),
-                    retention: run.retention,
-                    budget_tokens: run.budget_tokens,
-                    entries,
-                    context,
-                };
-                outcomes.push(self.summarizer.summarize(&request).await);
-            }
-        }
+        let outcomes = self.summarize_plan(store.history(), &plan).await;
         committed(self.commit(store, plan, outcomes))
     }
 

@@ -150,6 +150,7 @@ extern crate self as favur_context;
 mod account;
 mod classify;
 mod compact;
+mod compact_async;
 mod entry;
 mod history;
 mod journal;
@@ -158,18 +159,24 @@ mod plan;
 mod policy;
 mod prepared;
 mod recall;
+mod reply;
 mod retention;
 mod site;
 mod store;
 mod summarize;
 mod tool;
+mod toolset;
 mod view;
 
 pub mod audit;
 pub mod import;
 #[cfg(feature = "async-openai")]
 pub mod interop;
+#[cfg(feature = "llm")]
+mod llm;
 pub mod render;
+#[cfg(feature = "tiktoken")]
+mod tiktoken;
 pub mod validate;
 
 pub mod kinds;
@@ -181,7 +188,7 @@ pub use compact::{
     CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
 pub use entry::{Entry, EntryId, EntryKind};
-pub use history::{CheckedCompaction, DEFAULT_FRAMING_TOKENS, History, LoadError};
+pub use history::{CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, LoadError};
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
 pub use journal::Faults;
@@ -189,6 +196,8 @@ pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, Salvaged, TornTail,
 };
+#[cfg(feature = "llm")]
+pub use llm::{LlmConfig, LlmError, LlmSummarizer, cut_to_budget};
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
 pub use policy::{
@@ -197,13 +206,20 @@ pub use policy::{
 };
 pub use prepared::{PrepareError, Prepared};
 pub use recall::{RecallError, RecallTool};
+pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use retention::{ParseRetentionError, Retention, class};
 pub use site::CallSite;
 pub use store::{NewEntry, Originals, RecordError, Store};
 pub use summarize::{
     AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
 };
-pub use tool::{ClassifiedTool, Tool};
+#[cfg(feature = "tiktoken")]
+pub use tiktoken::{Encoding, TiktokenCounter};
+pub use tool::{
+    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
+    ToolFuture,
+};
+pub use toolset::{ToolSet, ToolSetError};
 pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or

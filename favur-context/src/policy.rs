@@ -143,7 +143,13 @@ pub struct Policy {
     summary_budget_tokens: u32,
     summary_tokens_per_entry: u32,
     keep_recent: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    reserve_output_tokens: u32,
     tiers: Vec<Tier>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for Policy {
@@ -156,6 +162,7 @@ impl Default for Policy {
             summary_budget_tokens: DEFAULT_SUMMARY_BUDGET_TOKENS,
             summary_tokens_per_entry: DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
             keep_recent: 0,
+            reserve_output_tokens: 0,
         }
     }
 }
@@ -180,6 +187,7 @@ struct PolicyIn {
     summary_budget_tokens: Option<u32>,
     summary_tokens_per_entry: Option<u32>,
     keep_recent: Option<usize>,
+    reserve_output_tokens: Option<u32>,
 }
 
 impl<'de> Deserialize<'de> for Policy {
@@ -204,6 +212,7 @@ impl PolicyIn {
                 .summary_tokens_per_entry
                 .unwrap_or(d.summary_tokens_per_entry),
             keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
+            reserve_output_tokens: self.reserve_output_tokens.unwrap_or(0),
         };
         p.validate()?;
         Ok(p)
@@ -290,6 +299,14 @@ pub enum PolicyError {
     /// `summary_tokens_per_entry` is 0.
     #[error("summary_tokens_per_entry: each entry a summary merges needs at least one token")]
     ZeroSummaryPerEntry,
+    /// `reserve_output_tokens` reaches the limit: every request would be refused.
+    #[error(
+        "reserve_output_tokens: {reserve} tokens reserved for the answer leave no room under the limit"
+    )]
+    ReserveTooLarge {
+        /// The reserve given.
+        reserve: u32,
+    },
     /// `entry_cap_tokens` is 0.
     #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
     ZeroEntryCap,
@@ -504,6 +521,12 @@ impl Policy {
         if self.entry_cap_tokens == Some(0) {
             return Err(PolicyError::ZeroEntryCap);
         }
+        let limit = (self.limit * self.window_tokens as f64).ceil();
+        if f64::from(self.reserve_output_tokens) >= limit {
+            return Err(PolicyError::ReserveTooLarge {
+                reserve: self.reserve_output_tokens,
+            });
+        }
         Ok(())
     }
 
@@ -588,8 +611,22 @@ impl Policy {
         self.keep_recent
     }
 
-    /// A threshold (a fraction of the window) in tokens, rounded up: usage reaches it
-    /// when the request carries at least this many tokens.
+    /// Tokens set aside for the model's answer (default 0): the tiers and the limit
+    /// compare the request's usage plus this reserve with their fraction of the window.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().reserve_output_tokens(4_000).build().unwrap();
+    /// assert_eq!(p.reserve_output_tokens(), 4_000);
+    /// assert_eq!(p.threshold_tokens(0.05), 6_000); // 5% of 200k, less the reserve
+    /// ```
+    pub fn reserve_output_tokens(&self) -> u32 {
+        self.reserve_output_tokens
+    }
+
+    /// A threshold (a fraction of the window) in tokens of usage, rounded up: usage
+    /// reaches it when the request carries at least this many tokens. The
+    /// [reserve for the answer](Policy::reserve_output_tokens) is taken off, so usage
+    /// plus reserve is what meets the fraction.
     ///
     /// ```
     /// let p = favur_context::Policy::default();
@@ -597,7 +634,8 @@ impl Policy {
     /// ```
     pub fn threshold_tokens(&self, fraction: f64) -> u64 {
         let t = (fraction * self.window_tokens as f64).ceil();
-        if t <= 0.0 { 0 } else { t as u64 }
+        let t = if t <= 0.0 { 0 } else { t as u64 };
+        t.saturating_sub(u64::from(self.reserve_output_tokens))
     }
 
     /// The limit in tokens: a request carrying this many or more is refused.
@@ -738,6 +776,17 @@ impl PolicyBuilder {
     /// ```
     pub fn keep_recent(mut self, exchanges: usize) -> Self {
         self.policy.keep_recent = exchanges;
+        self
+    }
+
+    /// Tokens set aside for the model's answer (see [`Policy::reserve_output_tokens`]).
+    ///
+    /// ```
+    /// let err = favur_context::Policy::builder().window_tokens(1_000).reserve_output_tokens(500).build().unwrap_err();
+    /// assert_eq!(err.to_string(), "reserve_output_tokens: 500 tokens reserved for the answer leave no room under the limit");
+    /// ```
+    pub fn reserve_output_tokens(mut self, tokens: u32) -> Self {
+        self.policy.reserve_output_tokens = tokens;
         self
     }
 

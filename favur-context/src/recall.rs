@@ -6,12 +6,14 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use crate::account::TokenCounter;
 use crate::classify::Classified;
 use crate::entry::{Entry, EntryId, EntryKind};
 use crate::history::History;
 use crate::message::{Arguments, Message, Part, ToolCall};
 use crate::retention::Retention;
 use crate::site::CallSite;
+use crate::tool::ToolDefinition;
 
 /// Why [`History::recall`] or the [`RecallTool`] could not return an original.
 ///
@@ -113,7 +115,8 @@ impl RecallTool {
          a detail you need, or to see a tool result that was dropped."
     }
 
-    /// The JSON schema of its arguments: `{"id": <non-negative integer>}`.
+    /// The JSON schema of its arguments: `{"id": <non-negative integer>, "page":
+    /// <positive integer, optional>}`.
     ///
     /// ```
     /// let schema = favur_context::RecallTool.parameters();
@@ -128,6 +131,11 @@ impl RecallTool {
                     "type": "integer",
                     "minimum": 0,
                     "description": "The entry id, the number after # (for #12, give 12)."
+                },
+                "page": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "For an original too long for one answer: which part to show (1 for the first; the answer says how many there are)."
                 }
             },
             "required": ["id"],
@@ -135,18 +143,18 @@ impl RecallTool {
         })
     }
 
-    /// Name, description and parameters in one object
-    /// (`{"name": ..., "description": ..., "parameters": ...}`).
+    /// Name, description and parameters, rendered in each provider's shape with
+    /// [`ToolDefinition::to_openai`] and [`ToolDefinition::to_anthropic`] (or add the tool
+    /// to a [`ToolSet`](crate::ToolSet) with
+    /// [`with_recall`](crate::ToolSet::with_recall)).
     ///
     /// ```
-    /// assert_eq!(favur_context::RecallTool.definition()["name"], "recall");
+    /// let def = favur_context::RecallTool.definition();
+    /// assert_eq!(def.to_openai()["function"]["name"], "recall");
+    /// assert_eq!(def.to_anthropic()["input_schema"]["required"][0], "id");
     /// ```
-    pub fn definition(&self) -> Value {
-        json!({
-            "name": self.name(),
-            "description": self.description(),
-            "parameters": self.parameters(),
-        })
+    pub fn definition(&self) -> ToolDefinition {
+        ToolDefinition::trusted(self.name(), self.description(), self.parameters())
     }
 
     /// Handles a call: reads the id from `arguments` and returns the original's text (see
@@ -171,9 +179,57 @@ impl RecallTool {
     /// # let _ = id;
     /// ```
     pub fn handle(&self, history: &History, arguments: &Arguments) -> Result<String, RecallError> {
+        self.handle_paged(history, arguments, None)
+    }
+
+    /// [`handle`](RecallTool::handle), with an answer of at most `page_tokens` (as a tool
+    /// result, counted with the history's counter):
+    /// an original longer than that is answered one part at a time (the `page` argument,
+    /// from 1), each part saying which part of how many it is and how to ask for the
+    /// next. Give it the policy's [per-entry cap](crate::Policy::entry_cap_tokens), so
+    /// that no answer is cut by the cap (a cut answer would point at itself).
+    ///
+    /// # Errors
+    ///
+    /// As for [`handle`](RecallTool::handle); a page past the last is
+    /// [`RecallError::InvalidArguments`].
+    ///
+    /// ```
+    /// use favur_context::{strict, Arguments, History, RecallTool, TokenCounter};
+    /// let mut h = History::new();
+    /// let long = (0..400).map(|i| format!("line {i}\n")).collect::<String>();
+    /// let id = h.append(strict!(tool_result("c1"): "{long}"));
+    /// let first = RecallTool.handle_paged(&h, &Arguments::parse(format!(r#"{{"id": {}}}"#, id.0)), Some(300)).unwrap();
+    /// assert!(first.starts_with("entry #0 (tool, strict), part 1 of "), "{first}");
+    /// assert!(h.counter().count_text(&first) <= 300);
+    /// let last = RecallTool.handle_paged(&h, &Arguments::parse(r#"{"id": 0, "page": 99}"#), Some(300)).unwrap_err();
+    /// assert!(last.to_string().contains("no page 99"), "{last}");
+    /// ```
+    pub fn handle_paged(
+        &self,
+        history: &History,
+        arguments: &Arguments,
+        page_tokens: Option<u32>,
+    ) -> Result<String, RecallError> {
         let id = parse_id(arguments)?;
+        let page = parse_page(arguments)?;
         let entry = history.recall(id)?;
-        Ok(self.render(&entry))
+        let text = self.render(&entry);
+        let Some(limit) = page_tokens else {
+            return Ok(text);
+        };
+        let counter = history.counter();
+        let fits = |t: &str| counter.count_message(&Message::tool_result("", t, false)) <= limit;
+        if fits(&text) && page == 1 {
+            return Ok(text);
+        }
+        let pages = paginate(&text, limit, counter);
+        let Some(&(start, end)) = pages.get(page - 1) else {
+            return Err(RecallError::InvalidArguments {
+                message: format!("no page {page}: entry {id} has {} pages", pages.len()),
+            });
+        };
+        Ok(page_text(&text, id, &entry, page, &pages, start, end))
     }
 
     /// Answers `call` as a tool result classified with `retention` (chosen by the agent),
@@ -258,6 +314,112 @@ impl RecallTool {
         }
         out
     }
+}
+
+/// The header reserved on each page, in tokens.
+const PAGE_HEADER_TOKENS: u32 = 60;
+
+/// Splits `text` into byte ranges each under `limit` tokens less the header, at line ends
+/// where one is in the second half of a page.
+fn paginate(text: &str, limit: u32, counter: &dyn TokenCounter) -> Vec<(usize, usize)> {
+    let body = limit.saturating_sub(PAGE_HEADER_TOKENS).max(1);
+    let mut pages = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let rest = &text[start..];
+        // The longest prefix of `rest` that fits, by bisection over char boundaries.
+        let (mut lo, mut hi) = (0usize, rest.len());
+        if counter.count_text(rest) <= body {
+            lo = rest.len();
+        } else {
+            while lo < hi {
+                let mid = floor_char(rest, lo + (hi - lo).div_ceil(2));
+                if mid <= lo {
+                    break;
+                }
+                if counter.count_text(&rest[..mid]) <= body {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+        }
+        let mut len = lo.max(ceil_char(rest, 1)); // always progress
+        if len < rest.len()
+            && let Some(nl) = rest[..len].rfind('\n')
+            && nl + 1 >= len / 2
+        {
+            len = nl + 1;
+        }
+        pages.push((start, start + len));
+        start += len;
+    }
+    pages
+}
+
+fn page_text(
+    text: &str,
+    id: EntryId,
+    entry: &Entry,
+    page: usize,
+    pages: &[(usize, usize)],
+    start: usize,
+    end: usize,
+) -> String {
+    let n = pages.len();
+    let mut out = format!(
+        "entry {id} ({}, {}), part {page} of {n} (bytes {start}-{end} of {}); ",
+        entry.message().role,
+        entry.retention(),
+        text.len()
+    );
+    if page < n {
+        let _ = write!(
+            out,
+            "for the next part call recall with {{\"id\": {}, \"page\": {}}}",
+            id.0,
+            page + 1
+        );
+    } else {
+        out.push_str("the last part");
+    }
+    out.push('\n');
+    out.push_str(&text[start..end]);
+    out
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+fn parse_page(arguments: &Arguments) -> Result<usize, RecallError> {
+    let Some(page) = arguments.as_json().and_then(|v| v.get("page")) else {
+        return Ok(1);
+    };
+    let parsed = match page {
+        Value::Null => Some(1),
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    parsed
+        .filter(|&p| p >= 1)
+        .and_then(|p| usize::try_from(p).ok())
+        .ok_or_else(|| RecallError::InvalidArguments {
+            message: format!("`page` must be a positive integer, got {page}"),
+        })
 }
 
 pub(crate) fn parse_id(arguments: &Arguments) -> Result<EntryId, RecallError> {

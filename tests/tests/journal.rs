@@ -296,8 +296,9 @@ fn counter_option_counts_new_appends() {
     let id = h.append(fuzzy!(user: "abcdefgh")).unwrap();
     assert_eq!(h.history().recall(id).unwrap().tokens(), 8);
     drop(h);
-    // Counts are recorded, not recounted, on reopening.
-    let h = JournaledHistory::open(&path).unwrap();
+    // Counts are recorded, not recounted, on reopening with the same counter (the header
+    // names it; another counter is refused, see `reopening_with_another_counter_is_refused`).
+    let h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
     assert_eq!(h.history().recall(id).unwrap().tokens(), 8);
 }
 
@@ -320,7 +321,7 @@ fn the_record_format_is_one_json_object_a_line() {
         .collect();
     assert_eq!(
         lines[0],
-        serde_json::json!({"journal": {"format": 1, "framing_tokens": 4}})
+        serde_json::json!({"journal": {"format": 1, "framing_tokens": 4, "counter": "heuristic/v1"}})
     );
     assert_eq!(lines[1]["entry"]["id"], 0);
     assert_eq!(lines[1]["entry"]["retention"], "fuzzy");
@@ -340,9 +341,13 @@ fn recall_tool_answers_from_the_journal() {
     let ids = populate(&mut h);
 
     // Declared to the model.
-    let def = RecallTool.definition();
-    assert_eq!(def["name"], "recall");
-    assert_eq!(def["parameters"]["properties"]["id"]["type"], "integer");
+    let def = RecallTool.definition().to_openai();
+    assert_eq!(def["type"], "function");
+    assert_eq!(def["function"]["name"], "recall");
+    assert_eq!(
+        def["function"]["parameters"]["properties"]["id"]["type"],
+        "integer"
+    );
 
     // The model asks for the dropped tool error #4 by id; the agent picks the class.
     let call = ToolCall::new("c9", "recall", serde_json::json!({ "id": ids[4].0 }));
@@ -543,4 +548,33 @@ fn a_copy_of_the_history_reads_back_without_holding_the_lock() {
         copy.recall(ids[1]).unwrap().message().text(),
         "Fix the parser"
     );
+}
+
+#[test]
+fn reopening_with_another_counter_is_refused() {
+    struct Bytes;
+    impl favur_context::TokenCounter for Bytes {
+        fn id(&self) -> &str {
+            "bytes"
+        }
+        fn count_text(&self, t: &str) -> u32 {
+            t.len() as u32
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let mut h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
+    h.append(favur_context::fuzzy!(user: "abcd")).unwrap();
+    drop(h);
+    let err = JournaledHistory::open(&path).unwrap_err();
+    assert!(
+        matches!(&err, JournalError::Counter { recorded, given, .. } if recorded == "bytes" && given == "heuristic/v1"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("was counted with `bytes`, not `heuristic/v1`")
+    );
+    let h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
+    assert_eq!(h.history().entries()[0].tokens(), 4);
 }

@@ -5,12 +5,21 @@
 mod common;
 
 use favur_context::{
-    Arguments, EntryId, History, LoadError, Message, Retention, forgettable, fuzzy, strict,
+    Arguments, CounterChange, EntryId, History, LoadError, Message, Retention, forgettable, fuzzy,
+    strict,
 };
 use serde_json::{Value, json};
 
 fn sample() -> History {
-    let mut h = common::history();
+    sample_on(common::history())
+}
+
+/// Loads a document counted with `common::Words`.
+fn load(json: &str) -> Result<History, LoadError> {
+    History::from_json_with(json, common::Words, CounterChange::Refuse)
+}
+
+fn sample_on(mut h: History) -> History {
     h.pin(strict!(system: "You are a coding agent."));
     h.append(strict!(message: Message::user("Fix the lexer")
         .with_extension("name", json!("alice"))
@@ -29,7 +38,7 @@ fn sample() -> History {
 fn round_trip() {
     let h = sample();
     let json = h.to_json();
-    let back = History::from_json(&json).expect("a serialized history loads");
+    let back = load(&json).expect("a serialized history loads");
 
     assert_eq!(back.entries(), h.entries());
     assert_eq!(back.pinned(), h.pinned());
@@ -40,10 +49,14 @@ fn round_trip() {
         "serializing again gives the same document"
     );
 
-    // The extensions map comes back untouched: same keys, same order, same values.
+    // The extensions map comes back untouched: same keys, same values, in the order of
+    // serde_json's map (sorted, or as inserted where an application turns on
+    // serde_json's `preserve_order`; the library does not force either).
     let ext = &back.entries()[1].message().extensions;
-    let keys: Vec<&str> = ext.keys().map(String::as_str).collect();
-    assert_eq!(keys, ["name", "cache_control", "z_vendor"]);
+    assert_eq!(ext, &h.entries()[1].message().extensions);
+    let mut keys: Vec<&str> = ext.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["cache_control", "name", "z_vendor"]);
     assert_eq!(
         ext["cache_control"],
         json!({"type": "ephemeral", "ttl": [5, "m"]})
@@ -71,7 +84,8 @@ fn round_trip() {
 
 #[test]
 fn serde_traits_round_trip() {
-    let h = sample();
+    // Deserialize names no counter: the document's own (a library counter) is used.
+    let h = sample_on(History::new());
     let value = serde_json::to_value(&h).unwrap();
     let back: History = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(back.entries(), h.entries());
@@ -91,7 +105,7 @@ fn entry_without_class_does_not_load() {
     let doc = edited(2, |e| {
         e.remove("retention");
     });
-    let err = History::from_json(&doc).expect_err("an entry without a class must not load");
+    let err = load(&doc).expect_err("an entry without a class must not load");
     match &err {
         LoadError::Entry { index, id, problem } => {
             assert_eq!((*index, *id), (2, Some(EntryId(2))));
@@ -113,7 +127,7 @@ fn unknown_class_does_not_load() {
     let doc = edited(3, |e| {
         e.insert("retention".into(), json!("important"));
     });
-    let err = History::from_json(&doc).expect_err("an unknown class must not load");
+    let err = load(&doc).expect_err("an unknown class must not load");
     match &err {
         LoadError::Entry { index, id, problem } => {
             assert_eq!((*index, *id), (3, Some(EntryId(3))));
@@ -133,7 +147,7 @@ fn null_class_does_not_load() {
     let doc = edited(0, |e| {
         e.insert("retention".into(), Value::Null);
     });
-    let err = History::from_json(&doc).unwrap_err();
+    let err = load(&doc).unwrap_err();
     assert!(
         matches!(
             err,
@@ -153,7 +167,7 @@ fn the_first_bad_entry_is_named_even_after_good_ones() {
     let doc = edited(4, |e| {
         e.insert("retention".into(), json!("Strict"));
     });
-    let err = History::from_json(&doc).unwrap_err();
+    let err = load(&doc).unwrap_err();
     assert!(
         err.to_string()
             .starts_with("entry 4 (id #4): unknown variant `Strict`"),
@@ -167,4 +181,34 @@ fn an_entry_serializes_its_class_as_a_word() {
     let entry = serde_json::to_value(&h.entries()[1]).unwrap();
     assert_eq!(entry["retention"], "strict");
     assert_eq!(entry["site"]["file"], "tests/tests/serde.rs");
+}
+
+#[test]
+fn the_counter_is_recorded_and_checked() {
+    let json = sample().to_json();
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert!(doc["counter"].as_str().unwrap().ends_with("Words"));
+    // Reopening without naming the counter does not switch to the heuristic silently.
+    let err = History::from_json(&json).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Counter { given, .. } if given == "heuristic/v1"),
+        "{err}"
+    );
+    assert!(serde_json::from_str::<History>(&json).is_err());
+    // Recounting with the heuristic gives the heuristic's counts.
+    let back = History::from_json_with(
+        &json,
+        favur_context::HeuristicCounter,
+        CounterChange::Recount,
+    )
+    .unwrap();
+    let fresh = sample_on(History::new());
+    assert_eq!(back.usage_tokens(), fresh.usage_tokens());
+    assert_ne!(back.usage_tokens(), sample().usage_tokens());
+    assert_eq!(back.counter().id(), "heuristic/v1");
+    // A heuristic document reopens with the heuristic.
+    assert_eq!(
+        History::from_json(&fresh.to_json()).unwrap().counter().id(),
+        "heuristic/v1"
+    );
 }

@@ -1,9 +1,12 @@
-//! A history as one JSON document: [`History::to_json`] and [`History::from_json`].
+//! A history's JSON form: `to_json`, `from_json`, `from_json_with`, serde.
+
+use std::sync::Arc;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::History;
+use crate::account::{HeuristicCounter, TokenCounter};
 use crate::entry::{Entry, EntryId};
 use crate::view::{self, Compaction};
 
@@ -12,7 +15,10 @@ const FORMAT: u32 = 1;
 #[derive(Serialize)]
 struct HistoryOut<'a> {
     format: u32,
+    counter: &'a str,
     framing_tokens: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    request_overhead_tokens: u64,
     entries: &'a [Entry],
     compactions: &'a [Compaction],
 }
@@ -20,22 +26,45 @@ struct HistoryOut<'a> {
 #[derive(Deserialize)]
 struct HistoryIn {
     format: Option<u32>,
+    counter: Option<String>,
     framing_tokens: Option<u32>,
+    #[serde(default)]
+    request_overhead_tokens: u64,
     entries: Vec<serde_json::Value>,
     #[serde(default)]
     compactions: Vec<serde_json::Value>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Serialize for History {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         HistoryOut {
             format: FORMAT,
+            counter: self.counter.id(),
             framing_tokens: self.framing,
+            request_overhead_tokens: self.overhead,
             entries: &self.entries,
             compactions: &self.compactions,
         }
         .serialize(s)
     }
+}
+
+/// What to do when a history is reopened with another token counter than the one it was
+/// recorded with.
+///
+/// ```
+/// assert_ne!(favur_context::CounterChange::Refuse, favur_context::CounterChange::Recount);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CounterChange {
+    /// Refuse to open it with a typed error naming both counters.
+    Refuse,
+    /// Recount every entry and summary with the new counter.
+    Recount,
 }
 
 /// Why a serialized history could not be loaded. Nothing is partially loaded.
@@ -77,6 +106,17 @@ pub enum LoadError {
         /// The id found.
         found: EntryId,
     },
+    /// The history was counted with another token counter than the one it is loaded
+    /// with (see [`CounterChange`]).
+    #[error(
+        "the history was counted with `{recorded}`, not `{given}`: load it with that counter, or recount it with CounterChange::Recount"
+    )]
+    Counter {
+        /// The id recorded with the history.
+        recorded: String,
+        /// The id of the counter given.
+        given: String,
+    },
     /// A compaction record is malformed or does not apply.
     #[error("compaction {index}: {problem}")]
     Compaction {
@@ -107,19 +147,70 @@ impl History {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Loads a history from JSON (with the default counter; recorded counts are kept).
+    /// Loads a history from JSON (recorded counts are kept) with the token counter it
+    /// was recorded with when that is one of this library's own (the
+    /// [`HeuristicCounter`], or with the `tiktoken` feature a `TiktokenCounter`), so
+    /// reopening never silently switches counters. A history recorded with another
+    /// counter is refused ([`LoadError::Counter`]): load it with
+    /// [`from_json_with`](History::from_json_with).
     ///
     /// ```
-    /// let err = favur_context::History::from_json("{").unwrap_err();
+    /// use favur_context::{strict, History, LoadError, TokenCounter};
+    /// let err = History::from_json("{").unwrap_err();
     /// assert!(err.to_string().starts_with("not a valid history document"));
+    /// struct Bytes;
+    /// impl TokenCounter for Bytes {
+    ///     fn id(&self) -> &str { "bytes" }
+    ///     fn count_text(&self, t: &str) -> u32 { t.len() as u32 }
+    /// }
+    /// let mut h = History::with_counter(Bytes);
+    /// h.append(strict!(user: "hi"));
+    /// let err = History::from_json(&h.to_json()).unwrap_err();
+    /// assert!(matches!(err, LoadError::Counter { .. }));
     /// ```
     pub fn from_json(json: &str) -> Result<History, LoadError> {
         let raw: HistoryIn =
             serde_json::from_str(json).map_err(|e| LoadError::Document(e.to_string()))?;
-        History::from_raw(raw)
+        History::from_raw(raw, None)
     }
 
-    fn from_raw(raw: HistoryIn) -> Result<History, LoadError> {
+    /// Loads a history from JSON with `counter`. If the history was recorded with another
+    /// counter (another [`id`](TokenCounter::id)), `on_change` says what to do: refuse
+    /// ([`LoadError::Counter`]) or recount every entry and summary with `counter`.
+    /// Documents without a recorded counter are taken as they are.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, CounterChange, History, LoadError, TokenCounter};
+    /// struct Bytes;
+    /// impl TokenCounter for Bytes {
+    ///     fn id(&self) -> &str { "bytes" }
+    ///     fn count_text(&self, t: &str) -> u32 { t.len() as u32 }
+    /// }
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "{}", "abcdefgh ".repeat(10)));
+    /// let json = h.to_json();
+    /// let err = History::from_json_with(&json, Bytes, CounterChange::Refuse).unwrap_err();
+    /// assert!(matches!(err, LoadError::Counter { .. }));
+    /// let recounted = History::from_json_with(&json, Bytes, CounterChange::Recount).unwrap();
+    /// assert_eq!(recounted.entries()[0].tokens(), 90);
+    /// assert_eq!(recounted.counter().id(), "bytes");
+    /// ```
+    pub fn from_json_with(
+        json: &str,
+        counter: impl TokenCounter + 'static,
+        on_change: CounterChange,
+    ) -> Result<History, LoadError> {
+        let raw: HistoryIn =
+            serde_json::from_str(json).map_err(|e| LoadError::Document(e.to_string()))?;
+        let counter: Arc<dyn TokenCounter> = Arc::new(counter);
+        History::from_raw(raw, Some((counter, on_change)))
+    }
+
+    /// Loads `raw` with the counter given, or (`None`) the library counter it names.
+    fn from_raw(
+        raw: HistoryIn,
+        given: Option<(Arc<dyn TokenCounter>, CounterChange)>,
+    ) -> Result<History, LoadError> {
         if let Some(found) = raw.format
             && found != FORMAT
         {
@@ -129,6 +220,7 @@ impl History {
         if let Some(f) = raw.framing_tokens {
             history.framing = f;
         }
+        history.overhead = raw.request_overhead_tokens;
         let mut entries = Vec::with_capacity(raw.entries.len());
         for (index, value) in raw.entries.into_iter().enumerate() {
             let id = value.get("id").and_then(|v| v.as_u64()).map(EntryId);
@@ -139,7 +231,7 @@ impl History {
             })?;
             entries.push(entry);
         }
-        let compactions = raw
+        let mut compactions = raw
             .compactions
             .into_iter()
             .enumerate()
@@ -150,6 +242,33 @@ impl History {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // The counter, once the document is known to be well formed.
+        let recorded = raw.counter;
+        let (counter, recount) = match (given, &recorded) {
+            (Some((c, _)), None) => (c, false),
+            (Some((c, _)), Some(r)) if r == c.id() => (c, false),
+            (Some((c, CounterChange::Recount)), Some(_)) => (c, true),
+            (Some((c, CounterChange::Refuse)), Some(r)) => {
+                return Err(LoadError::Counter {
+                    recorded: r.clone(),
+                    given: c.id().to_owned(),
+                });
+            }
+            (None, None) => (Arc::new(HeuristicCounter) as Arc<dyn TokenCounter>, false),
+            (None, Some(r)) => match crate::account::builtin_counter(r) {
+                Some(c) => (c, false),
+                None => {
+                    return Err(LoadError::Counter {
+                        recorded: r.clone(),
+                        given: HeuristicCounter.id().to_owned(),
+                    });
+                }
+            },
+        };
+        history.counter = counter;
+        if recount {
+            history.recount(&mut entries, &mut compactions);
+        }
         // Replay in id order. Each compaction is applied as soon as it is ready: one that
         // writes summaries when the next id is its first summary's id, one that writes
         // none once every entry it names exists. The view does not depend on when a
@@ -169,14 +288,16 @@ impl History {
                 })?;
             }
             let written = (index as u64) < history.next_id().0;
-            let e_id = entry.id;
             match (written, entry.kind.is_summary()) {
                 (true, true) => continue,
-                (false, false) => history.insert(entry).map_err(|e| LoadError::Entry {
-                    index,
-                    id: Some(e_id),
-                    problem: e.to_string(),
-                })?,
+                (false, false) => {
+                    let e_id = entry.id;
+                    history.insert(entry).map_err(|e| LoadError::Entry {
+                        index,
+                        id: Some(e_id),
+                        problem: e.to_string(),
+                    })?
+                }
                 (true, false) => {
                     return Err(LoadError::Entry {
                         index,
@@ -207,6 +328,21 @@ impl History {
         }
         Ok(history)
     }
+
+    /// Recounts entries and the summaries of compactions with this history's counter
+    /// (placeholders of reformed entries keep their recorded counts: they are short).
+    pub(crate) fn recount(&self, entries: &mut [Entry], compactions: &mut [Compaction]) {
+        for e in entries.iter_mut() {
+            e.tokens = self.counter.count_message(&e.message);
+        }
+        for c in compactions.iter_mut() {
+            for edit in &mut c.edits {
+                if let view::Edit::Summarize { summary } = edit {
+                    summary.tokens = self.counter.count_message(&summary.message);
+                }
+            }
+        }
+    }
 }
 
 /// Whether a compaction can be applied when the next id is `next`.
@@ -227,6 +363,7 @@ fn ready(c: &Compaction, next: EntryId) -> bool {
 impl<'de> Deserialize<'de> for History {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = HistoryIn::deserialize(d)?;
-        History::from_raw(raw).map_err(D::Error::custom)
+        // As `from_json`: the library counter the document names; another is refused.
+        History::from_raw(raw, None).map_err(D::Error::custom)
     }
 }

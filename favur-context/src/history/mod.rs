@@ -22,7 +22,7 @@ use crate::store::{NewEntry, Originals};
 use crate::tool::ClassifiedTool;
 use crate::view::{Compaction, View};
 
-pub use json::LoadError;
+pub use json::{CounterChange, LoadError};
 pub use records::CheckedCompaction;
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).
@@ -75,6 +75,8 @@ pub struct History {
     compactions: Vec<Compaction>,
     counter: Arc<dyn TokenCounter>,
     framing: u32,
+    /// Tokens every request carries beyond its messages (the tool definitions).
+    overhead: u64,
     /// Where evicted originals are read back from, and the ids it may evict: those below
     /// the bound (a clone's own later entries are not in its store).
     originals: Option<(Arc<dyn Originals>, u64)>,
@@ -94,6 +96,7 @@ impl Clone for History {
             compactions: self.compactions.clone(),
             counter: Arc::clone(&self.counter),
             framing: self.framing,
+            overhead: self.overhead,
             originals: self
                 .originals
                 .as_ref()
@@ -166,6 +169,7 @@ impl History {
             compactions: Vec::new(),
             counter,
             framing: DEFAULT_FRAMING_TOKENS,
+            overhead: 0,
             originals: None,
         }
     }
@@ -208,6 +212,34 @@ impl History {
     pub fn with_originals(mut self, originals: Arc<dyn Originals>) -> Self {
         self.originals = Some((originals, u64::MAX));
         self
+    }
+
+    /// Sets the tokens every request carries beyond its messages: the tool definitions
+    /// (see [`ToolSet::definitions_tokens`](crate::ToolSet::definitions_tokens)), any
+    /// fixed instructions sent outside the history. Counted in
+    /// [`usage_tokens`](History::usage_tokens), so the tiers and the limit see it. Default 0;
+    /// saved with the history.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hi"));
+    /// let before = h.usage_tokens();
+    /// h.set_request_overhead_tokens(291);
+    /// assert_eq!(h.usage_tokens(), before + 291);
+    /// ```
+    pub fn set_request_overhead_tokens(&mut self, tokens: u64) {
+        self.overhead = tokens;
+    }
+
+    /// The tokens every request carries beyond its messages (see
+    /// [`set_request_overhead_tokens`](History::set_request_overhead_tokens)).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().request_overhead_tokens(), 0);
+    /// ```
+    pub fn request_overhead_tokens(&self) -> u64 {
+        self.overhead
     }
 
     /// The per-message framing tokens.
@@ -493,7 +525,7 @@ impl History {
     /// ```
     pub fn usage_tokens(&self) -> u64 {
         let messages = (self.pinned.len() + self.view.len()) as u64;
-        self.pinned_tokens + self.view.tokens() + messages * u64::from(self.framing)
+        self.pinned_tokens + self.view.tokens() + messages * u64::from(self.framing) + self.overhead
     }
 
     /// The tool calls of the in-flight tail that no entry answers yet, in order, with the

@@ -152,6 +152,17 @@ pub enum JournalError {
         /// The version found.
         found: u64,
     },
+    /// The journal was counted with another token counter than the one given
+    /// ([`OpenOptions::counter`](crate::OpenOptions::counter)). Nothing was loaded.
+    #[error("journal {} was counted with `{recorded}`, not `{given}`; open it with that counter", path.display())]
+    Counter {
+        /// The journal file.
+        path: PathBuf,
+        /// The counter id in its header.
+        recorded: String,
+        /// The id of the counter given.
+        given: String,
+    },
     /// A line in the journal is damaged. Nothing was loaded; open with
     /// [`OpenOptions::salvage`](crate::OpenOptions::salvage) to load everything before it.
     #[error("journal {} is damaged at line {line} (byte offset {offset}): {problem}; nothing was loaded (`OpenOptions::salvage(true)` loads everything before it)", path.display())]

@@ -15,6 +15,10 @@ use crate::view::Compaction;
 pub(super) struct Header {
     pub(super) format: u32,
     pub(super) framing_tokens: u32,
+    /// The token counter's id ([`TokenCounter::id`](crate::TokenCounter::id)); absent in
+    /// older journals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) counter: Option<String>,
 }
 
 /// One line to write.
@@ -41,6 +45,8 @@ pub(super) enum RecordIn {
 
 pub(super) enum LineError {
     Version(u64),
+    /// The header names another token counter (its id).
+    Counter(String),
     Corrupt(Corruption),
 }
 
@@ -50,8 +56,8 @@ impl From<Corruption> for LineError {
     }
 }
 
-/// Parses the header line and returns the framing tokens it declares.
-pub(super) fn header(content: &[u8]) -> Result<u32, LineError> {
+/// Parses the header line and returns the framing tokens and the counter it declares.
+pub(super) fn header(content: &[u8]) -> Result<(u32, Option<String>), LineError> {
     let value: Value = serde_json::from_slice(content).map_err(|e| syntax(content, &e))?;
     let Some(inner) = value.as_object().and_then(|o| o.get("journal")) else {
         return Err(Corruption::MissingHeader.into());
@@ -68,7 +74,7 @@ pub(super) fn header(content: &[u8]) -> Result<u32, LineError> {
     let header: Header = Header::deserialize(inner).map_err(|e| Corruption::InvalidHeader {
         message: e.to_string(),
     })?;
-    Ok(header.framing_tokens)
+    Ok((header.framing_tokens, header.counter))
 }
 
 /// Says what is wrong with a line that did not parse as a record.
@@ -219,7 +225,11 @@ mod tests {
     fn header_versions() {
         assert!(matches!(
             header(br#"{"journal":{"format":1,"framing_tokens":2}}"#),
-            Ok(2)
+            Ok((2, None))
+        ));
+        assert!(matches!(
+            header(br#"{"journal":{"format":1,"framing_tokens":2,"counter":"c/1"}}"#),
+            Ok((2, Some(c))) if c == "c/1"
         ));
         assert!(matches!(
             header(br#"{"journal":{"format":18446744073709551615}}"#),
@@ -264,8 +274,12 @@ mod tests {
         let header = serde_json::to_string(&RecordOut::Journal(Header {
             format: JOURNAL_FORMAT,
             framing_tokens: 4,
+            counter: Some("heuristic/v1".into()),
         }))
         .unwrap();
-        assert_eq!(header, r#"{"journal":{"format":1,"framing_tokens":4}}"#);
+        assert_eq!(
+            header,
+            r#"{"journal":{"format":1,"framing_tokens":4,"counter":"heuristic/v1"}}"#
+        );
     }
 }

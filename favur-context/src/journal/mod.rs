@@ -285,6 +285,7 @@ impl JournaledHistory {
             let header = Header {
                 format: JOURNAL_FORMAT,
                 framing_tokens: journal.history.framing_tokens(),
+                counter: Some(journal.history.counter().id().to_owned()),
             };
             journal.writer.write(&RecordOut::Journal(header))?;
             journal.writer.settle();
@@ -313,6 +314,23 @@ impl JournaledHistory {
     /// ```
     pub fn history(&self) -> &History {
         &self.history
+    }
+
+    /// Sets the tokens every request carries beyond its messages (the tool definitions):
+    /// see [`History::set_request_overhead_tokens`]. A setting of this process, not a
+    /// record: set it again after opening.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("favur-doc-ovh-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let mut h = favur_context::JournaledHistory::open(&path)?;
+    /// h.set_request_overhead_tokens(300);
+    /// assert_eq!(h.history().usage_tokens(), 300);
+    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), favur_context::JournalError>(())
+    /// ```
+    pub fn set_request_overhead_tokens(&mut self, tokens: u64) {
+        self.history.set_request_overhead_tokens(tokens);
     }
 
     /// What opening found: whether the journal is new, how many records were loaded, a

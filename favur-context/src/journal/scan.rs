@@ -107,9 +107,15 @@ pub(super) fn scan<R: BufRead>(
         let result = if scan.header {
             replay(&mut scan, content, at)
         } else {
-            header(content).map(|framing| {
+            header(content).and_then(|(framing, counter)| {
+                if let Some(recorded) = counter
+                    && recorded != scan.history.counter().id()
+                {
+                    return Err(LineError::Counter(recorded));
+                }
                 scan.history = std::mem::take(&mut scan.history).with_framing_tokens(framing);
                 scan.header = true;
+                Ok(())
             })
         };
         match result {
@@ -118,6 +124,13 @@ pub(super) fn scan<R: BufRead>(
                 return Err(JournalError::Version {
                     path: path.to_path_buf(),
                     found,
+                });
+            }
+            Err(LineError::Counter(recorded)) => {
+                return Err(JournalError::Counter {
+                    path: path.to_path_buf(),
+                    given: scan.history.counter().id().to_owned(),
+                    recorded,
                 });
             }
             Err(LineError::Corrupt(problem)) => {

@@ -192,6 +192,7 @@ mod tests {
             RecordOut::Journal(super::super::format::Header {
                 format: 1,
                 framing_tokens: 4,
+                counter: None,
             })
         };
         let at = w.write(&header()).unwrap();

@@ -1,0 +1,524 @@
+//! Streamed replies: server-sent events assembled into a [`Reply`].
+
+use serde_json::Value;
+
+use super::{Reply, ReplyError, StopReason, Usage, anthropic, api_error, openai, type_name};
+use crate::message::{Arguments, ToolCall};
+
+/// Splits a server-sent-events byte stream into the data of each event (the `data:`
+/// lines of one event joined by newlines), whatever the chunk boundaries. Comments
+/// (`: ping`) and other fields (`event:`, `id:`) are skipped; lines may end in `\n` or
+/// `\r\n`.
+///
+/// ```
+/// use favur_context::SseDecoder;
+/// let mut sse = SseDecoder::default();
+/// assert!(sse.feed(b"event: ping\ndata: {\"a\"").is_empty());
+/// assert_eq!(sse.feed(b":1}\n\ndata: [DONE]\n\n"), vec![r#"{"a":1}"#, "[DONE]"]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct SseDecoder {
+    line: Vec<u8>,
+    data: Option<String>,
+}
+
+impl SseDecoder {
+    /// Feeds a chunk; returns the data of every event it completed.
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<String> {
+        let mut out = Vec::new();
+        for &b in chunk {
+            if b != b'\n' {
+                self.line.push(b);
+                continue;
+            }
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
+            }
+            let line = std::mem::take(&mut self.line);
+            self.line_done(&line, &mut out);
+        }
+        out
+    }
+
+    /// Ends the stream: the data of an event the stream did not close with a blank line.
+    ///
+    /// ```
+    /// let mut sse = favur_context::SseDecoder::default();
+    /// sse.feed(b"data: last");
+    /// assert_eq!(sse.finish().as_deref(), Some("last"));
+    /// ```
+    pub fn finish(&mut self) -> Option<String> {
+        let mut out = Vec::new();
+        let line = std::mem::take(&mut self.line);
+        if !line.is_empty() {
+            self.line_done(&line, &mut out);
+        }
+        out.pop().or_else(|| self.data.take())
+    }
+
+    fn line_done(&mut self, line: &[u8], out: &mut Vec<String>) {
+        if line.is_empty() {
+            out.extend(self.data.take());
+            return;
+        }
+        let Some(rest) = line.strip_prefix(b"data:") else {
+            return; // a comment or another field
+        };
+        let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+        let text = String::from_utf8_lossy(rest);
+        match &mut self.data {
+            Some(d) => {
+                d.push('\n');
+                d.push_str(&text);
+            }
+            None => self.data = Some(text.into_owned()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    OpenAi,
+    Anthropic,
+}
+
+/// One content block or tool call being assembled.
+#[derive(Debug, Clone)]
+enum Block {
+    Text(String),
+    Call {
+        id: Option<String>,
+        name: String,
+        arguments: String,
+        /// Anthropic's `input` from `content_block_start`, used when no delta follows.
+        input: Option<Value>,
+    },
+    Other,
+}
+
+/// Assembles a streamed reply: OpenAI Chat Completions chunks (`choices[0].delta` with
+/// text and tool-call argument deltas, ending with `data: [DONE]`) or Anthropic Messages
+/// events (`content_block_start`/`_delta`/`_stop` with `text_delta` and
+/// `input_json_delta`, ending with `message_stop`). Feed it the raw bytes as they arrive.
+///
+/// ```
+/// use favur_context::{ReplyStream, StopReason};
+/// let mut stream = ReplyStream::openai();
+/// stream.feed(br#"data: {"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"bash","arguments":""}}]}}]}
+///
+/// data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"command\":"}}]}}]}
+///
+/// data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"ls\"}"}}]}}]}
+///
+/// data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+///
+/// data: [DONE]
+///
+/// "#)?;
+/// let reply = stream.finish()?;
+/// assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
+/// assert_eq!(reply.tool_calls()[0].arguments.as_json().unwrap()["command"], "ls");
+/// # Ok::<(), favur_context::ReplyError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReplyStream {
+    provider: Provider,
+    sse: SseDecoder,
+    events: usize,
+    blocks: Vec<(u64, Block)>,
+    stop: Option<StopReason>,
+    usage: Option<Usage>,
+    input_usage: Option<Value>,
+    refusal: String,
+    model: Option<String>,
+    done: bool,
+}
+
+impl ReplyStream {
+    fn new(provider: Provider) -> Self {
+        ReplyStream {
+            provider,
+            sse: SseDecoder::default(),
+            events: 0,
+            blocks: Vec::new(),
+            stop: None,
+            usage: None,
+            input_usage: None,
+            refusal: String::new(),
+            model: None,
+            done: false,
+        }
+    }
+
+    /// A stream of OpenAI Chat Completions chunks.
+    pub fn openai() -> Self {
+        ReplyStream::new(Provider::OpenAi)
+    }
+
+    /// A stream of Anthropic Messages events.
+    pub fn anthropic() -> Self {
+        ReplyStream::new(Provider::Anthropic)
+    }
+
+    /// Feeds raw bytes of the response body.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplyError::Event`] for an event that is not JSON or is malformed (naming the
+    /// event's index and the field or block), [`ReplyError::Api`] for an error event.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReplyError> {
+        for data in self.sse.feed(chunk) {
+            self.push_data(&data)?;
+        }
+        Ok(())
+    }
+
+    /// Feeds the data of one event (what follows `data:`), for callers that split the
+    /// events themselves.
+    ///
+    /// # Errors
+    ///
+    /// As for [`feed`](ReplyStream::feed).
+    ///
+    /// ```
+    /// let mut s = favur_context::ReplyStream::anthropic();
+    /// let err = s.push_data("{not json").unwrap_err();
+    /// assert!(err.to_string().starts_with("stream event 0: not JSON"), "{err}");
+    /// ```
+    pub fn push_data(&mut self, data: &str) -> Result<(), ReplyError> {
+        let event = self.events;
+        self.events += 1;
+        if data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let v: Value = serde_json::from_str(data).map_err(|e| ReplyError::Event {
+            event,
+            problem: format!("not JSON: {e}"),
+        })?;
+        if let Some(e) = api_error(&v) {
+            return Err(e);
+        }
+        let bad = |problem: String| ReplyError::Event { event, problem };
+        match self.provider {
+            Provider::OpenAi => self.openai_chunk(&v).map_err(bad),
+            Provider::Anthropic => self.anthropic_event(&v).map_err(bad),
+        }
+    }
+
+    /// The text received so far (to show it as it streams).
+    ///
+    /// ```
+    /// let mut s = favur_context::ReplyStream::openai();
+    /// s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#).unwrap();
+    /// s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"lo"}}]}"#).unwrap();
+    /// assert_eq!(s.text(), "Hello");
+    /// ```
+    pub fn text(&self) -> String {
+        self.blocks
+            .iter()
+            .filter_map(|(_, b)| match b {
+                Block::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Ends the stream and returns the reply.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplyError::Incomplete`] if the stream stopped before its end (no `[DONE]`,
+    /// `finish_reason` or `message_stop`), or a tool call never got its id or name.
+    ///
+    /// ```
+    /// let mut s = favur_context::ReplyStream::openai();
+    /// s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#).unwrap();
+    /// assert!(matches!(s.finish(), Err(favur_context::ReplyError::Incomplete(_))));
+    /// ```
+    pub fn finish(mut self) -> Result<Reply, ReplyError> {
+        if let Some(data) = self.sse.finish() {
+            self.push_data(&data)?;
+        }
+        if !self.done && self.stop.is_none() {
+            return Err(ReplyError::Incomplete(
+                "the stream ended before its last event".to_owned(),
+            ));
+        }
+        let mut text = String::new();
+        let mut calls = Vec::new();
+        for (index, block) in self.blocks {
+            match block {
+                Block::Text(t) => text.push_str(&t),
+                Block::Call {
+                    id,
+                    name,
+                    arguments,
+                    input,
+                } => {
+                    let what = match self.provider {
+                        Provider::OpenAi => "tool call",
+                        Provider::Anthropic => "content block",
+                    };
+                    let id = id.ok_or_else(|| {
+                        ReplyError::Incomplete(format!("{what} {index} never got an id"))
+                    })?;
+                    if name.is_empty() {
+                        return Err(ReplyError::Incomplete(format!(
+                            "{what} {index} never got a name"
+                        )));
+                    }
+                    let arguments = match input {
+                        Some(v) if arguments.trim().is_empty() => Arguments::Json(v),
+                        _ => openai::arguments(Some(&Value::String(arguments))),
+                    };
+                    calls.push(ToolCall::new(id, name, arguments));
+                }
+                Block::Other => {}
+            }
+        }
+        let usage = self.usage.or_else(|| {
+            self.input_usage
+                .as_ref()
+                .and_then(|u| anthropic::usage(u, None))
+        });
+        Ok(Reply::assemble(
+            text,
+            calls,
+            self.stop.unwrap_or(StopReason::Unknown),
+            usage,
+            Some(self.refusal),
+            self.model,
+        ))
+    }
+
+    fn block(&mut self, index: u64) -> Option<&mut Block> {
+        self.blocks
+            .iter_mut()
+            .find(|(i, _)| *i == index)
+            .map(|(_, b)| b)
+    }
+
+    fn openai_chunk(&mut self, v: &Value) -> Result<(), String> {
+        if let Some(m) = v.get("model").and_then(Value::as_str) {
+            self.model = Some(m.to_owned());
+        }
+        if let Some(u) = openai::usage(v.get("usage")) {
+            self.usage = Some(u);
+        }
+        let choices = match v.get("choices") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Array(a)) => a,
+            Some(other) => {
+                return Err(format!(
+                    "choices: expected an array, found {}",
+                    type_name(other)
+                ));
+            }
+        };
+        for (ci, choice) in choices.iter().enumerate() {
+            if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+                continue; // only the first choice is assembled
+            }
+            if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
+                self.stop = Some(StopReason::from_openai(r));
+            }
+            let Some(delta) = choice.get("delta").filter(|d| !d.is_null()) else {
+                continue;
+            };
+            let at = format!("choices[{ci}].delta");
+            match delta.get("content") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) => self.push_text(u64::MAX, s),
+                Some(other) => {
+                    return Err(format!(
+                        "{at}.content: expected a string, found {}",
+                        type_name(other)
+                    ));
+                }
+            }
+            if let Some(r) = delta.get("refusal").and_then(Value::as_str) {
+                self.refusal.push_str(r);
+            }
+            let calls = match delta.get("tool_calls") {
+                None | Some(Value::Null) => continue,
+                Some(Value::Array(a)) => a,
+                Some(other) => {
+                    return Err(format!(
+                        "{at}.tool_calls: expected an array, found {}",
+                        type_name(other)
+                    ));
+                }
+            };
+            for (k, c) in calls.iter().enumerate() {
+                let cat = format!("{at}.tool_calls[{k}]");
+                let index = c
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| format!("{cat}.index: missing or not an integer"))?;
+                if self.block(index).is_none() {
+                    self.blocks.push((
+                        index,
+                        Block::Call {
+                            id: None,
+                            name: String::new(),
+                            arguments: String::new(),
+                            input: None,
+                        },
+                    ));
+                }
+                let Some(Block::Call {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                }) = self.block(index)
+                else {
+                    return Err(format!("{cat}: tool call {index} clashes with text"));
+                };
+                if let Some(s) = c.get("id").and_then(Value::as_str) {
+                    *id = Some(s.to_owned());
+                }
+                let f = c.get("function");
+                if let Some(s) = f.and_then(|f| f.get("name")).and_then(Value::as_str) {
+                    name.push_str(s);
+                }
+                match f.and_then(|f| f.get("arguments")) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::String(s)) => arguments.push_str(s),
+                    Some(other) => {
+                        return Err(format!(
+                            "{cat}.function.arguments: expected a string, found {}",
+                            type_name(other)
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Text deltas: OpenAI's go to one text block (index `u64::MAX`, before the calls).
+    fn push_text(&mut self, index: u64, s: &str) {
+        match self.block(index) {
+            Some(Block::Text(t)) => t.push_str(s),
+            _ => self.blocks.insert(0, (index, Block::Text(s.to_owned()))),
+        }
+    }
+
+    fn anthropic_event(&mut self, v: &Value) -> Result<(), String> {
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .ok_or("`type`: missing")?;
+        let index = || {
+            v.get("index")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("{kind}: `index` missing or not an integer"))
+        };
+        match kind {
+            "message_start" => {
+                let m = v.get("message").ok_or("message_start: `message` missing")?;
+                self.model = m.get("model").and_then(Value::as_str).map(str::to_owned);
+                self.input_usage = m.get("usage").cloned();
+            }
+            "content_block_start" => {
+                let i = index()?;
+                if self.block(i).is_some() {
+                    return Err(format!("content block {i} started twice"));
+                }
+                let b = v
+                    .get("content_block")
+                    .ok_or_else(|| format!("content block {i}: `content_block` missing"))?;
+                let block = match b.get("type").and_then(Value::as_str) {
+                    Some("text") => Block::Text(
+                        b.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                    ),
+                    Some("tool_use") => {
+                        let call = anthropic::tool_use(b, &format!("content block {i}"))
+                            .map_err(|e| e.to_string())?;
+                        let input = call
+                            .arguments
+                            .as_json()
+                            .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                            .cloned();
+                        Block::Call {
+                            id: Some(call.id),
+                            name: call.name,
+                            arguments: String::new(),
+                            input: input.or(Some(Value::Object(Default::default()))),
+                        }
+                    }
+                    Some(_) => Block::Other,
+                    None => return Err(format!("content block {i}: `type` missing")),
+                };
+                self.blocks.push((i, block));
+            }
+            "content_block_delta" => {
+                let i = index()?;
+                let d = v
+                    .get("delta")
+                    .ok_or_else(|| format!("content block {i}: `delta` missing"))?;
+                let dkind = d.get("type").and_then(Value::as_str).unwrap_or("");
+                let block = self.block(i).ok_or_else(|| {
+                    format!("delta for content block {i}, which was never started")
+                })?;
+                match (dkind, block) {
+                    ("text_delta", Block::Text(t)) => {
+                        t.push_str(d.get("text").and_then(Value::as_str).ok_or_else(|| {
+                            format!("content block {i}: text_delta without `text`")
+                        })?)
+                    }
+                    ("input_json_delta", Block::Call { arguments, .. }) => arguments.push_str(
+                        d.get("partial_json")
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| {
+                                format!(
+                                    "content block {i}: input_json_delta without `partial_json`"
+                                )
+                            })?,
+                    ),
+                    (_, Block::Other) => {}
+                    ("text_delta" | "input_json_delta", _) => {
+                        return Err(format!(
+                            "content block {i}: a {dkind} does not fit this block's type"
+                        ));
+                    }
+                    _ => {} // thinking and signature deltas
+                }
+            }
+            "content_block_stop" => {
+                let i = index()?;
+                if self.block(i).is_none() {
+                    return Err(format!("content block {i} stopped but never started"));
+                }
+            }
+            "message_delta" => {
+                if let Some(r) = v
+                    .get("delta")
+                    .and_then(|d| d.get("stop_reason"))
+                    .and_then(Value::as_str)
+                {
+                    self.stop = Some(StopReason::from_anthropic(r));
+                }
+                if let Some(out) = v
+                    .get("usage")
+                    .and_then(|u| u.get("output_tokens"))
+                    .and_then(Value::as_u64)
+                {
+                    let base = self.input_usage.clone().unwrap_or(Value::Null);
+                    self.usage = anthropic::usage(&base, Some(out)).or(Some(Usage {
+                        input_tokens: 0,
+                        output_tokens: out,
+                    }));
+                }
+            }
+            "message_stop" => self.done = true,
+            _ => {} // ping and future event types
+        }
+        Ok(())
+    }
+}
