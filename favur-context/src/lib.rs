@@ -303,13 +303,13 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 /// record_failure(&mut history, "thread 'main' panicked at src/lib.rs:3:5");
 /// assert_eq!(history.entries()[0].retention(), Retention::Strict);
 /// let id = history.note("Cargo.toml\nsrc/");
-/// assert_eq!(history.entry(id).unwrap().retention(), Retention::Forgettable);
+/// assert_eq!(history.recall(id).unwrap().retention(), Retention::Forgettable);
 ///
 /// let path = std::env::temp_dir().join(format!("favur-doc-retention-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut journal = JournaledHistory::open(&path)?;
 /// let id = record_view(&mut journal, "src/lib.rs")?;
-/// assert_eq!(journal.entry(id).unwrap().retention(), Retention::Fuzzy);
+/// assert_eq!(journal.history().recall(id).unwrap().retention(), Retention::Fuzzy);
 /// # drop(journal); std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), JournalError>(())
 /// ```
@@ -342,7 +342,7 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 ///
 /// ```
 /// mod reexport {
-///     pub use favur_context as fc;
+///     pub use ::favur_context as fc;
 /// }
 /// use reexport::fc::{retention, History, Retention};
 ///

@@ -81,7 +81,7 @@ impl Encoding {
 /// assert_eq!(o200k.id(), "tiktoken/o200k_base");
 /// let mut h = History::with_counter(TiktokenCounter::for_model("gpt-4.1").unwrap());
 /// let id = h.append(fuzzy!(user: "hello world"));
-/// assert_eq!(h.entry(id).unwrap().tokens(), 2);
+/// assert_eq!(h.recall(id).unwrap().tokens(), 2);
 /// ```
 #[derive(Clone, Copy)]
 pub struct TiktokenCounter {

@@ -171,7 +171,7 @@ struct Call {
 /// assert_eq!(found.len(), 1);
 /// assert!(matches!(found[0].kind, RegretKind::RepeatedCall { .. }));
 /// assert_eq!((found[0].evicted, found[0].fate), (first, Fate::Dropped { tier: 2 }));
-/// assert_eq!(found[0].site, *history.entry(first).unwrap().site());
+/// assert_eq!(found[0].site, *history.recall(first).unwrap().site());
 /// let site = &ledger.sites()[0];
 /// assert_eq!((site.regrets, site.entries, site.dropped[&2]), (1, 1, 1));
 /// ```

@@ -22,7 +22,7 @@ impl Ledger {
     ///
     /// ```
     /// use favur_context::audit::{Ledger, RegretKind};
-    /// use favur_context::{forgettable, strict, Compaction, Edit, JournaledHistory};
+    /// use favur_context::{forgettable, strict, Compaction, Edit, JournaledHistory, Store};
     /// use serde_json::json;
     /// let path = std::env::temp_dir().join(format!("favur-doc-audit-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
