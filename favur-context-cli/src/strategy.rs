@@ -92,7 +92,11 @@ fn apply_baseline(history: &mut History, edits: Vec<Edit>) -> Result<Before, Rep
     if edits.is_empty() {
         return Ok(Before::default());
     }
-    history.apply(Compaction { tier: 0, edits })?;
+    history.apply(Compaction {
+        tier: 0,
+        edits,
+        usage_after: None,
+    })?;
     Ok(Some(Event {
         tier: 0,
         summarizer_calls: 0,
@@ -124,9 +128,10 @@ fn tail_start(history: &History) -> usize {
 /// h.append(fuzzy!(user: "{}", "word ".repeat(100)));
 /// h.append(fuzzy!(assistant: "ok"));
 /// h.append(fuzzy!(user: "next"));
-/// let mut trim = TrimOldest { budget: 20 };
+/// let mut trim = TrimOldest { budget: 60 };
 /// assert!(trim.before_request(&mut h).unwrap().event.is_some());
-/// assert!(h.usage_tokens() <= 20);
+/// assert!(h.usage_tokens() <= 60); // the note turn put before the assistant turn included
+/// assert_eq!(h.view().len(), 2);
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct TrimOldest {
@@ -160,7 +165,7 @@ impl Strategy for TrimOldest {
                 j += 1;
             }
             for item in &items[i..j] {
-                usage = usage.saturating_sub(u64::from(item.tokens) + framing);
+                usage = usage.saturating_sub(u64::from(item.tokens) + framing * item.blocks());
                 edits.push(Edit::Drop { id: item.id });
             }
             i = j;
@@ -245,13 +250,12 @@ impl Strategy for MaskOld {
             if !verbatim.contains(&id) {
                 continue;
             }
-            if let Some(m) = masked(history, id) {
-                let tokens = history.counter().count_message(&m);
-                edits.push(Edit::Reform {
-                    id,
-                    form: Form::Capped(Box::new(m)),
-                    tokens,
-                });
+            if let Some(m) = masked(history, id)
+                && let Some(entry) = history.entry(id)
+            {
+                let form = Form::Capped(Box::new(m));
+                let (tokens, _) = form.cost(entry, history.counter());
+                edits.push(Edit::Reform { id, form, tokens });
             }
         }
         apply_baseline(history, edits)

@@ -17,7 +17,7 @@ use crate::site::CallSite;
 use crate::summarize::{
     AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer, SummaryRequest,
 };
-use crate::view::{Compaction, Edit, View};
+use crate::view::{Compaction, Edit, Form, View};
 
 /// The request would carry at least the limit even after the highest tier reached:
 /// it is refused, and nothing is lost (the history and what the compaction did stay).
@@ -53,7 +53,7 @@ pub struct LimitExceeded {
 /// h.append(forgettable!(user: "old"));
 /// h.append(fuzzy!(assistant: "ok"));
 /// let mut c = Compactor::new(Policy::default());
-/// let plan = c.plan_tier(&h, 1);
+/// let plan = favur_context::Plan::new(&h, c.policy(), 1);
 /// h.append(fuzzy!(user: "more")); // the history moved on
 /// assert_eq!(c.commit(&mut h, plan, Vec::new()).unwrap_err(), CommitError::Stale);
 /// ```
@@ -211,18 +211,21 @@ impl fmt::Display for CompactionReport {
 /// before each model request: it compacts if a tier is due and returns the view to send,
 /// or refuses with [`LimitExceeded`].
 ///
-/// A tier is due when usage reaches its threshold and the last compaction this engine
-/// made left usage below that threshold (so a tier does not fire again on every request
-/// while usage stays above it; the next tier waits for its own threshold). At or over
-/// the limit, the highest tier reached is always applied.
+/// A tier is due when usage reaches its threshold and the last recorded compaction (read
+/// from [`History::compactions`], so an engine made afresh over a reopened history
+/// decides the same) left usage below that threshold: a tier does not fire again on
+/// every request while usage stays above it, and the next tier waits for its own
+/// threshold. A due tier whose plan would free less than the policy's
+/// [`min_reclaim`](Policy::min_reclaim) does not fire (it would cost the cached prefix
+/// for little). At or over the limit, the highest tier reached is always applied.
 ///
 /// ```
 /// use favur_context::{forgettable, strict, fuzzy, Compactor, History, Policy};
 /// let mut h = History::new();
-/// let mut c = Compactor::new(Policy::for_window(2_500).unwrap());
+/// let mut c = Compactor::new(Policy::for_window(10_000).unwrap());
 /// h.append(strict!(user: "fix the test"));
 /// h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls -R"})));
-/// h.append(forgettable!(tool_result("c1"): "{}", "src/file.rs\n".repeat(40)));
+/// h.append(forgettable!(tool_result("c1"): "{}", "src/file.rs\n".repeat(200)));
 /// h.append(fuzzy!(assistant: "found it"));
 /// let view = c.prepare(&mut h).unwrap();
 /// assert!(view.len() < 4);
@@ -233,7 +236,6 @@ pub struct Compactor<S = BuiltinSummarizer> {
     policy: Policy,
     summarizer: S,
     fallback: BuiltinSummarizer,
-    covered: u8,
     last_report: Option<CompactionReport>,
 }
 
@@ -262,7 +264,6 @@ impl<S> Compactor<S> {
             policy,
             summarizer,
             fallback: BuiltinSummarizer::default(),
-            covered: 0,
             last_report: None,
         }
     }
@@ -286,7 +287,6 @@ impl<S> Compactor<S> {
     /// ```
     pub fn set_policy(&mut self, policy: Policy) {
         self.policy = policy;
-        self.covered = 0;
     }
 
     /// The summarizer.
@@ -323,7 +323,20 @@ impl<S> Compactor<S> {
         if tier == 0 {
             return None;
         }
-        (tier > self.covered || usage >= self.policy.limit_tokens()).then_some(tier)
+        (tier > self.covered(history) || usage >= self.policy.limit_tokens()).then_some(tier)
+    }
+
+    /// The tiers the last recorded compaction covered: those its usage after still
+    /// reached (under this engine's policy), and none that usage now no longer reaches.
+    /// Read from [`History::compactions`] alone, so that an engine made afresh over a
+    /// reopened history decides exactly as the one that made the compactions.
+    fn covered(&self, history: &History) -> u8 {
+        let after = history
+            .compactions()
+            .last()
+            .and_then(|c| c.usage_after)
+            .map_or(0, |u| self.policy.tier_for(u));
+        after.min(self.policy.tier_for(history.usage_tokens()))
     }
 
     /// Plans the compaction that is due, if any (pure: changes nothing). Summarize each of
@@ -340,19 +353,10 @@ impl<S> Compactor<S> {
     /// assert_eq!(plan.tier(), 2);
     /// ```
     pub fn plan(&self, history: &History) -> Option<Plan> {
-        self.due(history)
-            .map(|tier| Plan::new(history, &self.policy, tier))
-    }
-
-    /// Plans a compaction at `tier` whether or not it is due.
-    ///
-    /// ```
-    /// let h = favur_context::History::new();
-    /// let c = favur_context::Compactor::new(Default::default());
-    /// assert!(c.plan_tier(&h, 3).is_empty());
-    /// ```
-    pub fn plan_tier(&self, history: &History, tier: u8) -> Plan {
-        Plan::new(history, &self.policy, tier)
+        let tier = self.due(history)?;
+        let plan = Plan::new(history, &self.policy, tier);
+        let forced = history.usage_tokens() >= self.policy.limit_tokens();
+        (forced || plan.reclaim_estimate() >= self.policy.min_reclaim_tokens()).then_some(plan)
     }
 
     /// Records `plan` with one summary outcome per run (in the order of
@@ -365,7 +369,7 @@ impl<S> Compactor<S> {
     /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let mut c = Compactor::new(Policy::default());
-    /// let plan = c.plan_tier(&h, 1);
+    /// let plan = favur_context::Plan::new(&h, c.policy(), 1);
     /// let outcomes = plan.runs().iter().map(|_| Err(SummarizeError::new("timeout"))).collect();
     /// let report = c.commit(&mut h, plan, outcomes).unwrap();
     /// assert_eq!(report.fallbacks.len(), 1);
@@ -405,18 +409,17 @@ impl<S> Compactor<S> {
                     self.fallback.summarize_entries(&entries, run.budget_tokens)
                 }
             };
-            let message = summary_message(&run.members, &body);
-            let tokens = history.counter().count_message(&message);
-            let entry = Entry::new(
+            let mut entry = Entry::new(
                 run.summary,
                 run.retention,
-                tokens,
+                0,
                 CallSite::new("<compaction>", u32::from(plan.tier()), 0),
                 EntryKind::Summary {
                     replaces: run.members.clone(),
                 },
-                message,
+                summary_message(&body),
             );
+            entry.tokens = Form::Verbatim.cost(&entry, history.counter()).0;
             edits.push(Edit::Summarize { summary: entry });
         }
         for r in plan.reforms() {
@@ -432,10 +435,14 @@ impl<S> Compactor<S> {
         let summaries: Vec<EntryId> = plan.runs().iter().map(|r| r.summary).collect();
         let before = history.usage_tokens();
         if !edits.is_empty() {
-            history.apply(Compaction {
+            let mut compaction = Compaction {
                 tier: plan.tier(),
                 edits,
-            })?;
+                usage_after: None,
+            };
+            let (view, _) = history.derive(&compaction)?;
+            compaction.usage_after = Some(history.usage_after(&view));
+            history.apply(compaction)?;
         }
         let report = CompactionReport {
             tier: plan.tier(),
@@ -448,17 +455,9 @@ impl<S> Compactor<S> {
             summarizer_calls: calls,
             fallbacks,
         };
-        self.covered = self.policy.tier_for(report.usage_after);
         emit(&report);
         self.last_report = Some(report.clone());
         Ok(report)
-    }
-
-    /// Usage below a tier's threshold re-arms it (a compaction made elsewhere, say).
-    fn uncover(&mut self, history: &History) {
-        self.covered = self
-            .covered
-            .min(self.policy.tier_for(history.usage_tokens()));
     }
 
     fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
@@ -506,38 +505,19 @@ fn emit(report: &CompactionReport) {
     );
 }
 
-/// The message of a summary entry: a header naming the ids it replaces, then the text.
+/// The message of a summary entry: the summary text, marked as the engine's. What it
+/// renders as (the `<context-summary>` block naming its id and the ids it replaces, with
+/// the text neutralised) is [`render::summary_block`](crate::render::summary_block); its
+/// token count is the count of that block.
 ///
 /// ```
-/// use favur_context::{summary_message, EntryId};
-/// let m = summary_message(&[EntryId(3), EntryId(4), EntryId(5), EntryId(8)], "ran the tests");
-/// assert!(m.text().starts_with("[summary of entries #3-#5, #8"));
-/// assert!(m.text().ends_with("ran the tests"));
+/// use favur_context::summary_message;
+/// let m = summary_message("ran the tests\n");
+/// assert_eq!(m.text(), "ran the tests");
+/// assert_eq!(m.extensions["favur_kind"], "summary");
 /// ```
-pub fn summary_message(replaces: &[EntryId], body: &str) -> Message {
-    let mut ids = String::new();
-    let mut i = 0;
-    while i < replaces.len() {
-        let start = replaces[i];
-        let mut j = i;
-        while j + 1 < replaces.len() && replaces[j + 1].0 == replaces[j].0 + 1 {
-            j += 1;
-        }
-        if !ids.is_empty() {
-            ids.push_str(", ");
-        }
-        if j > i {
-            ids.push_str(&format!("{}-{}", start, replaces[j]));
-        } else {
-            ids.push_str(&start.to_string());
-        }
-        i = j + 1;
-    }
-    Message::user(format!(
-        "[summary of entries {ids}, compacted from the context; the originals are retrievable by id]\n{}",
-        body.trim_end()
-    ))
-    .with_extension("favur_kind", serde_json::Value::from("summary"))
+pub fn summary_message(body: &str) -> Message {
+    Message::user(body.trim_end()).with_extension("favur_kind", serde_json::Value::from("summary"))
 }
 
 impl<S: Summarizer> Compactor<S> {
@@ -550,7 +530,6 @@ impl<S: Summarizer> Compactor<S> {
     /// assert!(Compactor::new(Policy::default()).compact(&mut h).is_none());
     /// ```
     pub fn compact(&mut self, history: &mut History) -> Option<CompactionReport> {
-        self.uncover(history);
         let plan = self.plan(history)?;
         self.run_plan(history, plan)
     }
@@ -638,7 +617,6 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call
     /// ```
     pub async fn compact_async(&mut self, history: &mut History) -> Option<CompactionReport> {
-        self.uncover(history);
         let plan = self.plan(history)?;
         if plan.is_empty() {
             return None;

@@ -10,7 +10,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::account::{HeuristicCounter, TokenCounter};
 use crate::classify::{Classified, Classify};
 use crate::entry::{Entry, EntryId, EntryKind};
-use crate::message::{Arguments, Message, ToolCall};
+use crate::forms;
+use crate::message::{Arguments, Message, Part, Role, ToolCall};
 use crate::site::CallSite;
 use crate::tool::ClassifiedTool;
 use crate::view::{self, ApplyError, Compaction, Form, Shape, View, ViewItem};
@@ -57,7 +58,10 @@ pub struct History {
     results: HashMap<String, Vec<EntryId>>,
     pinned: Vec<EntryId>,
     pinned_tokens: u64,
+    pinned_blocks: u64,
     view: View,
+    /// What rendering adds while repairing the pairing of the view, kept up to date.
+    repairs: forms::Repairs,
     compactions: Vec<Compaction>,
     counter: Arc<dyn TokenCounter>,
     framing: u32,
@@ -119,7 +123,9 @@ impl History {
             results: HashMap::new(),
             pinned: Vec::new(),
             pinned_tokens: 0,
+            pinned_blocks: 0,
             view: View::default(),
+            repairs: forms::Repairs::default(),
             compactions: Vec::new(),
             counter: Arc::new(counter),
             framing: DEFAULT_FRAMING_TOKENS,
@@ -267,15 +273,16 @@ impl History {
     /// recording it, so a journal can write it first and record it only once written.
     pub(crate) fn make_entry(&self, classified: Classified, kind: EntryKind) -> Entry {
         let (message, retention, site) = classified.into_parts();
-        let tokens = self.counter.count_message(&message);
-        Entry {
+        let mut entry = Entry {
             id: self.next_id(),
             retention,
-            tokens,
+            tokens: 0,
             site,
             kind,
             message,
-        }
+        };
+        entry.tokens = self.cost(&entry).0;
+        entry
     }
 
     /// The id the next recorded entry will get.
@@ -399,8 +406,59 @@ impl History {
     /// assert_eq!(h.usage_tokens(), u64::from(h.entry(id).unwrap().tokens()) + 4);
     /// ```
     pub fn usage_tokens(&self) -> u64 {
-        let messages = (self.pinned.len() + self.view.len()) as u64;
-        self.pinned_tokens + self.view.tokens() + messages * u64::from(self.framing)
+        self.usage_with(&self.view, &self.repairs)
+    }
+
+    /// The usage this history would have with `view` as its view: the tokens of every
+    /// pinned entry and view item as sent, the framing of each content block, and the
+    /// note turn put first when the request would start with an assistant turn.
+    pub(crate) fn usage_with(&self, view: &View, repairs: &forms::Repairs) -> u64 {
+        let framing = u64::from(self.framing);
+        let (repair_tokens, repair_blocks) = repairs.added();
+        let blocks = self.pinned_blocks + view.blocks() + repair_blocks;
+        let note = if starts_with_assistant(view) {
+            u64::from(forms::first_turn_cost(self.counter.as_ref())) + framing
+        } else {
+            0
+        };
+        self.pinned_tokens + view.tokens() + repair_tokens + blocks * framing + note
+    }
+
+    /// The usage this history would have with `view` (a derived view) as its view.
+    pub(crate) fn usage_after(&self, view: &View) -> u64 {
+        self.usage_with(view, &self.repairs_of(view))
+    }
+
+    /// The repairs rendering makes to `view`, computed afresh.
+    fn repairs_of(&self, view: &View) -> forms::Repairs {
+        let mut repairs = forms::Repairs::default();
+        for item in view.items() {
+            if let Some(e) = self.entry(item.id) {
+                self.feed(&mut repairs, e, &item.form);
+            }
+        }
+        repairs
+    }
+
+    fn feed(&self, repairs: &mut forms::Repairs, entry: &Entry, form: &Form) {
+        let m = &entry.message;
+        if !m.parts.iter().any(|p| !matches!(p, Part::Text(_))) && !entry.kind.is_summary() {
+            // Text alone: a message of its own, no pairing to read.
+            repairs.feed(self.counter.as_ref(), entry, m, &|_, _| None);
+            return;
+        }
+        let later = |call_id: &str, made: EntryId| {
+            self.result_entries(call_id)
+                .iter()
+                .find(|r| **r > made)
+                .copied()
+        };
+        repairs.feed(
+            self.counter.as_ref(),
+            entry,
+            &forms::shown(entry, form),
+            &later,
+        );
     }
 
     /// Applies a recorded compaction to the view, recording its summary entries. All or
@@ -410,7 +468,7 @@ impl History {
     /// use favur_context::{fuzzy, Compaction, Edit, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "old"));
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }] }).unwrap();
+    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
     /// assert!(h.view().is_empty());
     /// assert_eq!(h.entry(id).unwrap().message().text(), "old"); // still recallable
     /// ```
@@ -471,11 +529,16 @@ impl History {
     pub(crate) fn derive(&self, compaction: &Compaction) -> Result<(View, Vec<Entry>), ApplyError> {
         // Whether an entry is a tool result (summaries are placed after the tool results
         // of a call that stays). Entries in the view are always held, evicted or not.
-        let is_result = |id: EntryId| {
-            self.entry(id)
-                .is_some_and(|e| e.message.role == crate::message::Role::Tool)
-        };
-        view::derive(&self.view, compaction, self.next_id(), &is_result)
+        let is_result = |id: EntryId| self.entry(id).is_some_and(|e| e.message.role == Role::Tool);
+        let blocks_of =
+            |id: EntryId, form: &Form| self.entry(id).map_or(0, |e| forms::blocks(e, form));
+        view::derive(
+            &self.view,
+            compaction,
+            self.next_id(),
+            &is_result,
+            &blocks_of,
+        )
     }
 
     /// Records a compaction whose result [`derive`](History::derive) computed.
@@ -485,6 +548,7 @@ impl History {
             self.index_results(summary);
         }
         self.entries.extend(summaries);
+        self.repairs = self.repairs_of(&view);
         self.view = view;
         self.compactions.push(compaction);
     }
@@ -732,6 +796,17 @@ impl History {
         Ok(history)
     }
 
+    /// Tokens and blocks `entry` costs as recorded (pinned system entries as system
+    /// blocks, everything else as sent verbatim).
+    pub(crate) fn cost(&self, entry: &Entry) -> (u32, u32) {
+        let counter = self.counter.as_ref();
+        if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
+            forms::system_pin_cost(counter, &entry.message)
+        } else {
+            forms::cost(counter, entry, &Form::Verbatim)
+        }
+    }
+
     /// Re-records an entry read back from storage (or built by
     /// [`make_entry`](History::make_entry)), keeping its id, class, count and site. The
     /// caller has checked that its id is the next id.
@@ -741,17 +816,26 @@ impl History {
         self.index_results(&entry);
         let id = entry.id;
         let tokens = entry.tokens;
-        match entry.kind {
-            EntryKind::Pinned => {
-                self.pinned.push(id);
-                self.pinned_tokens += u64::from(tokens);
-            }
-            _ => self.view.push(ViewItem {
+        let blocks = forms::blocks(&entry, &Form::Verbatim);
+        if entry.kind == EntryKind::Pinned {
+            self.pinned.push(id);
+        }
+        if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
+            // System pins go to the system messages / parameter, before the view.
+            self.pinned_tokens += u64::from(tokens);
+            self.pinned_blocks += u64::from(blocks);
+        } else {
+            // Everything else, pins included, is shown where it was recorded.
+            self.view.push(ViewItem {
                 id,
                 form: Form::Verbatim,
                 tokens,
                 shape: Shape::of(&entry),
-            }),
+                blocks,
+            });
+            let mut repairs = std::mem::take(&mut self.repairs);
+            self.feed(&mut repairs, &entry, &Form::Verbatim);
+            self.repairs = repairs;
         }
         self.entries.push(entry);
     }
@@ -803,6 +887,16 @@ impl<'de> Deserialize<'de> for History {
     }
 }
 
+/// Whether the renderers put the note turn first: when the first message `view` sends is
+/// an assistant turn (Anthropic requires a user turn first), or when it sends nothing at
+/// all although it holds items (so the request stays well-formed).
+fn starts_with_assistant(view: &View) -> bool {
+    match view.items().iter().find(|i| i.blocks > 0) {
+        Some(i) => i.shape.role == Role::Assistant && !i.shape.summary,
+        None => !view.is_empty(),
+    }
+}
+
 #[cfg(test)]
 mod eviction_tests {
     use super::*;
@@ -838,6 +932,7 @@ mod eviction_tests {
                     tokens: 1,
                 },
             ],
+            usage_after: None,
         };
         let derived = h.derive(&c).unwrap();
         h.evict_left_view(&c);
@@ -865,6 +960,7 @@ mod eviction_tests {
         let c = Compaction {
             tier: 1,
             edits: vec![Edit::Drop { id: ids[1] }, Edit::Drop { id: ids[3] }],
+            usage_after: None,
         };
         let derived = h.derive(&c).unwrap();
         h.evict_left_view(&c);
@@ -884,6 +980,7 @@ mod eviction_tests {
         let c = Compaction {
             tier: 1,
             edits: vec![Edit::Drop { id }],
+            usage_after: None,
         };
         let derived = h2.derive(&c).unwrap();
         h2.evict_left_view(&c);

@@ -653,7 +653,7 @@ impl History {
 /// let mut history = JournaledHistory::open(&path)?;
 /// history.pin(strict!(system: "You are a coding agent."))?;
 /// let listing = history.append(fuzzy!(tool_result("c1"): "Cargo.toml\nsrc/"))?;
-/// history.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: listing }] })?;
+/// history.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: listing }], usage_after: None })?;
 /// assert!(history.entry(listing).is_none()); // evicted from memory...
 /// assert_eq!(history.recall(listing).unwrap().message().tool_results().next().unwrap().content, "Cargo.toml\nsrc/"); // ...read back
 /// drop(history);
@@ -1010,9 +1010,9 @@ impl JournaledHistory {
     /// # let _ = std::fs::remove_file(&path);
     /// let mut h = JournaledHistory::open(&path)?;
     /// let id = h.append(fuzzy!(user: "old"))?;
-    /// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(7) }] }).unwrap_err();
+    /// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(7) }], usage_after: None }).unwrap_err();
     /// assert!(matches!(err, JournalError::Apply(ApplyError::NotInView { .. })));
-    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id }] })?;
+    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id }], usage_after: None })?;
     /// assert!(h.view().is_empty());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::JournalError>(())
@@ -1155,7 +1155,7 @@ impl JournaledHistory {
     /// let trace = h.append(strict!(tool_result("c1"): "Traceback: ..."))?;
     /// let summary = Entry::new(h.next_id(), Retention::Fuzzy, 4, CallSite::new("compactor", 1, 1),
     ///     EntryKind::Summary { replaces: vec![trace] }, Message::assistant("a traceback"));
-    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Summarize { summary }] })?;
+    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Summarize { summary }], usage_after: None })?;
     /// assert_eq!(h.recall(trace).unwrap().message().tool_results().next().unwrap().content, "Traceback: ...");
     /// assert!(h.recall(EntryId(99)).is_err());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
@@ -1214,7 +1214,7 @@ impl JournaledHistory {
     /// # let _ = std::fs::remove_file(&path);
     /// let mut h = JournaledHistory::open(&path)?;
     /// let id = h.append(fuzzy!(user: "old"))?;
-    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id }] })?;
+    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id }], usage_after: None })?;
     /// let full = h.to_history().unwrap();
     /// assert_eq!(full.entries().len(), 1);
     /// assert_eq!(History::from_json(&full.to_json()).unwrap().view(), h.view());

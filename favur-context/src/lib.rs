@@ -123,6 +123,7 @@ mod account;
 mod classify;
 mod compact;
 mod entry;
+mod forms;
 mod history;
 mod journal;
 mod message;
@@ -151,16 +152,17 @@ pub use compact::{
     summary_message,
 };
 pub use entry::{Entry, EntryId, EntryKind};
+pub use forms::placeholder_text;
 pub use history::{DEFAULT_FRAMING_TOKENS, History, LoadError};
 pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, RecallError, Salvaged, TornTail,
 };
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
-pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
+pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run};
 pub use policy::{
-    Action, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder,
-    PolicyError, Tier,
+    Action, DEFAULT_MIN_RECLAIM, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_WINDOW_TOKENS, Policy,
+    PolicyBuilder, PolicyError, Tier,
 };
 pub use recall::{RecallSource, RecallTool};
 pub use retention::{ParseRetentionError, Retention, class};

@@ -107,6 +107,15 @@ impl Tier {
 pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
 /// The default budget of one summary: 400 tokens.
 pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 400;
+/// The default [`min_reclaim`](Policy::min_reclaim): 0.5% of the window (1,000 tokens of
+/// a 200,000-token window). On the replay of the real traces (`docs/replay.md`) it
+/// removes the compactions that reclaimed less than a cached prefix costs to rewrite,
+/// at no loss of references kept.
+///
+/// ```
+/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.005);
+/// ```
+pub const DEFAULT_MIN_RECLAIM: f64 = 0.005;
 
 /// The compaction policy of one job.
 ///
@@ -140,6 +149,7 @@ pub struct Policy {
     entry_cap_tokens: Option<u32>,
     summary_budget_tokens: u32,
     keep_recent: usize,
+    min_reclaim: f64,
     tiers: Vec<Tier>,
 }
 
@@ -152,6 +162,7 @@ impl Default for Policy {
             entry_cap_tokens: None,
             summary_budget_tokens: DEFAULT_SUMMARY_BUDGET_TOKENS,
             keep_recent: 0,
+            min_reclaim: DEFAULT_MIN_RECLAIM,
         }
     }
 }
@@ -175,6 +186,7 @@ struct PolicyIn {
     entry_cap_tokens: Option<u32>,
     summary_budget_tokens: Option<u32>,
     keep_recent: Option<usize>,
+    min_reclaim: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for Policy {
@@ -196,6 +208,7 @@ impl PolicyIn {
                 .summary_budget_tokens
                 .unwrap_or(d.summary_budget_tokens),
             keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
+            min_reclaim: self.min_reclaim.unwrap_or(d.min_reclaim),
         };
         p.validate()?;
         Ok(p)
@@ -282,6 +295,16 @@ pub enum PolicyError {
     /// `entry_cap_tokens` is 0.
     #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
     ZeroEntryCap,
+    /// `min_reclaim` is not within [0, the first tier's threshold).
+    #[error(
+        "min_reclaim: {value} is not within [0, {first}) (a fraction of the window, below the first tier's threshold)"
+    )]
+    MinReclaimOutOfRange {
+        /// The value given.
+        value: f64,
+        /// The first tier's threshold.
+        first: f64,
+    },
     /// The TOML text is malformed or has unknown or mistyped fields.
     #[error("policy TOML: {0}")]
     Toml(String),
@@ -490,6 +513,13 @@ impl Policy {
         if self.entry_cap_tokens == Some(0) {
             return Err(PolicyError::ZeroEntryCap);
         }
+        let first = self.tiers.first().map_or(1.0, |t| t.at);
+        if !(self.min_reclaim >= 0.0 && self.min_reclaim < first) {
+            return Err(PolicyError::MinReclaimOutOfRange {
+                value: self.min_reclaim,
+                first,
+            });
+        }
         Ok(())
     }
 
@@ -561,6 +591,31 @@ impl Policy {
     /// ```
     pub fn keep_recent(&self) -> usize {
         self.keep_recent
+    }
+
+    /// The smallest reclaim worth a compaction, as a fraction of the window: a due tier
+    /// whose plan would free fewer tokens (its [estimate](crate::Plan::reclaim_estimate))
+    /// does not fire, unless usage is at the limit. A compaction rewrites the request from
+    /// its first change on, so the provider's cached prefix is lost from there; one that
+    /// frees little costs more in cache misses than it saves.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.min_reclaim(), 0.005);
+    /// assert_eq!(p.min_reclaim_tokens(), 1_000);
+    /// ```
+    pub fn min_reclaim(&self) -> f64 {
+        self.min_reclaim
+    }
+
+    /// [`min_reclaim`](Policy::min_reclaim) in tokens, rounded up.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().min_reclaim(0.0).build().unwrap();
+    /// assert_eq!(p.min_reclaim_tokens(), 0);
+    /// ```
+    pub fn min_reclaim_tokens(&self) -> u64 {
+        self.threshold_tokens(self.min_reclaim)
     }
 
     /// A threshold (a fraction of the window) in tokens, rounded up: usage reaches it
@@ -702,6 +757,19 @@ impl PolicyBuilder {
     /// ```
     pub fn keep_recent(mut self, exchanges: usize) -> Self {
         self.policy.keep_recent = exchanges;
+        self
+    }
+
+    /// Sets the smallest reclaim worth a compaction (a fraction of the window).
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// assert_eq!(Policy::builder().min_reclaim(0.01).build().unwrap().min_reclaim(), 0.01);
+    /// let err = Policy::builder().min_reclaim(0.2).build().unwrap_err();
+    /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
+    /// ```
+    pub fn min_reclaim(mut self, fraction: f64) -> Self {
+        self.policy.min_reclaim = fraction;
         self
     }
 

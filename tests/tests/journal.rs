@@ -65,6 +65,7 @@ fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
                 tokens: 1,
             },
         ],
+        usage_after: None,
     })
     .unwrap();
     ids.push(h.append(fuzzy!(assistant: "after the compaction")).unwrap());
@@ -159,6 +160,7 @@ fn originals_leave_memory_with_the_view_and_are_recalled_from_the_file() {
     h.apply(Compaction {
         tier: 3,
         edits: vec![Edit::Drop { id: summary_id }],
+        usage_after: None,
     })
     .unwrap();
     assert!(h.entry(summary_id).is_none());
@@ -254,6 +256,7 @@ fn a_compaction_that_does_not_apply_writes_nothing() {
         .apply(Compaction {
             tier: 1,
             edits: vec![Edit::Drop { id }, Edit::Drop { id }],
+            usage_after: None,
         })
         .unwrap_err();
     assert!(matches!(
@@ -293,6 +296,7 @@ fn the_record_format_is_one_json_object_a_line() {
     h.apply(Compaction {
         tier: 1,
         edits: vec![Edit::Drop { id }],
+        usage_after: None,
     })
     .unwrap();
     drop(h);
@@ -391,6 +395,7 @@ fn recall_reports_a_journal_changed_under_it() {
     h.apply(Compaction {
         tier: 1,
         edits: vec![Edit::Drop { id: a }],
+        usage_after: None,
     })
     .unwrap();
     // Someone rewrites the file behind the writer's back (same length, other bytes).
@@ -479,6 +484,7 @@ fn record_with_writes_interleaved_appends_and_compactions_in_replay_order() {
             h.apply(Compaction {
                 tier: 2,
                 edits: vec![Edit::Summarize { summary: s }],
+                usage_after: None,
             })
             .unwrap();
             let b = h.append(forgettable!(user: "b"));
@@ -486,6 +492,7 @@ fn record_with_writes_interleaved_appends_and_compactions_in_replay_order() {
             h.apply(Compaction {
                 tier: 1,
                 edits: vec![Edit::Drop { id: b }],
+                usage_after: None,
             })
             .unwrap();
             h.pin(strict!(system: "late pin"));
@@ -535,6 +542,7 @@ fn record_with_refuses_a_replaced_history_and_stops_writing() {
                 .apply(Compaction {
                     tier: 1,
                     edits: vec![Edit::Drop { id }],
+                    usage_after: None,
                 })
                 .unwrap();
             *h = other;
@@ -565,6 +573,7 @@ fn rendering_a_journaled_history_matches_rendering_the_full_one() {
     h.apply(Compaction {
         tier: 1,
         edits: vec![Edit::Drop { id: result }],
+        usage_after: None,
     })
     .unwrap();
     assert!(h.entry(result).is_none(), "evicted");

@@ -34,8 +34,12 @@ pub fn reform(id: EntryId, form: Form) -> Edit {
 }
 
 pub fn apply(h: &mut History, edits: Vec<Edit>) {
-    h.apply(Compaction { tier: 1, edits })
-        .expect("compaction applies");
+    h.apply(Compaction {
+        tier: 1,
+        edits,
+        usage_after: None,
+    })
+    .expect("compaction applies");
 }
 
 /// Renders both formats and checks them with the lenient validators, and with the strict
