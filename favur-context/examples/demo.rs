@@ -152,6 +152,7 @@ fn fate(h: &History, id: EntryId) -> String {
             Form::CallsOnly => "only its tool calls remain",
             Form::Placeholder { .. } => "a placeholder pointing at a summary",
             Form::Capped(_) => "shortened by the cap",
+            Form::Command => "only its command remains",
         };
         return format!("({class}, {id}) {form}");
     }
@@ -378,6 +379,7 @@ fn main() {
             Form::CallsOnly => ", calls only",
             Form::Placeholder { .. } => ", placeholder",
             Form::Capped(_) => ", capped",
+            Form::Command => ", command only",
         };
         println!(
             "  [{} {kind}, {}{form}, {} tok]",

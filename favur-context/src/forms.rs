@@ -335,6 +335,14 @@ pub(crate) fn shown<'a>(entry: &'a Entry, form: &'a Form) -> Cow<'a, Message> {
             m.extensions = entry.message.extensions.clone();
             Cow::Owned(sent(&m).into_owned())
         }
+        Form::Command => {
+            let mut m = Message::new(
+                entry.message.role,
+                vec![Part::Text(command_text(&entry.message.text()))],
+            );
+            m.extensions = entry.message.extensions.clone();
+            Cow::Owned(sent(&m).into_owned())
+        }
         Form::Placeholder { summary } => {
             let mut parts: Vec<Part> = entry
                 .message
@@ -358,6 +366,21 @@ pub(crate) fn shown<'a>(entry: &'a Entry, form: &'a Form) -> Cow<'a, Message> {
             Cow::Owned(m)
         }
     }
+}
+
+/// What a plain-chat assistant turn in [`Form::Command`] shows: its fenced command
+/// blocks alone, as it wrote them (```` ```bash ```` blocks, as mini-swe-agent runs them).
+pub(crate) fn command_text(text: &str) -> String {
+    crate::import::mini_swe::bash_blocks(text)
+        .iter()
+        .map(|cmd| format!("```bash\n{cmd}\n```"))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Whether a plain-chat assistant text holds a command block (see [`command_text`]).
+pub(crate) fn has_command(text: &str) -> bool {
+    !crate::import::mini_swe::bash_blocks(text).is_empty()
 }
 
 /// `message` as it is sent: every text [`neutralize`]d (blank texts are kept but not
@@ -502,6 +525,7 @@ pub(crate) fn blocks(entry: &Entry, form: &Form) -> u32 {
         Form::CallsOnly if is_directive_kind(m) || m.role == Role::System => n(1 + calls),
         Form::CallsOnly => n(calls),
         Form::Placeholder { .. } => n(m.tool_results().count().max(1)),
+        Form::Command => 1,
         Form::Verbatim if is_directive_kind(m) || m.role == Role::System => n(1 + calls),
         Form::Verbatim => n(m.parts.iter().filter(|p| !is_blank(p)).count()),
     }

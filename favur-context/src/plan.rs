@@ -302,8 +302,14 @@ impl Plan {
             pair_again = phases::pairing_changes(p.items, &fate, &newly);
             kept_small.extend_from_slice(&newly);
         }
-        let costs: u64 = runs.runs.iter().map(|r| phases::summary_cost(&p, r)).sum();
+        let costs: u64 = runs.runs.iter().map(|r| phases::summary_cost(&p, r)).sum::<u64>()
+            + phases::first_turn_change(&p, &fate, &runs);
         let edits = phases::edits(&p, &fate, &staying, &runs);
+        if edits.freed < costs {
+            // Altogether it would grow the request (the note turn a request starting with
+            // the assistant needs, say): nothing is worth doing.
+            return plan;
+        }
         phases::finish_budgets(&mut runs.runs, policy);
         plan.runs = runs.runs;
         plan.reforms = edits.reforms;

@@ -107,15 +107,15 @@ impl Tier {
 pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
 /// The default budget of one summary: 400 tokens.
 pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 400;
-/// The default [`min_reclaim`](Policy::min_reclaim): 0.5% of the window (1,000 tokens of
+/// The default [`min_reclaim`](Policy::min_reclaim): 1% of the window (2,000 tokens of
 /// a 200,000-token window). On the replay of the real traces (`docs/replay.md`) it
 /// removes the compactions that reclaimed less than a cached prefix costs to rewrite,
 /// at no loss of references kept.
 ///
 /// ```
-/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.005);
+/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.01);
 /// ```
-pub const DEFAULT_MIN_RECLAIM: f64 = 0.005;
+pub const DEFAULT_MIN_RECLAIM: f64 = 0.01;
 
 /// The compaction policy of one job.
 ///
@@ -601,8 +601,8 @@ impl Policy {
     ///
     /// ```
     /// let p = favur_context::Policy::default();
-    /// assert_eq!(p.min_reclaim(), 0.005);
-    /// assert_eq!(p.min_reclaim_tokens(), 1_000);
+    /// assert_eq!(p.min_reclaim(), 0.01);
+    /// assert_eq!(p.min_reclaim_tokens(), 2_000);
     /// ```
     pub fn min_reclaim(&self) -> f64 {
         self.min_reclaim

@@ -53,7 +53,6 @@ use crate::forms;
 use crate::forms::placeholder_text;
 use crate::history::History;
 use crate::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
-use crate::view::Form;
 
 /// The text of the user turn inserted at the start of an Anthropic request whose first
 /// rendered message would otherwise be an assistant turn (the API requires a user turn
@@ -198,7 +197,7 @@ fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
     }
 }
 
-/// Splits the message an entry shows (see [`Form::message_for`], the one owner of what
+/// Splits the message an entry shows (see [`Form::message_for`](crate::Form::message_for), the one owner of what
 /// each form sends) into items: one per result, and one for its texts and calls if any.
 fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {
     let ext = &entry.message().extensions;
@@ -241,13 +240,12 @@ fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>) {
         let Some(entry) = history.entry(*id) else {
             continue;
         };
+        // Pins of other roles are in the view, where they were recorded.
         if entry.message().role == Role::System {
             let text = entry.message().text();
             if !text.trim().is_empty() {
                 system.push((entry, text));
             }
-        } else {
-            push_message(&mut items, Form::Verbatim.message_for(entry), entry);
         }
     }
     for item in history.view().items() {

@@ -37,6 +37,10 @@ pub enum Form {
     /// The text shortened to a per-entry token cap, with a visible elision marker; the
     /// original stays in the history.
     Capped(Box<Message>),
+    /// Only the fenced command blocks (```` ```bash ````) of a plain-chat assistant entry:
+    /// its reasoning was compacted, but the observation its command produced is still
+    /// in the view, and an observation is never shown without its command.
+    Command,
 }
 
 /// One item of the view: an entry, the form it is shown in, and what it costs.
@@ -430,6 +434,11 @@ pub(crate) fn derive(
     for (s, a) in anchor.iter().enumerate() {
         if let Some((mut pos, leaves)) = *a {
             if !leaves {
+                // Never between a call and its results, nor a command and its observation.
+                let command = matches!(reform.get(&view.items[pos].id), Some((Form::Command, _)));
+                if command && pos + 1 < view.items.len() {
+                    pos += 1;
+                }
                 while pos + 1 < view.items.len() && is_result(view.items[pos + 1].id) {
                     pos += 1;
                 }

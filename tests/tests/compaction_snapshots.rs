@@ -97,6 +97,7 @@ fn fate(h: &History, id: EntryId) -> String {
             Form::CallsOnly => "calls only".into(),
             Form::Placeholder { summary } => format!("placeholder -> {summary:?}"),
             Form::Capped(_) => "capped".into(),
+            Form::Command => "command only".into(),
         };
     }
     for item in h.view().items() {
@@ -140,6 +141,7 @@ fn render(h: &History) -> String {
             Form::CallsOnly => "calls-only".into(),
             Form::Placeholder { .. } => "placeholder".into(),
             Form::Capped(_) => "capped".into(),
+            Form::Command => "command only".into(),
         };
         out.push_str(&format!(
             "{:>4} {:<11} {:<9} {:<11} {:>4} tok | {}\n",

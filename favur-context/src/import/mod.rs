@@ -35,7 +35,7 @@
 //! ```
 
 mod anthropic;
-mod mini_swe;
+pub(crate) mod mini_swe;
 mod openai;
 pub mod shell;
 

@@ -53,6 +53,8 @@ pub(super) enum StayForm {
     CallsOnly,
     /// Its results as placeholders ([`Form::Placeholder`]).
     Placeholder,
+    /// Only its fenced command blocks ([`Form::Command`]).
+    Command,
 }
 
 /// An item that stays in a reduced form, and what it costs there.
@@ -156,7 +158,10 @@ pub(super) fn fates(items: &[ViewItem], end: usize, row: &Tier) -> Vec<Fate> {
                 // The in-flight tail, and pinned entries: fixed points, shown verbatim.
                 return Fate::Keep;
             }
-            let reduced = matches!(item.form, Form::CallsOnly | Form::Placeholder { .. });
+            let reduced = matches!(
+                item.form,
+                Form::CallsOnly | Form::Placeholder { .. } | Form::Command
+            );
             match (
                 row.action(item.shape.retention),
                 item.shape.summary || reduced,
@@ -196,6 +201,9 @@ pub(super) fn pairing(p: &Planner<'_>, fate: &mut [Fate]) {
                 }
             }
         }
+        if stop > start + 1 {
+            keep_command(p, fate, start);
+        }
         if keeps && leaves {
             if calls_first(p, start, stop) {
                 // The usual shape: the exchange's tool entries answer its assistant
@@ -210,6 +218,25 @@ pub(super) fn pairing(p: &Planner<'_>, fate: &mut [Fate]) {
             }
         }
         start = stop;
+    }
+}
+
+/// Plain chat (an assistant turn writes a fenced command, the next user message is its
+/// observation): an observation that stays keeps its command. The assistant turn at
+/// `start` stays, reduced to its command, while the observation after it is kept.
+fn keep_command(p: &Planner<'_>, fate: &mut [Fate], start: usize) {
+    let (turn, next) = (&p.items[start], &p.items[start + 1]);
+    if turn.shape.role == Role::Assistant
+        && !turn.shape.summary
+        && fate[start].leaves()
+        && next.shape.role == Role::User
+        && !next.shape.summary
+        && fate[start + 1] == Fate::Keep
+        && p.entry(start).is_some_and(|e| {
+            e.message.tool_calls().next().is_none() && forms::has_command(&e.message.text())
+        })
+    {
+        fate[start] = fate[start].staying();
     }
 }
 
@@ -289,7 +316,8 @@ pub(super) fn forms(p: &Planner<'_>, fate: &mut [Fate]) -> Vec<Option<Staying>> 
         if !matches!(fate[i], Fate::SummarizeStay | Fate::DropStay) {
             continue;
         }
-        if items[i].shape.role == Role::Assistant && items[i].shape.parts == 1 {
+        let tool_next = items.get(i + 1).is_some_and(|n| n.shape.role == Role::Tool);
+        if items[i].shape.role == Role::Assistant && items[i].shape.parts == 1 && tool_next {
             // A lone call: calls-only would show the same; keep it, unread.
             fate[i] = Fate::Keep;
             continue;
@@ -311,6 +339,13 @@ fn stay_form(p: &Planner<'_>, e: &Entry, current: &Form) -> Option<Staying> {
     let has_results = e.message.tool_results().next().is_some();
     let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
     let (form, shown) = match (has_calls, has_results) {
+        (false, false)
+            if e.message.role == Role::Assistant
+                && !matches!(current, Form::Command)
+                && forms::has_command(&e.message.text()) =>
+        {
+            (StayForm::Command, Form::Command)
+        }
         (true, false) if has_other && *current != Form::CallsOnly => {
             (StayForm::CallsOnly, Form::CallsOnly)
         }
@@ -401,6 +436,30 @@ pub(super) fn summary_cost(p: &Planner<'_>, run: &Run) -> u64 {
     u64::from(summary_budget(run.budget_tokens, p.policy))
         + u64::from(forms::count_block(p.counter, Role::User, Part::Text(frame)))
         + p.framing
+}
+
+/// What the plan adds for the note turn put first when a request starts with an
+/// assistant turn: its cost if the plan makes the request start with one, 0 otherwise
+/// (a plan that removes the note is not credited for it).
+pub(super) fn first_turn_change(p: &Planner<'_>, fate: &[Fate], runs: &Runs) -> u64 {
+    let starts_with_assistant = |after: bool| {
+        for (i, item) in p.items.iter().enumerate() {
+            let stays = !after || !fate[i].leaves() || fate[i] == Fate::Summarize;
+            if !stays || item.blocks == 0 {
+                continue;
+            }
+            if after && runs.run_of[i].is_some() && fate[i] == Fate::Summarize {
+                return false; // its run's summary (a user turn) comes first
+            }
+            return item.shape.role == Role::Assistant && !item.shape.summary;
+        }
+        false
+    };
+    if !starts_with_assistant(false) && starts_with_assistant(true) {
+        u64::from(forms::first_turn_cost(p.counter)) + p.framing
+    } else {
+        0
+    }
 }
 
 /// The items of the runs whose summary would cost at least what their members free:
@@ -515,6 +574,7 @@ pub(super) fn edits(
                 };
                 let form = match s.form {
                     StayForm::CallsOnly => Form::CallsOnly,
+                    StayForm::Command => Form::Command,
                     StayForm::Placeholder => Form::Placeholder {
                         summary: runs.run_of[i].map(|k| runs.runs[k].summary),
                     },
