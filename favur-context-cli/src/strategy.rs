@@ -164,7 +164,7 @@ impl Strategy for TrimOldest {
             {
                 j += 1;
             }
-            for item in &items[i..j] {
+            for item in items[i..j].iter().filter(|item| !item.is_pinned()) {
                 usage = usage.saturating_sub(u64::from(item.tokens) + framing * item.blocks());
                 edits.push(Edit::Drop { id: item.id });
             }
@@ -242,7 +242,7 @@ impl Strategy for MaskOld {
             .view()
             .items()
             .iter()
-            .filter(|i| i.form == Form::Verbatim)
+            .filter(|i| i.form == Form::Verbatim && !i.is_pinned())
             .map(|i| i.id)
             .collect();
         let mut edits = Vec::new();

@@ -302,7 +302,11 @@ impl Plan {
             pair_again = phases::pairing_changes(p.items, &fate, &newly);
             kept_small.extend_from_slice(&newly);
         }
-        let costs: u64 = runs.runs.iter().map(|r| phases::summary_cost(&p, r)).sum::<u64>()
+        let costs: u64 = runs
+            .runs
+            .iter()
+            .map(|r| phases::summary_cost(&p, r))
+            .sum::<u64>()
             + phases::first_turn_change(&p, &fate, &runs);
         let edits = phases::edits(&p, &fate, &staying, &runs);
         if edits.freed < costs {

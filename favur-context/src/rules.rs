@@ -19,8 +19,16 @@
 //! tool = "^bash$"                    # optional: regex on the tool name
 //! command = '^\s*(ls|find|grep)\b'   # optional: regex on the command
 //! arguments = '"path"'               # optional: regex on the raw JSON arguments
+//! first = true                       # optional: only the first message of its role
+//!                                    #   (false: every message of its role but the first)
 //! class = "forgettable"              # required: forgettable, fuzzy or strict
+//! pin = true                         # optional (default false): pin the message
 //! ```
+//!
+//! `first = true` with `role = "user"` matches the first user message of a transcript:
+//! the task. A rule with `pin = true` pins what it matches: the message is recorded with
+//! [`History::pin`](crate::History::pin) instead of appended, so it is sent verbatim, in
+//! its place, in every request (a pinned system message goes to the system messages).
 //!
 //! Every matcher a rule gives must match (they are combined with "and"); a rule with no
 //! matcher matches every message. Regexes use the [`regex`] crate's syntax and match
@@ -55,7 +63,7 @@
 //! let ls = MessageFacts::new(3, Role::Tool).with_tool("bash").with_command("ls -la");
 //! let decision = rules.classify(&ls).expect("a rule matches");
 //! assert_eq!(decision.class, Retention::Forgettable);
-//! assert_eq!(rules.rule_name(decision.rule), "listings");
+//! assert_eq!(decision.rule.as_deref(), Some("listings"));
 //! # Ok::<(), favur_context::rules::RulesError>(())
 //! ```
 
@@ -99,7 +107,9 @@ pub struct Rule {
     tool: Option<Regex>,
     command: Option<Regex>,
     arguments: Option<Regex>,
+    first: Option<bool>,
     class: Retention,
+    pin: bool,
 }
 
 impl Rule {
@@ -123,6 +133,17 @@ impl Rule {
         self.class
     }
 
+    /// Whether the messages it matches are pinned (`pin = true`): recorded with
+    /// [`History::pin`](crate::History::pin), shown verbatim in place in every request.
+    ///
+    /// ```
+    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"task\"\nrole = \"user\"\nfirst = true\npin = true\nclass = \"strict\"\n").unwrap();
+    /// assert!(rules.rules()[0].pin());
+    /// ```
+    pub fn pin(&self) -> bool {
+        self.pin
+    }
+
     /// Whether every matcher of this rule matches `facts`.
     ///
     /// ```
@@ -137,6 +158,9 @@ impl Rule {
         if let Some(roles) = &self.roles
             && !roles.contains(&facts.role)
         {
+            return false;
+        }
+        if self.first.is_some_and(|first| first != facts.first) {
             return false;
         }
         let pairs = [
@@ -174,6 +198,9 @@ pub struct MessageFacts<'a> {
     pub arguments: Option<&'a str>,
     /// The message's text (used only for excerpts in error reports).
     pub text: &'a str,
+    /// Whether it is the first message of its role in its transcript (the first user
+    /// message is the task).
+    pub first: bool,
 }
 
 impl<'a> MessageFacts<'a> {
@@ -191,7 +218,19 @@ impl<'a> MessageFacts<'a> {
             command: None,
             arguments: None,
             text: "",
+            first: false,
         }
+    }
+
+    /// As the first message of its role in its transcript.
+    ///
+    /// ```
+    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::User).first_of_role();
+    /// assert!(f.first);
+    /// ```
+    pub fn first_of_role(mut self) -> Self {
+        self.first = true;
+        self
     }
 
     /// With the tool name.
@@ -258,20 +297,7 @@ pub fn command_of(arguments: &Arguments) -> String {
     }
 }
 
-/// Which rule classified a message, and the class it gave.
-///
-/// ```
-/// use favur_context::rules::{Decision, RuleRef};
-/// let d = Decision { class: favur_context::Retention::Strict, rule: RuleRef::Default };
-/// assert_eq!(d.rule, RuleRef::Default);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Decision {
-    /// The class given.
-    pub class: Retention,
-    /// The rule that gave it.
-    pub rule: RuleRef,
-}
+pub use crate::import::Decision;
 
 /// A rule of a [`Rules`] file, or its explicit default.
 ///
@@ -445,18 +471,49 @@ impl Rules {
     /// # Ok::<(), favur_context::rules::RulesError>(())
     /// ```
     pub fn classify(&self, facts: &MessageFacts<'_>) -> Option<Decision> {
-        for (i, rule) in self.rules.iter().enumerate() {
-            if rule.matches(facts) {
-                return Some(Decision {
-                    class: rule.class,
-                    rule: RuleRef::Rule(i),
-                });
-            }
+        self.rule_for(facts).map(|rule| self.decision(rule))
+    }
+
+    /// The rule that decides for `facts`: the first that matches, else the default.
+    ///
+    /// ```
+    /// use favur_context::rules::{MessageFacts, RuleRef, Rules};
+    /// use favur_context::Role;
+    /// let rules = Rules::from_toml("default = \"fuzzy\"\n[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
+    /// assert_eq!(rules.rule_for(&MessageFacts::new(0, Role::User)), Some(RuleRef::Rule(0)));
+    /// assert_eq!(rules.rule_for(&MessageFacts::new(1, Role::Tool)), Some(RuleRef::Default));
+    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// ```
+    pub fn rule_for(&self, facts: &MessageFacts<'_>) -> Option<RuleRef> {
+        match self.rules.iter().position(|r| r.matches(facts)) {
+            Some(i) => Some(RuleRef::Rule(i)),
+            None => self.default.map(|_| RuleRef::Default),
         }
-        self.default.map(|class| Decision {
+    }
+
+    /// The decision `rule` gives: its class, its name and whether it pins (the default
+    /// never pins). A rule this file does not have gives the default class, or strict.
+    ///
+    /// ```
+    /// use favur_context::rules::{RuleRef, Rules};
+    /// let rules = Rules::from_toml("[[rule]]\nname = \"task\"\npin = true\nclass = \"strict\"\n")?;
+    /// let d = rules.decision(RuleRef::Rule(0));
+    /// assert_eq!((d.rule.as_deref(), d.pin), (Some("task"), true));
+    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// ```
+    pub fn decision(&self, rule: RuleRef) -> Decision {
+        let (class, pin) = match rule {
+            RuleRef::Rule(i) => self
+                .rules
+                .get(i)
+                .map_or((Retention::Strict, false), |r| (r.class, r.pin)),
+            RuleRef::Default => (self.default.unwrap_or(Retention::Strict), false),
+        };
+        Decision {
             class,
-            rule: RuleRef::Default,
-        })
+            rule: Some(self.rule_name(rule).to_owned().into()),
+            pin,
+        }
     }
 
     /// Classifies every message, or lists every message no rule matched.
@@ -768,13 +825,31 @@ fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, RulesError> {
         tool: None,
         command: None,
         arguments: None,
+        first: None,
         class: Retention::Strict,
+        pin: false,
     };
     let mut class = None;
     for (key, value) in table {
         match key.as_str() {
             "name" => {}
             "class" => class = Some(parse_class(value, number, named, "class")?),
+            field @ ("first" | "pin") => {
+                let toml::Value::Boolean(b) = value else {
+                    return Err(RulesError::InvalidValue {
+                        rule: number,
+                        name: Some(name.clone()),
+                        field: field.to_owned(),
+                        expected: "true or false",
+                        found: type_name(value),
+                    });
+                };
+                if field == "first" {
+                    rule.first = Some(*b);
+                } else {
+                    rule.pin = *b;
+                }
+            }
             "role" => {
                 let invalid = |found: String| RulesError::InvalidValue {
                     rule: number,
@@ -869,6 +944,7 @@ impl<'a> MessageFacts<'a> {
             command: m.command(),
             arguments: None,
             text: "",
+            first: m.is_first_of_role(),
         }
     }
 }
@@ -913,10 +989,7 @@ impl crate::import::Classifier for Rules {
         let mut facts = MessageFacts::from_incoming(message).with_text(&text);
         facts.arguments = arguments.as_deref();
         match Rules::classify(self, &facts) {
-            Some(d) => {
-                Ok(crate::import::Decision::from(d.class)
-                    .with_rule(self.rule_name(d.rule).to_owned()))
-            }
+            Some(d) => Ok(d),
             None => Err(crate::import::Unclassified(format!(
                 "no rule matches: {}",
                 UnmatchedMessage::of(&facts)

@@ -106,6 +106,19 @@ impl ViewItem {
     pub fn blocks(&self) -> u64 {
         u64::from(self.blocks)
     }
+
+    /// Whether the entry is pinned: shown verbatim where it was recorded, never
+    /// compacted (an edit naming it is refused).
+    ///
+    /// ```
+    /// use favur_context::{strict, History};
+    /// let mut h = History::new();
+    /// h.pin(strict!(user: "the task"));
+    /// assert!(h.view().items()[0].is_pinned());
+    /// ```
+    pub fn is_pinned(&self) -> bool {
+        self.shape.pinned
+    }
 }
 
 /// The few facts about an entry that planning reads for every view item: class, role,
