@@ -539,7 +539,7 @@ impl<S: Summarizer> Compactor<S> {
     /// ```
     /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "listing"));
+    /// h.append(forgettable!(user: "{}", "listing ".repeat(20)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let r = Compactor::new(Policy::default()).compact_at(&mut h, 2).unwrap();
     /// assert_eq!(r.classes.forgettable.dropped.entries, 1);
@@ -609,9 +609,9 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
     /// # }
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
+    /// h.append(forgettable!(user: "{}", "x ".repeat(800)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let mut c = Compactor::with_summarizer(Policy::for_window(5_000).unwrap(), Llm);
+    /// let mut c = Compactor::with_summarizer(Policy::for_window(10_000).unwrap(), Llm);
     /// let report = block_on(c.compact_async(&mut h)).unwrap();
     /// assert_eq!(report.tier, 1);
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call

@@ -1048,7 +1048,7 @@ impl JournaledHistory {
     /// let path = std::env::temp_dir().join(format!("favur-doc-with-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
     /// let mut history = JournaledHistory::open(&path)?;
-    /// let listing = history.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"))?;
+    /// let listing = history.append(forgettable!(tool_result("c1"): "{}", "a.rs\nb.rs\n".repeat(20)))?;
     /// history.append(fuzzy!(assistant: "ok"))?;
     /// let mut compactor = Compactor::new(Policy::default());
     /// let report = history.record_with(|h| compactor.compact_at(h, 2))?;

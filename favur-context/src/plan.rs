@@ -233,7 +233,7 @@ impl Plan {
     /// ```
     /// use favur_context::{fuzzy, strict, History, Plan, Policy};
     /// let mut h = History::new();
-    /// h.append(fuzzy!(user: "look around"));
+    /// h.append(fuzzy!(user: "look around, {}", "carefully ".repeat(20)));
     /// h.append(fuzzy!(assistant: "looked"));
     /// h.append(strict!(user: "now fix it")); // in flight
     /// let plan = Plan::new(&h, &Policy::default(), 2);
@@ -260,6 +260,7 @@ impl Plan {
             policy,
             counter: history.counter(),
             framing: u64::from(history.framing_tokens()),
+            frame: phases::frame_cost(history.counter()),
         };
         let end = phases::prefix(p.items, policy.keep_recent());
         let base = phases::fates(p.items, end, row);
@@ -397,7 +398,7 @@ impl Plan {
     /// ```
     /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "spent"));
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(20)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let plan = Plan::new(&h, &Policy::default(), 2);
     /// assert_eq!(plan.outcome().forgettable.dropped.entries, 1);

@@ -116,6 +116,26 @@ pub(super) struct Planner<'h> {
     pub(super) counter: &'h dyn TokenCounter,
     /// Framing tokens of one content block.
     pub(super) framing: u64,
+    /// What a summary block costs beyond its text: with no id range, and per range
+    /// (counted once, with the widest ids, so the estimate is never short).
+    pub(super) frame: (u64, u64),
+}
+
+/// The cost of a summary block's frame: (with no range, per range), counted with the
+/// widest ids.
+pub(super) fn frame_cost(counter: &dyn TokenCounter) -> (u64, u64) {
+    let widest = EntryId(u64::MAX);
+    let count = |ids: &[EntryId]| {
+        u64::from(forms::count_block(
+            counter,
+            Role::User,
+            Part::Text(forms::summary_block(widest, ids, "")),
+        ))
+    };
+    let none = count(&[]);
+    let one = count(&[EntryId(u64::MAX - 1), widest]);
+    // One token more per range for rounding: counts of joined texts are not additive.
+    (none, one.saturating_sub(none) + 1)
 }
 
 impl<'h> Planner<'h> {
@@ -432,9 +452,14 @@ pub(super) fn runs(p: &Planner<'_>, fate: &[Fate], staying: &[Option<Staying>]) 
 /// What the summary of `run` (members' tokens in `budget_tokens`) is expected to cost:
 /// its budget, its block (header, preamble, closing tag) and its framing.
 pub(super) fn summary_cost(p: &Planner<'_>, run: &Run) -> u64 {
-    let frame = forms::summary_block(run.summary, &run.members, "");
+    let ranges = 1 + run
+        .members
+        .windows(2)
+        .filter(|w| w[1].0 != w[0].0 + 1)
+        .count() as u64;
     u64::from(summary_budget(run.budget_tokens, p.policy))
-        + u64::from(forms::count_block(p.counter, Role::User, Part::Text(frame)))
+        + p.frame.0
+        + ranges * p.frame.1
         + p.framing
 }
 
