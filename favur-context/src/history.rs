@@ -192,16 +192,23 @@ impl History {
         self.record(classified, EntryKind::Appended)
     }
 
-    /// Pins a classified message (a system prompt): it is counted in every request's usage,
-    /// rendered before the view and never compacted.
+    /// Pins a classified message (a system prompt, the task): it is sent verbatim in every
+    /// request and never compacted, and counted once. A system-role pin goes to the system
+    /// messages (OpenAI) / the `system` parameter (Anthropic); a pin of any other role
+    /// stays in the view where it was recorded (moving it to the top would rewrite the
+    /// cached prefix), a fixed point the planner never summarizes, drops or reshapes.
     ///
     /// ```
-    /// use favur_context::{strict, History};
+    /// use favur_context::{fuzzy, strict, History};
     /// let mut h = History::new();
     /// let id = h.pin(strict!(system: "You are a careful coding agent."));
     /// assert_eq!(h.pinned(), &[id]);
     /// assert!(h.view().is_empty());
     /// assert!(h.usage_tokens() > 0);
+    /// h.append(fuzzy!(user: "hello"));
+    /// let task = h.pin(strict!(user: "the task"));
+    /// assert_eq!(h.view().items()[1].id, task); // in place
+    /// assert!(h.view().items()[1].is_pinned());
     /// ```
     #[track_caller]
     pub fn pin<M: Classify>(&mut self, message: M) -> EntryId {
@@ -375,7 +382,8 @@ impl History {
         &self.pinned
     }
 
-    /// The current view (pinned entries excluded).
+    /// The current view: everything but the pinned system entries (pinned entries of
+    /// other roles are in it, where they were recorded).
     ///
     /// ```
     /// use favur_context::{fuzzy, History};

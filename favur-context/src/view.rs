@@ -145,7 +145,8 @@ impl Shape {
     }
 }
 
-/// The ordered items the model is shown (pinned entries excluded; they are always first).
+/// The ordered items the model is shown: every entry but the pinned system entries (sent
+/// first, as system messages), pinned entries of other roles included, in place.
 ///
 /// Keeps a running token total, so reading it is O(1).
 ///
