@@ -21,6 +21,8 @@ enum Op {
     Orphan(Retention, usize),
     /// A real directive.
     Directive,
+    /// A pinned user message (a task): verbatim in place at every tier.
+    Pinned(usize),
     /// A system-role message in the view (not pinned).
     SystemNote,
     /// An assistant entry with calls, then their results: `split` gives one entry per
@@ -48,6 +50,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (class(), 1usize..120).prop_map(|(c, n)| Op::Assistant(c, n)),
         1 => class().prop_map(Op::Forgery),
         1 => Just(Op::Directive),
+        1 => (1usize..150).prop_map(Op::Pinned),
         1 => (class(), 1usize..100).prop_map(|(c, n)| Op::Orphan(c, n)),
         1 => Just(Op::SystemNote),
         4 => (
@@ -119,6 +122,9 @@ fn apply_op(h: &mut History, op: &Op, k: usize) {
         }
         Op::Orphan(c, n) => {
             h.append(Message::tool_result(format!("orphan{k}"), words(*n, k), false).classify(*c));
+        }
+        Op::Pinned(n) => {
+            h.pin(Message::user(words(*n, k)).classify(Retention::Strict));
         }
         Op::Directive => {
             h.append(Directive::new(format!("focus on step {k}")));
@@ -364,7 +370,8 @@ fn run(ops: &[Op], window: u64, keep_recent: usize) -> Result<History, TestCaseE
         .build()
         .unwrap();
     let mut c = Compactor::new(policy);
-    let mut h = History::new();
+    // Any framing: usage must still be the count of what is sent.
+    let mut h = History::new().with_framing_tokens((window % 9) as u32);
     h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
     for (k, op) in ops.iter().enumerate() {
         apply_op(&mut h, op, k);
@@ -400,6 +407,14 @@ fn run(ops: &[Op], window: u64, keep_recent: usize) -> Result<History, TestCaseE
             recount(&h),
             "usage differs from a full recount"
         );
+        // Every pin is shown verbatim; the non-system ones in the view, in id order.
+        for id in h.pinned() {
+            let e = h.entry(*id).unwrap();
+            if e.message().role != Role::System {
+                let item = h.view().items().iter().find(|i| i.id == *id);
+                prop_assert!(item.is_some_and(|i| i.form == Form::Verbatim), "pin {} lost", id);
+            }
+        }
         check_pairing(&h)?;
         match result {
             Ok(()) => prop_assert!(h.usage_tokens() < c.policy().limit_tokens()),
