@@ -11,7 +11,7 @@ use crate::account::{HeuristicCounter, TokenCounter};
 use crate::classify::{Classified, Classify};
 use crate::entry::{Entry, EntryId, EntryKind};
 use crate::forms;
-use crate::message::{Arguments, Message, Part, Role, ToolCall};
+use crate::message::{Arguments, Message, Role, ToolCall};
 use crate::site::CallSite;
 use crate::tool::ClassifiedTool;
 use crate::view::{self, ApplyError, Compaction, Form, Shape, View, ViewItem};
@@ -417,58 +417,6 @@ impl History {
         self.usage_with(&self.view, &self.repairs)
     }
 
-    /// The usage this history would have with `view` as its view: the tokens of every
-    /// pinned entry and view item as sent, the framing of each content block, and the
-    /// note turn put first when the request would start with an assistant turn.
-    pub(crate) fn usage_with(&self, view: &View, repairs: &forms::Repairs) -> u64 {
-        let framing = u64::from(self.framing);
-        let (repair_tokens, repair_blocks) = repairs.added();
-        let blocks = self.pinned_blocks + view.blocks() + repair_blocks;
-        let note = if starts_with_assistant(view) {
-            u64::from(forms::first_turn_cost(self.counter.as_ref())) + framing
-        } else {
-            0
-        };
-        self.pinned_tokens + view.tokens() + repair_tokens + blocks * framing + note
-    }
-
-    /// The usage this history would have with `view` (a derived view) as its view.
-    pub(crate) fn usage_after(&self, view: &View) -> u64 {
-        self.usage_with(view, &self.repairs_of(view))
-    }
-
-    /// The repairs rendering makes to `view`, computed afresh.
-    fn repairs_of(&self, view: &View) -> forms::Repairs {
-        let mut repairs = forms::Repairs::default();
-        for item in view.items() {
-            if let Some(e) = self.entry(item.id) {
-                self.feed(&mut repairs, e, &item.form);
-            }
-        }
-        repairs
-    }
-
-    fn feed(&self, repairs: &mut forms::Repairs, entry: &Entry, form: &Form) {
-        let m = &entry.message;
-        if !m.parts.iter().any(|p| !matches!(p, Part::Text(_))) && !entry.kind.is_summary() {
-            // Text alone: a message of its own, no pairing to read.
-            repairs.feed(self.counter.as_ref(), entry, m, &|_, _| None);
-            return;
-        }
-        let later = |call_id: &str, made: EntryId| {
-            self.result_entries(call_id)
-                .iter()
-                .find(|r| **r > made)
-                .copied()
-        };
-        repairs.feed(
-            self.counter.as_ref(),
-            entry,
-            &forms::shown(entry, form),
-            &later,
-        );
-    }
-
     /// Applies a recorded compaction to the view, recording its summary entries. All or
     /// nothing: on error the history and view are unchanged.
     ///
@@ -804,17 +752,6 @@ impl History {
         Ok(history)
     }
 
-    /// Tokens and blocks `entry` costs as recorded (pinned system entries as system
-    /// blocks, everything else as sent verbatim).
-    pub(crate) fn cost(&self, entry: &Entry) -> (u32, u32) {
-        let counter = self.counter.as_ref();
-        if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
-            forms::system_pin_cost(counter, &entry.message)
-        } else {
-            forms::cost(counter, entry, &Form::Verbatim)
-        }
-    }
-
     /// Re-records an entry read back from storage (or built by
     /// [`make_entry`](History::make_entry)), keeping its id, class, count and site. The
     /// caller has checked that its id is the next id.
@@ -895,104 +832,6 @@ impl<'de> Deserialize<'de> for History {
     }
 }
 
-/// Whether the renderers put the note turn first: when the first message `view` sends is
-/// an assistant turn (Anthropic requires a user turn first), or when it sends nothing at
-/// all although it holds items (so the request stays well-formed).
-fn starts_with_assistant(view: &View) -> bool {
-    match view.items().iter().find(|i| i.blocks > 0) {
-        Some(i) => i.shape.role == Role::Assistant && !i.shape.summary,
-        None => !view.is_empty(),
-    }
-}
-
 #[cfg(test)]
-mod eviction_tests {
-    use super::*;
-    use crate::view::Edit;
-    use crate::{Retention, fuzzy, strict};
-
-    fn summary(h: &History, replaces: Vec<EntryId>) -> Entry {
-        Entry::new(
-            h.next_id(),
-            Retention::Fuzzy,
-            1,
-            CallSite::new("t", 1, 1),
-            EntryKind::Summary { replaces },
-            Message::assistant("gist"),
-        )
-    }
-
-    #[test]
-    fn eviction_keeps_exactly_the_view_and_the_pinned() {
-        let mut h = History::new();
-        h.pin(strict!(system: "sys"));
-        let ids: Vec<EntryId> = (0..6).map(|i| h.append(fuzzy!(user: "m{i}"))).collect();
-        let s = summary(&h, vec![ids[0], ids[1], ids[2]]);
-        let c = Compaction {
-            tier: 1,
-            edits: vec![
-                Edit::Summarize { summary: s },
-                Edit::Drop { id: ids[4] },
-                // Summarized but kept in another form: stays.
-                Edit::Reform {
-                    id: ids[2],
-                    form: Form::CallsOnly,
-                    tokens: 1,
-                },
-            ],
-            usage_after: None,
-        };
-        let derived = h.derive(&c).unwrap();
-        h.evict_left_view(&c);
-        h.commit(c, derived);
-        let held: Vec<u64> = h.entries().iter().map(|e| e.id.0).collect();
-        assert_eq!(held, vec![0, 3, 4, 6, 7]);
-        assert_eq!(h.entries().len(), h.view().len() + h.pinned().len());
-        assert_eq!(h.len(), 8);
-        // Lookups by id: held ones found at their new positions, evicted ones absent.
-        assert_eq!(h.entry(EntryId(6)).unwrap().message().text(), "m5");
-        assert_eq!(h.entry(EntryId(7)).unwrap().message().text(), "gist");
-        for gone in [1, 2, 5] {
-            assert!(h.entry(EntryId(gone)).is_none(), "#{gone}");
-        }
-        assert!(h.entry(EntryId(3)).is_some());
-        assert!(h.entry(EntryId(8)).is_none());
-        assert!(h.entry(EntryId(u64::MAX)).is_none());
-    }
-
-    #[test]
-    fn fill_evicted_restores_every_original_in_order() {
-        let mut h = History::new();
-        let ids: Vec<EntryId> = (0..5).map(|i| h.append(fuzzy!(user: "m{i}"))).collect();
-        let full = h.clone();
-        let c = Compaction {
-            tier: 1,
-            edits: vec![Edit::Drop { id: ids[1] }, Edit::Drop { id: ids[3] }],
-            usage_after: None,
-        };
-        let derived = h.derive(&c).unwrap();
-        h.evict_left_view(&c);
-        h.commit(c, derived);
-        assert_eq!(h.entries().len(), 3);
-        let mut asked = Vec::new();
-        h.fill_evicted(|id| {
-            asked.push(id.0);
-            Ok::<_, ()>(full.entries()[id.0 as usize].clone())
-        })
-        .unwrap();
-        assert_eq!(asked, vec![1, 3]);
-        assert_eq!(h.entries(), full.entries());
-        // An error from the fetch is passed on.
-        let mut h2 = History::new();
-        let id = h2.append(fuzzy!(user: "x"));
-        let c = Compaction {
-            tier: 1,
-            edits: vec![Edit::Drop { id }],
-            usage_after: None,
-        };
-        let derived = h2.derive(&c).unwrap();
-        h2.evict_left_view(&c);
-        h2.commit(c, derived);
-        assert_eq!(h2.fill_evicted(|_| Err("gone")), Err("gone"));
-    }
-}
+mod eviction_tests;
+mod usage;

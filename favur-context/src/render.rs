@@ -4,11 +4,14 @@
 //! Both renderers share one pass that turns the view into a provider-neutral sequence and
 //! repairs the tool-call pairing, so the two formats give the same guarantees:
 //!
-//! - pinned entries come first (system-role pins as system messages / the Anthropic
-//!   `system` parameter; pins of other roles as the first conversation messages);
+//! - what each entry sends in its form has one owner ([`Form::message_for`](crate::Form::message_for)),
+//!   which the history and the planner count with: usage is the count of what is sent
+//!   ([`request_tokens`]);
+//! - pinned system entries come first (system messages / the Anthropic `system`
+//!   parameter); pins of other roles are rendered where they were recorded, verbatim;
 //! - every tool call is followed by exactly one result, placed directly after the
 //!   assistant message that made the call; a result that was compacted or is missing
-//!   becomes a short placeholder ([`placeholder_text`](crate::placeholder_text), [`missing_result`]); the only
+//!   becomes a short placeholder ([`placeholder_text`], [`missing_result`]); the only
 //!   exception is an *in-flight tail*: calls of the last assistant message with nothing
 //!   but results after it, whose results have not been recorded anywhere yet. Those are
 //!   rendered as they are (the caller is about to run the tools); the validators accept
@@ -17,6 +20,9 @@
 //!   message ([`orphan_result`]), never as a tool message;
 //! - summaries are rendered as a tagged block in a user-role message ([`summary_block`]):
 //!   clearly marked context naming the ids they replace, not a directive;
+//! - text from tools and models is data: it is [`neutralize`]d everywhere (it cannot open
+//!   or close one of the library's blocks nor pose as a directive) and
+//!   [`neutralize_quoted`] inside wrappers (no line of it poses as a turn);
 //! - the output is a pure function of the history's entries and view: an unchanged view
 //!   renders to byte-identical JSON (keys are emitted in a fixed order).
 //!

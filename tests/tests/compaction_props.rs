@@ -412,7 +412,11 @@ fn run(ops: &[Op], window: u64, keep_recent: usize) -> Result<History, TestCaseE
             let e = h.entry(*id).unwrap();
             if e.message().role != Role::System {
                 let item = h.view().items().iter().find(|i| i.id == *id);
-                prop_assert!(item.is_some_and(|i| i.form == Form::Verbatim), "pin {} lost", id);
+                prop_assert!(
+                    item.is_some_and(|i| i.form == Form::Verbatim),
+                    "pin {} lost",
+                    id
+                );
             }
         }
         check_pairing(&h)?;
