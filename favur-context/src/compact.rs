@@ -125,6 +125,9 @@ pub struct CompactionReport {
     pub summarizer_calls: usize,
     /// Runs where it failed and the built-in summarizer wrote the summary.
     pub fallbacks: Vec<Fallback>,
+    /// Tokens at the start of the request the compaction left as they were (the prefix a
+    /// prompt cache still holds; see [`Plan::prefix_tokens`]).
+    pub prefix_tokens: u64,
 }
 
 impl CompactionReport {
@@ -188,11 +191,13 @@ impl fmt::Display for CompactionReport {
         }
         write!(
             f,
-            "  summaries written: {}, reformed: {}, summarizer calls: {}, fallbacks: {}",
+            "  summaries written: {}, reformed: {}, summarizer calls: {}, fallbacks: {}, prefix kept: {} tokens ({:.1}% of the request before)",
             self.summaries.len(),
             self.reformed,
             self.summarizer_calls,
-            self.fallbacks.len()
+            self.fallbacks.len(),
+            self.prefix_tokens,
+            100.0 * self.prefix_tokens as f64 / self.usage_before.max(1) as f64
         )?;
         for fb in &self.fallbacks {
             write!(
@@ -454,6 +459,7 @@ impl<S> Compactor<S> {
             reformed: plan.reforms().len(),
             summarizer_calls: calls,
             fallbacks,
+            prefix_tokens: plan.prefix_tokens(),
         };
         emit(&report);
         self.last_report = Some(report.clone());
@@ -492,6 +498,7 @@ fn emit(report: &CompactionReport) {
         reformed = report.reformed,
         summarizer_calls = report.summarizer_calls,
         fallbacks = report.fallbacks.len(),
+        prefix_tokens = report.prefix_tokens,
         forgettable_kept = report.classes.forgettable.kept.entries,
         forgettable_summarized = report.classes.forgettable.summarized.entries,
         forgettable_dropped = report.classes.forgettable.dropped.entries,

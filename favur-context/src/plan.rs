@@ -171,6 +171,7 @@ pub struct Plan {
     drops: Vec<EntryId>,
     outcome: ByClass<ClassOutcome>,
     reclaim: u64,
+    prefix: u64,
     #[serde(skip)]
     pub(crate) stamp: Stamp,
 }
@@ -249,6 +250,7 @@ impl Plan {
             drops: Vec::new(),
             outcome: ByClass::default(),
             reclaim: 0,
+            prefix: 0,
             stamp: Stamp::of(history),
         };
         let Some(row) = policy.tier(tier) else {
@@ -321,7 +323,25 @@ impl Plan {
         plan.drops = edits.drops;
         plan.outcome = edits.outcome;
         plan.reclaim = edits.freed.saturating_sub(costs);
+        plan.prefix = history.system_tokens() + phases::unchanged_prefix(&p, &fate, &plan.reforms);
         plan
+    }
+
+    /// Tokens of the request that this plan leaves as they are at its start (the system
+    /// pins and the view items before its first change, framing included): the prefix a
+    /// provider's prompt cache still holds after the compaction.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, strict, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(strict!(user: "the task"));
+    /// h.append(forgettable!(user: "{}", "listing ".repeat(400)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// assert_eq!(plan.prefix_tokens(), u64::from(h.entries()[0].tokens()) + 4); // the task
+    /// ```
+    pub fn prefix_tokens(&self) -> u64 {
+        self.prefix
     }
 
     /// Tokens this plan is expected to free: what its drops, reforms and summarized

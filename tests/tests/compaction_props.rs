@@ -379,8 +379,28 @@ fn run(ops: &[Op], window: u64, keep_recent: usize) -> Result<History, TestCaseE
         let tail_before = tail(&h);
         let n = h.compactions().len();
         let usage_before = h.usage_tokens();
+        let sent_before = render_openai(&h);
         let result = c.prepare(&mut h).map(|_| ());
         if h.compactions().len() > n {
+            // The prefix the report says is kept is sent unchanged.
+            let sent_after = render_openai(&h);
+            let (a, b) = (
+                sent_before.as_array().unwrap(),
+                sent_after.as_array().unwrap(),
+            );
+            let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            let kept = request_tokens(
+                &serde_json::Value::Array(a[..common].to_vec()),
+                h.counter(),
+                h.framing_tokens(),
+            );
+            let reported = c.last_report().unwrap().prefix_tokens;
+            prop_assert!(
+                kept >= reported,
+                "report says {} prefix tokens kept, {} sent unchanged",
+                reported,
+                kept
+            );
             let tier = h.compactions()[n].tier;
             prop_assert!(
                 h.usage_tokens() <= usage_before,

@@ -8,6 +8,12 @@ use crate::message::{Part, Role};
 use crate::view::{Form, View};
 
 impl History {
+    /// Tokens the pinned system entries send, framing included: the start of every
+    /// request, which no compaction changes.
+    pub(crate) fn system_tokens(&self) -> u64 {
+        self.pinned_tokens + self.pinned_blocks * u64::from(self.framing)
+    }
+
     /// The usage this history would have with `view` as its view: the tokens of every
     /// pinned entry and view item as sent, the framing of each content block, and the
     /// note turn put first when the request would start with an assistant turn.

@@ -487,6 +487,18 @@ pub(super) fn first_turn_change(p: &Planner<'_>, fate: &[Fate], runs: &Runs) -> 
     }
 }
 
+/// Tokens (framing included) of the view items before the plan's first change: the first
+/// item that leaves, is reduced, or is capped.
+pub(super) fn unchanged_prefix(p: &Planner<'_>, fate: &[Fate], reforms: &[PlannedReform]) -> u64 {
+    let capped: std::collections::HashSet<EntryId> = reforms.iter().map(|r| r.id).collect();
+    p.items
+        .iter()
+        .enumerate()
+        .take_while(|(i, item)| fate[*i] == Fate::Keep && !capped.contains(&item.id))
+        .map(|(i, _)| p.now(i))
+        .sum()
+}
+
 /// The items of the runs whose summary would cost at least what their members free:
 /// such a run is not worth a summary and is kept as it is.
 pub(super) fn unworthy(p: &Planner<'_>, runs: &Runs) -> Vec<usize> {
