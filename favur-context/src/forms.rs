@@ -650,8 +650,9 @@ impl Repairs {
                             if call.tail {
                                 self.tail.retain(|t| *t != k);
                             } else {
-                                self.missing_tokens -= u64::from(call.cost);
-                                self.missing_blocks -= 1;
+                                self.missing_tokens =
+                                    self.missing_tokens.saturating_sub(u64::from(call.cost));
+                                self.missing_blocks = self.missing_blocks.saturating_sub(1);
                             }
                         }
                     }
@@ -659,7 +660,13 @@ impl Repairs {
                         own_message = true;
                         let wrapped = orphan_result(entry.id, &r.call_id, &r.content, r.is_error);
                         let as_text = count_block(counter, Role::User, Part::Text(wrapped));
-                        let as_result = count_block(counter, Role::Tool, part.clone());
+                        // As the item counted it: its content as sent.
+                        let sent_result = Part::ToolResult(ToolResult {
+                            call_id: r.call_id.clone(),
+                            content: neutralize(&r.content).into_owned(),
+                            is_error: r.is_error,
+                        });
+                        let as_result = count_block(counter, Role::Tool, sent_result);
                         self.orphan_extra += i64::from(as_text) - i64::from(as_result);
                     }
                 },

@@ -46,10 +46,14 @@ impl History {
     }
 
     pub(super) fn feed(&self, repairs: &mut forms::Repairs, entry: &Entry, form: &Form) {
-        let m = &entry.message;
-        if !m.parts.iter().any(|p| !matches!(p, Part::Text(_))) && !entry.kind.is_summary() {
-            // Text alone: a message of its own, no pairing to read.
-            repairs.feed(self.counter.as_ref(), entry, m, &|_, _| None);
+        // Pairing reads only the parts' kinds and ids (and an orphan's content, which its
+        // wrapper neutralises): a verbatim entry is read as recorded, unconverted.
+        let message = match form {
+            Form::Verbatim => std::borrow::Cow::Borrowed(&entry.message),
+            _ => forms::shown(entry, form),
+        };
+        if message.parts.iter().all(|p| matches!(p, Part::Text(_))) {
+            repairs.feed(self.counter.as_ref(), entry, &message, &|_, _| None);
             return;
         }
         let later = |call_id: &str, made: EntryId| {
@@ -58,12 +62,7 @@ impl History {
                 .find(|r| **r > made)
                 .copied()
         };
-        repairs.feed(
-            self.counter.as_ref(),
-            entry,
-            &forms::shown(entry, form),
-            &later,
-        );
+        repairs.feed(self.counter.as_ref(), entry, &message, &later);
     }
 
     /// Tokens and blocks `entry` costs as recorded (pinned system entries as system
