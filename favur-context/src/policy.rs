@@ -295,15 +295,15 @@ pub enum PolicyError {
     /// `entry_cap_tokens` is 0.
     #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
     ZeroEntryCap,
-    /// `min_reclaim` is not within [0, the first tier's threshold).
+    /// `min_reclaim` is not within [0, the limit).
     #[error(
-        "min_reclaim: {value} is not within [0, {first}) (a fraction of the window, below the first tier's threshold)"
+        "min_reclaim: {value} is not within [0, {limit}) (a fraction of the window, below the limit)"
     )]
     MinReclaimOutOfRange {
         /// The value given.
         value: f64,
-        /// The first tier's threshold.
-        first: f64,
+        /// The limit.
+        limit: f64,
     },
     /// The TOML text is malformed or has unknown or mistyped fields.
     #[error("policy TOML: {0}")]
@@ -513,11 +513,10 @@ impl Policy {
         if self.entry_cap_tokens == Some(0) {
             return Err(PolicyError::ZeroEntryCap);
         }
-        let first = self.tiers.first().map_or(1.0, |t| t.at);
-        if !(self.min_reclaim >= 0.0 && self.min_reclaim < first) {
+        if !(self.min_reclaim >= 0.0 && self.min_reclaim < self.limit) {
             return Err(PolicyError::MinReclaimOutOfRange {
                 value: self.min_reclaim,
-                first,
+                limit: self.limit,
             });
         }
         Ok(())
@@ -765,7 +764,7 @@ impl PolicyBuilder {
     /// ```
     /// use favur_context::{Policy, PolicyError};
     /// assert_eq!(Policy::builder().min_reclaim(0.01).build().unwrap().min_reclaim(), 0.01);
-    /// let err = Policy::builder().min_reclaim(0.2).build().unwrap_err();
+    /// let err = Policy::builder().min_reclaim(0.6).build().unwrap_err();
     /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
     /// ```
     pub fn min_reclaim(mut self, fraction: f64) -> Self {
