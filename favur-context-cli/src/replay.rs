@@ -222,6 +222,12 @@ pub struct Step {
     pub refused: bool,
     /// What happened to each reference of the answering message.
     pub refs: Vec<RefOutcome>,
+    /// The tokens of the rendered request, counted from the request itself
+    /// ([`request_tokens`](favur_context::render::request_tokens)); 0 when not rendered.
+    pub rendered: u64,
+    /// Tool outputs shown verbatim whose command (the assistant turn that produced them)
+    /// is not in the request.
+    pub commandless: u64,
 }
 
 /// A whole replay of one transcript under one strategy.
@@ -369,6 +375,12 @@ pub fn replay(
             if let (Some(renderer), false) = (renderer, refused) {
                 let request = renderer.render(&history)?;
                 sink(step_no, &request)?;
+                step.rendered = favur_context::render::request_tokens(
+                    &request,
+                    history.counter(),
+                    history.framing_tokens(),
+                );
+                step.commandless = commandless(&history, &ids[..i], &t.results, &t.messages);
                 let mut keys = Vec::new();
                 let mut infos = Vec::new();
                 for block in blocks(&request) {
@@ -444,12 +456,46 @@ pub fn replay(
     Ok(run)
 }
 
+/// Tool outputs (results and plain-chat observations) shown verbatim while the assistant
+/// turn before them, which produced them, is not in the view. `ids` maps the transcript
+/// messages recorded so far to their entries.
+fn commandless(
+    history: &History,
+    ids: &[Option<EntryId>],
+    results: &[bool],
+    messages: &[favur_context::import::ImportedMessage],
+) -> u64 {
+    let shown: HashMap<EntryId, &Form> = history
+        .view()
+        .items()
+        .iter()
+        .map(|i| (i.id, &i.form))
+        .collect();
+    let mut producer: Option<EntryId> = None;
+    let mut count = 0;
+    for (k, id) in ids.iter().enumerate() {
+        let Some(id) = *id else { continue };
+        if messages[k].classified.message().role == favur_context::Role::Assistant {
+            producer = Some(id);
+            continue;
+        }
+        let verbatim = matches!(shown.get(&id), Some(Form::Verbatim | Form::Capped(_)));
+        if results.get(k).copied().unwrap_or(false)
+            && verbatim
+            && producer.is_some_and(|p| !shown.contains_key(&p))
+        {
+            count += 1;
+        }
+    }
+    count
+}
+
 /// Where each entry is in the current view.
 fn fates(history: &History) -> HashMap<EntryId, Fate> {
     let mut out = HashMap::new();
     for item in history.view().items() {
         let fate = match item.form {
-            Form::Verbatim | Form::Capped(_) | Form::CallsOnly => Fate::Verbatim,
+            Form::Verbatim | Form::Capped(_) | Form::CallsOnly | Form::Command => Fate::Verbatim,
             Form::Placeholder { summary: Some(_) } => Fate::Summarized,
             Form::Placeholder { summary: None } => Fate::Placeholder,
         };

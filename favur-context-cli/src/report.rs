@@ -127,6 +127,11 @@ pub struct Summary {
     pub by_class: [Tally; 3],
     /// Evidence by the rule of their source.
     pub by_rule: BTreeMap<RuleRef, RuleEvidence>,
+    /// Largest difference, over the rendered requests, between usage and the count of
+    /// the rendered request.
+    pub max_usage_gap: u64,
+    /// Tool outputs shown verbatim without their command, summed over requests.
+    pub commandless: u64,
 }
 
 impl Summary {
@@ -164,6 +169,10 @@ impl Summary {
             s.total_tokens += step.tokens;
             s.peak_tokens = s.peak_tokens.max(step.tokens);
             s.reused_tokens += step.tokens as f64 * step.reuse;
+            if step.rendered > 0 {
+                s.max_usage_gap = s.max_usage_gap.max(step.tokens.abs_diff(step.rendered));
+            }
+            s.commandless += step.commandless;
             if let Some(e) = step.event {
                 *s.compactions.entry(e.tier).or_default() += 1;
                 s.summarizer_calls += u64::from(e.summarizer_calls);
@@ -218,6 +227,8 @@ impl Summary {
         self.summarizer_calls += o.summarizer_calls;
         self.fallbacks += o.fallbacks;
         self.reused_tokens += o.reused_tokens;
+        self.max_usage_gap = self.max_usage_gap.max(o.max_usage_gap);
+        self.commandless += o.commandless;
         self.refs.merge(&o.refs);
         for (a, b) in self.by_class.iter_mut().zip(o.by_class.iter()) {
             a.merge(b);
@@ -265,6 +276,21 @@ impl Summary {
         self.total_tokens as f64 - (1.0 - REUSED_PRICE) * self.reused_tokens
     }
 
+    /// Compactions (of any tier) per 100 requests.
+    ///
+    /// ```
+    /// let mut s = favur_context_cli::report::Summary { requests: 200, ..Default::default() };
+    /// s.compactions.insert(1, 3);
+    /// assert_eq!(s.compactions_per_100(), 1.5);
+    /// ```
+    pub fn compactions_per_100(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            100.0 * self.compactions.values().sum::<u64>() as f64 / self.requests as f64
+        }
+    }
+
     fn compactions_cell(&self) -> String {
         if self.compactions.is_empty() {
             return "0".to_owned();
@@ -306,8 +332,8 @@ pub struct Row {
 /// ```
 pub fn side_by_side(rows: &[Row]) -> String {
     let mut out = String::new();
-    out.push_str("| transcript | strategy | requests | mean tok | peak tok | compactions | summarizer calls | cache reuse | effective cost (tok) | refs kept |\n");
-    out.push_str("|---|---|---:|---:|---:|---|---:|---:|---:|---:|\n");
+    out.push_str("| transcript | strategy | requests | mean tok | peak tok | compactions | per 100 req | summarizer calls | cache reuse | effective cost (tok) | refs kept | max \\|usage − rendered\\| | outputs w/o command |\n");
+    out.push_str("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for row in rows {
         for s in &row.summaries {
             let refused = if s.refused > 0 {
@@ -317,7 +343,7 @@ pub fn side_by_side(rows: &[Row]) -> String {
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {}{} | {:.0} | {} | {} | {} | {:.1}% | {:.0} | {} ({}/{}) |",
+                "| {} | {} | {}{} | {:.0} | {} | {} | {:.1} | {} | {:.1}% | {:.0} | {} ({}/{}) | {} | {} |",
                 row.transcript,
                 s.label,
                 s.requests,
@@ -325,12 +351,15 @@ pub fn side_by_side(rows: &[Row]) -> String {
                 s.mean_tokens(),
                 s.peak_tokens,
                 s.compactions_cell(),
+                s.compactions_per_100(),
                 s.summarizer_calls,
                 s.reuse_share() * 100.0,
                 s.effective_cost(),
                 pct(s.refs.share()),
                 s.refs.survived,
                 s.refs.total,
+                s.max_usage_gap,
+                s.commandless,
             );
         }
     }

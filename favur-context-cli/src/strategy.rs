@@ -94,7 +94,11 @@ fn apply_baseline(history: &mut History, edits: Vec<Edit>) -> Result<Before, Rep
     if edits.is_empty() {
         return Ok(Before::default());
     }
-    history.apply(Compaction { tier: 0, edits })?;
+    history.apply(Compaction {
+        tier: 0,
+        edits,
+        usage_after: None,
+    })?;
     Ok(Some(Event {
         tier: 0,
         summarizer_calls: 0,
@@ -126,9 +130,10 @@ fn tail_start(history: &History) -> usize {
 /// h.append(fuzzy!(user: "{}", "word ".repeat(100)));
 /// h.append(fuzzy!(assistant: "ok"));
 /// h.append(fuzzy!(user: "next"));
-/// let mut trim = TrimOldest { budget: 20 };
+/// let mut trim = TrimOldest { budget: 60 };
 /// assert!(trim.before_request(&mut h).unwrap().event.is_some());
-/// assert!(h.usage_tokens() <= 20);
+/// assert!(h.usage_tokens() <= 60); // the note turn put before the assistant turn included
+/// assert_eq!(h.view().len(), 2);
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct TrimOldest {
@@ -161,8 +166,8 @@ impl Strategy for TrimOldest {
             {
                 j += 1;
             }
-            for item in &items[i..j] {
-                usage = usage.saturating_sub(u64::from(item.tokens) + framing);
+            for item in items[i..j].iter().filter(|item| !item.is_pinned()) {
+                usage = usage.saturating_sub(u64::from(item.tokens) + framing * item.blocks());
                 edits.push(Edit::Drop { id: item.id });
             }
             i = j;
@@ -239,7 +244,7 @@ impl Strategy for MaskOld {
             .view()
             .items()
             .iter()
-            .filter(|i| i.form == Form::Verbatim)
+            .filter(|i| i.form == Form::Verbatim && !i.is_pinned())
             .map(|i| i.id)
             .collect();
         let mut edits = Vec::new();
@@ -247,13 +252,12 @@ impl Strategy for MaskOld {
             if !verbatim.contains(&id) {
                 continue;
             }
-            if let Some(m) = masked(history, id) {
-                let tokens = history.counter().count_message(&m);
-                edits.push(Edit::Reform {
-                    id,
-                    form: Form::Capped(Box::new(m)),
-                    tokens,
-                });
+            if let Some(m) = masked(history, id)
+                && let Ok(entry) = history.recall(id)
+            {
+                let form = Form::Capped(Box::new(m));
+                let (tokens, _) = form.cost(&entry, history.counter());
+                edits.push(Edit::Reform { id, form, tokens });
             }
         }
         apply_baseline(history, edits)

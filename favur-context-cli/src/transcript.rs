@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use favur_context::import::{self, Format, ImportError, ImportedMessage, ParseOptions};
-use favur_context::rules::{Decision, MessageFacts, Rules, Unmatched, UnmatchedMessage};
-use favur_context::{Message, Role, ToolCall};
+use favur_context::rules::{MessageFacts, RuleRef, Rules, Unmatched, UnmatchedMessage};
+use favur_context::{Message, Retention, Role, ToolCall};
 use serde_json::Value;
 
 /// A transcript whose every message has a class and the rule that gave it.
@@ -29,10 +29,27 @@ pub struct ClassifiedTranscript {
     /// Whether each message is a tool result or an environment observation.
     pub results: Vec<bool>,
     /// The class and rule of each message.
-    pub decisions: Vec<Decision>,
+    pub decisions: Vec<Decided>,
     /// For each result or observation, the call it answers (tool and arguments; for a
     /// plain-chat agent, the command parsed from its text), if known.
     pub answers: Vec<Option<ToolCall>>,
+}
+
+/// The class a message got and the rule of the rules file that gave it.
+///
+/// ```
+/// use favur_context::rules::RuleRef;
+/// let d = favur_context_cli::transcript::Decided { class: favur_context::Retention::Strict, rule: RuleRef::Default, pin: false };
+/// assert_eq!(d.rule, RuleRef::Default);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decided {
+    /// The class given.
+    pub class: Retention,
+    /// The rule that gave it.
+    pub rule: RuleRef,
+    /// Whether the rule pins the message.
+    pub pin: bool,
 }
 
 impl ClassifiedTranscript {
@@ -80,8 +97,15 @@ impl ClassifiedTranscript {
             facts.arguments = arguments.as_deref();
             results.push(incoming.is_result());
             answers.push(incoming.answers().cloned());
-            match rules.classify(&facts) {
-                Some(d) => decisions.push(d),
+            match rules.rule_for(&facts) {
+                Some(rule) => {
+                    let d = rules.decision(rule);
+                    decisions.push(Decided {
+                        class: d.class,
+                        rule,
+                        pin: d.pin,
+                    });
+                }
                 None => unmatched.push(UnmatchedMessage::of(&facts)),
             }
         }

@@ -227,6 +227,7 @@ fn misclassified_agent(path: &std::path::Path) -> u32 {
         j.apply(Compaction {
             tier: 2,
             edits: vec![Edit::Drop { id: result }],
+            usage_after: None,
         })
         .unwrap();
     }

@@ -49,6 +49,7 @@ fn journal(path: &Path) {
         j.apply(Compaction {
             tier: 2,
             edits: vec![Edit::Drop { id }],
+            usage_after: None,
         })
         .unwrap();
     }

@@ -48,19 +48,23 @@ fn parses_every_field_and_first_match_wins() {
         .with_tool("bash")
         .with_command("pytest -x tests");
     let d = rules.classify(&pytest).unwrap();
-    assert_eq!((d.class, d.rule), (Retention::Strict, RuleRef::Rule(0)));
+    assert_eq!(
+        (d.class, d.rule.as_deref()),
+        (Retention::Strict, Some("pytest"))
+    );
+    assert_eq!(rules.rule_for(&pytest), Some(RuleRef::Rule(0)));
     // Same command from another tool: the first rule does not match, the third does.
     let other = MessageFacts::new(1, Role::Tool)
         .with_tool("shell")
         .with_command("pytest -x tests");
-    assert_eq!(rules.classify(&other).unwrap().rule, RuleRef::Rule(2));
+    assert_eq!(rules.rule_for(&other), Some(RuleRef::Rule(2)));
     let read = MessageFacts::new(2, Role::Tool)
         .with_tool("read")
         .with_arguments(r#"{"path": "a.rs"}"#);
     assert_eq!(rules.classify(&read).unwrap().class, Retention::Fuzzy);
     // A matcher on a field the message lacks does not match.
     let user = MessageFacts::new(3, Role::User);
-    assert_eq!(rules.classify(&user).unwrap().rule, RuleRef::Rule(3));
+    assert_eq!(rules.rule_for(&user), Some(RuleRef::Rule(3)));
     assert_eq!(rules.rule_name(RuleRef::Rule(1)), "json path");
 }
 
@@ -73,8 +77,14 @@ fn explicit_default_catches_the_rest_and_is_reported_as_default() {
     let d = rules
         .classify(&MessageFacts::new(0, Role::Assistant))
         .unwrap();
-    assert_eq!((d.class, d.rule), (Retention::Fuzzy, RuleRef::Default));
-    assert_eq!(rules.rule_name(d.rule), "(default)");
+    assert_eq!(
+        (d.class, d.rule.as_deref()),
+        (Retention::Fuzzy, Some("(default)"))
+    );
+    assert_eq!(
+        rules.rule_for(&MessageFacts::new(0, Role::Assistant)),
+        Some(RuleRef::Default)
+    );
 }
 
 #[test]
@@ -258,7 +268,7 @@ fn shipped_rules_file_parses_and_classifies_shell_commands() {
             .with_command(command);
         rules
             .classify(&f)
-            .map(|d| (d.class, rules.rule_name(d.rule).to_owned()))
+            .map(|d| (d.class, d.rule.unwrap_or_default().into_owned()))
     };
     let cases = [
         ("ls -la", Retention::Forgettable, "listings and searches"),

@@ -66,6 +66,20 @@ fn every_request_of_the_policy_replay_is_a_valid_request() {
             })
             .unwrap();
             assert!(run.steps.iter().all(|s| !s.refused), "{}", file.display());
+            for (k, step) in run.steps.iter().enumerate() {
+                // Usage is what is sent, in both formats.
+                assert_eq!(step.tokens, step.rendered, "{} step {k}", file.display());
+                // No tool output is shown without the command that produced it.
+                assert_eq!(step.commandless, 0, "{} step {k}", file.display());
+            }
+            // The task (the first user message) is pinned by the shipped rules and sent
+            // verbatim in every request.
+            let task = p
+                .transcript()
+                .messages
+                .iter()
+                .find(|m| m.pin && m.classified.message().role == favur_context::Role::User);
+            assert!(task.is_some(), "{}: the task is not pinned", file.display());
         }
     }
 }

@@ -104,6 +104,7 @@ fn write_journal(path: &std::path::Path, n: usize, compact_every: Option<usize>)
                 .apply(Compaction {
                     tier: 2,
                     edits: vec![Edit::Summarize { summary }, Edit::Drop { id: items[half] }],
+                    usage_after: None,
                 })
                 .expect("compact");
         }

@@ -155,6 +155,7 @@ fn fate(h: &History, id: EntryId) -> String {
             Form::CallsOnly => "only its tool calls remain",
             Form::Placeholder { .. } => "a placeholder pointing at a summary",
             Form::Capped(_) => "shortened by the cap",
+            Form::Command => "only its command remains",
         };
         return format!("({class}, {id}) {form}");
     }
@@ -179,7 +180,10 @@ fn main() {
     println!("  forgettable  spent once read          (directory listings, grep hits)");
     println!("  fuzzy        the gist will do later   (file views, edits, routine steps)");
     println!(
-        "  strict       exact text to the end    (the task, stack traces, the plan, directives)\n"
+        "  strict       verbatim through tier 1  (stack traces, the plan, directives); summarized at tier 2, dropped at tier 3"
+    );
+    println!(
+        "  pinned       verbatim in every request, in its place (the task; the system prompt goes first)\n"
     );
     println!(
         "Compaction reads nothing but the classes. The policy (usage = request tokens / window):"
@@ -204,7 +208,9 @@ fn main() {
 
     let mut h = History::new();
     h.pin(strict!(system: "You are a careful coding agent. Work in /work/demo. Use the tools."));
-    h.append(strict!(user: "The test parse::tests::nested_lists fails. Fix the parser so nested lists parse; keep the public API."));
+    // The task is pinned: strict alone would be summarized at tier 2; a pin is sent
+    // verbatim, where it was given, in every request.
+    h.pin(strict!(user: "The test parse::tests::nested_lists fails. Fix the parser so nested lists parse; keep the public API."));
     let mut job = Job {
         h,
         compactor: Compactor::new(policy),
@@ -362,7 +368,9 @@ fn main() {
         job.h.usage_tokens()
     );
     for id in job.h.pinned() {
-        if let Ok(e) = job.h.recall(*id) {
+        if let Ok(e) = job.h.recall(*id)
+            && e.message().role == favur_context::Role::System
+        {
             println!("  [pinned {id} system, strict] {}", e.message().text());
         }
     }
@@ -381,6 +389,7 @@ fn main() {
             Form::CallsOnly => ", calls only",
             Form::Placeholder { .. } => ", placeholder",
             Form::Capped(_) => ", capped",
+            Form::Command => ", command only",
         };
         println!(
             "  [{} {kind}, {}{form}, {} tok]",

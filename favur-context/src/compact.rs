@@ -17,7 +17,7 @@ use crate::store::{RecordError, Store};
 use crate::summarize::{
     AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer, SummaryRequest,
 };
-use crate::view::{Compaction, Edit};
+use crate::view::{Compaction, Edit, Form};
 
 /// The request would carry at least the limit even after the highest tier reached:
 /// it is refused, and nothing is lost (the history and what the compaction did stay).
@@ -53,7 +53,7 @@ pub struct LimitExceeded {
 /// h.append(forgettable!(user: "old"));
 /// h.append(fuzzy!(assistant: "ok"));
 /// let mut c = Compactor::new(Policy::default());
-/// let plan = c.plan_tier(&h, 1);
+/// let plan = favur_context::Plan::new(&h, c.policy(), 1);
 /// h.append(fuzzy!(user: "more")); // the history moved on
 /// assert_eq!(c.commit(&mut h, plan, Vec::new()).unwrap_err(), CommitError::Stale);
 /// ```
@@ -126,6 +126,9 @@ pub struct CompactionReport {
     pub summarizer_calls: usize,
     /// Runs where it failed and the built-in summarizer wrote the summary.
     pub fallbacks: Vec<Fallback>,
+    /// Tokens at the start of the request the compaction left as they were (the prefix a
+    /// prompt cache still holds; see [`Plan::prefix_tokens`]).
+    pub prefix_tokens: u64,
 }
 
 impl CompactionReport {
@@ -189,11 +192,13 @@ impl fmt::Display for CompactionReport {
         }
         write!(
             f,
-            "  summaries written: {}, reformed: {}, summarizer calls: {}, fallbacks: {}",
+            "  summaries written: {}, reformed: {}, summarizer calls: {}, fallbacks: {}, prefix kept: {} tokens ({:.1}% of the request before)",
             self.summaries.len(),
             self.reformed,
             self.summarizer_calls,
-            self.fallbacks.len()
+            self.fallbacks.len(),
+            self.prefix_tokens,
+            100.0 * self.prefix_tokens as f64 / self.usage_before.max(1) as f64
         )?;
         for fb in &self.fallbacks {
             write!(
@@ -214,18 +219,21 @@ impl fmt::Display for CompactionReport {
 /// the compaction in the store, and reports what it did, or refuses with
 /// [`LimitExceeded`].
 ///
-/// A tier is due when usage reaches its threshold and the last compaction this engine
-/// made left usage below that threshold (so a tier does not fire again on every request
-/// while usage stays above it; the next tier waits for its own threshold). At or over
-/// the limit, the highest tier reached is always applied.
+/// A tier is due when usage reaches its threshold and the last recorded compaction (read
+/// from [`History::compactions`], so an engine made afresh over a reopened history
+/// decides the same) left usage below that threshold: a tier does not fire again on
+/// every request while usage stays above it, and the next tier waits for its own
+/// threshold. A due tier whose plan would free less than the policy's
+/// [`min_reclaim`](Policy::min_reclaim) does not fire (it would cost the cached prefix
+/// for little). At or over the limit, the highest tier reached is always applied.
 ///
 /// ```
 /// use favur_context::{forgettable, strict, fuzzy, Compactor, History, Policy};
 /// let mut h = History::new();
-/// let mut c = Compactor::new(Policy::for_window(2_500).unwrap());
+/// let mut c = Compactor::new(Policy::for_window(10_000).unwrap());
 /// h.append(strict!(user: "fix the test"));
 /// h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls -R"})));
-/// h.append(forgettable!(tool_result("c1"): "{}", "src/file.rs\n".repeat(40)));
+/// h.append(forgettable!(tool_result("c1"): "{}", "src/file.rs\n".repeat(200)));
 /// h.append(fuzzy!(assistant: "found it"));
 /// let done = c.prepare(&mut h).unwrap();
 /// assert!(done.compacted());
@@ -237,7 +245,6 @@ pub struct Compactor<S = BuiltinSummarizer> {
     policy: Policy,
     summarizer: S,
     fallback: BuiltinSummarizer,
-    covered: u8,
     last_report: Option<CompactionReport>,
 }
 
@@ -266,7 +273,6 @@ impl<S> Compactor<S> {
             policy,
             summarizer,
             fallback: BuiltinSummarizer::default(),
-            covered: 0,
             last_report: None,
         }
     }
@@ -290,7 +296,6 @@ impl<S> Compactor<S> {
     /// ```
     pub fn set_policy(&mut self, policy: Policy) {
         self.policy = policy;
-        self.covered = 0;
     }
 
     /// The summarizer.
@@ -327,7 +332,20 @@ impl<S> Compactor<S> {
         if tier == 0 {
             return None;
         }
-        (tier > self.covered || usage >= self.policy.limit_tokens()).then_some(tier)
+        (tier > self.covered(history) || usage >= self.policy.limit_tokens()).then_some(tier)
+    }
+
+    /// The tiers the last recorded compaction covered: those its usage after still
+    /// reached (under this engine's policy), and none that usage now no longer reaches.
+    /// Read from [`History::compactions`] alone, so that an engine made afresh over a
+    /// reopened history decides exactly as the one that made the compactions.
+    fn covered(&self, history: &History) -> u8 {
+        let after = history
+            .compactions()
+            .last()
+            .and_then(|c| c.usage_after)
+            .map_or(0, |u| self.policy.tier_for(u));
+        after.min(self.policy.tier_for(history.usage_tokens()))
     }
 
     /// Plans the compaction that is due, if any (pure: changes nothing). Summarize each of
@@ -344,19 +362,10 @@ impl<S> Compactor<S> {
     /// assert_eq!(plan.tier(), 2);
     /// ```
     pub fn plan(&self, history: &History) -> Option<Plan> {
-        self.due(history)
-            .map(|tier| Plan::new(history, &self.policy, tier))
-    }
-
-    /// Plans a compaction at `tier` whether or not it is due.
-    ///
-    /// ```
-    /// let h = favur_context::History::new();
-    /// let c = favur_context::Compactor::new(Default::default());
-    /// assert!(c.plan_tier(&h, 3).is_empty());
-    /// ```
-    pub fn plan_tier(&self, history: &History, tier: u8) -> Plan {
-        Plan::new(history, &self.policy, tier)
+        let tier = self.due(history)?;
+        let plan = Plan::new(history, &self.policy, tier);
+        let forced = history.usage_tokens() >= self.policy.limit_tokens();
+        (forced || plan.reclaim_estimate() >= self.policy.min_reclaim_tokens()).then_some(plan)
     }
 
     /// Turns `plan` and one summary outcome per run (in the order of [`Plan::runs`]) into
@@ -377,7 +386,7 @@ impl<S> Compactor<S> {
     /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let mut c = Compactor::new(Policy::default());
-    /// let plan = c.plan_tier(&h, 1);
+    /// let plan = favur_context::Plan::new(&h, c.policy(), 1);
     /// let outcomes = plan.runs().iter().map(|_| Err(SummarizeError::new("timeout"))).collect();
     /// let report = c.commit(&mut h, plan, outcomes).unwrap();
     /// assert_eq!(report.fallbacks.len(), 1);
@@ -405,8 +414,8 @@ impl<S> Compactor<S> {
             reformed: plan.reforms().len(),
             summarizer_calls: plan.runs().len(),
             fallbacks,
+            prefix_tokens: plan.prefix_tokens(),
         };
-        self.covered = self.policy.tier_for(report.usage_after);
         emit(&report);
         self.last_report = Some(report.clone());
         Ok(report)
@@ -459,18 +468,17 @@ impl<S> Compactor<S> {
                         .unwrap_or_else(|e| e.to_string())
                 }
             };
-            let message = summary_message(&run.members, &body);
-            let tokens = history.counter().count_message(&message);
-            let entry = Entry::new(
+            let mut entry = Entry::new(
                 run.summary,
                 run.retention,
-                tokens,
+                0,
                 CallSite::new("<compaction>", u32::from(plan.tier()), 0),
                 EntryKind::Summary {
                     replaces: run.members.clone(),
                 },
-                message,
+                summary_message(&body),
             );
+            entry.tokens = Form::Verbatim.cost(&entry, history.counter()).0;
             edits.push(Edit::Summarize { summary: entry });
         }
         for r in plan.reforms() {
@@ -483,18 +491,21 @@ impl<S> Compactor<S> {
         for id in plan.drops() {
             edits.push(Edit::Drop { id: *id });
         }
-        let compaction = (!edits.is_empty()).then(|| Compaction {
+        if edits.is_empty() {
+            return Ok((None, fallbacks));
+        }
+        // The usage it leaves is recorded with it: what a compactor reopened later reads
+        // to know which tiers it covered.
+        let mut compaction = Compaction {
             tier: plan.tier(),
             edits,
-        });
-        Ok((compaction, fallbacks))
-    }
-
-    /// Usage below a tier's threshold re-arms it (a compaction made elsewhere, say).
-    pub(crate) fn uncover(&mut self, history: &History) {
-        self.covered = self
-            .covered
-            .min(self.policy.tier_for(history.usage_tokens()));
+            usage_after: None,
+        };
+        let checked = history
+            .check(compaction.clone())
+            .map_err(|_| CommitError::Stale)?;
+        compaction.usage_after = Some(history.usage_after(checked.view()));
+        Ok((Some(compaction), fallbacks))
     }
 
     fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
@@ -582,6 +593,7 @@ fn emit(report: &CompactionReport) {
         reformed = report.reformed,
         summarizer_calls = report.summarizer_calls,
         fallbacks = report.fallbacks.len(),
+        prefix_tokens = report.prefix_tokens,
         forgettable_kept = report.classes.forgettable.kept.entries,
         forgettable_summarized = report.classes.forgettable.summarized.entries,
         forgettable_dropped = report.classes.forgettable.dropped.entries,
@@ -595,38 +607,19 @@ fn emit(report: &CompactionReport) {
     );
 }
 
-/// The message of a summary entry: a header naming the ids it replaces, then the text.
+/// The message of a summary entry: the summary text, marked as the engine's. What it
+/// renders as (the `<context-summary>` block naming its id and the ids it replaces, with
+/// the text neutralised) is [`render::summary_block`](crate::render::summary_block); its
+/// token count is the count of that block.
 ///
 /// ```
-/// use favur_context::{summary_message, EntryId};
-/// let m = summary_message(&[EntryId(3), EntryId(4), EntryId(5), EntryId(8)], "ran the tests");
-/// assert!(m.text().starts_with("[summary of entries #3-#5, #8"));
-/// assert!(m.text().ends_with("ran the tests"));
+/// use favur_context::summary_message;
+/// let m = summary_message("ran the tests\n");
+/// assert_eq!(m.text(), "ran the tests");
+/// assert_eq!(m.extensions["favur_kind"], "summary");
 /// ```
-pub fn summary_message(replaces: &[EntryId], body: &str) -> Message {
-    let mut ids = String::new();
-    let mut i = 0;
-    while i < replaces.len() {
-        let start = replaces[i];
-        let mut j = i;
-        while j + 1 < replaces.len() && replaces[j + 1].0 == replaces[j].0 + 1 {
-            j += 1;
-        }
-        if !ids.is_empty() {
-            ids.push_str(", ");
-        }
-        if j > i {
-            ids.push_str(&format!("{}-{}", start, replaces[j]));
-        } else {
-            ids.push_str(&start.to_string());
-        }
-        i = j + 1;
-    }
-    Message::user(format!(
-        "[summary of entries {ids}, compacted from the context; the originals are retrievable by id]\n{}",
-        body.trim_end()
-    ))
-    .with_extension("favur_kind", serde_json::Value::from("summary"))
+pub fn summary_message(body: &str) -> Message {
+    Message::user(body.trim_end()).with_extension("favur_kind", serde_json::Value::from("summary"))
 }
 
 impl<S: Summarizer> Compactor<S> {
@@ -647,7 +640,6 @@ impl<S: Summarizer> Compactor<S> {
         &mut self,
         store: &mut St,
     ) -> Result<Option<CompactionReport>, St::Error> {
-        self.uncover(store.history());
         let Some(plan) = self.plan(store.history()) else {
             return Ok(None);
         };
@@ -663,7 +655,7 @@ impl<S: Summarizer> Compactor<S> {
     /// ```
     /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "listing"));
+    /// h.append(forgettable!(user: "{}", "listing ".repeat(20)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let r = Compactor::new(Policy::default()).compact_at(&mut h, 2).unwrap().unwrap();
     /// assert_eq!(r.classes.forgettable.dropped.entries, 1);
@@ -785,9 +777,9 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
     /// # }
     /// let mut h = History::new();
-    /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
+    /// h.append(forgettable!(user: "{}", "x ".repeat(800)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let mut c = Compactor::with_summarizer(Policy::for_window(5_000).unwrap(), Llm);
+    /// let mut c = Compactor::with_summarizer(Policy::for_window(10_000).unwrap(), Llm);
     /// let report = block_on(c.compact_async(&mut h)).unwrap().unwrap();
     /// assert_eq!(report.tier, 1);
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call
@@ -796,7 +788,6 @@ impl<S: AsyncSummarizer> Compactor<S> {
         &mut self,
         store: &mut St,
     ) -> Result<Option<CompactionReport>, St::Error> {
-        self.uncover(store.history());
         let Some(plan) = self.plan(store.history()) else {
             return Ok(None);
         };

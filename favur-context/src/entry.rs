@@ -39,7 +39,8 @@ pub enum EntryKind {
     /// Appended by the agent through [`History::append`](crate::History::append).
     #[default]
     Appended,
-    /// Pinned (a system prompt): counted in every request, never compacted.
+    /// Pinned (a system prompt, the task): sent verbatim in every request (a system
+    /// entry as a system message, any other in its place in the view), never compacted.
     Pinned,
     /// Written by a compaction in place of the entries it names.
     Summary {

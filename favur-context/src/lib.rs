@@ -152,6 +152,7 @@ mod classify;
 mod compact;
 mod compact_async;
 mod entry;
+mod forms;
 mod history;
 mod journal;
 mod message;
@@ -188,6 +189,7 @@ pub use compact::{
     CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
 pub use entry::{Entry, EntryId, EntryKind};
+pub use forms::placeholder_text;
 pub use history::{CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, LoadError};
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
@@ -199,10 +201,10 @@ pub use journal::{
 #[cfg(feature = "llm")]
 pub use llm::{LlmConfig, LlmError, LlmSummarizer, cut_to_budget};
 pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
-pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run, placeholder_text};
+pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run};
 pub use policy::{
-    Action, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY, DEFAULT_WINDOW_TOKENS,
-    Policy, PolicyBuilder, PolicyError, Tier,
+    Action, DEFAULT_MIN_RECLAIM, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
+    DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder, PolicyError, Tier,
 };
 pub use prepared::{PrepareError, Prepared};
 pub use recall::{RecallError, RecallTool};

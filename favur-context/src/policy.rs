@@ -109,6 +109,15 @@ pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
 pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 4_000;
 /// The default budget a summary gets for each entry it merges: 200 tokens.
 pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
+/// The default [`min_reclaim`](Policy::min_reclaim): 1% of the window (2,000 tokens of
+/// a 200,000-token window). On the replay of the real traces (`docs/replay.md`) it
+/// removes the compactions that reclaimed less than a cached prefix costs to rewrite,
+/// at no loss of references kept.
+///
+/// ```
+/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.01);
+/// ```
+pub const DEFAULT_MIN_RECLAIM: f64 = 0.01;
 
 /// The compaction policy of one job.
 ///
@@ -145,6 +154,7 @@ pub struct Policy {
     keep_recent: usize,
     #[serde(skip_serializing_if = "is_zero")]
     reserve_output_tokens: u32,
+    min_reclaim: f64,
     tiers: Vec<Tier>,
 }
 
@@ -163,6 +173,7 @@ impl Default for Policy {
             summary_tokens_per_entry: DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
             keep_recent: 0,
             reserve_output_tokens: 0,
+            min_reclaim: DEFAULT_MIN_RECLAIM,
         }
     }
 }
@@ -188,6 +199,7 @@ struct PolicyIn {
     summary_tokens_per_entry: Option<u32>,
     keep_recent: Option<usize>,
     reserve_output_tokens: Option<u32>,
+    min_reclaim: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for Policy {
@@ -213,6 +225,7 @@ impl PolicyIn {
                 .unwrap_or(d.summary_tokens_per_entry),
             keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
             reserve_output_tokens: self.reserve_output_tokens.unwrap_or(0),
+            min_reclaim: self.min_reclaim.unwrap_or(d.min_reclaim),
         };
         p.validate()?;
         Ok(p)
@@ -310,6 +323,16 @@ pub enum PolicyError {
     /// `entry_cap_tokens` is 0.
     #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
     ZeroEntryCap,
+    /// `min_reclaim` is not within [0, the limit).
+    #[error(
+        "min_reclaim: {value} is not within [0, {limit}) (a fraction of the window, below the limit)"
+    )]
+    MinReclaimOutOfRange {
+        /// The value given.
+        value: f64,
+        /// The limit.
+        limit: f64,
+    },
     /// The TOML text is malformed or has unknown or mistyped fields.
     #[error("policy TOML: {0}")]
     Toml(String),
@@ -527,6 +550,12 @@ impl Policy {
                 reserve: self.reserve_output_tokens,
             });
         }
+        if !(self.min_reclaim >= 0.0 && self.min_reclaim < self.limit) {
+            return Err(PolicyError::MinReclaimOutOfRange {
+                value: self.min_reclaim,
+                limit: self.limit,
+            });
+        }
         Ok(())
     }
 
@@ -609,6 +638,32 @@ impl Policy {
     /// ```
     pub fn keep_recent(&self) -> usize {
         self.keep_recent
+    }
+
+    /// The smallest reclaim worth a compaction, as a fraction of the window: a due tier
+    /// whose plan would free fewer tokens (its [estimate](crate::Plan::reclaim_estimate))
+    /// does not fire, unless usage is at the limit. A compaction rewrites the request from
+    /// its first change on, so the provider's cached prefix is lost from there; one that
+    /// frees little costs more in cache misses than it saves.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.min_reclaim(), 0.01);
+    /// assert_eq!(p.min_reclaim_tokens(), 2_000);
+    /// ```
+    pub fn min_reclaim(&self) -> f64 {
+        self.min_reclaim
+    }
+
+    /// [`min_reclaim`](Policy::min_reclaim) in tokens, rounded up.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().min_reclaim(0.0).build().unwrap();
+    /// assert_eq!(p.min_reclaim_tokens(), 0);
+    /// ```
+    pub fn min_reclaim_tokens(&self) -> u64 {
+        let t = (self.min_reclaim * self.window_tokens as f64).ceil();
+        if t <= 0.0 { 0 } else { t as u64 }
     }
 
     /// Tokens set aside for the model's answer (default 0): the tiers and the limit
@@ -787,6 +842,19 @@ impl PolicyBuilder {
     /// ```
     pub fn reserve_output_tokens(mut self, tokens: u32) -> Self {
         self.policy.reserve_output_tokens = tokens;
+        self
+    }
+
+    /// Sets the smallest reclaim worth a compaction (a fraction of the window).
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// assert_eq!(Policy::builder().min_reclaim(0.01).build().unwrap().min_reclaim(), 0.01);
+    /// let err = Policy::builder().min_reclaim(0.6).build().unwrap_err();
+    /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
+    /// ```
+    pub fn min_reclaim(mut self, fraction: f64) -> Self {
+        self.policy.min_reclaim = fraction;
         self
     }
 

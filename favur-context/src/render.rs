@@ -4,11 +4,14 @@
 //! Both renderers share one pass that turns the view into a provider-neutral sequence and
 //! repairs the tool-call pairing, so the two formats give the same guarantees:
 //!
-//! - pinned entries come first (system-role pins as system messages / the Anthropic
-//!   `system` parameter; pins of other roles as the first conversation messages);
+//! - what each entry sends in its form has one owner ([`Form::message_for`](crate::Form::message_for)),
+//!   which the history and the planner count with: usage is the count of what is sent
+//!   ([`request_tokens`]);
+//! - pinned system entries come first (system messages / the Anthropic `system`
+//!   parameter); pins of other roles are rendered where they were recorded, verbatim;
 //! - every tool call is followed by exactly one result, placed directly after the
 //!   assistant message that made the call; a result that was compacted or is missing
-//!   becomes a short placeholder ([`result_placeholder`], [`missing_result`]); the only
+//!   becomes a short placeholder ([`placeholder_text`], [`missing_result`]); the only
 //!   exception is an *in-flight tail*: calls of the last assistant message with nothing
 //!   but results after it, whose results have not been recorded anywhere yet. Those are
 //!   rendered as they are (the caller is about to run the tools); the validators accept
@@ -17,6 +20,9 @@
 //!   message ([`orphan_result`]), never as a tool message;
 //! - summaries are rendered as a tagged block in a user-role message ([`summary_block`]):
 //!   clearly marked context naming the ids they replace, not a directive;
+//! - text from tools and models is data: it is [`neutralize`]d everywhere (it cannot open
+//!   or close one of the library's blocks nor pose as a directive) and
+//!   [`neutralize_quoted`] inside wrappers (no line of it poses as a turn);
 //! - the output is a pure function of the history's entries and view: an unchanged view
 //!   renders to byte-identical JSON (keys are emitted in a fixed order).
 //!
@@ -47,10 +53,11 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::entry::{Entry, EntryId, EntryKind};
+use crate::entry::{Entry, EntryId};
+use crate::forms;
+use crate::forms::placeholder_text;
 use crate::history::History;
-use crate::message::{Arguments, Message, Part, Role};
-use crate::view::Form;
+use crate::message::{Arguments, Message, Part, Role, ToolCall};
 
 /// The text of the user turn inserted at the start of an Anthropic request whose first
 /// rendered message would otherwise be an assistant turn (the API requires a user turn
@@ -62,83 +69,13 @@ use crate::view::Form;
 pub const FIRST_TURN_NOTE: &str =
     "<context-note>The conversation continues from earlier context.</context-note>";
 
-/// The marked context block a summary entry renders as.
-///
-/// ```
-/// use favur_context::EntryId;
-/// let block = favur_context::render::summary_block(EntryId(9), &[EntryId(2), EntryId(3)], "Listed the repo.");
-/// assert_eq!(
-///     block,
-///     "<context-summary id=\"#9\" replaces=\"#2 #3\">\nSummary of earlier turns of this conversation, kept as context (not an instruction).\nListed the repo.\n</context-summary>"
-/// );
-/// ```
-pub fn summary_block(id: EntryId, replaces: &[EntryId], text: &str) -> String {
-    let ids: Vec<String> = replaces.iter().map(EntryId::to_string).collect();
-    format!(
-        "<context-summary id=\"{id}\" replaces=\"{}\">\nSummary of earlier turns of this conversation, kept as context (not an instruction).\n{text}\n</context-summary>",
-        ids.join(" ")
-    )
-}
+mod count;
+pub use count::request_tokens;
 
-/// The placeholder a compacted tool result renders as ([`Form::Placeholder`], or a
-/// result that is in the history but no longer in the view while its call is): the
-/// engine's [`placeholder_text`](crate::placeholder_text), so what is rendered is what
-/// the engine counted.
-///
-/// ```
-/// use favur_context::EntryId;
-/// use favur_context::render::result_placeholder;
-/// assert_eq!(
-///     result_placeholder(EntryId(4), Some(EntryId(9))),
-///     "[compacted: the gist of this result is in summary #9; the original is entry #4]"
-/// );
-/// assert_eq!(
-///     result_placeholder(EntryId(4), None),
-///     "[compacted: this result was dropped from the context; the original is entry #4]"
-/// );
-/// ```
-pub fn result_placeholder(original: EntryId, summary: Option<EntryId>) -> String {
-    crate::placeholder_text(original, summary)
-}
-
-/// The result rendered for a call that has no recorded result and is not the in-flight
-/// tail (the conversation went on without one).
-///
-/// ```
-/// assert_eq!(favur_context::render::missing_result(), "[no result was recorded for this call]");
-/// ```
-pub fn missing_result() -> &'static str {
-    "[no result was recorded for this call]"
-}
-
-/// The marked context a tool result renders as when its call is not in the request (the
-/// call was compacted away, or the result came before any call with its id).
-///
-/// ```
-/// use favur_context::EntryId;
-/// let note = favur_context::render::orphan_result(EntryId(5), "c7", "ok", false);
-/// assert_eq!(note, "<tool-output entry=\"#5\" call=\"c7\">\nok\n</tool-output>");
-/// ```
-pub fn orphan_result(entry: EntryId, call_id: &str, content: &str, is_error: bool) -> String {
-    let error = if is_error { " error=\"true\"" } else { "" };
-    format!(
-        "<tool-output entry=\"{entry}\" call=\"{}\"{error}>\n{content}\n</tool-output>",
-        escape_attr(call_id)
-    )
-}
-
-fn escape_attr(s: &str) -> Cow<'_, str> {
-    if s.contains(['"', '<', '>', '&']) {
-        Cow::Owned(
-            s.replace('&', "&amp;")
-                .replace('"', "&quot;")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;"),
-        )
-    } else {
-        Cow::Borrowed(s)
-    }
-}
+pub use crate::forms::{
+    QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block, missing_result,
+    neutralize, neutralize_quoted, orphan_result, summary_block, system_note,
+};
 
 /// An Anthropic Messages request body without the model parameters: the `system` text
 /// blocks (from the pinned system entries) and the `messages`.
@@ -187,8 +124,7 @@ impl AnthropicRequest {
 #[derive(Debug, Clone)]
 struct OutCall<'h> {
     id: String,
-    name: &'h str,
-    arguments: &'h Arguments,
+    call: Cow<'h, ToolCall>,
 }
 
 /// A provider-neutral rendered message.
@@ -216,12 +152,12 @@ enum Item<'h> {
     Msg {
         role: Role,
         texts: Vec<Cow<'h, str>>,
-        calls: Vec<(&'h str, &'h str, &'h Arguments)>,
+        calls: Vec<Cow<'h, ToolCall>>,
         ext: &'h Map<String, Value>,
         entry: EntryId,
     },
     Res {
-        call_id: &'h str,
+        call_id: Cow<'h, str>,
         content: Cow<'h, str>,
         is_error: bool,
         ext: &'h Map<String, Value>,
@@ -229,65 +165,71 @@ enum Item<'h> {
     },
 }
 
-/// Splits one message (in the form shown) into items.
-fn push_message<'h>(
-    items: &mut Vec<Item<'h>>,
-    message: &'h Message,
-    entry: &'h Entry,
-    placeholder: Option<Option<EntryId>>,
-    calls_only: bool,
-) {
+/// One part of a shown message, borrowed from the entry or owned by the form.
+enum PartOf<'h> {
+    Text(Cow<'h, str>),
+    Call(Cow<'h, ToolCall>),
+    Result(Cow<'h, str>, Cow<'h, str>, bool),
+}
+
+fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
+    match message {
+        Cow::Borrowed(m) => (
+            m.role,
+            m.parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(t) => PartOf::Text(Cow::Borrowed(t.as_str())),
+                    Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
+                    Part::ToolResult(r) => PartOf::Result(
+                        Cow::Borrowed(r.call_id.as_str()),
+                        Cow::Borrowed(r.content.as_str()),
+                        r.is_error,
+                    ),
+                })
+                .collect(),
+        ),
+        Cow::Owned(m) => (
+            m.role,
+            m.parts
+                .into_iter()
+                .map(|p| match p {
+                    Part::Text(t) => PartOf::Text(Cow::Owned(t)),
+                    Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
+                    Part::ToolResult(r) => {
+                        PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
+                    }
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// Splits the message an entry shows (see [`Form::message_for`](crate::Form::message_for), the one owner of what
+/// each form sends) into items: one per result, and one for its texts and calls if any.
+fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {
     let ext = &entry.message().extensions;
+    let (role, parts) = parts_of(message);
     let mut texts: Vec<Cow<'h, str>> = Vec::new();
     let mut calls = Vec::new();
-    let mut results = 0usize;
-    for part in &message.parts {
+    for part in parts {
         match part {
-            Part::Text(t) => {
-                if !calls_only && placeholder.is_none() {
-                    texts.push(Cow::Borrowed(t.as_str()));
-                }
-            }
-            Part::ToolCall(c) => calls.push((c.id.as_str(), c.name.as_str(), &c.arguments)),
-            Part::ToolResult(r) => {
-                results += 1;
-                let content = match placeholder {
-                    Some(summary) => Cow::Owned(result_placeholder(entry.id(), summary)),
-                    None => Cow::Borrowed(r.content.as_str()),
-                };
-                items.push(Item::Res {
-                    call_id: r.call_id.as_str(),
-                    content,
-                    is_error: r.is_error,
-                    ext,
-                    entry: entry.id(),
-                });
-            }
+            PartOf::Text(t) => texts.push(t),
+            PartOf::Call(c) => calls.push(c),
+            PartOf::Result(call_id, content, is_error) => items.push(Item::Res {
+                call_id,
+                content,
+                is_error,
+                ext,
+                entry: entry.id(),
+            }),
         }
     }
-    if let (Some(summary), 0) = (placeholder, results) {
-        // A placeholder form on an entry without results: say what was there.
-        texts.push(Cow::Owned(result_placeholder(entry.id(), summary)));
-    }
-    let role = match message.role {
+    let role = match role {
         Role::Tool => Role::User,
         r => r,
     };
-    let role = if role != Role::Assistant && !calls.is_empty() {
-        // Only the assistant makes calls; keep them visible as text elsewhere.
-        for (id, name, args) in calls.drain(..) {
-            texts.push(Cow::Owned(format!(
-                "<tool-call id=\"{}\" name=\"{}\">{}</tool-call>",
-                escape_attr(id),
-                escape_attr(name),
-                args.to_json_string()
-            )));
-        }
-        role
-    } else {
-        role
-    };
-    if !texts.is_empty() || !calls.is_empty() || (results == 0 && message.parts.is_empty()) {
+    if !texts.is_empty() || !calls.is_empty() {
         items.push(Item::Msg {
             role,
             texts,
@@ -306,58 +248,65 @@ fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>) {
         let Some(entry) = history.entry(*id) else {
             continue;
         };
+        // Pins of other roles are in the view, where they were recorded.
         if entry.message().role == Role::System {
-            system.push((entry, entry.message().text()));
-        } else {
-            push_message(&mut items, entry.message(), entry, None, false);
+            let text = entry.message().text();
+            if !text.trim().is_empty() {
+                system.push((entry, text));
+            }
         }
     }
     for item in history.view().items() {
         let Some(entry) = history.entry(item.id) else {
             continue;
         };
-        if let EntryKind::Summary { replaces } = entry.kind() {
-            let text = match &item.form {
-                Form::Verbatim => entry.message().text(),
-                Form::Capped(m) => m.text(),
-                Form::CallsOnly | Form::Placeholder { .. } => result_placeholder(entry.id(), None),
-            };
-            items.push(Item::Msg {
-                role: Role::User,
-                texts: vec![Cow::Owned(summary_block(entry.id(), replaces, &text))],
-                calls: Vec::new(),
-                ext: &entry.message().extensions,
-                entry: entry.id(),
-            });
-            continue;
-        }
-        match &item.form {
-            Form::Verbatim => push_message(&mut items, entry.message(), entry, None, false),
-            Form::CallsOnly => push_message(&mut items, entry.message(), entry, None, true),
-            Form::Placeholder { summary } => {
-                push_message(&mut items, entry.message(), entry, Some(*summary), false)
-            }
-            Form::Capped(m) => push_message(&mut items, m, entry, None, false),
-        }
+        push_message(&mut items, item.form.message_for(entry), entry);
     }
-    (system, pair(history, items))
+    let mut out = pair(history, items);
+    // The first message that sends something (blank texts are not sent by Anthropic).
+    let first = out.iter().find(|o| match o {
+        Out::Msg { texts, calls, .. } => {
+            !calls.is_empty() || texts.iter().any(|t| !t.trim().is_empty())
+        }
+        Out::Res { .. } => true,
+    });
+    let note = match first {
+        Some(Out::Msg { role, .. }) => *role == Role::Assistant,
+        Some(Out::Res { .. }) => false,
+        None => !history.view().is_empty(),
+    };
+    if note {
+        // Anthropic requires a user turn first (and a request holds at least one
+        // message); both formats send the same note, so that both send what usage counts.
+        out.insert(
+            0,
+            Out::Msg {
+                role: Role::User,
+                texts: vec![Cow::Borrowed(FIRST_TURN_NOTE)],
+                calls: Vec::new(),
+                ext: empty_map(),
+            },
+        );
+    }
+    (system, out)
 }
 
 /// Where each call's result is, and the repaired sequence.
 fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
-    let mut open: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    let mut open: forms::Matcher<(usize, usize)> = forms::Matcher::default();
+    let items = &items;
     let mut answer: HashMap<(usize, usize), usize> = HashMap::new();
     let mut answered_res: HashSet<usize> = HashSet::new();
     for (i, item) in items.iter().enumerate() {
         match item {
             Item::Msg { calls, .. } => {
-                for (c, (id, _, _)) in calls.iter().enumerate() {
-                    open.entry(id).or_default().push((i, c));
+                for (c, call) in calls.iter().enumerate() {
+                    open.call(&call.id, (i, c));
                 }
             }
             Item::Res { call_id, .. } => {
-                if let Some(call) = open.get_mut(call_id).and_then(Vec::pop) {
+                if let Some(call) = open.answer(call_id) {
                     answer.insert(call, i);
                     answered_res.insert(i);
                 }
@@ -389,8 +338,9 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
             } => {
                 let mut seen: HashSet<String> = HashSet::new();
                 let mut out_calls = Vec::with_capacity(calls.len());
-                for (id, name, arguments) in calls {
-                    let mut unique = (*id).to_owned();
+                for call in calls {
+                    let id = &call.id;
+                    let mut unique = id.clone();
                     let mut k = 2;
                     while !seen.insert(unique.clone()) {
                         unique = format!("{id}_{k}");
@@ -398,8 +348,7 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                     }
                     out_calls.push(OutCall {
                         id: unique,
-                        name,
-                        arguments,
+                        call: call.clone(),
                     });
                 }
                 let results: Vec<Out<'h>> = out_calls
@@ -424,14 +373,14 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                             }
                             return None;
                         }
-                        let original = calls[c].0;
+                        let original = calls[c].id.as_str();
                         let later = history
                             .result_entries(original)
                             .iter()
                             .find(|r| **r > *entry)
                             .copied();
                         let content = match later {
-                            Some(r) => Cow::Owned(result_placeholder(r, None)),
+                            Some(r) => Cow::Owned(placeholder_text(r, None)),
                             None if Some(i) == last_msg => return None, // in-flight tail
                             None => Cow::Borrowed(missing_result()),
                         };
@@ -566,7 +515,7 @@ pub fn render_openai(history: &History) -> Value {
                             json!({
                                 "id": c.id,
                                 "type": "function",
-                                "function": {"name": c.name, "arguments": c.arguments.to_json_string()},
+                                "function": {"name": c.call.name, "arguments": c.call.arguments.to_json_string()},
                             })
                         })
                         .collect();
@@ -638,9 +587,6 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
     let (pinned, seq) = neutral(history);
     let mut system = Vec::new();
     for (entry, text) in pinned {
-        if text.trim().is_empty() {
-            continue;
-        }
         let mut block = Map::new();
         block.insert("type".into(), json!("text"));
         block.insert("text".into(), Value::String(text));
@@ -653,7 +599,6 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     let mut used_ids: HashSet<String> = HashSet::new();
     let mut current: HashMap<String, String> = HashMap::new();
-    let had_messages = !seq.is_empty();
     for out in seq {
         let (role, mut blocks, ext) = match out {
             Out::Msg {
@@ -664,15 +609,9 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
             } => {
                 let mut blocks = Vec::new();
                 for t in texts {
-                    if t.trim().is_empty() {
-                        continue;
+                    if !t.trim().is_empty() {
+                        blocks.push(json!({"type": "text", "text": t.into_owned()}));
                     }
-                    let text = if role == Role::System {
-                        format!("<system-note>\n{t}\n</system-note>")
-                    } else {
-                        t.into_owned()
-                    };
-                    blocks.push(json!({"type": "text", "text": text}));
                 }
                 if role == Role::Assistant {
                     current.clear();
@@ -689,8 +628,8 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
                     blocks.push(json!({
                         "type": "tool_use",
                         "id": id,
-                        "name": c.name,
-                        "input": anthropic_input(c.arguments),
+                        "name": c.call.name,
+                        "input": anthropic_input(&c.call.arguments),
                     }));
                 }
                 let role = if role == Role::Assistant {
@@ -733,13 +672,6 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
             Some((r, existing)) if *r == role => existing.append(&mut blocks),
             _ => turns.push((role, blocks)),
         }
-    }
-    if turns.is_empty() && had_messages {
-        // Every message of the view was empty: keep the request well-formed.
-        turns.push((
-            "user",
-            vec![json!({"type": "text", "text": FIRST_TURN_NOTE})],
-        ));
     }
     if turns.first().is_some_and(|(r, _)| *r == "assistant") {
         turns.insert(

@@ -19,8 +19,16 @@
 //! tool = "^bash$"                    # optional: regex on the tool name
 //! command = '^\s*(ls|find|grep)\b'   # optional: regex on the command
 //! arguments = '"path"'               # optional: regex on the raw JSON arguments
+//! first = true                       # optional: only the first message of its role
+//!                                    #   (false: every message of its role but the first)
 //! class = "forgettable"              # required: forgettable, fuzzy or strict
+//! pin = true                         # optional (default false): pin the message
 //! ```
+//!
+//! `first = true` with `role = "user"` matches the first user message of a transcript:
+//! the task. A rule with `pin = true` pins what it matches: the message is recorded with
+//! [`History::pin`](crate::History::pin) instead of appended, so it is sent verbatim, in
+//! its place, in every request (a pinned system message goes to the system messages).
 //!
 //! Every matcher a rule gives must match (they are combined with "and"); a rule with no
 //! matcher matches every message. Regexes use the [`regex`] crate's syntax and match
@@ -55,7 +63,7 @@
 //! let ls = MessageFacts::new(3, Role::Tool).with_tool("bash").with_command("ls -la");
 //! let decision = rules.classify(&ls).expect("a rule matches");
 //! assert_eq!(decision.class, Retention::Forgettable);
-//! assert_eq!(rules.rule_name(decision.rule), "listings");
+//! assert_eq!(decision.rule.as_deref(), Some("listings"));
 //! # Ok::<(), favur_context::rules::RulesError>(())
 //! ```
 
@@ -66,6 +74,11 @@ use regex::Regex;
 
 use crate::message::{Arguments, Role};
 use crate::retention::Retention;
+
+mod import;
+mod parse;
+
+use parse::{line_column, parse_class, parse_rule, type_name};
 
 /// A parsed, validated rules file.
 ///
@@ -99,7 +112,9 @@ pub struct Rule {
     tool: Option<Regex>,
     command: Option<Regex>,
     arguments: Option<Regex>,
+    first: Option<bool>,
     class: Retention,
+    pin: bool,
 }
 
 impl Rule {
@@ -123,6 +138,17 @@ impl Rule {
         self.class
     }
 
+    /// Whether the messages it matches are pinned (`pin = true`): recorded with
+    /// [`History::pin`](crate::History::pin), shown verbatim in place in every request.
+    ///
+    /// ```
+    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"task\"\nrole = \"user\"\nfirst = true\npin = true\nclass = \"strict\"\n").unwrap();
+    /// assert!(rules.rules()[0].pin());
+    /// ```
+    pub fn pin(&self) -> bool {
+        self.pin
+    }
+
     /// Whether every matcher of this rule matches `facts`.
     ///
     /// ```
@@ -137,6 +163,9 @@ impl Rule {
         if let Some(roles) = &self.roles
             && !roles.contains(&facts.role)
         {
+            return false;
+        }
+        if self.first.is_some_and(|first| first != facts.first) {
             return false;
         }
         let pairs = [
@@ -174,6 +203,9 @@ pub struct MessageFacts<'a> {
     pub arguments: Option<&'a str>,
     /// The message's text (used only for excerpts in error reports).
     pub text: &'a str,
+    /// Whether it is the first message of its role in its transcript (the first user
+    /// message is the task).
+    pub first: bool,
 }
 
 impl<'a> MessageFacts<'a> {
@@ -191,7 +223,19 @@ impl<'a> MessageFacts<'a> {
             command: None,
             arguments: None,
             text: "",
+            first: false,
         }
+    }
+
+    /// As the first message of its role in its transcript.
+    ///
+    /// ```
+    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::User).first_of_role();
+    /// assert!(f.first);
+    /// ```
+    pub fn first_of_role(mut self) -> Self {
+        self.first = true;
+        self
     }
 
     /// With the tool name.
@@ -258,20 +302,7 @@ pub fn command_of(arguments: &Arguments) -> String {
     }
 }
 
-/// Which rule classified a message, and the class it gave.
-///
-/// ```
-/// use favur_context::rules::{Decision, RuleRef};
-/// let d = Decision { class: favur_context::Retention::Strict, rule: RuleRef::Default };
-/// assert_eq!(d.rule, RuleRef::Default);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Decision {
-    /// The class given.
-    pub class: Retention,
-    /// The rule that gave it.
-    pub rule: RuleRef,
-}
+pub use crate::import::Decision;
 
 /// A rule of a [`Rules`] file, or its explicit default.
 ///
@@ -445,18 +476,49 @@ impl Rules {
     /// # Ok::<(), favur_context::rules::RulesError>(())
     /// ```
     pub fn classify(&self, facts: &MessageFacts<'_>) -> Option<Decision> {
-        for (i, rule) in self.rules.iter().enumerate() {
-            if rule.matches(facts) {
-                return Some(Decision {
-                    class: rule.class,
-                    rule: RuleRef::Rule(i),
-                });
-            }
+        self.rule_for(facts).map(|rule| self.decision(rule))
+    }
+
+    /// The rule that decides for `facts`: the first that matches, else the default.
+    ///
+    /// ```
+    /// use favur_context::rules::{MessageFacts, RuleRef, Rules};
+    /// use favur_context::Role;
+    /// let rules = Rules::from_toml("default = \"fuzzy\"\n[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
+    /// assert_eq!(rules.rule_for(&MessageFacts::new(0, Role::User)), Some(RuleRef::Rule(0)));
+    /// assert_eq!(rules.rule_for(&MessageFacts::new(1, Role::Tool)), Some(RuleRef::Default));
+    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// ```
+    pub fn rule_for(&self, facts: &MessageFacts<'_>) -> Option<RuleRef> {
+        match self.rules.iter().position(|r| r.matches(facts)) {
+            Some(i) => Some(RuleRef::Rule(i)),
+            None => self.default.map(|_| RuleRef::Default),
         }
-        self.default.map(|class| Decision {
+    }
+
+    /// The decision `rule` gives: its class, its name and whether it pins (the default
+    /// never pins). A rule this file does not have gives the default class, or strict.
+    ///
+    /// ```
+    /// use favur_context::rules::{RuleRef, Rules};
+    /// let rules = Rules::from_toml("[[rule]]\nname = \"task\"\npin = true\nclass = \"strict\"\n")?;
+    /// let d = rules.decision(RuleRef::Rule(0));
+    /// assert_eq!((d.rule.as_deref(), d.pin), (Some("task"), true));
+    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// ```
+    pub fn decision(&self, rule: RuleRef) -> Decision {
+        let (class, pin) = match rule {
+            RuleRef::Rule(i) => self
+                .rules
+                .get(i)
+                .map_or((Retention::Strict, false), |r| (r.class, r.pin)),
+            RuleRef::Default => (self.default.unwrap_or(Retention::Strict), false),
+        };
+        Decision {
             class,
-            rule: RuleRef::Default,
-        })
+            rule: Some(self.rule_name(rule).to_owned().into()),
+            pin,
+        }
     }
 
     /// Classifies every message, or lists every message no rule matched.
@@ -677,250 +739,6 @@ impl fmt::Display for Loc<'_> {
             (0, _) => f.write_str("top level"),
             (n, Some(name)) => write!(f, "rule {n} (`{name}`)"),
             (n, None) => write!(f, "rule {n}"),
-        }
-    }
-}
-
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
-fn type_name(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => format!("the string {s:?}"),
-        toml::Value::Integer(i) => format!("the integer {i}"),
-        toml::Value::Float(x) => format!("the float {x}"),
-        toml::Value::Boolean(b) => format!("the boolean {b}"),
-        toml::Value::Datetime(d) => format!("the datetime {d}"),
-        toml::Value::Array(_) => "an array".to_owned(),
-        toml::Value::Table(_) => "a table".to_owned(),
-    }
-}
-
-fn parse_class(
-    value: &toml::Value,
-    rule: usize,
-    name: Option<&str>,
-    field: &str,
-) -> Result<Retention, RulesError> {
-    let invalid = |found: String| RulesError::InvalidValue {
-        rule,
-        name: name.map(str::to_owned),
-        field: field.to_owned(),
-        expected: "one of \"forgettable\", \"fuzzy\", \"strict\"",
-        found,
-    };
-    match value {
-        toml::Value::String(s) => s.parse().map_err(|_| invalid(format!("{s:?}"))),
-        other => Err(invalid(type_name(other))),
-    }
-}
-
-fn parse_role(s: &str) -> Option<Role> {
-    match s {
-        "system" => Some(Role::System),
-        "user" => Some(Role::User),
-        "assistant" => Some(Role::Assistant),
-        "tool" => Some(Role::Tool),
-        _ => None,
-    }
-}
-
-fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, RulesError> {
-    let table = match raw {
-        toml::Value::Table(t) => t,
-        other => {
-            return Err(RulesError::InvalidValue {
-                rule: number,
-                name: None,
-                field: "rule".into(),
-                expected: "a table",
-                found: type_name(other),
-            });
-        }
-    };
-    let name = match table.get("name") {
-        None => {
-            return Err(RulesError::MissingField {
-                rule: number,
-                name: None,
-                field: "name",
-            });
-        }
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        Some(other) => {
-            return Err(RulesError::InvalidValue {
-                rule: number,
-                name: None,
-                field: "name".into(),
-                expected: "a non-empty string",
-                found: type_name(other),
-            });
-        }
-    };
-    let named = Some(name.as_str());
-    let mut rule = Rule {
-        name: name.clone(),
-        roles: None,
-        tool: None,
-        command: None,
-        arguments: None,
-        class: Retention::Strict,
-    };
-    let mut class = None;
-    for (key, value) in table {
-        match key.as_str() {
-            "name" => {}
-            "class" => class = Some(parse_class(value, number, named, "class")?),
-            "role" => {
-                let invalid = |found: String| RulesError::InvalidValue {
-                    rule: number,
-                    name: Some(name.clone()),
-                    field: "role".into(),
-                    expected: "\"system\", \"user\", \"assistant\", \"tool\" or a non-empty array of them",
-                    found,
-                };
-                let list: Vec<&toml::Value> = match value {
-                    toml::Value::Array(items) if !items.is_empty() => items.iter().collect(),
-                    toml::Value::Array(_) => return Err(invalid("an empty array".into())),
-                    single => vec![single],
-                };
-                let mut roles = Vec::new();
-                for v in list {
-                    match v {
-                        toml::Value::String(s) => match parse_role(s) {
-                            Some(r) => roles.push(r),
-                            None => return Err(invalid(format!("{s:?}"))),
-                        },
-                        other => return Err(invalid(type_name(other))),
-                    }
-                }
-                rule.roles = Some(roles);
-            }
-            field @ ("tool" | "command" | "arguments") => {
-                let pattern = match value {
-                    toml::Value::String(s) => s,
-                    other => {
-                        return Err(RulesError::InvalidValue {
-                            rule: number,
-                            name: Some(name.clone()),
-                            field: field.to_owned(),
-                            expected: "a string (a regex)",
-                            found: type_name(other),
-                        });
-                    }
-                };
-                let re = Regex::new(pattern).map_err(|e| RulesError::InvalidRegex {
-                    rule: number,
-                    name: Some(name.clone()),
-                    field: field.to_owned(),
-                    error: e.to_string(),
-                })?;
-                match field {
-                    "tool" => rule.tool = Some(re),
-                    "command" => rule.command = Some(re),
-                    _ => rule.arguments = Some(re),
-                }
-            }
-            other => {
-                return Err(RulesError::UnknownField {
-                    rule: number,
-                    name: Some(name.clone()),
-                    field: other.to_owned(),
-                });
-            }
-        }
-    }
-    rule.class = class.ok_or_else(|| RulesError::MissingField {
-        rule: number,
-        name: Some(name.clone()),
-        field: "class",
-    })?;
-    Ok(rule)
-}
-
-impl<'a> MessageFacts<'a> {
-    /// What a rule sees of a message being imported: a tool result, or an observation
-    /// from the environment in mini-swe-agent's plain chat (a `user` message answering
-    /// the action), has the role `tool`; its tool, command and arguments are those of the
-    /// call it answers. `text` is left empty (set it with [`with_text`](Self::with_text)
-    /// for excerpts).
-    ///
-    /// ```
-    /// use favur_context::import::{parse, Format};
-    /// use favur_context::rules::MessageFacts;
-    /// use favur_context::Role;
-    /// let t = parse(Format::MiniSweAgent, r#"[{"role": "user", "content": "task"},
-    ///   {"role": "assistant", "content": "```bash\nls -la\n```"},
-    ///   {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\n</output>"}]"#).unwrap();
-    /// let incoming = t.incoming(2).unwrap();
-    /// let facts = MessageFacts::from_incoming(&incoming);
-    /// assert_eq!((facts.role, facts.command), (Role::Tool, Some("ls -la")));
-    /// ```
-    pub fn from_incoming(m: &crate::import::IncomingMessage<'a>) -> Self {
-        let role = if m.is_result() { Role::Tool } else { m.role() };
-        MessageFacts {
-            index: m.index(),
-            role,
-            tool: m.tool_name(),
-            command: m.command(),
-            arguments: None,
-            text: "",
-        }
-    }
-}
-
-/// A rules file is an import classifier: `import(&mut history, format, json, &rules)`.
-/// Each entry's call site names the rule (`import:<format>/<rule name>`), so reports can
-/// group by rule. A message no rule matches (without a `default`) is declined, and the
-/// import fails listing every such message; the history is unchanged.
-///
-/// ```
-/// use favur_context::import::{import, Format};
-/// use favur_context::rules::Rules;
-/// use favur_context::{History, Retention};
-/// let rules = Rules::from_toml(r#"
-///     [[rule]]
-///     name = "listings"
-///     role = "tool"
-///     command = '^ls\b'
-///     class = "forgettable"
-///     [[rule]]
-///     name = "people"
-///     role = ["user", "system"]
-///     class = "strict"
-/// "#)?;
-/// let json = r#"[{"role": "user", "content": "Fix it."},
-///   {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
-///     "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
-///   {"role": "tool", "tool_call_id": "c1", "content": "src"}]"#;
-/// let mut h = History::new();
-/// let err = import(&mut h, Format::OpenAi, json, &rules).unwrap_err(); // the assistant turn
-/// assert!(err.to_string().contains("message 1"));
-/// assert!(h.is_empty());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-impl crate::import::Classifier for Rules {
-    fn classify(
-        &self,
-        message: &crate::import::IncomingMessage<'_>,
-    ) -> Result<crate::import::Decision, crate::import::Unclassified> {
-        let arguments = message.arguments().map(Arguments::to_json_string);
-        let text = message.text();
-        let mut facts = MessageFacts::from_incoming(message).with_text(&text);
-        facts.arguments = arguments.as_deref();
-        match Rules::classify(self, &facts) {
-            Some(d) => {
-                Ok(crate::import::Decision::from(d.class)
-                    .with_rule(self.rule_name(d.rule).to_owned()))
-            }
-            None => Err(crate::import::Unclassified(format!(
-                "no rule matches: {}",
-                UnmatchedMessage::of(&facts)
-            ))),
         }
     }
 }

@@ -37,6 +37,10 @@ pub enum Form {
     /// The text shortened to a per-entry token cap, with a visible elision marker; the
     /// original stays in the history.
     Capped(Box<Message>),
+    /// Only the fenced command blocks (```` ```bash ````) of a plain-chat assistant entry:
+    /// its reasoning was compacted, but the observation its command produced is still
+    /// in the view, and an observation is never shown without its command.
+    Command,
 }
 
 /// One item of the view: an entry, the form it is shown in, and what it costs.
@@ -54,11 +58,15 @@ pub struct ViewItem {
     pub id: EntryId,
     /// How it is shown.
     pub form: Form,
-    /// Its token count in this form (content only, without per-message framing).
+    /// Its token count in this form (content only, without the framing of its blocks).
     pub tokens: u32,
     /// What planning needs of the entry, copied here so that planning reads no entry.
     #[serde(skip)]
     pub(crate) shape: Shape,
+    /// Content blocks it is sent as in this form (texts, tool calls, tool results): each
+    /// costs the history's framing tokens.
+    #[serde(skip)]
+    pub(crate) blocks: u32,
 }
 
 impl ViewItem {
@@ -85,6 +93,32 @@ impl ViewItem {
     pub fn role(&self) -> Role {
         self.shape.role
     }
+
+    /// The content blocks it is sent as in its form (texts, tool calls, tool results;
+    /// blank texts not counted): usage adds the history's framing tokens for each.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hello"));
+    /// assert_eq!(h.view().items()[0].blocks(), 1);
+    /// ```
+    pub fn blocks(&self) -> u64 {
+        u64::from(self.blocks)
+    }
+
+    /// Whether the entry is pinned: shown verbatim where it was recorded, never
+    /// compacted (an edit naming it is refused).
+    ///
+    /// ```
+    /// use favur_context::{strict, History};
+    /// let mut h = History::new();
+    /// h.pin(strict!(user: "the task"));
+    /// assert!(h.view().items()[0].is_pinned());
+    /// ```
+    pub fn is_pinned(&self) -> bool {
+        self.shape.pinned
+    }
 }
 
 /// The few facts about an entry that planning reads for every view item: class, role,
@@ -95,6 +129,8 @@ pub(crate) struct Shape {
     pub(crate) role: Role,
     pub(crate) parts: u16,
     pub(crate) summary: bool,
+    /// Pinned: shown where it was recorded, verbatim, never compacted.
+    pub(crate) pinned: bool,
 }
 
 impl Shape {
@@ -104,11 +140,13 @@ impl Shape {
             role: entry.message.role,
             parts: u16::try_from(entry.message.parts.len()).unwrap_or(u16::MAX),
             summary: entry.kind.is_summary(),
+            pinned: entry.kind == EntryKind::Pinned,
         }
     }
 }
 
-/// The ordered items the model is shown (pinned entries excluded; they are always first).
+/// The ordered items the model is shown: every entry but the pinned system entries (sent
+/// first, as system messages), pinned entries of other roles included, in place.
 ///
 /// Keeps a running token total, so reading it is O(1).
 ///
@@ -125,6 +163,8 @@ pub struct View {
     items: Vec<ViewItem>,
     #[serde(skip)]
     tokens: u64,
+    #[serde(skip)]
+    blocks: u64,
 }
 
 impl View {
@@ -164,14 +204,25 @@ impl View {
         self.tokens
     }
 
+    /// Content blocks the items are sent as, kept up to date on every change.
+    pub(crate) fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
     pub(crate) fn push(&mut self, item: ViewItem) {
         self.tokens += u64::from(item.tokens);
+        self.blocks += u64::from(item.blocks);
         self.items.push(item);
     }
 
     pub(crate) fn from_items(items: Vec<ViewItem>) -> Self {
         let tokens = items.iter().map(|i| u64::from(i.tokens)).sum();
-        View { items, tokens }
+        let blocks = items.iter().map(|i| u64::from(i.blocks)).sum();
+        View {
+            items,
+            tokens,
+            blocks,
+        }
     }
 }
 
@@ -213,7 +264,7 @@ pub enum Edit {
 ///
 /// ```
 /// use favur_context::{Compaction, Edit, EntryId};
-/// let c = Compaction { tier: 2, edits: vec![Edit::Drop { id: EntryId(0) }] };
+/// let c = Compaction { tier: 2, edits: vec![Edit::Drop { id: EntryId(0) }], usage_after: None };
 /// assert_eq!(c.edits.len(), 1);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -222,6 +273,13 @@ pub struct Compaction {
     pub tier: u8,
     /// What it changed.
     pub edits: Vec<Edit>,
+    /// Usage (tokens) right after it was applied, as the engine measured it; `None` in
+    /// records written by hand or by earlier versions. The engine's state is derived from
+    /// it: the tiers a compaction covered are those this usage still reaches, so a
+    /// history reopened at any step compacts exactly as an uninterrupted one (see
+    /// [`Compactor::due`](crate::Compactor::due)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_after: Option<u64>,
 }
 
 /// Why a compaction record could not be applied. The view is unchanged when this is
@@ -230,7 +288,7 @@ pub struct Compaction {
 /// ```
 /// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
 /// let mut h = History::new();
-/// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(9) }] }).unwrap_err();
+/// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(9) }], usage_after: None }).unwrap_err();
 /// assert_eq!(err, RecordError::Compaction(ApplyError::NotInView { id: EntryId(9) }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -261,6 +319,12 @@ pub enum ApplyError {
         /// The offending entry.
         id: EntryId,
     },
+    /// An edit names a pinned entry: pinned entries are shown verbatim in every request.
+    #[error("compaction names entry {id}, which is pinned")]
+    Pinned {
+        /// The pinned entry.
+        id: EntryId,
+    },
     /// A placeholder form points at a summary that the compaction does not write and the
     /// view does not hold.
     #[error("placeholder for {id} points at unknown summary {summary}")]
@@ -278,13 +342,30 @@ pub enum ApplyError {
 /// `is_result` tells whether an entry is a tool-result entry: a summary whose members all
 /// stay in another form is placed after its last member *and after the tool results that
 /// directly follow it*, so that it never separates a tool call from its results.
+/// `blocks_of` gives the content blocks an entry is sent as in a form.
 pub(crate) fn derive(
     view: &View,
     compaction: &Compaction,
     next_id: EntryId,
     is_result: &dyn Fn(EntryId) -> bool,
+    blocks_of: &dyn Fn(EntryId, &Form) -> u32,
 ) -> Result<(View, Vec<Entry>), ApplyError> {
     let in_view: HashSet<EntryId> = view.items.iter().map(|i| i.id).collect();
+    let pinned: HashSet<EntryId> = view
+        .items
+        .iter()
+        .filter(|i| i.shape.pinned)
+        .map(|i| i.id)
+        .collect();
+    let named = |id: &EntryId| -> Result<(), ApplyError> {
+        if !in_view.contains(id) {
+            Err(ApplyError::NotInView { id: *id })
+        } else if pinned.contains(id) {
+            Err(ApplyError::Pinned { id: *id })
+        } else {
+            Ok(())
+        }
+    };
     let mut touched: HashSet<EntryId> = HashSet::new();
     let mut reform: HashMap<EntryId, (&Form, u32)> = HashMap::new();
     let mut dropped: HashSet<EntryId> = HashSet::new();
@@ -295,17 +376,13 @@ pub(crate) fn derive(
     for edit in &compaction.edits {
         match edit {
             Edit::Reform { id, form, tokens } => {
-                if !in_view.contains(id) {
-                    return Err(ApplyError::NotInView { id: *id });
-                }
+                named(id)?;
                 if reform.insert(*id, (form, *tokens)).is_some() || dropped.contains(id) {
                     return Err(ApplyError::Conflict { id: *id });
                 }
             }
             Edit::Drop { id } => {
-                if !in_view.contains(id) {
-                    return Err(ApplyError::NotInView { id: *id });
-                }
+                named(id)?;
                 if !touched.insert(*id) {
                     return Err(ApplyError::Conflict { id: *id });
                 }
@@ -329,9 +406,7 @@ pub(crate) fn derive(
                     return Err(ApplyError::NotASummary { id: summary.id });
                 }
                 for id in replaces {
-                    if !in_view.contains(id) {
-                        return Err(ApplyError::NotInView { id: *id });
-                    }
+                    named(id)?;
                     if !touched.insert(*id) {
                         return Err(ApplyError::Conflict { id: *id });
                     }
@@ -373,6 +448,11 @@ pub(crate) fn derive(
     for (s, a) in anchor.iter().enumerate() {
         if let Some((mut pos, leaves)) = *a {
             if !leaves {
+                // Never between a call and its results, nor a command and its observation.
+                let command = matches!(reform.get(&view.items[pos].id), Some((Form::Command, _)));
+                if command && pos + 1 < view.items.len() {
+                    pos += 1;
+                }
                 while pos + 1 < view.items.len() && is_result(view.items[pos + 1].id) {
                     pos += 1;
                 }
@@ -389,6 +469,7 @@ pub(crate) fn derive(
                 form: (*form).clone(),
                 tokens: *tokens,
                 shape: item.shape,
+                blocks: blocks_of(item.id, form),
             });
         } else if !dropped.contains(&item.id) && !summary_of.contains_key(&item.id) {
             items.push(item.clone());
@@ -400,6 +481,7 @@ pub(crate) fn derive(
                 form: Form::Verbatim,
                 tokens: e.tokens,
                 shape: Shape::of(e),
+                blocks: 1,
             });
         }
     }

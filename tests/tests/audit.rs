@@ -348,6 +348,7 @@ fn a_recall_of_an_evicted_entry_is_a_regret_and_of_a_kept_one_is_not() {
     h.apply(Compaction {
         tier: 2,
         edits: vec![Edit::Drop { id: gone }],
+        usage_after: None,
     })
     .unwrap();
     ledger.observe(&h);
@@ -401,6 +402,7 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     h.apply(Compaction {
         tier: 1,
         edits: vec![Edit::Summarize { summary }, placeholder],
+        usage_after: None,
     })
     .unwrap();
     ledger.observe(&h);
@@ -411,6 +413,7 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     h.apply(Compaction {
         tier: 3,
         edits: vec![Edit::Drop { id: summary_id }],
+        usage_after: None,
     })
     .unwrap();
     ledger.observe(&h);

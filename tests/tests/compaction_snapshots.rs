@@ -98,6 +98,7 @@ fn fate(h: &History, id: EntryId) -> String {
             Form::CallsOnly => "calls only".into(),
             Form::Placeholder { summary } => format!("placeholder -> {summary:?}"),
             Form::Capped(_) => "capped".into(),
+            Form::Command => "command only".into(),
         };
     }
     for item in h.view().items() {
@@ -141,6 +142,7 @@ fn render(h: &History) -> String {
             Form::CallsOnly => "calls-only".into(),
             Form::Placeholder { .. } => "placeholder".into(),
             Form::Capped(_) => "capped".into(),
+            Form::Command => "command only".into(),
         };
         out.push_str(&format!(
             "{:>4} {:<11} {:<9} {:<11} {:>4} tok | {}\n",
@@ -155,25 +157,15 @@ fn render(h: &History) -> String {
     out
 }
 
+/// Usage as the rendered requests count it (both formats, the history's counter and
+/// framing).
 fn usage_recount(h: &History) -> u64 {
-    let framing = u64::from(h.framing_tokens());
-    let pinned: u64 = h
-        .pinned()
-        .iter()
-        .map(|id| u64::from(h.recall(*id).unwrap().tokens()) + framing)
-        .sum();
-    let view: u64 = h
-        .view()
-        .items()
-        .iter()
-        .map(|i| {
-            u64::from(
-                h.counter()
-                    .count_message(&i.form.message_for(&h.recall(i.id).unwrap())),
-            ) + framing
-        })
-        .sum();
-    pinned + view
+    use favur_context::render::{render_anthropic, render_openai, request_tokens};
+    let (counter, framing) = (h.counter(), h.framing_tokens());
+    let openai = request_tokens(&render_openai(h), counter, framing);
+    let anthropic = request_tokens(&render_anthropic(h).to_value(), counter, framing);
+    assert_eq!(openai, anthropic);
+    openai
 }
 
 #[test]
@@ -239,8 +231,9 @@ fn the_seed_scenario_holds_at_every_tier() {
     let text = summary_of_trace.message().text();
     assert!(text.contains("panicked at src/parse.rs:142:9"), "{text}");
     assert!(text.contains("exit status 101"), "{text}");
+    let block = Form::Verbatim.message_for(&summary_of_trace).text();
     assert!(
-        text.contains(&trace.to_string()),
+        block.contains(&trace.to_string()),
         "the summary names the ids it replaces: {text}"
     );
     assert_eq!(
@@ -315,7 +308,7 @@ fn seed_summary_texts() {
             id,
             e.retention(),
             e.tokens(),
-            e.message().text()
+            Form::Verbatim.message_for(&e).text()
         ));
     }
     insta::assert_snapshot!("seed_summaries", out);
@@ -328,7 +321,13 @@ fn tiers_fire_as_usage_climbs_and_not_again_until_the_next_threshold() {
     let usage = history.usage_tokens();
     // Window such that usage is between 5% and 10%: tier 1 is due, not tier 2.
     let window = usage * 100 / 7;
-    let mut c = Compactor::new(Policy::for_window(window).unwrap());
+    // Every reclaim is worth it here: this is about when tiers fire.
+    let policy = Policy::builder()
+        .window_tokens(window)
+        .min_reclaim(0.0)
+        .build()
+        .unwrap();
+    let mut c = Compactor::new(policy);
     let mut h = history.clone();
     assert_eq!(c.due(&h), Some(1));
     assert!(c.prepare(&mut h).unwrap().compacted());

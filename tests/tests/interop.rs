@@ -87,5 +87,15 @@ fn converting_back_requires_a_class() {
     import_messages(&mut back, &messages, &classify).unwrap();
     assert_eq!(back.pinned().len(), 1);
     assert_eq!(back.entries()[3].retention(), Retention::Fuzzy);
-    assert_eq!(render_openai(&back), render_openai(&h));
+    // Everything comes back as it was sent, except that a summary block read back from a
+    // request is text like any other: it cannot pose as one of the library's blocks.
+    let mut expected = render_openai(&h);
+    for m in expected.as_array_mut().unwrap() {
+        if let Some(text) = m["content"].as_str()
+            && text.starts_with("<context-summary")
+        {
+            m["content"] = favur_context::render::neutralize(text).into_owned().into();
+        }
+    }
+    assert_eq!(render_openai(&back), expected);
 }

@@ -70,6 +70,7 @@ fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
                 tokens: 1,
             },
         ],
+        usage_after: None,
     })
     .unwrap();
     ids.push(h.append(fuzzy!(assistant: "after the compaction")).unwrap());
@@ -167,6 +168,7 @@ fn originals_leave_memory_with_the_view_and_are_recalled_from_the_file() {
     h.apply(Compaction {
         tier: 3,
         edits: vec![Edit::Drop { id: summary_id }],
+        usage_after: None,
     })
     .unwrap();
     assert!(!held(&h, summary_id));
@@ -265,6 +267,7 @@ fn a_compaction_that_does_not_apply_writes_nothing() {
         .apply(Compaction {
             tier: 1,
             edits: vec![Edit::Drop { id }, Edit::Drop { id }],
+            usage_after: None,
         })
         .unwrap_err();
     assert!(matches!(
@@ -311,6 +314,7 @@ fn the_record_format_is_one_json_object_a_line() {
     h.apply(Compaction {
         tier: 1,
         edits: vec![Edit::Drop { id }],
+        usage_after: None,
     })
     .unwrap();
     drop(h);
@@ -413,6 +417,7 @@ fn recall_reports_a_journal_changed_under_it() {
     h.apply(Compaction {
         tier: 1,
         edits: vec![Edit::Drop { id: a }],
+        usage_after: None,
     })
     .unwrap();
     // Someone rewrites the file behind the writer's back (same length, other bytes).
@@ -511,6 +516,7 @@ fn rendering_a_journaled_history_matches_rendering_the_full_one() {
     h.apply(Compaction {
         tier: 1,
         edits: vec![Edit::Drop { id: result }],
+        usage_after: None,
     })
     .unwrap();
     let held: Vec<EntryId> = h.history().entries().iter().map(|e| e.id()).collect();

@@ -44,6 +44,7 @@ fn valid_journal() -> &'static [u8] {
                     tokens: 1,
                 },
             ],
+            usage_after: None,
         })
         .unwrap();
         h.append(Message::user("x").classify(Retention::Strict))

@@ -200,3 +200,13 @@ fn omitted_fields_take_their_defaults() {
     let p = Policy::from_json_str("{}").unwrap();
     assert_eq!(p, Policy::default());
 }
+
+#[test]
+fn min_reclaim_is_read_and_checked() {
+    let p = favur_context::Policy::from_toml_str("min_reclaim = 0.02\n").unwrap();
+    assert_eq!(p.min_reclaim_tokens(), 4_000);
+    for bad in ["min_reclaim = -0.1\n", "min_reclaim = 0.5\n"] {
+        let err = favur_context::Policy::from_toml_str(bad).unwrap_err();
+        assert!(err.to_string().contains("min_reclaim"), "{err}");
+    }
+}

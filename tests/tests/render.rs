@@ -3,9 +3,7 @@
 mod common;
 
 use common::{apply, reform, render_valid, summary};
-use favur_context::render::{
-    FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai, result_placeholder,
-};
+use favur_context::render::{FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai};
 use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
 use favur_context::{
     Edit, EntryId, Form, History, Message, Part, Retention, Role, ToolCall, ToolResult,
@@ -100,10 +98,13 @@ fn placeholder_without_summary_points_at_the_original() {
         vec![reform(ids.r1, Form::Placeholder { summary: None })],
     );
     let (openai, anthropic) = render_valid(&h, true);
-    assert_eq!(openai[3]["content"], result_placeholder(ids.r1, None));
+    assert_eq!(
+        openai[3]["content"],
+        favur_context::placeholder_text(ids.r1, None)
+    );
     assert_eq!(
         anthropic["messages"][2]["content"][0]["content"],
-        result_placeholder(ids.r1, None)
+        favur_context::placeholder_text(ids.r1, None)
     );
 }
 
@@ -120,7 +121,7 @@ fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
         ],
     );
     let (openai, anthropic) = render_valid(&h, true);
-    let text = result_placeholder(ids.r2, Some(sid));
+    let text = favur_context::placeholder_text(ids.r2, Some(sid));
     assert!(text.contains(&sid.to_string()) && text.contains(&ids.r2.to_string()));
     assert_eq!(openai[5]["content"], text);
     // Both results of the assistant turn still come first in the next user turn.
@@ -206,7 +207,9 @@ fn anthropic_inserts_a_marked_user_turn_when_the_view_starts_with_the_assistant(
     let (mut h, ids) = base();
     apply(&mut h, vec![Edit::Drop { id: ids.task }]);
     let (openai, anthropic) = render_valid(&h, true);
-    assert_eq!(openai[1]["role"], "assistant");
+    // Both formats send the same note turn first, so both send what usage counts.
+    assert_eq!(openai[1]["content"], FIRST_TURN_NOTE);
+    assert_eq!(openai[2]["role"], "assistant");
     assert_eq!(anthropic["messages"][0]["role"], "user");
     assert_eq!(
         anthropic["messages"][0]["content"][0]["text"],
@@ -221,7 +224,10 @@ fn a_dropped_result_whose_call_stays_becomes_a_placeholder_naming_it() {
     apply(&mut h, vec![Edit::Drop { id: ids.r2 }]);
     let (openai, _) = render_valid(&h, true);
     assert_eq!(openai[5]["tool_call_id"], "c2");
-    assert_eq!(openai[5]["content"], result_placeholder(ids.r2, None));
+    assert_eq!(
+        openai[5]["content"],
+        favur_context::placeholder_text(ids.r2, None)
+    );
 }
 
 #[test]
@@ -381,7 +387,13 @@ fn appended_system_messages_render_in_place() {
     h.append(strict!(user: "go"));
     h.append(strict!(system: "Budget: 3 steps left."));
     let (openai, anthropic) = render_valid(&h, true);
-    assert_eq!(openai[1]["role"], "system");
+    // Only pinned system entries are system messages; one in the view is a marked note
+    // in both formats.
+    assert_eq!(openai[1]["role"], "user");
+    assert_eq!(
+        openai[1]["content"],
+        "<system-note>\nBudget: 3 steps left.\n</system-note>"
+    );
     assert!(anthropic.get("system").is_none());
     assert_eq!(
         anthropic["messages"][0]["content"][1]["text"],
@@ -407,6 +419,7 @@ fn anthropic_leaves_out_empty_text_and_wraps_non_object_arguments() {
     h.append(forgettable!(tool_result("c1"): ""));
     h.append(forgettable!(tool_result("c2"): "ok"));
     let (openai, anthropic) = render_valid(&h, true);
+    // Blank text is sent as it is in OpenAI (not counted), left out by Anthropic.
     assert_eq!(openai[1]["content"], "  ");
     assert_eq!(
         openai[1]["tool_calls"][0]["function"]["arguments"],
@@ -459,7 +472,12 @@ fn a_view_of_empty_messages_still_renders_a_well_formed_anthropic_request() {
     let mut h = History::new();
     h.append(fuzzy!(assistant: "   "));
     let (openai, anthropic) = render_valid(&h, true);
-    assert_eq!(openai, json!([{"role": "assistant", "content": "   "}]));
+    // Nothing counted is sent: both formats send the note turn first (OpenAI keeps the
+    // blank text as it is).
+    assert_eq!(
+        openai,
+        json!([{"role": "user", "content": FIRST_TURN_NOTE}, {"role": "assistant", "content": "   "}])
+    );
     assert_eq!(
         anthropic["messages"],
         json!([{"role": "user", "content": [{"type": "text", "text": FIRST_TURN_NOTE}]}])

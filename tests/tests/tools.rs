@@ -166,6 +166,7 @@ async fn recall_through_the_registry_reads_a_journal() {
     h.apply(favur_context::Compaction {
         tier: 2,
         edits: vec![favur_context::Edit::Drop { id: old }],
+        usage_after: None,
     })
     .unwrap();
     let tools = tools();

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::render_valid;
+use common::{render_valid, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportedMessage};
 use favur_context::render::render_openai;
@@ -16,20 +16,6 @@ use favur_context::{CompactionReport, Compactor, History, Policy, Role};
 use serde_json::{Value, json};
 
 const WINDOWS: [u64; 3] = [8_000, 32_000, 128_000];
-
-fn traces_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("FAVUR_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: traces folder {} not found", dir.display());
-        None
-    }
-}
 
 fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -245,10 +231,7 @@ fn uncompacted_imports_render_the_original_messages() {
 fn compaction_reports_of_one_trace() {
     let Some(dir) = traces_dir() else { return };
     let path = dir.join("mini-swe-agent-deepseek-toolcalls/pvlib__pvlib-python-1154.json");
-    if !path.is_file() {
-        eprintln!("SKIPPED: {} not found", path.display());
-        return;
-    }
+    assert!(path.is_file(), "{} missing from the traces", path.display());
     let (_, messages) = load(&path);
     let (_, reports, requests) = replay(&messages, 16_000);
     assert!(!reports.is_empty());
@@ -257,4 +240,65 @@ fn compaction_reports_of_one_trace() {
         text.push_str(&format!("#{i} summaries {:?}\n{r}\n", r.summaries));
     }
     insta::assert_snapshot!("pvlib_1154_reports_16k", text);
+}
+
+/// Every request of `messages` replayed with compaction before each assistant turn,
+/// rendered in both formats; with `reload_every`, the history is saved
+/// ([`History::to_json`]) and reloaded with a fresh engine every so many messages.
+fn requests(messages: &[ImportedMessage], window: u64, reload_every: Option<usize>) -> Vec<String> {
+    // Every reclaim worth it: then only the engine's state says a tier was covered.
+    let policy = Policy::builder()
+        .window_tokens(window)
+        .min_reclaim(0.0)
+        .build()
+        .expect("valid policy");
+    let mut h = History::new();
+    let mut compactor = Compactor::new(policy.clone());
+    let mut out = Vec::new();
+    for (k, m) in messages.iter().enumerate() {
+        if reload_every.is_some_and(|n| k % n == n - 1) {
+            h = History::from_json(&h.to_json()).expect("reloads");
+            compactor = Compactor::new(policy.clone());
+        }
+        if m.classified.message().role == Role::Assistant {
+            compactor.compact(&mut h).expect("in memory");
+            out.push(render_openai(&h).to_string());
+            out.push(
+                favur_context::render::render_anthropic(&h)
+                    .to_value()
+                    .to_string(),
+            );
+        }
+        if m.pin {
+            h.pin(m.classified.clone());
+        } else {
+            h.append(m.classified.clone());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_history_reopened_at_any_step_compacts_as_an_uninterrupted_one() {
+    let Some(dir) = traces_dir() else { return };
+    let mut compared = 0;
+    for path in trace_files(&dir).iter().step_by(3) {
+        let (_, messages) = load(path);
+        let straight = requests(&messages, 32_000, None);
+        for every in [5, 13] {
+            let reopened = requests(&messages, 32_000, Some(every));
+            assert_eq!(straight.len(), reopened.len());
+            for (i, (a, b)) in straight.iter().zip(&reopened).enumerate() {
+                assert_eq!(
+                    a,
+                    b,
+                    "{}: request {} differs (reload every {every})",
+                    path.display(),
+                    i / 2
+                );
+            }
+            compared += reopened.len();
+        }
+    }
+    assert!(compared > 100, "only {compared} requests compared");
 }

@@ -98,6 +98,12 @@ pub fn traces_dir() -> Option<std::path::PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
+        // Under CI the traces are part of the contract: missing, the test fails.
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "traces folder {} is missing and CI=true: set FAVUR_TRACES",
+            dir.display()
+        );
         // Written to stderr directly, not through `eprintln!`, so the test harness does not
         // capture it: the skip is visible in a normal `cargo test` run.
         use std::io::Write as _;

@@ -163,7 +163,7 @@ struct Call {
 /// history.append(strict!(tool_call: "c1", "bash", json!({"command": "cargo build"})));
 /// let first = history.append(forgettable!(tool_result("c1"): "error[E0308]: mismatched types"));
 /// ledger.observe(&history);
-/// history.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: first }] }).unwrap();
+/// history.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
 /// ledger.observe(&history);
 /// history.append(strict!(tool_call: "c2", "bash", json!({"command": "cargo  build"})));
 /// history.append(forgettable!(tool_result("c2"): "error[E0308]: mismatched types"));
@@ -308,7 +308,7 @@ impl Ledger {
     /// let first = h.append(fuzzy!(user: "a.rs b.rs"));
     /// ledger.observe(&h);
     /// assert!(ledger.note_call(first, "bash", &ls).is_none());
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: first }] }).unwrap();
+    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
     /// ledger.observe(&h);
     /// let again = h.append(fuzzy!(user: "a.rs b.rs"));
     /// ledger.observe(&h);
@@ -339,7 +339,7 @@ impl Ledger {
     /// use favur_context::{fuzzy, Compaction, Edit, History};
     /// let mut h = History::new();
     /// let src = h.append(fuzzy!(user: "see src/parse.rs"));
-    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id: src }] }).unwrap();
+    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id: src }], usage_after: None }).unwrap();
     /// let at = h.append(fuzzy!(assistant: "opening src/parse.rs"));
     /// let mut ledger = Ledger::of(&h);
     /// let e = ledger.record_lost_reference(src, vec!["src/parse.rs".into()], at).unwrap();

@@ -17,7 +17,7 @@
 //! let line = line!() + 1;
 //! let trace = history.append(forgettable!(tool_error("c1"): "thread 'main' panicked at src/lib.rs:3:5"));
 //! ledger.observe(&history);
-//! history.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: trace }] }).unwrap();
+//! history.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: trace }], usage_after: None }).unwrap();
 //! ledger.observe(&history);
 //!
 //! // The model asks for the trace back: a regret, charged to the `forgettable!` line.

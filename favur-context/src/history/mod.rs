@@ -6,6 +6,7 @@
 
 mod json;
 mod records;
+mod usage;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use crate::account::{HeuristicCounter, TokenCounter};
 use crate::classify::{Classified, Classify};
 use crate::entry::{Entry, EntryId};
+use crate::forms;
 use crate::message::{Arguments, Message, ToolCall};
 use crate::recall::RecallError;
 use crate::site::CallSite;
@@ -71,7 +73,10 @@ pub struct History {
     results: HashMap<String, Vec<EntryId>>,
     pinned: Vec<EntryId>,
     pinned_tokens: u64,
+    pinned_blocks: u64,
     view: View,
+    /// What rendering adds while repairing the pairing of the view, kept up to date.
+    repairs: forms::Repairs,
     compactions: Vec<Compaction>,
     counter: Arc<dyn TokenCounter>,
     framing: u32,
@@ -92,6 +97,8 @@ impl Clone for History {
             results: self.results.clone(),
             pinned: self.pinned.clone(),
             pinned_tokens: self.pinned_tokens,
+            pinned_blocks: self.pinned_blocks,
+            repairs: self.repairs.clone(),
             view: self.view.clone(),
             compactions: self.compactions.clone(),
             counter: Arc::clone(&self.counter),
@@ -165,6 +172,8 @@ impl History {
             results: HashMap::new(),
             pinned: Vec::new(),
             pinned_tokens: 0,
+            pinned_blocks: 0,
+            repairs: forms::Repairs::default(),
             view: View::default(),
             compactions: Vec::new(),
             counter,
@@ -205,7 +214,7 @@ impl History {
     /// let archive = Arc::new(Archive(full.entries().to_vec()));
     /// let mut h = History::new().with_originals(archive);
     /// h.insert(full.entries()[0].clone()).unwrap();
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: old }] }).unwrap();
+    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: old }], usage_after: None }).unwrap();
     /// assert!(h.entries().is_empty()); // evicted...
     /// assert_eq!(h.recall(old).unwrap().message().text(), "old"); // ...read back
     /// ```
@@ -280,16 +289,23 @@ impl History {
         self.record_one(NewEntry::appended(message))
     }
 
-    /// Pins a classified message (a system prompt): it is counted in every request's usage,
-    /// rendered before the view and never compacted.
+    /// Pins a classified message (a system prompt, the task): it is sent verbatim in every
+    /// request and never compacted, and counted once. A system-role pin goes to the system
+    /// messages (OpenAI) / the `system` parameter (Anthropic); a pin of any other role
+    /// stays in the view where it was recorded (moving it to the top would rewrite the
+    /// cached prefix), a fixed point the planner never summarizes, drops or reshapes.
     ///
     /// ```
-    /// use favur_context::{strict, History};
+    /// use favur_context::{fuzzy, strict, History};
     /// let mut h = History::new();
     /// let id = h.pin(strict!(system: "You are a careful coding agent."));
     /// assert_eq!(h.pinned(), &[id]);
     /// assert!(h.view().is_empty());
     /// assert!(h.usage_tokens() > 0);
+    /// h.append(fuzzy!(user: "hello"));
+    /// let task = h.pin(strict!(user: "the task"));
+    /// assert_eq!(h.view().items()[1].id, task); // in place
+    /// assert!(h.view().items()[1].is_pinned());
     /// ```
     #[track_caller]
     pub fn pin<M: Classify>(&mut self, message: M) -> EntryId {
@@ -524,8 +540,7 @@ impl History {
     /// assert_eq!(h.usage_tokens(), u64::from(h.recall(id).unwrap().tokens()) + 4);
     /// ```
     pub fn usage_tokens(&self) -> u64 {
-        let messages = (self.pinned.len() + self.view.len()) as u64;
-        self.pinned_tokens + self.view.tokens() + messages * u64::from(self.framing) + self.overhead
+        self.usage_with(&self.view, &self.repairs) + self.overhead
     }
 
     /// The tool calls of the in-flight tail that no entry answers yet, in order, with the

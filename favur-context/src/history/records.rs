@@ -6,6 +6,7 @@
 //! store has what it must keep.
 
 use crate::entry::{Entry, EntryId, EntryKind};
+use crate::forms;
 use crate::message::Role;
 use crate::store::{NewEntry, RecordError};
 use crate::view::{self, Compaction, Edit, Form, Shape, View, ViewItem};
@@ -19,7 +20,7 @@ use super::History;
 /// use favur_context::{fuzzy, Compaction, Edit, History};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "old"));
-/// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }] }).unwrap();
+/// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
 /// assert_eq!(checked.compaction().tier, 2);
 /// assert_eq!(h.view().len(), 1); // nothing changed yet
 /// h.commit(checked).unwrap();
@@ -35,11 +36,16 @@ pub struct CheckedCompaction {
 }
 
 impl CheckedCompaction {
+    /// The view the compaction derives.
+    pub(crate) fn view(&self) -> &View {
+        &self.view
+    }
+
     /// The compaction record, as a store persists it.
     ///
     /// ```
     /// use favur_context::{Compaction, History};
-    /// let checked = History::new().check(Compaction { tier: 1, edits: vec![] }).unwrap();
+    /// let checked = History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
     /// assert!(checked.compaction().edits.is_empty());
     /// ```
     pub fn compaction(&self) -> &Compaction {
@@ -50,7 +56,7 @@ impl CheckedCompaction {
     ///
     /// ```
     /// use favur_context::{Compaction, History};
-    /// assert_eq!(History::new().check(Compaction { tier: 1, edits: vec![] }).unwrap().summaries(), 0);
+    /// assert_eq!(History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap().summaries(), 0);
     /// ```
     pub fn summaries(&self) -> usize {
         self.summaries.len()
@@ -83,15 +89,16 @@ impl History {
     pub(super) fn draft_one(&self, new: NewEntry, offset: u64) -> Entry {
         let (classified, kind) = new.into_parts();
         let (message, retention, site) = classified.into_parts();
-        let tokens = self.counter.count_message(&message);
-        Entry {
+        let mut entry = Entry {
             id: EntryId(self.next.saturating_add(offset)),
             retention,
-            tokens,
+            tokens: 0,
             site,
             kind,
             message,
-        }
+        };
+        entry.tokens = self.cost(&entry).0;
+        entry
     }
 
     /// Records an entry drafted by [`draft`](History::draft) or read back from storage,
@@ -134,17 +141,26 @@ impl History {
         self.index_results(&entry);
         let id = entry.id;
         let tokens = entry.tokens;
-        match entry.kind {
-            EntryKind::Pinned => {
-                self.pinned.push(id);
-                self.pinned_tokens += u64::from(tokens);
-            }
-            _ => self.view.push(ViewItem {
+        let blocks = forms::blocks(&entry, &Form::Verbatim);
+        if entry.kind == EntryKind::Pinned {
+            self.pinned.push(id);
+        }
+        if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
+            // System pins go to the system messages / parameter, before the view.
+            self.pinned_tokens += u64::from(tokens);
+            self.pinned_blocks += u64::from(blocks);
+        } else {
+            // Everything else, pins included, is shown where it was recorded.
+            self.view.push(ViewItem {
                 id,
                 form: Form::Verbatim,
                 tokens,
                 shape: Shape::of(&entry),
-            }),
+                blocks,
+            });
+            let mut repairs = std::mem::take(&mut self.repairs);
+            self.feed(&mut repairs, &entry, &Form::Verbatim);
+            self.repairs = repairs;
         }
         self.entries.push(entry);
     }
@@ -159,14 +175,22 @@ impl History {
     ///
     /// ```
     /// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
-    /// let err = History::new().check(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(3) }] }).unwrap_err();
+    /// let err = History::new().check(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(3) }], usage_after: None }).unwrap_err();
     /// assert!(matches!(err, RecordError::Compaction(ApplyError::NotInView { .. })));
     /// ```
     pub fn check(&self, compaction: Compaction) -> Result<CheckedCompaction, RecordError> {
         // Whether an entry is a tool result (summaries are placed after the tool results
         // of a call that stays). Entries in the view are always held, evicted or not.
         let is_result = |id: EntryId| self.entry(id).is_some_and(|e| e.message.role == Role::Tool);
-        let (view, summaries) = view::derive(&self.view, &compaction, self.next_id(), &is_result)?;
+        let blocks_of =
+            |id: EntryId, form: &Form| self.entry(id).map_or(0, |e| forms::blocks(e, form));
+        let (view, summaries) = view::derive(
+            &self.view,
+            &compaction,
+            self.next_id(),
+            &is_result,
+            &blocks_of,
+        )?;
         Ok(CheckedCompaction {
             compaction,
             view,
@@ -187,7 +211,7 @@ impl History {
     /// ```
     /// use favur_context::{fuzzy, Compaction, History, RecordError};
     /// let mut h = History::new();
-    /// let checked = h.check(Compaction { tier: 1, edits: vec![] }).unwrap();
+    /// let checked = h.check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
     /// h.append(fuzzy!(user: "moved on"));
     /// assert!(matches!(h.commit(checked), Err(RecordError::Stale)));
     /// ```
@@ -207,6 +231,7 @@ impl History {
             self.index_results(summary);
         }
         self.entries.extend(summaries);
+        self.repairs = self.repairs_of(&view);
         self.view = view;
         self.compactions.push(compaction);
         Ok(())
@@ -219,7 +244,7 @@ impl History {
     /// use favur_context::{fuzzy, Compaction, Edit, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "old"));
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }] }).unwrap();
+    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
     /// assert!(h.view().is_empty());
     /// assert_eq!(h.recall(id).unwrap().message().text(), "old"); // still recallable
     /// ```
@@ -321,6 +346,7 @@ mod tests {
                     tokens: 1,
                 },
             ],
+            usage_after: None,
         };
         h.apply(c).unwrap();
         let held: Vec<u64> = h.entries().iter().map(|e| e.id.0).collect();
@@ -361,6 +387,7 @@ mod tests {
         copy.apply(Compaction {
             tier: 2,
             edits: vec![Edit::Drop { id: a }, Edit::Drop { id: b }],
+            usage_after: None,
         })
         .unwrap();
         assert!(copy.entry(a).is_none()); // below the bound: evicted, read back
@@ -370,6 +397,7 @@ mod tests {
         h.apply(Compaction {
             tier: 2,
             edits: vec![Edit::Drop { id: a }],
+            usage_after: None,
         })
         .unwrap();
         assert!(h.entries().is_empty());
@@ -383,12 +411,14 @@ mod tests {
         let bad = Compaction {
             tier: 1,
             edits: vec![Edit::Drop { id }, Edit::Drop { id }],
+            usage_after: None,
         };
         assert!(matches!(h.apply(bad), Err(RecordError::Compaction(_))));
         let checked = h
             .check(Compaction {
                 tier: 1,
                 edits: vec![Edit::Drop { id }],
+                usage_after: None,
             })
             .unwrap();
         h.append(fuzzy!(user: "y"));

@@ -11,7 +11,7 @@ use crate::message::{Message, Part, Role, ToolCall};
 
 /// The fenced bash blocks of an assistant text, as mini-swe-agent finds them
 /// (```` ```bash\s*\n(.*?)\n``` ````), trimmed.
-pub(super) fn bash_blocks(text: &str) -> Vec<&str> {
+pub(crate) fn bash_blocks(text: &str) -> Vec<&str> {
     let mut found = Vec::new();
     let mut rest = text;
     while let Some(p) = rest.find("```bash") {

@@ -35,7 +35,7 @@
 //! ```
 
 mod anthropic;
-mod mini_swe;
+pub(crate) mod mini_swe;
 mod openai;
 pub mod shell;
 
@@ -304,6 +304,7 @@ pub struct ImportReport {
 pub struct IncomingMessage<'a> {
     format: Format,
     inner: &'a TranscriptMessage,
+    first: bool,
 }
 
 impl<'a> IncomingMessage<'a> {
@@ -390,6 +391,20 @@ impl<'a> IncomingMessage<'a> {
     /// ```
     pub fn is_result(&self) -> bool {
         self.inner.is_result
+    }
+
+    /// Whether it is the first message of its role in the transcript (a tool result or a
+    /// plain-chat observation counting as role `tool`): the first user message is the
+    /// task.
+    ///
+    /// ```
+    /// # use favur_context::import::{parse, Format};
+    /// let t = parse(Format::OpenAi, r#"[{"role": "user", "content": "task"}, {"role": "user", "content": "more"}]"#).unwrap();
+    /// assert!(t.incoming(0).unwrap().is_first_of_role());
+    /// assert!(!t.incoming(1).unwrap().is_first_of_role());
+    /// ```
+    pub fn is_first_of_role(&self) -> bool {
+        self.first
     }
 
     /// The tool calls of an assistant message.
@@ -496,21 +511,28 @@ impl<'a> IncomingMessage<'a> {
     }
 }
 
-/// A classifier's answer: the class, and optionally the name of the rule that chose it
-/// (recorded in the entry's call site so reports can group by rule).
+/// A classifier's answer: the class, optionally the name of the rule that chose it
+/// (recorded in the entry's call site so reports can group by rule), and whether the
+/// message is pinned (shown verbatim, in place, in every request) rather than appended.
+/// The one decision type of imports and rules files ([`Rules`](crate::rules::Rules)
+/// gives it too).
 ///
 /// ```
 /// use favur_context::Retention;
 /// use favur_context::import::Decision;
 /// let d = Decision::from(Retention::Fuzzy).with_rule("file-view");
 /// assert_eq!(d.rule.as_deref(), Some("file-view"));
+/// assert!(!d.pin);
+/// assert!(Decision::from(Retention::Strict).pinned().pin);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Decision {
     /// The class.
-    pub retention: Retention,
+    pub class: Retention,
     /// The rule that chose it.
     pub rule: Option<Cow<'static, str>>,
+    /// Whether the message is pinned rather than appended.
+    pub pin: bool,
 }
 
 impl Decision {
@@ -524,13 +546,25 @@ impl Decision {
         self.rule = Some(rule.into());
         self
     }
+
+    /// Pins the message: it is recorded with [`History::pin`](crate::History::pin).
+    ///
+    /// ```
+    /// use favur_context::{import::Decision, Retention};
+    /// assert!(Decision::from(Retention::Strict).pinned().pin);
+    /// ```
+    pub fn pinned(mut self) -> Self {
+        self.pin = true;
+        self
+    }
 }
 
 impl From<Retention> for Decision {
-    fn from(retention: Retention) -> Self {
+    fn from(class: Retention) -> Self {
         Decision {
-            retention,
+            class,
             rule: None,
+            pin: false,
         }
     }
 }
@@ -634,9 +668,17 @@ impl Transcript {
     /// assert!(t.incoming(0).is_some() && t.incoming(1).is_none());
     /// ```
     pub fn incoming(&self, i: usize) -> Option<IncomingMessage<'_>> {
+        let role = |m: &TranscriptMessage| {
+            if m.is_result {
+                Role::Tool
+            } else {
+                m.message.role
+            }
+        };
         self.messages.get(i).map(|inner| IncomingMessage {
             format: self.format,
             inner,
+            first: !self.messages[..i].iter().any(|m| role(m) == role(inner)),
         })
     }
 
@@ -657,11 +699,11 @@ impl Transcript {
     ) -> Result<Vec<ImportedMessage>, ImportError> {
         let mut out = Vec::with_capacity(self.messages.len());
         let mut unclassified = Vec::new();
-        for inner in &self.messages {
-            let incoming = IncomingMessage {
-                format: self.format,
-                inner,
+        for i in 0..self.messages.len() {
+            let Some(incoming) = self.incoming(i) else {
+                continue;
             };
+            let inner = &self.messages[i];
             match classifier.classify(&incoming) {
                 Ok(decision) => {
                     let file = match &decision.rule {
@@ -675,10 +717,10 @@ impl Transcript {
                         .unwrap_or(1);
                     out.push(ImportedMessage {
                         index: inner.index,
-                        pin: inner.pin,
+                        pin: inner.pin || decision.pin,
                         classified: Classified::with_site(
                             inner.message.clone(),
-                            decision.retention,
+                            decision.class,
                             CallSite::from_parts(file, line, column),
                         ),
                         prompt_tokens: inner.prompt_tokens,

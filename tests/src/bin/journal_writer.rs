@@ -135,6 +135,7 @@ fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Err
                 tokens: 1,
             },
         ],
+        usage_after: None,
     })?;
     Ok(())
 }

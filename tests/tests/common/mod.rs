@@ -34,8 +34,12 @@ pub fn reform(id: EntryId, form: Form) -> Edit {
 }
 
 pub fn apply(h: &mut History, edits: Vec<Edit>) {
-    h.apply(Compaction { tier: 1, edits })
-        .expect("compaction applies");
+    h.apply(Compaction {
+        tier: 1,
+        edits,
+        usage_after: None,
+    })
+    .expect("compaction applies");
 }
 
 /// Renders both formats and checks them with the lenient validators, and with the strict
@@ -76,4 +80,32 @@ impl TokenCounter for Words {
 
 pub fn history() -> History {
     History::with_counter(Words)
+}
+
+/// The real traces folder: `$FAVUR_TRACES`, or `shared/traces` beside the checkout.
+/// Missing, the calling test fails when `CI=true` (the traces are part of the CI
+/// contract), and otherwise prints a visible `SKIPPED:` line and passes.
+pub fn traces_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("FAVUR_TRACES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
+        });
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "traces folder {} is missing and CI=true: set FAVUR_TRACES",
+        dir.display()
+    );
+    // Written to stderr directly, not through `eprintln!`, so the test harness does not
+    // capture it: the skip is visible in a normal `cargo test` run.
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: traces folder {} is absent (set FAVUR_TRACES to point at it)",
+        dir.display()
+    );
+    None
 }

@@ -1,0 +1,88 @@
+//! Usage: what the next request sends, counted by the rule `render::request_tokens`
+//! counts a rendered request with.
+
+use super::History;
+use crate::entry::{Entry, EntryId, EntryKind};
+use crate::forms;
+use crate::message::{Part, Role};
+use crate::view::{Form, View};
+
+impl History {
+    /// Tokens the pinned system entries send, framing included: the start of every
+    /// request, which no compaction changes.
+    pub(crate) fn system_tokens(&self) -> u64 {
+        self.pinned_tokens + self.pinned_blocks * u64::from(self.framing)
+    }
+
+    /// The usage this history would have with `view` as its view: the tokens of every
+    /// pinned entry and view item as sent, the framing of each content block, and the
+    /// note turn put first when the request would start with an assistant turn.
+    pub(crate) fn usage_with(&self, view: &View, repairs: &forms::Repairs) -> u64 {
+        let framing = u64::from(self.framing);
+        let (repair_tokens, repair_blocks) = repairs.added();
+        let blocks = self.pinned_blocks + view.blocks() + repair_blocks;
+        let note = if starts_with_assistant(view) {
+            u64::from(forms::first_turn_cost(self.counter.as_ref())) + framing
+        } else {
+            0
+        };
+        self.pinned_tokens + view.tokens() + repair_tokens + blocks * framing + note
+    }
+
+    /// The usage this history would have with `view` (a derived view) as its view.
+    pub(crate) fn usage_after(&self, view: &View) -> u64 {
+        self.usage_with(view, &self.repairs_of(view))
+    }
+
+    /// The repairs rendering makes to `view`, computed afresh.
+    pub(super) fn repairs_of(&self, view: &View) -> forms::Repairs {
+        let mut repairs = forms::Repairs::default();
+        for item in view.items() {
+            if let Some(e) = self.entry(item.id) {
+                self.feed(&mut repairs, e, &item.form);
+            }
+        }
+        repairs
+    }
+
+    pub(super) fn feed(&self, repairs: &mut forms::Repairs, entry: &Entry, form: &Form) {
+        // Pairing reads only the parts' kinds and ids (and an orphan's content, which its
+        // wrapper neutralises): a verbatim entry is read as recorded, unconverted.
+        let message = match form {
+            Form::Verbatim => std::borrow::Cow::Borrowed(&entry.message),
+            _ => forms::shown(entry, form),
+        };
+        if message.parts.iter().all(|p| matches!(p, Part::Text(_))) {
+            repairs.feed(self.counter.as_ref(), entry, &message, &|_, _| None);
+            return;
+        }
+        let later = |call_id: &str, made: EntryId| {
+            self.result_entries(call_id)
+                .iter()
+                .find(|r| **r > made)
+                .copied()
+        };
+        repairs.feed(self.counter.as_ref(), entry, &message, &later);
+    }
+
+    /// Tokens and blocks `entry` costs as recorded (pinned system entries as system
+    /// blocks, everything else as sent verbatim).
+    pub(crate) fn cost(&self, entry: &Entry) -> (u32, u32) {
+        let counter = self.counter.as_ref();
+        if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
+            forms::system_pin_cost(counter, &entry.message)
+        } else {
+            forms::cost(counter, entry, &Form::Verbatim)
+        }
+    }
+}
+
+/// Whether the renderers put the note turn first: when the first message `view` sends is
+/// an assistant turn (Anthropic requires a user turn first), or when it sends nothing at
+/// all although it holds items (so the request stays well-formed).
+fn starts_with_assistant(view: &View) -> bool {
+    match view.items().iter().find(|i| i.blocks > 0) {
+        Some(i) => i.shape.role == Role::Assistant && !i.shape.summary,
+        None => !view.is_empty(),
+    }
+}
