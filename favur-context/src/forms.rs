@@ -543,8 +543,8 @@ impl Form {
     /// use favur_context::{forgettable, EntryId, Form, History};
     /// let mut h = History::new();
     /// let id = h.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"));
-    /// let e = h.entry(id).unwrap();
-    /// let shown = Form::Placeholder { summary: Some(EntryId(7)) }.message_for(e);
+    /// let e = h.recall(id).unwrap();
+    /// let shown = Form::Placeholder { summary: Some(EntryId(7)) }.message_for(&e);
     /// let text = &shown.tool_results().next().unwrap().content;
     /// assert!(text.contains("#7") && text.contains("#0"));
     /// ```
@@ -560,8 +560,8 @@ impl Form {
     /// use favur_context::{strict, Form, History};
     /// let mut h = History::new();
     /// let id = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
-    /// let e = h.entry(id).unwrap();
-    /// assert_eq!(Form::Verbatim.cost(e, h.counter()), (e.tokens(), 1));
+    /// let e = h.recall(id).unwrap();
+    /// assert_eq!(Form::Verbatim.cost(&e, h.counter()), (e.tokens(), 1));
     /// ```
     pub fn cost(&self, entry: &Entry, counter: &dyn TokenCounter) -> (u32, u32) {
         cost(counter, entry, self)

@@ -343,12 +343,10 @@ pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 /// generated code names only paths under it (by default `::favur_context`).
 ///
 /// ```
-/// mod reexport {
-///     pub use ::favur_context as fc;
-/// }
-/// use reexport::fc::{retention, History, Retention};
+/// use favur_context as fc; // as a crate that renames the dependency would name it
+/// use fc::{retention, History, Retention};
 ///
-/// #[retention(fuzzy, crate = reexport::fc)]
+/// #[retention(fuzzy, crate = fc)]
 /// fn record(history: &mut History, text: &str) {
 ///     history.append(text);
 /// }

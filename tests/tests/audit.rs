@@ -73,7 +73,12 @@ struct Run {
 /// The agent: ten rounds of listing a new directory, running the same tests every other
 /// round, with the default tiers on a small window compacting before every model request.
 fn agent() -> Run {
-    let policy = Policy::for_window(3_000).expect("valid policy");
+    // Every compaction that is due fires (no minimum reclaim), so entries leave the view.
+    let policy = Policy::builder()
+        .window_tokens(3_000)
+        .min_reclaim(0.0)
+        .build()
+        .expect("valid policy");
     let mut compactor = Compactor::new(policy);
     let mut history = History::new();
     let mut ledger = Ledger::new();
