@@ -261,8 +261,8 @@ fn check_ignores_moved_lines_and_fails_naming_a_changed_class_and_added_or_remov
     assert!(err.starts_with("1 classification"), "{err}");
 
     // A site removed: named with the line it was locked at.
-    let first = demo.find("strict!(user:").unwrap();
-    let removed = demo.replacen("h.append(strict!(user:", "h.append(Message::user(", 1);
+    let first = demo.find("h.pin(strict!(user:").unwrap();
+    let removed = demo.replacen("h.pin(strict!(user:", "h.pin(Message::user(", 1);
     assert_ne!(removed, demo);
     std::fs::write(&file, &removed).unwrap();
     let err = String::from_utf8_lossy(&check().stderr).into_owned();
