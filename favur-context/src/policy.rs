@@ -109,15 +109,15 @@ pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
 pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 4_000;
 /// The default budget a summary gets for each entry it merges: 200 tokens.
 pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
-/// The default [`min_reclaim`](Policy::min_reclaim): 1% of the window (2,000 tokens of
-/// a 200,000-token window). On the replay of the real traces (`docs/replay.md`) it
-/// removes the compactions that reclaimed less than a cached prefix costs to rewrite,
-/// at no loss of references kept.
+/// The default [`min_reclaim`](Policy::min_reclaim): 1.25% of the window, a quarter of
+/// the first default tier's threshold (2,500 tokens of a 200,000-token window): a
+/// compaction must free at least a quarter of what tier 1 lets the request carry before
+/// it is worth rewriting the cached prefix (`docs/compaction.md` has the figures).
 ///
 /// ```
-/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.01);
+/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.0125);
 /// ```
-pub const DEFAULT_MIN_RECLAIM: f64 = 0.01;
+pub const DEFAULT_MIN_RECLAIM: f64 = 0.0125;
 
 /// The compaction policy of one job.
 ///
@@ -648,8 +648,8 @@ impl Policy {
     ///
     /// ```
     /// let p = favur_context::Policy::default();
-    /// assert_eq!(p.min_reclaim(), 0.01);
-    /// assert_eq!(p.min_reclaim_tokens(), 2_000);
+    /// assert_eq!(p.min_reclaim(), 0.0125);
+    /// assert_eq!(p.min_reclaim_tokens(), 2_500);
     /// ```
     pub fn min_reclaim(&self) -> f64 {
         self.min_reclaim
