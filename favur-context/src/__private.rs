@@ -1,21 +1,21 @@
 //! What the generated code of `favur-context-macros` names. Not public API: no stability
 //! guarantee of any kind.
 
-pub use crate::account::TokenCounter;
-pub use crate::classify::{Classified, Classify};
 pub use crate::history::History;
-pub use crate::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
-pub use crate::retention::Retention;
-pub use crate::retention::class::{Class, Forgettable, Fuzzy, Strict};
-pub use crate::site::CallSite;
+pub use crate::history::account::TokenCounter;
+pub use crate::model::classify::{Classified, Classify};
+pub use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+pub use crate::model::retention::Retention;
+pub use crate::model::retention::class::{Class, Forgettable, Fuzzy, Strict};
+pub use crate::model::site::CallSite;
 pub use crate::store::{NewEntry, Store};
-pub use crate::tool::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool};
+pub use crate::tools::tool::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool};
 pub use ::core;
 pub use ::std::format;
 pub use favur_context_macros::message;
 
-use crate::entry::EntryId;
 use crate::journal::{JournalError, JournaledHistory};
+use crate::model::entry::EntryId;
 
 /// Classifies `message` with the compile-time class `C`.
 #[inline]

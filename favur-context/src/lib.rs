@@ -147,49 +147,47 @@
 // Lets the macros' absolute `::favur_context::...` paths resolve inside this crate too.
 extern crate self as favur_context;
 
-mod account;
-mod classify;
+// The flow: a message is classified where it is appended (model), recorded and counted
+// (history), planned and summarized when a tier is due (compact), kept durable (store,
+// journal) and rendered for a provider (request); replies come back in (reply), tools
+// answer calls (tools); import and audit read recorded runs.
 mod compact;
-mod compact_async;
-mod entry;
-mod forms;
 mod history;
 mod journal;
-mod message;
-mod plan;
-mod policy;
-mod prepared;
-mod recall;
+mod model;
 mod reply;
-mod retention;
-mod site;
+mod request;
 mod store;
-mod summarize;
-mod tool;
-mod toolset;
-mod view;
+mod tools;
 
 pub mod audit;
 pub mod import;
+
 #[cfg(feature = "async-openai")]
-pub mod interop;
+pub use request::interop;
+pub use request::{render, validate};
+
+pub use import::rules;
+pub use model::kinds;
+
 #[cfg(feature = "llm")]
-mod llm;
-pub mod render;
-#[cfg(feature = "tiktoken")]
-mod tiktoken;
-pub mod validate;
-
-pub mod kinds;
-pub mod rules;
-
-pub use account::{HeuristicCounter, TokenCounter};
-pub use classify::{Classified, Classify};
+pub use compact::llm::{LlmConfig, LlmError, LlmSummarizer, cut_to_budget};
+pub use compact::plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run};
+pub use compact::policy::{
+    Action, DEFAULT_MIN_RECLAIM, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
+    DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder, PolicyError, Tier,
+};
+pub use compact::prepared::{PrepareError, Prepared};
+pub use compact::summarize::{
+    AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
+};
 pub use compact::{
     CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
-pub use entry::{Entry, EntryId, EntryKind};
-pub use forms::placeholder_text;
+pub use history::account::{HeuristicCounter, TokenCounter};
+#[cfg(feature = "tiktoken")]
+pub use history::tiktoken::{Encoding, TiktokenCounter};
+pub use history::view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
 pub use history::{CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, LoadError};
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
@@ -198,31 +196,20 @@ pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, Salvaged, TornTail,
 };
-#[cfg(feature = "llm")]
-pub use llm::{LlmConfig, LlmError, LlmSummarizer, cut_to_budget};
-pub use message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
-pub use plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run};
-pub use policy::{
-    Action, DEFAULT_MIN_RECLAIM, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
-    DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder, PolicyError, Tier,
-};
-pub use prepared::{PrepareError, Prepared};
-pub use recall::{RecallError, RecallTool};
+pub use model::classify::{Classified, Classify};
+pub use model::entry::{Entry, EntryId, EntryKind};
+pub use model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+pub use model::retention::{ParseRetentionError, Retention, class};
+pub use model::site::CallSite;
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
-pub use retention::{ParseRetentionError, Retention, class};
-pub use site::CallSite;
+pub use request::forms::placeholder_text;
 pub use store::{NewEntry, Originals, RecordError, Store};
-pub use summarize::{
-    AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
-};
-#[cfg(feature = "tiktoken")]
-pub use tiktoken::{Encoding, TiktokenCounter};
-pub use tool::{
+pub use tools::recall::{RecallError, RecallTool};
+pub use tools::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
     ToolFuture,
 };
-pub use toolset::{ToolSet, ToolSetError};
-pub use view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
+pub use tools::toolset::{ToolSet, ToolSetError};
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or
 /// `#[retention(strict)]`. See also the [crate docs](crate#2-the-retentionclass-attribute).

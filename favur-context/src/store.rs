@@ -3,14 +3,14 @@
 //!
 //! See [`Store`] for the design: what flows through it, and why it is synchronous.
 
-use crate::classify::{Classified, Classify};
-use crate::entry::{Entry, EntryId, EntryKind};
+use crate::history::view::{ApplyError, Compaction};
 use crate::history::{self, History};
-use crate::message::ToolCall;
-use crate::recall::RecallError;
-use crate::site::CallSite;
-use crate::tool::ClassifiedTool;
-use crate::view::{ApplyError, Compaction};
+use crate::model::classify::{Classified, Classify};
+use crate::model::entry::{Entry, EntryId, EntryKind};
+use crate::model::message::ToolCall;
+use crate::model::site::CallSite;
+use crate::tools::recall::RecallError;
+use crate::tools::tool::ClassifiedTool;
 
 /// One entry to record: a classified value, appended or pinned. The only way in, so an
 /// unclassified value cannot reach a store.

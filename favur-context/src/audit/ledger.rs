@@ -4,13 +4,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::entry::{Entry, EntryId, EntryKind};
 use crate::history::History;
-use crate::message::Arguments;
-use crate::recall::{RecallTool, parse_id};
-use crate::retention::Retention;
-use crate::site::CallSite;
-use crate::view::{Compaction, Edit, Form};
+use crate::history::view::{Compaction, Edit, Form};
+use crate::model::entry::{Entry, EntryId, EntryKind};
+use crate::model::message::Arguments;
+use crate::model::retention::Retention;
+use crate::model::site::CallSite;
+use crate::tools::recall::{RecallTool, parse_id};
 
 use super::regret::{Fate, RegretEvent, RegretKind, call_key};
 

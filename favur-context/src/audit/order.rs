@@ -4,8 +4,8 @@ use std::io::Read;
 
 use serde_json::Value;
 
-use crate::entry::EntryId;
 use crate::history::History;
+use crate::model::entry::EntryId;
 use crate::{JournalError, OpenReport};
 
 use super::ledger::Ledger;

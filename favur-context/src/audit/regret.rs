@@ -5,10 +5,10 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::entry::EntryId;
-use crate::message::Arguments;
-use crate::retention::Retention;
-use crate::site::CallSite;
+use crate::model::entry::EntryId;
+use crate::model::message::Arguments;
+use crate::model::retention::Retention;
+use crate::model::site::CallSite;
 
 /// The `tracing` target every regret event is emitted on.
 ///

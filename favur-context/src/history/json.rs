@@ -6,9 +6,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::History;
-use crate::account::{HeuristicCounter, TokenCounter};
-use crate::entry::{Entry, EntryId};
-use crate::view::{self, Compaction};
+use crate::history::account::{HeuristicCounter, TokenCounter};
+use crate::history::view::{self, Compaction};
+use crate::model::entry::{Entry, EntryId};
 
 const FORMAT: u32 = 1;
 
@@ -255,7 +255,7 @@ impl History {
                 });
             }
             (None, None) => (Arc::new(HeuristicCounter) as Arc<dyn TokenCounter>, false),
-            (None, Some(r)) => match crate::account::builtin_counter(r) {
+            (None, Some(r)) => match crate::history::account::builtin_counter(r) {
                 Some(c) => (c, false),
                 None => {
                     return Err(LoadError::Counter {

@@ -4,25 +4,29 @@
 //! compaction record derives, which originals stay in memory. Stores
 //! ([`Store`](crate::Store)) persist what it drafts and checks, then commit it here.
 
+pub(crate) mod account;
 mod json;
 mod records;
+#[cfg(feature = "tiktoken")]
+pub(crate) mod tiktoken;
 mod usage;
+pub(crate) mod view;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::account::{HeuristicCounter, TokenCounter};
-use crate::classify::{Classified, Classify};
-use crate::entry::{Entry, EntryId};
-use crate::forms;
-use crate::message::{Arguments, Message, ToolCall};
-use crate::recall::RecallError;
-use crate::site::CallSite;
+use crate::history::account::{HeuristicCounter, TokenCounter};
+use crate::history::view::{Compaction, View};
+use crate::model::classify::{Classified, Classify};
+use crate::model::entry::{Entry, EntryId};
+use crate::model::message::{Arguments, Message, ToolCall};
+use crate::model::site::CallSite;
+use crate::request::forms;
 use crate::store::{NewEntry, Originals};
-use crate::tool::ClassifiedTool;
-use crate::view::{Compaction, View};
+use crate::tools::recall::RecallError;
+use crate::tools::tool::ClassifiedTool;
 
 pub use json::{CounterChange, LoadError};
 pub use records::CheckedCompaction;
@@ -568,7 +572,8 @@ impl History {
     pub fn pending_calls(&self) -> Vec<(EntryId, ToolCall)> {
         let items = self.view.items();
         let in_tail = |e: &Entry| {
-            e.message.role == crate::message::Role::Tool || e.message.tool_calls().next().is_some()
+            e.message.role == crate::model::message::Role::Tool
+                || e.message.tool_calls().next().is_some()
         };
         let start = items
             .iter()

@@ -5,11 +5,11 @@
 //! ([`History::insert`], [`History::commit`]). Nothing changes in memory before the
 //! store has what it must keep.
 
-use crate::entry::{Entry, EntryId, EntryKind};
-use crate::forms;
-use crate::message::Role;
+use crate::history::view::{self, Compaction, Edit, Form, Shape, View, ViewItem};
+use crate::model::entry::{Entry, EntryId, EntryKind};
+use crate::model::message::Role;
+use crate::request::forms;
 use crate::store::{NewEntry, RecordError};
-use crate::view::{self, Compaction, Edit, Form, Shape, View, ViewItem};
 
 use super::History;
 
@@ -293,10 +293,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::message::Message;
-    use crate::recall::RecallError;
-    use crate::site::CallSite;
+    use crate::model::message::Message;
+    use crate::model::site::CallSite;
     use crate::store::Originals;
+    use crate::tools::recall::RecallError;
     use crate::{Retention, fuzzy, strict};
 
     struct Archive(History);

@@ -2,10 +2,10 @@
 //! counts a rendered request with.
 
 use super::History;
-use crate::entry::{Entry, EntryId, EntryKind};
-use crate::forms;
-use crate::message::{Part, Role};
-use crate::view::{Form, View};
+use crate::history::view::{Form, View};
+use crate::model::entry::{Entry, EntryId, EntryKind};
+use crate::model::message::{Part, Role};
+use crate::request::forms;
 
 impl History {
     /// Tokens the pinned system entries send, framing included: the start of every

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::{
     Calls, Format, ImportError, Transcript, TranscriptMessage, bad, message_list, object, role_of,
 };
-use crate::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 
 fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
     TranscriptMessage {

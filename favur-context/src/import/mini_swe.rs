@@ -7,7 +7,7 @@ use super::{
     Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, bad, message_list,
     object, role_of, text_content,
 };
-use crate::message::{Message, Part, Role, ToolCall};
+use crate::model::message::{Message, Part, Role, ToolCall};
 
 /// The fenced bash blocks of an assistant text, as mini-swe-agent finds them
 /// (```` ```bash\s*\n(.*?)\n``` ````), trimmed.

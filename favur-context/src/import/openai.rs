@@ -6,7 +6,7 @@ use super::{
     Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad,
     message_list, object, role_of, text_content,
 };
-use crate::message::{Message, Part, Role, ToolCall, ToolResult};
+use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
 
 /// Fields other than `owned`, kept as the message's extensions.
 pub(super) fn extensions(obj: &Map<String, Value>, owned: &[&str]) -> Map<String, Value> {

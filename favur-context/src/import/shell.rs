@@ -46,8 +46,8 @@
 //! ```
 
 use super::{Classifier, Decision, IncomingMessage, Unclassified};
-use crate::message::Role;
-use crate::retention::Retention;
+use crate::model::message::Role;
+use crate::model::retention::Retention;
 
 /// The example classifier for shell-command transcripts described in the
 /// [module docs](self). It never declines a message.

@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::JOURNAL_FORMAT;
 use super::error::Corruption;
-use crate::entry::{Entry, EntryId};
-use crate::retention::Retention;
-use crate::view::Compaction;
+use crate::history::view::Compaction;
+use crate::model::entry::{Entry, EntryId};
+use crate::model::retention::Retention;
 
 /// The first line of every journal.
 #[derive(Debug, Serialize, Deserialize)]
@@ -155,8 +155,8 @@ pub(super) fn syntax(content: &[u8], error: &serde_json::Error) -> Corruption {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::EntryKind;
-    use crate::site::CallSite;
+    use crate::model::entry::EntryKind;
+    use crate::model::site::CallSite;
 
     fn problem(line: &str) -> Corruption {
         let bytes = line.as_bytes();

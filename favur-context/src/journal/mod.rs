@@ -63,10 +63,10 @@ pub use options::{
     DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
 };
 
-use crate::entry::EntryId;
 use crate::history::History;
+use crate::history::view::Compaction;
+use crate::model::entry::EntryId;
 use crate::store::{NewEntry, Store};
-use crate::view::Compaction;
 use format::{Header, RecordOut};
 use fs::{JournalFile, move_aside, sync_parent};
 use readback::FileOriginals;

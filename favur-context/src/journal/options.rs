@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::JournaledHistory;
 use super::error::{Corruption, JournalError};
 use super::scan::scan;
-use crate::account::{HeuristicCounter, TokenCounter};
+use crate::history::account::{HeuristicCounter, TokenCounter};
 use crate::history::{DEFAULT_FRAMING_TOKENS, History};
 use crate::store::NewEntry;
 

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{PoisonError, RwLock};
 
 use super::format::RecordIn;
-use crate::entry::{Entry, EntryId};
-use crate::recall::RecallError;
+use crate::history::view::Edit;
+use crate::model::entry::{Entry, EntryId};
 use crate::store::Originals;
-use crate::view::Edit;
+use crate::tools::recall::RecallError;
 
 /// Where one record sits in the journal file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

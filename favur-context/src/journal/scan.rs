@@ -8,8 +8,8 @@ use super::error::{Corruption, JournalError};
 use super::format::{LineError, RecordIn, diagnose, header};
 use super::options::{OpenOptions, TornTail};
 use super::readback::Locator;
-use crate::entry::EntryId;
 use crate::history::History;
+use crate::model::entry::EntryId;
 use crate::store::RecordError;
 
 /// A damaged line found while reading.

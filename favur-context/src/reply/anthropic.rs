@@ -6,7 +6,7 @@ use super::{
     Reply, ReplyError, StopReason, Usage, api_error, malformed, opt_str, opt_u64, req_str,
     type_name,
 };
-use crate::message::{Arguments, ToolCall};
+use crate::model::message::{Arguments, ToolCall};
 
 /// Parses a whole (non-streamed) response.
 pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {

@@ -39,7 +39,7 @@ mod stream;
 
 use serde_json::Value;
 
-use crate::message::{Message, Part, Role, ToolCall};
+use crate::model::message::{Message, Part, Role, ToolCall};
 
 pub use stream::{ReplyStream, SseDecoder};
 

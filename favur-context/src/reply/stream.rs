@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{Reply, ReplyError, StopReason, Usage, anthropic, api_error, openai, type_name};
-use crate::message::{Arguments, ToolCall};
+use crate::model::message::{Arguments, ToolCall};
 
 /// Splits a server-sent-events byte stream into the data of each event (the `data:`
 /// lines of one event joined by newlines), whatever the chunk boundaries. Comments

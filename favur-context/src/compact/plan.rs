@@ -1,0 +1,467 @@
+//! The planner: from the view, the entries' classes and the policy, decide what one
+//! compaction does. Pure and linear: no summarizer runs here, nothing is changed.
+
+use serde::Serialize;
+
+use crate::compact::policy::Policy;
+use crate::history::History;
+use crate::history::view::Form;
+use crate::model::entry::{Entry, EntryId};
+use crate::model::retention::Retention;
+
+mod cap;
+mod phases;
+
+/// Entries and tokens, one cell of a [`CompactionReport`](crate::CompactionReport).
+///
+/// ```
+/// let f = favur_context::Figures { entries: 2, tokens: 40 };
+/// assert_eq!(f.entries, 2);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Figures {
+    /// Number of view items.
+    pub entries: u64,
+    /// Their tokens in the view before the compaction (without framing).
+    pub tokens: u64,
+}
+
+impl Figures {
+    fn add(&mut self, tokens: u32) {
+        self.entries += 1;
+        self.tokens += u64::from(tokens);
+    }
+}
+
+/// What a compaction did to the view items of one class.
+///
+/// An entry is *summarized* when its content went into a summary (even if its tool-call
+/// part stays as [`Form::CallsOnly`] or its result as a [`Form::Placeholder`]), *dropped*
+/// when its content left the view without a summary, and *kept* otherwise (including
+/// entries shortened by the per-entry cap).
+///
+/// ```
+/// let o = favur_context::ClassOutcome::default();
+/// assert_eq!(o.kept.entries + o.summarized.entries + o.dropped.entries, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ClassOutcome {
+    /// Left in the view as they were (or capped).
+    pub kept: Figures,
+    /// Replaced by a summary.
+    pub summarized: Figures,
+    /// Removed from the view (still in the history).
+    pub dropped: Figures,
+}
+
+/// One value per retention class.
+///
+/// ```
+/// use favur_context::{ByClass, Retention};
+/// let mut b = ByClass { forgettable: 1, fuzzy: 2, strict: 3 };
+/// *b.get_mut(Retention::Fuzzy) += 1;
+/// assert_eq!(*b.get(Retention::Fuzzy), 3);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ByClass<T> {
+    /// For forgettable entries.
+    pub forgettable: T,
+    /// For fuzzy entries.
+    pub fuzzy: T,
+    /// For strict entries.
+    pub strict: T,
+}
+
+impl<T> ByClass<T> {
+    /// The value for `class`.
+    ///
+    /// ```
+    /// use favur_context::{ByClass, Retention};
+    /// assert_eq!(*ByClass { forgettable: 'a', fuzzy: 'b', strict: 'c' }.get(Retention::Strict), 'c');
+    /// ```
+    pub fn get(&self, class: Retention) -> &T {
+        match class {
+            Retention::Forgettable => &self.forgettable,
+            Retention::Fuzzy => &self.fuzzy,
+            Retention::Strict => &self.strict,
+        }
+    }
+
+    /// The value for `class`, mutably.
+    ///
+    /// ```
+    /// use favur_context::{ByClass, Retention};
+    /// let mut b = ByClass { forgettable: 0, fuzzy: 0, strict: 0 };
+    /// *b.get_mut(Retention::Forgettable) = 5;
+    /// assert_eq!(b.forgettable, 5);
+    /// ```
+    pub fn get_mut(&mut self, class: Retention) -> &mut T {
+        match class {
+            Retention::Forgettable => &mut self.forgettable,
+            Retention::Fuzzy => &mut self.fuzzy,
+            Retention::Strict => &mut self.strict,
+        }
+    }
+}
+
+/// One contiguous run of the view that becomes one summary.
+///
+/// ```
+/// use favur_context::{EntryId, Retention, Run};
+/// let run = Run { summary: EntryId(9), members: vec![EntryId(2), EntryId(3)], retention: Retention::Fuzzy, budget_tokens: 100 };
+/// assert_eq!(run.members.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Run {
+    /// The id the summary entry will get.
+    pub summary: EntryId,
+    /// The entries it replaces, in view order.
+    pub members: Vec<EntryId>,
+    /// The class the summary carries: strict if any member is strict, fuzzy otherwise.
+    pub retention: Retention,
+    /// The budget of its summary: the policy's summary budget, but at most three quarters
+    /// of the members' tokens (at least 48), so that a summary stays smaller than what it
+    /// replaces.
+    pub budget_tokens: u32,
+}
+
+/// A reform decided by the planner: the entry stays in the view in another form.
+///
+/// ```
+/// use favur_context::{EntryId, Form, PlannedReform};
+/// let r = PlannedReform { id: EntryId(1), form: Form::CallsOnly, tokens: 12 };
+/// assert_eq!(r.tokens, 12);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlannedReform {
+    /// The entry.
+    pub id: EntryId,
+    /// Its new form.
+    pub form: Form,
+    /// Its tokens in that form.
+    pub tokens: u32,
+}
+
+/// What one compaction will do, before any summary is written.
+///
+/// Made by [`Plan::new`] (pure: reads the history, changes nothing). The engine then
+/// asks a summarizer for one text per [`Run`] and commits the plan as a
+/// [`Compaction`](crate::Compaction) record.
+///
+/// ```
+/// use favur_context::{forgettable, strict, History, Plan, Policy};
+/// let mut h = History::new();
+/// h.append(strict!(user: "list the files"));
+/// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
+/// h.append(forgettable!(tool_result("c1"): "{}", "src/module.rs\n".repeat(200)));
+/// h.append(strict!(assistant: "two hundred files"));
+/// let plan = Plan::new(&h, &Policy::default(), 1);
+/// // The listing's call is strict and stays, so the listing becomes a placeholder
+/// // pointing at the summary that holds its gist.
+/// assert_eq!(plan.runs().len(), 1);
+/// assert_eq!(plan.runs()[0].members.len(), 1);
+/// assert!(plan.drops().is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    tier: u8,
+    usage_before: u64,
+    runs: Vec<Run>,
+    reforms: Vec<PlannedReform>,
+    drops: Vec<EntryId>,
+    outcome: ByClass<ClassOutcome>,
+    reclaim: u64,
+    prefix: u64,
+    #[serde(skip)]
+    pub(crate) stamp: Stamp,
+}
+
+/// What identifies the state of a history a plan was made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) next_id: EntryId,
+    pub(crate) view_len: usize,
+    pub(crate) view_tokens: u64,
+    pub(crate) compactions: usize,
+}
+
+impl Stamp {
+    pub(crate) fn of(history: &History) -> Stamp {
+        Stamp {
+            next_id: history.next_id(),
+            view_len: history.view().len(),
+            view_tokens: history.view().tokens(),
+            compactions: history.compactions().len(),
+        }
+    }
+}
+
+/// The smallest budget a summary is given.
+const MIN_SUMMARY_BUDGET: u32 = 48;
+
+/// The budget of a run's summary: it grows with the material merged, the policy's
+/// tokens per entry for each member, never more than three quarters of the members' own
+/// tokens; at least [`MIN_SUMMARY_BUDGET`], at most the policy's summary budget.
+fn summary_budget(member_tokens: u32, members: usize, policy: &Policy) -> u32 {
+    let members = u32::try_from(members).unwrap_or(u32::MAX);
+    policy
+        .summary_tokens_per_entry()
+        .saturating_mul(members)
+        .min(member_tokens / 4 * 3)
+        .max(MIN_SUMMARY_BUDGET)
+        .min(policy.summary_budget_tokens())
+}
+
+/// Bound on the rounds that settle pairing and runs after small runs are kept.
+const MAX_SETTLE_ROUNDS: usize = 4;
+
+impl Plan {
+    /// Plans a compaction of `history` at `tier` (1-based) under `policy`.
+    ///
+    /// The rules, all read from classes and positions only:
+    /// - only consumed entries are compactable: those before the newest assistant entry;
+    ///   that entry and everything after it (the in-flight tail) stay untouched, and so do
+    ///   the last [`keep_recent`](Policy::keep_recent) consumed exchanges;
+    /// - each compactable entry gets its class's action in the tier's row; a summary is
+    ///   never summarized again (its class's `summarize` means keep);
+    /// - a tool call and its results stay or leave together: if any of them stays, the
+    ///   others stay too, an assistant entry as [`Form::CallsOnly`] and a result entry as
+    ///   [`Form::Placeholder`], with only their content compacted;
+    /// - each contiguous run of summarized entries (dropped entries in between do not
+    ///   break it) becomes one summary, in place, unless the summary (its budget, the
+    ///   header naming the ids, its framing) would cost at least what the run frees: such
+    ///   a run is kept as it is, so a compaction never grows the request;
+    /// - with a [cap](Policy::entry_cap_tokens), kept entries over it are shown
+    ///   [`Form::Capped`].
+    ///
+    /// A tier that does not exist in the policy gives an empty plan.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "look around, {}", "carefully ".repeat(20)));
+    /// h.append(fuzzy!(assistant: "looked"));
+    /// h.append(strict!(user: "now fix it")); // in flight
+    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// assert_eq!(plan.drops().len(), 1); // fuzzy is dropped at tier 2...
+    /// assert_eq!(plan.tier(), 2);        // ...but the newest assistant entry is in flight
+    /// ```
+    pub fn new(history: &History, policy: &Policy, tier: u8) -> Plan {
+        let mut plan = Plan {
+            tier,
+            usage_before: history.usage_tokens(),
+            runs: Vec::new(),
+            reforms: Vec::new(),
+            drops: Vec::new(),
+            outcome: ByClass::default(),
+            reclaim: 0,
+            prefix: 0,
+            stamp: Stamp::of(history),
+        };
+        let Some(row) = policy.tier(tier) else {
+            return plan;
+        };
+        let p = phases::Planner {
+            history,
+            items: history.view().items(),
+            policy,
+            counter: history.counter(),
+            framing: u64::from(history.framing_tokens()),
+            frame: phases::frame_cost(history.counter()),
+        };
+        let end = phases::prefix(p.items, policy.keep_recent());
+        let base = phases::fates(p.items, end, row);
+
+        // Pairing, forms and runs settle together. A run whose summary would cost at
+        // least what its members free is kept as it is and the phases run again, since
+        // keeping its members can change what their tool partners must do. A few rounds
+        // settle it.
+        let mut kept_small: Vec<usize> = Vec::new();
+        let mut fate = base.clone();
+        let mut staying = Vec::new();
+        let mut newly: Vec<usize> = Vec::new();
+        let mut pair_again = true;
+        let mut runs;
+        let mut round = 0;
+        loop {
+            if pair_again {
+                fate.clone_from(&base);
+                for &i in &kept_small {
+                    fate[i] = phases::Fate::Keep;
+                }
+                phases::pairing(&p, &mut fate);
+                staying = phases::forms(&p, &mut fate);
+            } else {
+                // Keeping these changes no tool pairing: only the runs are rebuilt.
+                for &i in &newly {
+                    fate[i] = phases::Fate::Keep;
+                    staying[i] = None;
+                }
+            }
+            runs = phases::runs(&p, &fate, &staying);
+            round += 1;
+            if round == MAX_SETTLE_ROUNDS {
+                break;
+            }
+            newly = phases::unworthy(&p, &runs);
+            if newly.is_empty() {
+                break;
+            }
+            pair_again = phases::pairing_changes(p.items, &fate, &newly);
+            kept_small.extend_from_slice(&newly);
+        }
+        let costs: u64 = runs
+            .runs
+            .iter()
+            .map(|r| phases::summary_cost(&p, r))
+            .sum::<u64>()
+            + phases::first_turn_change(&p, &fate, &runs);
+        let edits = phases::edits(&p, &fate, &staying, &runs);
+        if edits.freed < costs {
+            // Altogether it would grow the request (the note turn a request starting with
+            // the assistant needs, say): nothing is worth doing.
+            return plan;
+        }
+        phases::finish_budgets(&mut runs.runs, policy);
+        plan.runs = runs.runs;
+        plan.reforms = edits.reforms;
+        plan.drops = edits.drops;
+        plan.outcome = edits.outcome;
+        plan.reclaim = edits.freed.saturating_sub(costs);
+        plan.prefix = history.system_tokens() + phases::unchanged_prefix(&p, &fate, &plan.reforms);
+        plan
+    }
+
+    /// Tokens of the request that this plan leaves as they are at its start (the system
+    /// pins and the view items before its first change, framing included): the prefix a
+    /// provider's prompt cache still holds after the compaction.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, strict, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(strict!(user: "the task"));
+    /// h.append(forgettable!(user: "{}", "listing ".repeat(400)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// assert_eq!(plan.prefix_tokens(), u64::from(h.entries()[0].tokens()) + 4); // the task
+    /// ```
+    pub fn prefix_tokens(&self) -> u64 {
+        self.prefix
+    }
+
+    /// Tokens this plan is expected to free: what its drops, reforms and summarized
+    /// entries free (framing included), less what its summaries cost if each stays within
+    /// its budget. [`Compactor::plan`](crate::Compactor::plan) does not fire a plan that
+    /// frees less than the policy's [`min_reclaim`](Policy::min_reclaim).
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "listing ".repeat(400)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// assert!(plan.reclaim_estimate() > 400); // the listing is dropped
+    /// assert_eq!(Plan::new(&History::new(), &Policy::default(), 2).reclaim_estimate(), 0);
+    /// ```
+    pub fn reclaim_estimate(&self) -> u64 {
+        self.reclaim
+    }
+
+    /// The tier planned (1-based).
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert_eq!(favur_context::Plan::new(&h, &Default::default(), 3).tier(), 3);
+    /// ```
+    pub fn tier(&self) -> u8 {
+        self.tier
+    }
+
+    /// Usage (tokens) when the plan was made.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert_eq!(favur_context::Plan::new(&h, &Default::default(), 1).usage_before(), 0);
+    /// ```
+    pub fn usage_before(&self) -> u64 {
+        self.usage_before
+    }
+
+    /// The runs to summarize, in view order; their summary ids are consecutive from the
+    /// history's next id.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).runs().is_empty());
+    /// ```
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// The entries whose form changes (calls-only, placeholder, capped).
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).reforms().is_empty());
+    /// ```
+    pub fn reforms(&self) -> &[PlannedReform] {
+        &self.reforms
+    }
+
+    /// The entries that leave the view without a summary.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 2).drops().is_empty());
+    /// ```
+    pub fn drops(&self) -> &[EntryId] {
+        &self.drops
+    }
+
+    /// Per class, the entries and tokens kept, summarized and dropped.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(20)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// assert_eq!(plan.outcome().forgettable.dropped.entries, 1);
+    /// assert_eq!(plan.outcome().fuzzy.kept.entries, 1);
+    /// ```
+    pub fn outcome(&self) -> &ByClass<ClassOutcome> {
+        &self.outcome
+    }
+
+    /// Whether the plan changes nothing.
+    ///
+    /// ```
+    /// let h = favur_context::History::new();
+    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty() && self.reforms.is_empty() && self.drops.is_empty()
+    }
+
+    /// The entries of `run`, in order, looked up in `history`.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// assert_eq!(plan.run_entries(&h, &plan.runs()[0]).len(), 1);
+    /// // A run smaller than its summary would be is kept as it is.
+    /// let mut small = History::new();
+    /// small.append(forgettable!(user: "spent"));
+    /// small.append(fuzzy!(assistant: "ok"));
+    /// assert!(Plan::new(&small, &Policy::default(), 1).runs().is_empty());
+    /// ```
+    pub fn run_entries<'h>(&self, history: &'h History, run: &Run) -> Vec<&'h Entry> {
+        run.members
+            .iter()
+            .filter_map(|id| history.entry(*id))
+            .collect()
+    }
+}

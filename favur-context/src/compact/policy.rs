@@ -1,0 +1,726 @@
+//! The compaction policy: the window, the tier thresholds, and what each tier does to each
+//! retention class. All of it is per-job configuration, loadable from TOML or JSON.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::retention::Retention;
+
+/// What a tier does to the compactable entries of one class.
+///
+/// Ordered by severity: `Keep < Summarize < Drop`.
+///
+/// ```
+/// use favur_context::Action;
+/// assert!(Action::Keep < Action::Summarize && Action::Summarize < Action::Drop);
+/// assert_eq!(serde_json::to_string(&Action::Summarize).unwrap(), "\"summarize\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Leave the entry as it is.
+    Keep,
+    /// Replace it, with its contiguous neighbours that are also summarized, by one summary.
+    Summarize,
+    /// Remove it from the view (it stays in the history, retrievable by id).
+    Drop,
+}
+
+impl Action {
+    /// The lowercase name (`"keep"`, `"summarize"`, `"drop"`).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Action::Drop.as_str(), "drop");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::Keep => "keep",
+            Action::Summarize => "summarize",
+            Action::Drop => "drop",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One tier: the usage at which it fires and its row of the action table.
+///
+/// ```
+/// use favur_context::{Action, Retention, Tier};
+/// let tier = Tier::new(0.05, Action::Summarize, Action::Summarize, Action::Keep);
+/// assert_eq!(tier.action(Retention::Strict), Action::Keep);
+/// assert_eq!(tier.at, 0.05);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tier {
+    /// Fires when usage (request tokens / window) reaches this fraction, in (0, 1].
+    pub at: f64,
+    /// What it does to forgettable entries.
+    pub forgettable: Action,
+    /// What it does to fuzzy entries.
+    pub fuzzy: Action,
+    /// What it does to strict entries.
+    pub strict: Action,
+}
+
+impl Tier {
+    /// A tier firing at `at` with the given action per class.
+    ///
+    /// ```
+    /// use favur_context::{Action, Tier};
+    /// let t = Tier::new(0.25, Action::Drop, Action::Drop, Action::Drop);
+    /// assert_eq!(t.fuzzy, Action::Drop);
+    /// ```
+    pub const fn new(at: f64, forgettable: Action, fuzzy: Action, strict: Action) -> Self {
+        Tier {
+            at,
+            forgettable,
+            fuzzy,
+            strict,
+        }
+    }
+
+    /// The action for entries of `class`.
+    ///
+    /// ```
+    /// use favur_context::{Action, Retention, Tier};
+    /// let t = Tier::new(0.1, Action::Drop, Action::Drop, Action::Summarize);
+    /// assert_eq!(t.action(Retention::Fuzzy), Action::Drop);
+    /// ```
+    pub const fn action(&self, class: Retention) -> Action {
+        match class {
+            Retention::Forgettable => self.forgettable,
+            Retention::Fuzzy => self.fuzzy,
+            Retention::Strict => self.strict,
+        }
+    }
+}
+
+/// The default window: 200,000 tokens.
+pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
+/// The default most tokens one summary may take, however many entries it merges: 4,000 (2% of the default window).
+pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u32 = 4_000;
+/// The default budget a summary gets for each entry it merges: 200 tokens.
+pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
+/// The default [`min_reclaim`](Policy::min_reclaim): 1.25% of the window, a quarter of
+/// the first default tier's threshold (2,500 tokens of a 200,000-token window): a
+/// compaction must free at least a quarter of what tier 1 lets the request carry before
+/// it is worth rewriting the cached prefix (`docs/compaction.md` has the figures).
+///
+/// ```
+/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.0125);
+/// ```
+pub const DEFAULT_MIN_RECLAIM: f64 = 0.0125;
+
+/// The compaction policy of one job.
+///
+/// Defaults (the design's table), with usage = request tokens / window:
+///
+/// | tier | fires at | forgettable | fuzzy | strict |
+/// |---|---|---|---|---|
+/// | 1 | 5% | summarize | summarize | keep |
+/// | 2 | 10% | drop | drop | summarize |
+/// | 3 | 25% | drop | drop | drop |
+/// | limit | 50% | refused with [`LimitExceeded`](crate::LimitExceeded) | | |
+///
+/// Build one in code with [`Policy::builder`], or load one from TOML or JSON. Every
+/// constructor validates; an invalid policy cannot exist.
+///
+/// ```
+/// use favur_context::{Action, Policy, Retention};
+/// let p = Policy::default();
+/// assert_eq!(p.window_tokens(), 200_000);
+/// assert_eq!(p.tiers().len(), 3);
+/// assert_eq!(p.tiers()[1].action(Retention::Strict), Action::Summarize);
+/// assert_eq!(p.limit(), 0.5);
+/// assert_eq!(p.tier_for(10_000), 1); // 5% of 200k
+/// assert_eq!(p.tier_for(9_999), 0);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Policy {
+    window_tokens: u64,
+    limit: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry_cap_tokens: Option<u32>,
+    summary_budget_tokens: u32,
+    summary_tokens_per_entry: u32,
+    keep_recent: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    reserve_output_tokens: u32,
+    min_reclaim: f64,
+    tiers: Vec<Tier>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            window_tokens: DEFAULT_WINDOW_TOKENS,
+            tiers: default_tiers(),
+            limit: 0.5,
+            entry_cap_tokens: None,
+            summary_budget_tokens: DEFAULT_SUMMARY_BUDGET_TOKENS,
+            summary_tokens_per_entry: DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
+            keep_recent: 0,
+            reserve_output_tokens: 0,
+            min_reclaim: DEFAULT_MIN_RECLAIM,
+        }
+    }
+}
+
+fn default_tiers() -> Vec<Tier> {
+    use Action::{Drop, Keep, Summarize};
+    vec![
+        Tier::new(0.05, Summarize, Summarize, Keep),
+        Tier::new(0.10, Drop, Drop, Summarize),
+        Tier::new(0.25, Drop, Drop, Drop),
+    ]
+}
+
+/// The serde form of a policy. Every field is optional and falls back to the default.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyIn {
+    window_tokens: Option<u64>,
+    tiers: Option<Vec<Tier>>,
+    limit: Option<f64>,
+    entry_cap_tokens: Option<u32>,
+    summary_budget_tokens: Option<u32>,
+    summary_tokens_per_entry: Option<u32>,
+    keep_recent: Option<usize>,
+    reserve_output_tokens: Option<u32>,
+    min_reclaim: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = PolicyIn::deserialize(d)?;
+        raw.into_policy().map_err(serde::de::Error::custom)
+    }
+}
+
+impl PolicyIn {
+    fn into_policy(self) -> Result<Policy, PolicyError> {
+        let d = Policy::default();
+        let p = Policy {
+            window_tokens: self.window_tokens.unwrap_or(d.window_tokens),
+            tiers: self.tiers.unwrap_or(d.tiers),
+            limit: self.limit.unwrap_or(d.limit),
+            entry_cap_tokens: self.entry_cap_tokens,
+            summary_budget_tokens: self
+                .summary_budget_tokens
+                .unwrap_or(d.summary_budget_tokens),
+            summary_tokens_per_entry: self
+                .summary_tokens_per_entry
+                .unwrap_or(d.summary_tokens_per_entry),
+            keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
+            reserve_output_tokens: self.reserve_output_tokens.unwrap_or(0),
+            min_reclaim: self.min_reclaim.unwrap_or(d.min_reclaim),
+        };
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+/// Why a policy is invalid or could not be loaded. Each message names the field.
+///
+/// ```
+/// use favur_context::{Policy, PolicyError};
+/// let err = Policy::builder().window_tokens(0).build().unwrap_err();
+/// assert_eq!(err, PolicyError::ZeroWindow);
+/// assert_eq!(err.to_string(), "window_tokens: a window of zero tokens cannot hold any request");
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PolicyError {
+    /// `window_tokens` is 0.
+    #[error("window_tokens: a window of zero tokens cannot hold any request")]
+    ZeroWindow,
+    /// `tiers` is empty.
+    #[error("tiers: at least one tier is needed")]
+    NoTiers,
+    /// More than 255 tiers.
+    #[error("tiers: {count} tiers given, at most 255 are supported")]
+    TooManyTiers {
+        /// How many were given.
+        count: usize,
+    },
+    /// A threshold is not within (0, 1].
+    #[error("tiers[{index}].at: {value} is not within (0, 1]")]
+    ThresholdOutOfRange {
+        /// Position of the tier (0-based; tier number is index + 1).
+        index: usize,
+        /// The threshold given.
+        value: f64,
+    },
+    /// A threshold is not above the previous tier's.
+    #[error("tiers[{index}].at: {value} is not above the previous tier's threshold {previous}")]
+    ThresholdNotIncreasing {
+        /// Position of the tier.
+        index: usize,
+        /// Its threshold.
+        value: f64,
+        /// The previous tier's threshold.
+        previous: f64,
+    },
+    /// An action is milder than the same class's action in the tier below.
+    #[error(
+        "tiers[{index}].{class}: `{action}` is milder than `{previous}` in the tier below; actions never get milder as tiers rise"
+    )]
+    MilderAction {
+        /// Position of the tier.
+        index: usize,
+        /// The class.
+        class: Retention,
+        /// Its action in this tier.
+        action: Action,
+        /// Its action in the tier below.
+        previous: Action,
+    },
+    /// The first tier drops something: tier 1 deletes nothing.
+    #[error("tiers[0].{class}: the first tier deletes nothing, so `drop` is not allowed there")]
+    FirstTierDrops {
+        /// The class the first tier would drop.
+        class: Retention,
+    },
+    /// The limit is not within (0, 1].
+    #[error("limit: {value} is not within (0, 1]")]
+    LimitOutOfRange {
+        /// The limit given.
+        value: f64,
+    },
+    /// The limit is not above the highest tier's threshold.
+    #[error("limit: {value} must be above the highest tier's threshold {highest}")]
+    LimitNotAboveTiers {
+        /// The limit given.
+        value: f64,
+        /// The highest tier's threshold.
+        highest: f64,
+    },
+    /// `summary_budget_tokens` is 0.
+    #[error("summary_budget_tokens: a summary needs a budget of at least one token")]
+    ZeroSummaryBudget,
+    /// `summary_tokens_per_entry` is 0.
+    #[error("summary_tokens_per_entry: each entry a summary merges needs at least one token")]
+    ZeroSummaryPerEntry,
+    /// `reserve_output_tokens` reaches the limit: every request would be refused.
+    #[error(
+        "reserve_output_tokens: {reserve} tokens reserved for the answer leave no room under the limit"
+    )]
+    ReserveTooLarge {
+        /// The reserve given.
+        reserve: u32,
+    },
+    /// `entry_cap_tokens` is 0.
+    #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
+    ZeroEntryCap,
+    /// `min_reclaim` is not within [0, the limit).
+    #[error(
+        "min_reclaim: {value} is not within [0, {limit}) (a fraction of the window, below the limit)"
+    )]
+    MinReclaimOutOfRange {
+        /// The value given.
+        value: f64,
+        /// The limit.
+        limit: f64,
+    },
+    /// The TOML text is malformed or has unknown or mistyped fields.
+    #[error("policy TOML: {0}")]
+    Toml(String),
+    /// The JSON text is malformed or has unknown or mistyped fields.
+    #[error("policy JSON: {0}")]
+    Json(String),
+    /// The file could not be read or has an unknown extension.
+    #[error("policy file {path}: {problem}")]
+    File {
+        /// The path given.
+        path: String,
+        /// What went wrong.
+        problem: String,
+    },
+}
+
+impl Policy {
+    /// A builder starting from the defaults.
+    ///
+    /// ```
+    /// use favur_context::Policy;
+    /// let p = Policy::builder().window_tokens(32_000).keep_recent(2).build().unwrap();
+    /// assert_eq!((p.window_tokens(), p.keep_recent()), (32_000, 2));
+    /// ```
+    pub fn builder() -> PolicyBuilder {
+        PolicyBuilder {
+            policy: Policy::default(),
+        }
+    }
+
+    /// The default policy for a window of `window_tokens`.
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// assert_eq!(Policy::for_window(8_000).unwrap().window_tokens(), 8_000);
+    /// assert_eq!(Policy::for_window(0), Err(PolicyError::ZeroWindow));
+    /// ```
+    pub fn for_window(window_tokens: u64) -> Result<Policy, PolicyError> {
+        Policy::builder().window_tokens(window_tokens).build()
+    }
+
+    /// Parses and validates a policy in TOML. Omitted fields take their defaults.
+    ///
+    /// ```
+    /// use favur_context::{Action, Policy};
+    /// let p = Policy::from_toml_str(r#"
+    /// window_tokens = 128000
+    /// limit = 0.6
+    /// keep_recent = 1
+    ///
+    /// [[tiers]]
+    /// at = 0.1
+    /// forgettable = "summarize"
+    /// fuzzy = "keep"
+    /// strict = "keep"
+    ///
+    /// [[tiers]]
+    /// at = 0.3
+    /// forgettable = "drop"
+    /// fuzzy = "summarize"
+    /// strict = "summarize"
+    /// "#).unwrap();
+    /// assert_eq!(p.tiers()[1].fuzzy, Action::Summarize);
+    /// assert!(Policy::from_toml_str("window_tokens = 0").is_err());
+    /// ```
+    pub fn from_toml_str(text: &str) -> Result<Policy, PolicyError> {
+        let raw: PolicyIn = toml::from_str(text).map_err(|e| PolicyError::Toml(e.to_string()))?;
+        raw.into_policy()
+    }
+
+    /// Parses and validates a policy in JSON. Omitted fields take their defaults.
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// let p = Policy::from_json_str(r#"{"window_tokens": 64000, "entry_cap_tokens": 4000}"#).unwrap();
+    /// assert_eq!(p.entry_cap_tokens(), Some(4000));
+    /// let err = Policy::from_json_str(r#"{"limit": 0.01}"#).unwrap_err();
+    /// assert!(matches!(err, PolicyError::LimitNotAboveTiers { .. }));
+    /// ```
+    pub fn from_json_str(text: &str) -> Result<Policy, PolicyError> {
+        let raw: PolicyIn =
+            serde_json::from_str(text).map_err(|e| PolicyError::Json(e.to_string()))?;
+        raw.into_policy()
+    }
+
+    /// Loads a policy from a `.toml` or `.json` file.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("favur-policy-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("policy.toml");
+    /// std::fs::write(&path, "window_tokens = 50000\n").unwrap();
+    /// let p = favur_context::Policy::load(&path).unwrap();
+    /// assert_eq!(p.window_tokens(), 50_000);
+    /// assert!(favur_context::Policy::load(dir.join("missing.toml")).is_err());
+    /// ```
+    pub fn load(path: impl AsRef<Path>) -> Result<Policy, PolicyError> {
+        let path = path.as_ref();
+        let file_error = |problem: String| PolicyError::File {
+            path: path.display().to_string(),
+            problem,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("toml") => Policy::from_toml_str(&text),
+            Some("json") => Policy::from_json_str(&text),
+            _ => Err(file_error(
+                "unknown extension: expected `.toml` or `.json`".into(),
+            )),
+        }
+    }
+
+    /// The policy in TOML.
+    ///
+    /// ```
+    /// use favur_context::Policy;
+    /// let p = Policy::default();
+    /// assert_eq!(Policy::from_toml_str(&p.to_toml_string()).unwrap(), p);
+    /// ```
+    pub fn to_toml_string(&self) -> String {
+        // A policy is plain data (numbers, strings, arrays of tables): this cannot fail.
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// The policy in JSON.
+    ///
+    /// ```
+    /// use favur_context::Policy;
+    /// let p = Policy::builder().entry_cap_tokens(Some(5_000)).build().unwrap();
+    /// assert_eq!(Policy::from_json_str(&p.to_json_string()).unwrap(), p);
+    /// ```
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks every rule; the constructors call it, so a `Policy` value is always valid.
+    ///
+    /// ```
+    /// assert!(favur_context::Policy::default().validate().is_ok());
+    /// ```
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        if self.window_tokens == 0 {
+            return Err(PolicyError::ZeroWindow);
+        }
+        if self.tiers.is_empty() {
+            return Err(PolicyError::NoTiers);
+        }
+        if self.tiers.len() > usize::from(u8::MAX) {
+            return Err(PolicyError::TooManyTiers {
+                count: self.tiers.len(),
+            });
+        }
+        let mut previous: Option<&Tier> = None;
+        for (index, tier) in self.tiers.iter().enumerate() {
+            if !(tier.at > 0.0 && tier.at <= 1.0) {
+                return Err(PolicyError::ThresholdOutOfRange {
+                    index,
+                    value: tier.at,
+                });
+            }
+            match previous {
+                Some(prev) => {
+                    if tier.at <= prev.at {
+                        return Err(PolicyError::ThresholdNotIncreasing {
+                            index,
+                            value: tier.at,
+                            previous: prev.at,
+                        });
+                    }
+                    for class in Retention::ALL {
+                        let (action, before) = (tier.action(class), prev.action(class));
+                        if action < before {
+                            return Err(PolicyError::MilderAction {
+                                index,
+                                class,
+                                action,
+                                previous: before,
+                            });
+                        }
+                    }
+                }
+                None => {
+                    for class in Retention::ALL {
+                        if tier.action(class) == Action::Drop {
+                            return Err(PolicyError::FirstTierDrops { class });
+                        }
+                    }
+                }
+            }
+            previous = Some(tier);
+        }
+        if !(self.limit > 0.0 && self.limit <= 1.0) {
+            return Err(PolicyError::LimitOutOfRange { value: self.limit });
+        }
+        if let Some(last) = self.tiers.last()
+            && self.limit <= last.at
+        {
+            return Err(PolicyError::LimitNotAboveTiers {
+                value: self.limit,
+                highest: last.at,
+            });
+        }
+        if self.summary_budget_tokens == 0 {
+            return Err(PolicyError::ZeroSummaryBudget);
+        }
+        if self.summary_tokens_per_entry == 0 {
+            return Err(PolicyError::ZeroSummaryPerEntry);
+        }
+        if self.entry_cap_tokens == Some(0) {
+            return Err(PolicyError::ZeroEntryCap);
+        }
+        let limit = (self.limit * self.window_tokens as f64).ceil();
+        if f64::from(self.reserve_output_tokens) >= limit {
+            return Err(PolicyError::ReserveTooLarge {
+                reserve: self.reserve_output_tokens,
+            });
+        }
+        if !(self.min_reclaim >= 0.0 && self.min_reclaim < self.limit) {
+            return Err(PolicyError::MinReclaimOutOfRange {
+                value: self.min_reclaim,
+                limit: self.limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// The model's context window, in tokens.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().window_tokens(), 200_000);
+    /// ```
+    pub fn window_tokens(&self) -> u64 {
+        self.window_tokens
+    }
+
+    /// The tiers, lowest first. Tier number `n` is `tiers()[n - 1]`.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().tiers()[0].at, 0.05);
+    /// ```
+    pub fn tiers(&self) -> &[Tier] {
+        &self.tiers
+    }
+
+    /// The tier numbered `n` (1-based), if any.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.tier(3).unwrap().at, 0.25);
+    /// assert!(p.tier(0).is_none() && p.tier(4).is_none());
+    /// ```
+    pub fn tier(&self, n: u8) -> Option<&Tier> {
+        usize::from(n)
+            .checked_sub(1)
+            .and_then(|i| self.tiers.get(i))
+    }
+
+    /// The limit, as a fraction of the window: a request at or over it is refused.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().limit(), 0.5);
+    /// ```
+    pub fn limit(&self) -> f64 {
+        self.limit
+    }
+
+    /// The optional per-entry cap: an entry over it is shown shortened, with a visible
+    /// elision marker, while its original stays in the history.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().entry_cap_tokens(), None);
+    /// ```
+    pub fn entry_cap_tokens(&self) -> Option<u32> {
+        self.entry_cap_tokens
+    }
+
+    /// The most tokens one summary may take, however many entries it merges.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().summary_budget_tokens(), 4_000);
+    /// ```
+    pub fn summary_budget_tokens(&self) -> u32 {
+        self.summary_budget_tokens
+    }
+
+    /// The budget a summary gets for each entry it merges (up to
+    /// [`summary_budget_tokens`](Policy::summary_budget_tokens) in all, and never more
+    /// than three quarters of what the entries themselves cost).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().summary_tokens_per_entry(), 200);
+    /// ```
+    pub fn summary_tokens_per_entry(&self) -> u32 {
+        self.summary_tokens_per_entry
+    }
+
+    /// How many of the most recent consumed exchanges stay verbatim whatever their class
+    /// (0, the default, is the design's behaviour). An exchange is an assistant entry
+    /// and the entries after it up to the next assistant entry.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().keep_recent(), 0);
+    /// ```
+    pub fn keep_recent(&self) -> usize {
+        self.keep_recent
+    }
+
+    /// The smallest reclaim worth a compaction, as a fraction of the window: a due tier
+    /// whose plan would free fewer tokens (its [estimate](crate::Plan::reclaim_estimate))
+    /// does not fire, unless usage is at the limit. A compaction rewrites the request from
+    /// its first change on, so the provider's cached prefix is lost from there; one that
+    /// frees little costs more in cache misses than it saves.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.min_reclaim(), 0.0125);
+    /// assert_eq!(p.min_reclaim_tokens(), 2_500);
+    /// ```
+    pub fn min_reclaim(&self) -> f64 {
+        self.min_reclaim
+    }
+
+    /// [`min_reclaim`](Policy::min_reclaim) in tokens, rounded up.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().min_reclaim(0.0).build().unwrap();
+    /// assert_eq!(p.min_reclaim_tokens(), 0);
+    /// ```
+    pub fn min_reclaim_tokens(&self) -> u64 {
+        let t = (self.min_reclaim * self.window_tokens as f64).ceil();
+        if t <= 0.0 { 0 } else { t as u64 }
+    }
+
+    /// Tokens set aside for the model's answer (default 0): the tiers and the limit
+    /// compare the request's usage plus this reserve with their fraction of the window.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().reserve_output_tokens(4_000).build().unwrap();
+    /// assert_eq!(p.reserve_output_tokens(), 4_000);
+    /// assert_eq!(p.threshold_tokens(0.05), 6_000); // 5% of 200k, less the reserve
+    /// ```
+    pub fn reserve_output_tokens(&self) -> u32 {
+        self.reserve_output_tokens
+    }
+
+    /// A threshold (a fraction of the window) in tokens of usage, rounded up: usage
+    /// reaches it when the request carries at least this many tokens. The
+    /// [reserve for the answer](Policy::reserve_output_tokens) is taken off, so usage
+    /// plus reserve is what meets the fraction.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.threshold_tokens(0.05), 10_000);
+    /// ```
+    pub fn threshold_tokens(&self, fraction: f64) -> u64 {
+        let t = (fraction * self.window_tokens as f64).ceil();
+        let t = if t <= 0.0 { 0 } else { t as u64 };
+        t.saturating_sub(u64::from(self.reserve_output_tokens))
+    }
+
+    /// The limit in tokens: a request carrying this many or more is refused.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::default().limit_tokens(), 100_000);
+    /// ```
+    pub fn limit_tokens(&self) -> u64 {
+        self.threshold_tokens(self.limit)
+    }
+
+    /// The highest tier whose threshold `usage_tokens` reaches (0 for none).
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.tier_for(0), 0);
+    /// assert_eq!(p.tier_for(20_000), 2);
+    /// assert_eq!(p.tier_for(199_000), 3);
+    /// ```
+    pub fn tier_for(&self, usage_tokens: u64) -> u8 {
+        let mut tier = 0u8;
+        for (i, t) in self.tiers.iter().enumerate() {
+            if usage_tokens >= self.threshold_tokens(t.at) {
+                tier = u8::try_from(i + 1).unwrap_or(u8::MAX);
+            }
+        }
+        tier
+    }
+}
+
+mod builder;
+
+pub use builder::PolicyBuilder;

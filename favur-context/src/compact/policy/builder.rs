@@ -1,0 +1,153 @@
+//! Building a policy in code: every setter, then one validation.
+
+use super::{Policy, PolicyError, Tier};
+
+/// Builds a [`Policy`], starting from the defaults; [`build`](PolicyBuilder::build)
+/// validates.
+///
+/// ```
+/// use favur_context::{Action, Policy, Tier};
+/// let p = Policy::builder()
+///     .window_tokens(100_000)
+///     .tiers([
+///         Tier::new(0.2, Action::Summarize, Action::Keep, Action::Keep),
+///         Tier::new(0.4, Action::Drop, Action::Summarize, Action::Keep),
+///     ])
+///     .limit(0.8)
+///     .summary_budget_tokens(200)
+///     .build()
+///     .unwrap();
+/// assert_eq!(p.tiers().len(), 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PolicyBuilder {
+    pub(super) policy: Policy,
+}
+
+impl PolicyBuilder {
+    /// Sets the window.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().window_tokens(9).build().unwrap().window_tokens(), 9);
+    /// ```
+    pub fn window_tokens(mut self, window_tokens: u64) -> Self {
+        self.policy.window_tokens = window_tokens;
+        self
+    }
+
+    /// Replaces all tiers.
+    ///
+    /// ```
+    /// use favur_context::{Action, Policy, Tier};
+    /// let p = Policy::builder().tiers([Tier::new(0.3, Action::Summarize, Action::Summarize, Action::Keep)]).build().unwrap();
+    /// assert_eq!(p.tiers().len(), 1);
+    /// ```
+    pub fn tiers(mut self, tiers: impl IntoIterator<Item = Tier>) -> Self {
+        self.policy.tiers = tiers.into_iter().collect();
+        self
+    }
+
+    /// Sets the threshold of tier `n` (1-based), keeping its actions. A tier that does
+    /// not exist is left alone.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().threshold(1, 0.02).build().unwrap();
+    /// assert_eq!(p.tiers()[0].at, 0.02);
+    /// ```
+    pub fn threshold(mut self, n: u8, at: f64) -> Self {
+        if let Some(t) = usize::from(n)
+            .checked_sub(1)
+            .and_then(|i| self.policy.tiers.get_mut(i))
+        {
+            t.at = at;
+        }
+        self
+    }
+
+    /// Sets the limit (a fraction of the window).
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().limit(0.9).build().unwrap().limit(), 0.9);
+    /// ```
+    pub fn limit(mut self, limit: f64) -> Self {
+        self.policy.limit = limit;
+        self
+    }
+
+    /// Sets or clears the per-entry cap.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().entry_cap_tokens(Some(2_000)).build().unwrap().entry_cap_tokens(), Some(2_000));
+    /// ```
+    pub fn entry_cap_tokens(mut self, cap: Option<u32>) -> Self {
+        self.policy.entry_cap_tokens = cap;
+        self
+    }
+
+    /// Sets the most tokens one summary may take.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().summary_budget_tokens(99).build().unwrap().summary_budget_tokens(), 99);
+    /// ```
+    pub fn summary_budget_tokens(mut self, budget: u32) -> Self {
+        self.policy.summary_budget_tokens = budget;
+        self
+    }
+
+    /// Sets the budget a summary gets for each entry it merges.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::builder().summary_tokens_per_entry(60).build().unwrap();
+    /// assert_eq!(p.summary_tokens_per_entry(), 60);
+    /// ```
+    pub fn summary_tokens_per_entry(mut self, tokens: u32) -> Self {
+        self.policy.summary_tokens_per_entry = tokens;
+        self
+    }
+
+    /// Sets how many recent consumed exchanges stay verbatim.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Policy::builder().keep_recent(3).build().unwrap().keep_recent(), 3);
+    /// ```
+    pub fn keep_recent(mut self, exchanges: usize) -> Self {
+        self.policy.keep_recent = exchanges;
+        self
+    }
+
+    /// Tokens set aside for the model's answer (see [`Policy::reserve_output_tokens`]).
+    ///
+    /// ```
+    /// let err = favur_context::Policy::builder().window_tokens(1_000).reserve_output_tokens(500).build().unwrap_err();
+    /// assert_eq!(err.to_string(), "reserve_output_tokens: 500 tokens reserved for the answer leave no room under the limit");
+    /// ```
+    pub fn reserve_output_tokens(mut self, tokens: u32) -> Self {
+        self.policy.reserve_output_tokens = tokens;
+        self
+    }
+
+    /// Sets the smallest reclaim worth a compaction (a fraction of the window).
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// assert_eq!(Policy::builder().min_reclaim(0.01).build().unwrap().min_reclaim(), 0.01);
+    /// let err = Policy::builder().min_reclaim(0.6).build().unwrap_err();
+    /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
+    /// ```
+    pub fn min_reclaim(mut self, fraction: f64) -> Self {
+        self.policy.min_reclaim = fraction;
+        self
+    }
+
+    /// Validates and returns the policy.
+    ///
+    /// ```
+    /// use favur_context::{Policy, PolicyError};
+    /// let err = Policy::builder().threshold(2, 0.01).build().unwrap_err();
+    /// assert!(matches!(err, PolicyError::ThresholdNotIncreasing { index: 1, .. }));
+    /// ```
+    pub fn build(self) -> Result<Policy, PolicyError> {
+        self.policy.validate()?;
+        Ok(self.policy)
+    }
+}

@@ -1,0 +1,163 @@
+//! Summarizers: what turns one run of entries into the text of one summary.
+//!
+//! [`Summarizer`] is the synchronous trait (the built-in summarizer, or a blocking client);
+//! [`AsyncSummarizer`] is its async counterpart for agent code that calls an LLM. Neither
+//! needs an async runtime from this crate: the engine only awaits the futures you give it.
+
+use std::future::Future;
+
+use crate::model::entry::{Entry, EntryId};
+use crate::model::retention::Retention;
+
+mod builtin;
+mod lines;
+mod names;
+mod producers;
+
+pub use builtin::BuiltinSummarizer;
+
+/// What a summarizer is asked for: one summary of one contiguous run of entries.
+///
+/// ```
+/// use favur_context::{fuzzy, EntryId, History, Retention, SummaryRequest};
+/// let mut h = History::new();
+/// let id = h.append(fuzzy!(user: "hello"));
+/// let entry = h.recall(id).unwrap();
+/// let entries = [&*entry];
+/// let req = SummaryRequest { summary: EntryId(1), tier: 1, retention: Retention::Fuzzy, budget_tokens: 100, entries: &entries, context: &[] };
+/// assert_eq!(req.entries.len(), 1);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct SummaryRequest<'a> {
+    /// The id the summary entry will get.
+    pub summary: EntryId,
+    /// The tier that fired.
+    pub tier: u8,
+    /// The class the summary will carry.
+    pub retention: Retention,
+    /// The budget for the summary text, in tokens.
+    pub budget_tokens: u32,
+    /// The entries of the run, in order (originals, whatever their current form).
+    pub entries: &'a [&'a Entry],
+    /// The assistant turns that opened the exchanges of the run's entries but are not
+    /// part of the run (they stay in the view, in full or as their calls): read them for
+    /// what produced each result (the tool call a result answers, the command a
+    /// plain-chat observation shows the output of). They are not to be summarized.
+    pub context: &'a [&'a Entry],
+}
+
+/// A summarizer failed (an LLM timed out, say). The engine falls back to the built-in
+/// summarizer for that run and records the failure in the report.
+///
+/// ```
+/// let e = favur_context::SummarizeError::new("model timed out after 30 s");
+/// assert_eq!(e.to_string(), "model timed out after 30 s");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SummarizeError {
+    message: String,
+}
+
+impl SummarizeError {
+    /// An error with this message.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::SummarizeError::new("x").message(), "x");
+    /// ```
+    pub fn new(message: impl std::fmt::Display) -> Self {
+        SummarizeError {
+            message: message.to_string(),
+        }
+    }
+
+    /// The message.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::SummarizeError::new("late").message(), "late");
+    /// ```
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// Writes the text of one summary, synchronously. Called once per run, never per entry.
+///
+/// The engine adds a header naming the ids the summary replaces, so the text need only
+/// hold the gist. An empty text counts as a failure.
+///
+/// ```
+/// use favur_context::{SummarizeError, Summarizer, SummaryRequest};
+/// struct Count;
+/// impl Summarizer for Count {
+///     fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+///         Ok(format!("{} entries", r.entries.len()))
+///     }
+/// }
+/// ```
+pub trait Summarizer {
+    /// The summary text of `request.entries`, within about `request.budget_tokens`.
+    fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError>;
+}
+
+/// Writes the text of one summary, asynchronously (an LLM call). Use it with
+/// [`Compactor::compact_async`](crate::Compactor::compact_async) or
+/// [`Compactor::prepare_async`](crate::Compactor::prepare_async); any executor works.
+///
+/// ```
+/// use favur_context::{AsyncSummarizer, SummarizeError, SummaryRequest};
+/// struct Llm;
+/// impl AsyncSummarizer for Llm {
+///     async fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+///         // call your model here
+///         Ok(format!("{} entries about the parser", r.entries.len()))
+///     }
+/// }
+/// ```
+///
+/// The future must be `Send` (so that [`Compactor::prepare_async`](crate::Compactor::prepare_async)
+/// can be spawned on a multi-threaded executor): holding an `Rc` across an await does not
+/// compile.
+///
+/// ```compile_fail
+/// use favur_context::{AsyncSummarizer, SummarizeError, SummaryRequest};
+/// struct Local;
+/// impl AsyncSummarizer for Local {
+///     async fn summarize(&self, _: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+///         let shared = std::rc::Rc::new("gist");
+///         std::future::ready(()).await; // error: future cannot be sent between threads safely
+///         Ok(shared.to_string())
+///     }
+/// }
+/// ```
+pub trait AsyncSummarizer {
+    /// The summary text of `request.entries`, within about `request.budget_tokens`.
+    ///
+    /// The future is `Send`, so the compactor's futures are too (spawn them on a
+    /// multi-threaded executor); an `async fn` here is, if what it holds across its
+    /// awaits is.
+    fn summarize(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> impl Future<Output = Result<String, SummarizeError>> + Send;
+}
+
+/// Makes any [`Summarizer`] usable where an [`AsyncSummarizer`] is expected (its future
+/// is ready at once).
+///
+/// ```
+/// use favur_context::{AsyncSummarizer, BuiltinSummarizer, Ready};
+/// fn takes_async(_: &impl AsyncSummarizer) {}
+/// takes_async(&Ready(BuiltinSummarizer::default()));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Ready<S>(pub S);
+
+impl<S: Summarizer> AsyncSummarizer for Ready<S> {
+    fn summarize(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> impl Future<Output = Result<String, SummarizeError>> + Send {
+        std::future::ready(self.0.summarize(request))
+    }
+}

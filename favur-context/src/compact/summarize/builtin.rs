@@ -1,0 +1,701 @@
+//! The built-in summarizer: deterministic, no model, no network.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::lines::{self, LineKind};
+use super::names::{self, Shown};
+use super::producers::{Producer, Producers, command_line, cut, fenced_command, one_line};
+use super::{SummarizeError, Summarizer, SummaryRequest};
+use crate::model::entry::Entry;
+use crate::model::message::{Part, Role};
+
+/// The built-in summarizer: deterministic, no model, no network.
+///
+/// A summary says, for every entry it replaces, **what produced it** (the tool and its
+/// command or arguments; for a plain-chat observation, the command of the turn before it),
+/// its exit status and size. Then, as the budget allows, it keeps what the agent refers
+/// back to, in this order, giving each entry its turn so that one long entry cannot take
+/// the room of the others:
+///
+/// 1. error lines (errors, exceptions, panics, tracebacks), failing tests and test totals;
+/// 2. the first line of what the agent or a person wrote (its decision or request);
+/// 3. locations: traceback frames as `file:line in function`, search hits as `file:line`;
+/// 4. definitions seen in a file view, with their line numbers (`120: def parse(self)`);
+/// 5. listed paths (a directory listing or `find` output keeps its paths, without the
+///    `ls -l` columns);
+/// 6. the names that the lines kept do not show (paths, `snake_case`, `CamelCase`,
+///    dotted and `a::b` names, test ids), each listed once per summary;
+/// 7. what is left of the above.
+///
+/// A run that merged earlier summaries keeps what they kept: their lines are read like
+/// any other text, their headers first.
+///
+/// The budget is read with the [`HeuristicCounter`](crate::HeuristicCounter)'s rule (about
+/// four bytes a token, at least one token a word), so the text never needs more than
+/// `budget_tokens` tokens of that counter. Nothing is padded: a small run gets a small
+/// summary.
+///
+/// ```
+/// use favur_context::{strict, BuiltinSummarizer, EntryId, History, Retention, Summarizer, SummaryRequest};
+/// let mut h = History::new();
+/// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cargo test"})));
+/// let b = h.append(strict!(tool_error("c1"): "running 3 tests\ntest parse ... FAILED\nthread 'main' panicked at src/parse.rs:42:9\nexit status 101"));
+/// let (a, b) = (h.recall(a).unwrap(), h.recall(b).unwrap());
+/// let entries = [&*a, &*b];
+/// let req = SummaryRequest { summary: EntryId(2), tier: 2, retention: Retention::Strict, budget_tokens: 200, entries: &entries, context: &[] };
+/// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
+/// assert!(text.contains("#0 assistant → bash `cargo test`"), "{text}");
+/// assert!(text.contains("#1 bash result of #0 [error] exit status 101"), "{text}");
+/// assert!(text.contains("panicked at src/parse.rs:42:9"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct BuiltinSummarizer {
+    /// Lines of text kept from the start of what a person or the agent wrote, when there
+    /// is room.
+    pub head_lines: usize,
+    /// Most names listed per summary (0: none).
+    pub max_identifiers: usize,
+    /// Longest line kept, in bytes (longer ones are cut with `…`).
+    pub max_line_bytes: usize,
+}
+
+impl Default for BuiltinSummarizer {
+    fn default() -> Self {
+        BuiltinSummarizer {
+            head_lines: 2,
+            max_identifiers: 400,
+            max_line_bytes: 160,
+        }
+    }
+}
+
+impl Summarizer for BuiltinSummarizer {
+    fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+        Ok(self.summarize_run(request.entries, request.context, request.budget_tokens))
+    }
+}
+
+/// A candidate line of one entry.
+struct Item {
+    kind: LineKind,
+    /// Position in the entry (lines are shown in this order).
+    order: usize,
+    /// What is shown.
+    text: String,
+}
+
+/// What one entry contributes.
+struct Digest<'a> {
+    header: String,
+    items: Vec<Item>,
+    chosen: Vec<usize>,
+    /// Names of the entry's text, in order of appearance, not repeated.
+    names: Vec<&'a str>,
+    listed: Vec<&'a str>,
+    next_name: usize,
+}
+
+/// Tokens `text` costs by the heuristic counter's rule, plus one for its line break.
+fn cost(text: &str) -> usize {
+    let words = text.split_ascii_whitespace().count();
+    text.len().div_ceil(4).max(words) + 1
+}
+
+/// Caps per kind in the first pass (the rest comes after the names).
+fn first_pass_cap(kind: LineKind) -> usize {
+    match kind {
+        LineKind::Error | LineKind::Outcome => 6,
+        LineKind::Location => 4,
+        LineKind::Hit | LineKind::Definition => 8,
+        LineKind::Path => 24,
+        _ => 0,
+    }
+}
+
+/// The ranks given room, in order; `LEAD` is the first line of a person's or the agent's
+/// text.
+const LEAD: u8 = 1;
+const ORDER: [(u8, Option<LineKind>); 7] = [
+    (0, Some(LineKind::Error)),
+    (0, Some(LineKind::Outcome)),
+    (LEAD, None),
+    (2, Some(LineKind::Location)),
+    (3, Some(LineKind::Hit)),
+    (4, Some(LineKind::Definition)),
+    (5, Some(LineKind::Path)),
+];
+
+impl BuiltinSummarizer {
+    /// The summary of `entries` within `budget_tokens`, with no context entries: results
+    /// whose calls are not among `entries` are named by their call id.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, BuiltinSummarizer, History};
+    /// let mut h = History::new();
+    /// let id = h.append(forgettable!(tool_result("c1"): "src/lib.rs\nsrc/parse.rs\nCargo.toml"));
+    /// let text = BuiltinSummarizer::default().summarize_entries(&[&*h.recall(id).unwrap()], 100);
+    /// assert!(text.contains("src/lib.rs src/parse.rs Cargo.toml"), "{text}");
+    /// ```
+    pub fn summarize_entries(&self, entries: &[&Entry], budget_tokens: u32) -> String {
+        self.summarize_run(entries, &[], budget_tokens)
+    }
+
+    fn summarize_run(&self, entries: &[&Entry], context: &[&Entry], budget_tokens: u32) -> String {
+        let budget = budget_tokens as usize;
+        let producers = Producers::new(entries, context);
+        let mut digests: Vec<Digest<'_>> =
+            entries.iter().map(|e| self.digest(e, &producers)).collect();
+
+        // Every header: what the run was. If even they do not fit, the last ones are
+        // named by id only.
+        let mut used = 0usize;
+        let mut headed = 0usize;
+        for d in &digests {
+            let c = cost(&d.header);
+            if used + c > budget {
+                break;
+            }
+            used += c;
+            headed += 1;
+        }
+        let mut tail = String::new();
+        if headed < digests.len() {
+            let first = entries[headed].id();
+            let last = entries[entries.len() - 1].id();
+            tail = format!(
+                "(and {} more entries, {first} to {last})",
+                entries.len() - headed
+            );
+            while used + cost(&tail) > budget && headed > 0 {
+                // Make room for the closing line: it says what is not described.
+                headed -= 1;
+                used -= cost(&digests[headed].header);
+                let first = entries[headed].id();
+                tail = format!(
+                    "(and {} more entries, {first} to {last})",
+                    entries.len() - headed
+                );
+            }
+            if used + cost(&tail) > budget {
+                tail.clear();
+            } else {
+                used += cost(&tail);
+            }
+        }
+        let digests_shown = &mut digests[..headed];
+        let mut shown = Shown::default();
+        for d in digests_shown.iter() {
+            shown.add_text(&d.header);
+        }
+
+        // First pass: each kind up to its cap, entry by entry in turn.
+        for (rank, kind) in ORDER {
+            let cap = match kind {
+                Some(k) => first_pass_cap(k),
+                None => self.head_lines.min(1),
+            };
+            fill(
+                digests_shown,
+                rank,
+                kind,
+                cap,
+                &mut used,
+                budget,
+                &mut shown,
+            );
+        }
+        // Names the kept lines do not show.
+        if self.max_identifiers > 0 {
+            let mut listed = 0usize;
+            loop {
+                let mut any = false;
+                for d in digests_shown.iter_mut() {
+                    while d.next_name < d.names.len() {
+                        let n = d.names[d.next_name];
+                        d.next_name += 1;
+                        if shown.contains(n) {
+                            continue;
+                        }
+                        let c = n.len().div_ceil(4).max(1) + usize::from(d.listed.is_empty()) * 3;
+                        if used + c > budget || listed >= self.max_identifiers {
+                            d.next_name = d.names.len();
+                            break;
+                        }
+                        shown.insert(n);
+                        used += c;
+                        d.listed.push(n);
+                        listed += 1;
+                        any = true;
+                        break;
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+        }
+        // Then everything else, in the same order.
+        for (rank, kind) in ORDER {
+            let cap = match kind {
+                Some(_) => usize::MAX,
+                None => self.head_lines,
+            };
+            fill(
+                digests_shown,
+                rank,
+                kind,
+                cap,
+                &mut used,
+                budget,
+                &mut shown,
+            );
+        }
+
+        let mut out = String::new();
+        for d in digests_shown.iter_mut() {
+            out.push_str(&d.header);
+            out.push('\n');
+            d.chosen.sort_unstable_by_key(|&i| d.items[i].order);
+            let mut files: Vec<&str> = Vec::new();
+            let mut files_at: Option<usize> = None;
+            for &i in &d.chosen {
+                let item = &d.items[i];
+                if item.kind == LineKind::Path {
+                    files_at.get_or_insert(out.len());
+                    files.push(&item.text);
+                    continue;
+                }
+                let mark = match item.kind {
+                    LineKind::Error | LineKind::Outcome => "  ! ",
+                    _ => "  | ",
+                };
+                out.push_str(mark);
+                out.push_str(&item.text);
+                out.push('\n');
+            }
+            if let Some(at) = files_at {
+                out.insert_str(at, &format!("  files: {}\n", files.join(" ")));
+            }
+            // A name the lines added after the names pass show is not listed twice.
+            let chosen: Vec<&str> = d.chosen.iter().map(|&i| d.items[i].text.as_str()).collect();
+            d.listed
+                .retain(|n| !chosen.iter().any(|t| names::names(t).any(|m| m == *n)));
+            if !d.listed.is_empty() {
+                let _ = writeln!(out, "  names: {}", d.listed.join(" "));
+            }
+        }
+        if !tail.is_empty() {
+            out.push_str(&tail);
+            out.push('\n');
+        }
+        out
+    }
+
+    fn digest<'a>(&self, e: &'a Entry, producers: &Producers<'a>) -> Digest<'a> {
+        let m = e.message();
+        let mut header = format!("{}", e.id());
+        let mut items: Vec<Item> = Vec::new();
+        let mut names_seen: HashMap<&'a str, ()> = HashMap::new();
+        let mut names: Vec<&'a str> = Vec::new();
+        let mut status: Option<String> = None;
+        let mut lines_total = 0usize;
+        let mut error = false;
+        let limit = self.max_line_bytes;
+        let mut texts: Vec<&'a str> = Vec::new();
+        match m.role {
+            Role::Assistant => header.push_str(" assistant"),
+            Role::User if e.kind().is_summary() => header.push_str(" (earlier summary)"),
+            Role::User => match producers.command_before(e) {
+                Some(Producer::Above(turn, _)) => {
+                    let _ = write!(header, " output of {turn}");
+                }
+                Some(Producer::Named(_, cmd)) => {
+                    let _ = write!(header, " output of `{cmd}`");
+                }
+                None => header.push_str(" user"),
+            },
+            Role::System => header.push_str(" system"),
+            Role::Tool => {}
+        }
+        for part in &m.parts {
+            match part {
+                Part::Text(t) => texts.push(t),
+                Part::ToolCall(c) => {
+                    let _ = write!(header, " → {} `{}`", c.name, command_line(c, limit));
+                }
+                Part::ToolResult(r) => {
+                    match producers.call(&r.call_id, limit) {
+                        Some(Producer::Above(at, name)) => {
+                            let _ = write!(header, " {name} result of {at}");
+                        }
+                        Some(Producer::Named(name, cmd)) => {
+                            let _ = write!(header, " {name} `{cmd}`");
+                        }
+                        None => {
+                            let _ = write!(header, " result of call {}", one_line(&r.call_id, 80));
+                        }
+                    }
+                    error |= r.is_error;
+                    texts.push(&r.content);
+                }
+            }
+        }
+        if m.role == Role::Assistant {
+            for t in &texts {
+                if let Some(cmd) = fenced_command(t) {
+                    let _ = write!(header, " → ran `{}`", one_line(cmd, limit));
+                }
+            }
+        }
+        let mut order = 0usize;
+        let prose = matches!(m.role, Role::Assistant | Role::System)
+            || (m.role == Role::User
+                && producers.command_before(e).is_none()
+                && !e.kind().is_summary());
+        let mut leads = 0usize;
+        for t in texts {
+            let mut in_fence = false;
+            for line in t.lines() {
+                order += 1;
+                lines_total += 1;
+                let trimmed = line.trim();
+                if trimmed.starts_with("```") {
+                    in_fence = !in_fence;
+                    continue;
+                }
+                for n in names::names(line) {
+                    if names_seen.insert(n, ()).is_none() {
+                        names.push(n);
+                    }
+                }
+                if in_fence && m.role == Role::Assistant {
+                    continue; // the command is in the header
+                }
+                if e.kind().is_summary() {
+                    // An earlier summary: its own headers say what produced things.
+                    if trimmed.starts_with('#') {
+                        items.push(Item {
+                            kind: LineKind::Error,
+                            order,
+                            text: cut(trimmed, limit),
+                        });
+                        continue;
+                    }
+                    if let Some(rest) = trimmed
+                        .strip_prefix("names:")
+                        .or_else(|| trimmed.strip_prefix("files:"))
+                    {
+                        let _ = rest; // its names are listed with the others
+                        continue;
+                    }
+                }
+                let content = trimmed
+                    .strip_prefix("! ")
+                    .or_else(|| trimmed.strip_prefix("| "))
+                    .unwrap_or(trimmed);
+                // What the agent or a person wrote is prose: its lead lines and its names
+                // are kept, not its "error" words.
+                let kind = if prose {
+                    if content.is_empty() {
+                        LineKind::Noise
+                    } else {
+                        LineKind::Plain
+                    }
+                } else {
+                    lines::classify(content)
+                };
+                match kind {
+                    LineKind::Noise => {}
+                    LineKind::Status => {
+                        if status.is_none() {
+                            status = Some(match lines::returncode(content) {
+                                Some(code) => format!("exit {code}"),
+                                None => cut(content, 60),
+                            });
+                        }
+                    }
+                    LineKind::Plain if prose && leads < self.head_lines.max(1) => {
+                        leads += 1;
+                        items.push(Item {
+                            kind: LineKind::Plain,
+                            order,
+                            text: cut(content, limit),
+                        });
+                    }
+                    LineKind::Plain => {}
+                    LineKind::Location => {
+                        let text = lines::frame(content).unwrap_or_else(|| cut(content, limit));
+                        items.push(Item { kind, order, text });
+                    }
+                    LineKind::Path => items.push(Item {
+                        kind,
+                        order,
+                        text: cut(&lines::listed_path(content), limit),
+                    }),
+                    LineKind::Definition => {
+                        let (number, code) = lines::split_line_number(content);
+                        let code = cut(code.trim(), 120);
+                        let text = match number {
+                            Some(n) => format!("{n}: {code}"),
+                            None => code,
+                        };
+                        items.push(Item { kind, order, text });
+                    }
+                    LineKind::Error | LineKind::Outcome | LineKind::Hit => {
+                        items.push(Item {
+                            kind,
+                            order,
+                            text: cut(content, limit),
+                        });
+                    }
+                }
+            }
+        }
+        group_hits(&mut items, limit);
+        // Frames: those in the project's own code first, the innermost (last) of them
+        // first; then the rest. An identical line is offered once.
+        let mut seen_texts: HashMap<String, ()> = HashMap::new();
+        items.retain(|it| seen_texts.insert(it.text.clone(), ()).is_none());
+        let (frames, mut ordered): (Vec<Item>, Vec<Item>) = items
+            .into_iter()
+            .partition(|it| it.kind == LineKind::Location);
+        let (mut project, elsewhere): (Vec<Item>, Vec<Item>) = frames
+            .into_iter()
+            .partition(|it| lines::is_project_location(&it.text));
+        project.reverse();
+        ordered.extend(project);
+        ordered.extend(elsewhere);
+        if error {
+            header.push_str(" [error]");
+        }
+        if let Some(s) = status {
+            header.push(' ');
+            header.push_str(&s);
+        }
+        if lines_total > 1 {
+            let _ = write!(header, " ({lines_total} lines)");
+        }
+        Digest {
+            header,
+            items: ordered,
+            chosen: Vec::new(),
+            names,
+            listed: Vec::new(),
+            next_name: 0,
+        }
+    }
+}
+
+/// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
+fn group_hits(items: &mut Vec<Item>, limit: usize) {
+    let mut by_path: HashMap<String, usize> = HashMap::new();
+    let mut grouped: Vec<Item> = Vec::with_capacity(items.len());
+    let mut counts: Vec<(usize, Vec<String>, String)> = Vec::new();
+    for it in items.drain(..) {
+        if it.kind != LineKind::Hit {
+            grouped.push(it);
+            continue;
+        }
+        let Some((path, line)) = lines::hit(&it.text) else {
+            grouped.push(it);
+            continue;
+        };
+        let text = it.text[path.len() + 1 + line.len()..]
+            .trim_start_matches([':', '-'])
+            .trim()
+            .to_owned();
+        match by_path.get(path) {
+            Some(&g) => {
+                let c = &mut counts[g];
+                c.0 += 1;
+                if !line.is_empty() {
+                    c.1.push(line.to_owned());
+                }
+            }
+            None => {
+                by_path.insert(path.to_owned(), counts.len());
+                let lines = if line.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![line.to_owned()]
+                };
+                counts.push((1, lines, text));
+                grouped.push(Item {
+                    kind: LineKind::Hit,
+                    order: it.order,
+                    text: path.to_owned(),
+                });
+            }
+        }
+    }
+    let mut g = 0usize;
+    for it in &mut grouped {
+        if it.kind != LineKind::Hit || !by_path.contains_key(&it.text) {
+            continue;
+        }
+        let (n, lines, first) = &counts[g];
+        g += 1;
+        let mut text = it.text.clone();
+        if !lines.is_empty() {
+            text.push(':');
+            for l in lines.iter().take(12) {
+                text.push(' ');
+                text.push_str(l);
+            }
+            if lines.len() > 12 {
+                text.push_str(" …");
+            }
+        }
+        if *n > 1 {
+            let _ = write!(text, " ({n} hits)");
+        }
+        if !first.is_empty() {
+            text.push_str(": ");
+            text.push_str(&cut(first, 80));
+        }
+        it.text = cut(&text, limit);
+    }
+    *items = grouped;
+}
+
+/// Gives each shown digest, in turn, its next line of `kind` (or its lead lines), up to
+/// `cap` lines of that kind per entry, while the budget lasts.
+fn fill(
+    digests: &mut [Digest<'_>],
+    rank: u8,
+    kind: Option<LineKind>,
+    cap: usize,
+    used: &mut usize,
+    budget: usize,
+    shown: &mut Shown,
+) {
+    let wanted = |it: &Item| match kind {
+        Some(k) => it.kind == k,
+        None => rank == LEAD && it.kind == LineKind::Plain,
+    };
+    let mut taken: Vec<usize> = digests
+        .iter()
+        .map(|d| d.chosen.iter().filter(|&&i| wanted(&d.items[i])).count())
+        .collect();
+    let mut cursor = vec![0usize; digests.len()];
+    // Frames are ordered innermost first at the end of the items; scanning in item order
+    // reaches them in that order too.
+    loop {
+        let mut any = false;
+        for (di, d) in digests.iter_mut().enumerate() {
+            if taken[di] >= cap {
+                continue;
+            }
+            while cursor[di] < d.items.len() {
+                let i = cursor[di];
+                cursor[di] += 1;
+                if !wanted(&d.items[i]) || d.chosen.contains(&i) {
+                    continue;
+                }
+                let c = cost(&d.items[i].text) + 1;
+                if *used + c > budget {
+                    cursor[di] = d.items.len();
+                    break;
+                }
+                *used += c;
+                shown.add_text(&d.items[i].text);
+                d.chosen.push(i);
+                taken[di] += 1;
+                any = true;
+                break;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{History, fuzzy, strict};
+
+    #[test]
+    fn a_command_with_a_newline_stays_on_its_header() {
+        let mut h = History::new();
+        let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "echo hi\n[directive] obey"})));
+        let b = h.append(strict!(tool_result("c1"): "hi"));
+        let text = BuiltinSummarizer::default()
+            .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+        assert!(
+            text.lines().all(|l| !l.starts_with("[directive]")),
+            "{text}"
+        );
+        assert!(text.contains("`echo hi ⏎ [directive] obey`"), "{text}");
+    }
+
+    #[test]
+    fn plain_chat_observations_name_their_command() {
+        let mut h = History::new();
+        let a = h.append(fuzzy!(assistant: "THOUGHT: look\n\n```bash\nls src\n```"));
+        let b = h.append(
+            fuzzy!(user: "<returncode>0</returncode>\n<output>\nlib.rs\nparse.rs\n</output>"),
+        );
+        let text = BuiltinSummarizer::default().summarize_run(
+            &[h.entry(b).unwrap()],
+            &[h.entry(a).unwrap()],
+            200,
+        );
+        assert!(text.starts_with("#1 output of `ls src` exit 0"), "{text}");
+        // With the turn in the same summary, the output points at it.
+        let both = BuiltinSummarizer::default()
+            .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+        assert!(both.starts_with("#0 assistant → ran `ls src`"), "{both}");
+        assert!(both.contains("#1 output of #0 exit 0"), "{both}");
+        assert!(text.contains("files: lib.rs parse.rs"), "{text}");
+    }
+
+    #[test]
+    fn a_summary_of_summaries_keeps_what_they_kept() {
+        use crate::{CallSite, EntryKind, Message, Retention};
+        let mut h = History::new();
+        let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "pytest tests/test_io.py"})));
+        let b = h.append(strict!(tool_error("c1"): "E   KeyError: 'unit'\ntests/test_io.py::test_read FAILED\nsrc/io/reader.py:88: in read_table"));
+        let first = BuiltinSummarizer::default()
+            .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+        let earlier = Entry::new(
+            h.next_id(),
+            Retention::Strict,
+            60,
+            CallSite::new("<compaction>", 2, 0),
+            EntryKind::Summary {
+                replaces: vec![a, b],
+            },
+            Message::user(first.clone()),
+        );
+        let again = BuiltinSummarizer::default().summarize_entries(&[&earlier], 200);
+        for kept in [
+            "pytest tests/test_io.py",
+            "KeyError: 'unit'",
+            "tests/test_io.py::test_read",
+            "src/io/reader.py",
+        ] {
+            assert!(first.contains(kept), "{first}");
+            assert!(again.contains(kept), "lost {kept}:\n{again}");
+        }
+    }
+
+    #[test]
+    fn the_budget_is_never_exceeded() {
+        let counter = crate::HeuristicCounter;
+        let mut h = History::new();
+        let mut ids = Vec::new();
+        for i in 0..30 {
+            let body: String = (0..200).map(|j| format!("src/mod_{i}/file_{j}.py:{j}: def handler_{j}(x): raise ValueError('bad {j}')\n")).collect();
+            ids.push(h.append(fuzzy!(tool_result(format!("c{i}")): "{body}")));
+        }
+        let entries: Vec<&Entry> = ids.iter().map(|&id| h.entry(id).unwrap()).collect();
+        for budget in [20u32, 60, 400, 3000] {
+            let text = BuiltinSummarizer::default().summarize_entries(&entries, budget);
+            let tokens = crate::TokenCounter::count_text(&counter, &text);
+            assert!(tokens <= budget, "{tokens} > {budget}");
+        }
+    }
+}

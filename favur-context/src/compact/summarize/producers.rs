@@ -1,0 +1,173 @@
+//! What produced each entry of a run, as a summary's header says it: the tool and its
+//! command or arguments, or the command of the plain-chat turn an observation answers.
+
+use std::collections::HashMap;
+
+use crate::model::entry::{Entry, EntryId};
+use crate::model::message::{Arguments, Role, ToolCall};
+
+/// What produced each entry of a run: the calls of the run and of its context, and the
+/// fenced commands of assistant turns for plain-chat observations.
+pub(super) struct Producers<'a> {
+    /// Each call by id, with the entry that made it and whether that entry is in the run.
+    calls: HashMap<&'a str, (&'a ToolCall, EntryId, bool)>,
+    /// Assistant turns (members and context) by id, with their fenced command if any and
+    /// whether they are in the run.
+    turns: Vec<(EntryId, Option<&'a str>, bool)>,
+}
+
+/// What produced an entry, as its header says it.
+pub(super) enum Producer<'a> {
+    /// A call (or a command) made in an entry of the same summary, shown just above.
+    Above(EntryId, &'a str),
+    /// A call or a command the summary does not show: named in full.
+    Named(&'a str, String),
+}
+
+impl<'a> Producers<'a> {
+    pub(super) fn new(entries: &[&'a Entry], context: &[&'a Entry]) -> Self {
+        let mut calls = HashMap::new();
+        let mut turns = Vec::new();
+        let members = context
+            .iter()
+            .map(|e| (e, false))
+            .chain(entries.iter().map(|e| (e, true)));
+        for (e, member) in members {
+            if e.message().role != Role::Assistant || e.kind().is_summary() {
+                continue;
+            }
+            for c in e.message().tool_calls() {
+                calls.insert(c.id.as_str(), (c, e.id(), member));
+            }
+            let cmd = e
+                .message()
+                .parts
+                .iter()
+                .find_map(|p| p.text().and_then(fenced_command));
+            turns.push((e.id(), cmd, member));
+        }
+        turns.sort_by_key(|t| t.0);
+        Producers { calls, turns }
+    }
+
+    /// What made the call `id`.
+    pub(super) fn call(&self, id: &str, limit: usize) -> Option<Producer<'a>> {
+        let &(c, at, member) = self.calls.get(id)?;
+        Some(if member {
+            Producer::Above(at, &c.name)
+        } else {
+            Producer::Named(&c.name, command_line(c, limit))
+        })
+    }
+
+    /// The fenced command of the assistant turn right before `e` (a plain-chat
+    /// observation answers it).
+    pub(super) fn command_before(&self, e: &Entry) -> Option<Producer<'a>> {
+        let at = self.turns.partition_point(|t| t.0 < e.id());
+        let &(turn, cmd, member) = self.turns.get(at.checked_sub(1)?)?;
+        let cmd = cmd?;
+        Some(if member {
+            Producer::Above(turn, "")
+        } else {
+            Producer::Named("", one_line(cmd, 160))
+        })
+    }
+}
+
+/// The first fenced shell block of a text (```` ```bash ````, ```` ```sh ````,
+/// ```` ```shell ````, ```` ```console ````); a bare fence is not taken for a command (it
+/// may quote a traceback).
+pub(super) fn fenced_command(text: &str) -> Option<&str> {
+    let mut rest = text;
+    while let Some(p) = rest.find("```") {
+        let after = &rest[p + 3..];
+        let nl = after.find('\n')?;
+        let lang = after[..nl].trim();
+        let body = &after[nl + 1..];
+        let end = body.find("```")?;
+        if matches!(lang, "bash" | "sh" | "shell" | "console") {
+            let cmd = body[..end].trim();
+            if !cmd.is_empty() {
+                return Some(cmd);
+            }
+        }
+        rest = &body[end + 3..];
+    }
+    None
+}
+
+/// A call's command or arguments on one line: the command of a shell call, the value of
+/// a call with one string argument (`read_file src/a.rs`), else `key=value` pairs.
+pub(super) fn command_line(c: &ToolCall, limit: usize) -> String {
+    let v = match &c.arguments {
+        Arguments::Json(v) => v,
+        Arguments::Invalid(raw) => return one_line(raw, limit),
+    };
+    let Some(obj) = v.as_object() else {
+        return one_line(&v.to_string(), limit);
+    };
+    for key in ["command", "cmd", "script"] {
+        if let Some(s) = obj.get(key).and_then(|s| s.as_str()) {
+            return one_line(s, limit);
+        }
+    }
+    let strings: Vec<&str> = obj.values().filter_map(|v| v.as_str()).collect();
+    if obj.len() == 1 && strings.len() == 1 {
+        return one_line(strings[0], limit);
+    }
+    let pairs: Vec<String> = obj
+        .iter()
+        .map(|(k, v)| match v.as_str() {
+            Some(s) => format!("{k}={s}"),
+            None => format!("{k}={v}"),
+        })
+        .collect();
+    one_line(&pairs.join(" "), limit)
+}
+
+/// `s` on one line (its lines joined with ` ⏎ `; a here-document only by its first line),
+/// cut at `limit` bytes; `…` marks what was left out.
+pub(super) fn one_line(s: &str, limit: usize) -> String {
+    let s = s.trim();
+    if let Some((first, _)) = s.split_once('\n')
+        && first.contains("<<")
+    {
+        let mut out = cut(first.trim(), limit);
+        out.push_str(" …");
+        return out;
+    }
+    let mut joined = String::with_capacity(s.len().min(limit + 8));
+    for (i, line) in s
+        .trim()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        if i > 0 {
+            joined.push_str(" ⏎ ");
+        }
+        joined.push_str(line);
+        if joined.len() > limit {
+            break;
+        }
+    }
+    cut(&joined, limit)
+}
+
+/// `s` cut at `limit` bytes (on a character boundary), with `…` if cut; control
+/// characters become spaces.
+pub(super) fn cut(s: &str, limit: usize) -> String {
+    let mut end = s.len().min(limit);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out: String = s[..end]
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if end < s.len() {
+        out.push('…');
+    }
+    out
+}

@@ -1,0 +1,492 @@
+//! The view: what the model is shown, derived from the history by recorded compactions.
+//!
+//! The history itself is never edited. A compaction is recorded as a [`Compaction`]
+//! (summaries it wrote, entries it dropped, entries it reshaped) and applied to the view.
+//! Replaying the same records over the same entries gives the same view.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::entry::{Entry, EntryId, EntryKind};
+use crate::model::message::{Message, Role};
+use crate::model::retention::Retention;
+
+/// How an entry appears in the view.
+///
+/// ```
+/// use favur_context::Form;
+/// assert_eq!(Form::Verbatim, Form::Verbatim);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    /// As recorded (for a summary entry: the summary).
+    Verbatim,
+    /// Only the tool-call parts of an assistant entry: its text was compacted, but one of
+    /// its calls still has a result in the view, and calls are never orphaned.
+    CallsOnly,
+    /// A tool entry whose results were compacted while their calls stay in the view: each
+    /// result is shown as a short placeholder that keeps the call/result pairing valid and
+    /// points at the summary that holds the gist, if any.
+    Placeholder {
+        /// The summary that replaced the result's content, if it was summarized rather
+        /// than dropped.
+        summary: Option<EntryId>,
+    },
+    /// The text shortened to a per-entry token cap, with a visible elision marker; the
+    /// original stays in the history.
+    Capped(Box<Message>),
+    /// Only the fenced command blocks (```` ```bash ````) of a plain-chat assistant entry:
+    /// its reasoning was compacted, but the observation its command produced is still
+    /// in the view, and an observation is never shown without its command.
+    Command,
+}
+
+/// One item of the view: an entry, the form it is shown in, and what it costs.
+///
+/// ```
+/// use favur_context::{fuzzy, Form, History};
+/// let mut h = History::new();
+/// let id = h.append(fuzzy!(user: "hello"));
+/// let item = &h.view().items()[0];
+/// assert_eq!((item.id, &item.form), (id, &Form::Verbatim));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ViewItem {
+    /// The entry shown.
+    pub id: EntryId,
+    /// How it is shown.
+    pub form: Form,
+    /// Its token count in this form (content only, without the framing of its blocks).
+    pub tokens: u32,
+    /// What planning needs of the entry, copied here so that planning reads no entry.
+    #[serde(skip)]
+    pub(crate) shape: Shape,
+    /// Content blocks it is sent as in this form (texts, tool calls, tool results): each
+    /// costs the history's framing tokens.
+    #[serde(skip)]
+    pub(crate) blocks: u32,
+}
+
+impl ViewItem {
+    /// The retention class of the entry shown.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Retention};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hello"));
+    /// assert_eq!(h.view().items()[0].retention(), Retention::Fuzzy);
+    /// ```
+    pub fn retention(&self) -> Retention {
+        self.shape.retention
+    }
+
+    /// The role of the entry shown.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Role};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(assistant: "hello"));
+    /// assert_eq!(h.view().items()[0].role(), Role::Assistant);
+    /// ```
+    pub fn role(&self) -> Role {
+        self.shape.role
+    }
+
+    /// The content blocks it is sent as in its form (texts, tool calls, tool results;
+    /// blank texts not counted): usage adds the history's framing tokens for each.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hello"));
+    /// assert_eq!(h.view().items()[0].blocks(), 1);
+    /// ```
+    pub fn blocks(&self) -> u64 {
+        u64::from(self.blocks)
+    }
+
+    /// Whether the entry is pinned: shown verbatim where it was recorded, never
+    /// compacted (an edit naming it is refused).
+    ///
+    /// ```
+    /// use favur_context::{strict, History};
+    /// let mut h = History::new();
+    /// h.pin(strict!(user: "the task"));
+    /// assert!(h.view().items()[0].is_pinned());
+    /// ```
+    pub fn is_pinned(&self) -> bool {
+        self.shape.pinned
+    }
+}
+
+/// The few facts about an entry that planning reads for every view item: class, role,
+/// number of parts (saturated) and whether it is a summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub(crate) retention: Retention,
+    pub(crate) role: Role,
+    pub(crate) parts: u16,
+    pub(crate) summary: bool,
+    /// Pinned: shown where it was recorded, verbatim, never compacted.
+    pub(crate) pinned: bool,
+}
+
+impl Shape {
+    pub(crate) fn of(entry: &Entry) -> Shape {
+        Shape {
+            retention: entry.retention,
+            role: entry.message.role,
+            parts: u16::try_from(entry.message.parts.len()).unwrap_or(u16::MAX),
+            summary: entry.kind.is_summary(),
+            pinned: entry.kind == EntryKind::Pinned,
+        }
+    }
+}
+
+/// The ordered items the model is shown: every entry but the pinned system entries (sent
+/// first, as system messages), pinned entries of other roles included, in place.
+///
+/// Keeps a running token total, so reading it is O(1).
+///
+/// ```
+/// use favur_context::{fuzzy, History};
+/// let mut h = History::new();
+/// h.append(fuzzy!(user: "one"));
+/// h.append(fuzzy!(assistant: "two"));
+/// assert_eq!(h.view().len(), 2);
+/// assert_eq!(h.view().tokens(), h.entries().iter().map(|e| e.tokens() as u64).sum::<u64>());
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct View {
+    items: Vec<ViewItem>,
+    #[serde(skip)]
+    tokens: u64,
+    #[serde(skip)]
+    blocks: u64,
+}
+
+impl View {
+    /// The items, in order.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().view().items().is_empty());
+    /// ```
+    pub fn items(&self) -> &[ViewItem] {
+        &self.items
+    }
+
+    /// Number of items.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().view().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the view is empty.
+    ///
+    /// ```
+    /// assert!(favur_context::History::new().view().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sum of the items' token counts (without framing), kept up to date on every change.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::History::new().view().tokens(), 0);
+    /// ```
+    pub fn tokens(&self) -> u64 {
+        self.tokens
+    }
+
+    /// Content blocks the items are sent as, kept up to date on every change.
+    pub(crate) fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    pub(crate) fn push(&mut self, item: ViewItem) {
+        self.tokens += u64::from(item.tokens);
+        self.blocks += u64::from(item.blocks);
+        self.items.push(item);
+    }
+
+    pub(crate) fn from_items(items: Vec<ViewItem>) -> Self {
+        let tokens = items.iter().map(|i| u64::from(i.tokens)).sum();
+        let blocks = items.iter().map(|i| u64::from(i.blocks)).sum();
+        View {
+            items,
+            tokens,
+            blocks,
+        }
+    }
+}
+
+/// One change a compaction makes to the view.
+///
+/// ```
+/// use favur_context::{Edit, EntryId};
+/// let edit = Edit::Drop { id: EntryId(4) };
+/// assert_eq!(serde_json::to_string(&edit).unwrap(), r#"{"drop":{"id":4}}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Edit {
+    /// The entries in `replaces` (a contiguous run of the view) leave it and `summary`, a
+    /// new entry of kind [`EntryKind::Summary`], takes their place.
+    Summarize {
+        /// The new summary entry; its id must be the history's next id.
+        summary: Entry,
+    },
+    /// The entry leaves the view (it stays in the history, retrievable by id).
+    Drop {
+        /// The entry dropped.
+        id: EntryId,
+    },
+    /// The entry stays in the view in another form. Takes precedence over a summary that
+    /// also names it (a tool result summarized while its call stays becomes a placeholder).
+    Reform {
+        /// The entry reshaped.
+        id: EntryId,
+        /// Its new form.
+        form: Form,
+        /// Its token count in that form.
+        tokens: u32,
+    },
+}
+
+/// A recorded compaction: the tier that fired and the edits it made, applied to the view
+/// in one batch. The history is never edited; only the view is derived anew.
+///
+/// ```
+/// use favur_context::{Compaction, Edit, EntryId};
+/// let c = Compaction { tier: 2, edits: vec![Edit::Drop { id: EntryId(0) }], usage_after: None };
+/// assert_eq!(c.edits.len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compaction {
+    /// The tier that fired (1-based).
+    pub tier: u8,
+    /// What it changed.
+    pub edits: Vec<Edit>,
+    /// Usage (tokens) right after it was applied, as the engine measured it; `None` in
+    /// records written by hand or by earlier versions. The engine's state is derived from
+    /// it: the tiers a compaction covered are those this usage still reaches, so a
+    /// history reopened at any step compacts exactly as an uninterrupted one (see
+    /// [`Compactor::due`](crate::Compactor::due)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_after: Option<u64>,
+}
+
+/// Why a compaction record could not be applied. The view is unchanged when this is
+/// returned.
+///
+/// ```
+/// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
+/// let mut h = History::new();
+/// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(9) }], usage_after: None }).unwrap_err();
+/// assert_eq!(err, RecordError::Compaction(ApplyError::NotInView { id: EntryId(9) }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    /// An edit names an entry that is not in the view.
+    #[error("compaction names entry {id}, which is not in the view")]
+    NotInView {
+        /// The unknown id.
+        id: EntryId,
+    },
+    /// Two edits name the same entry in incompatible ways.
+    #[error("compaction edits entry {id} more than once")]
+    Conflict {
+        /// The id edited twice.
+        id: EntryId,
+    },
+    /// A summary entry does not carry the next id.
+    #[error("summary has id {found}, expected the next id {expected}")]
+    SummaryId {
+        /// The id expected.
+        expected: EntryId,
+        /// The id found.
+        found: EntryId,
+    },
+    /// A summary entry is not of kind summary or replaces nothing.
+    #[error("entry {id} in a summarize edit is not a summary of at least one entry")]
+    NotASummary {
+        /// The offending entry.
+        id: EntryId,
+    },
+    /// An edit names a pinned entry: pinned entries are shown verbatim in every request.
+    #[error("compaction names entry {id}, which is pinned")]
+    Pinned {
+        /// The pinned entry.
+        id: EntryId,
+    },
+    /// A placeholder form points at a summary that the compaction does not write and the
+    /// view does not hold.
+    #[error("placeholder for {id} points at unknown summary {summary}")]
+    UnknownSummary {
+        /// The placeholder's entry.
+        id: EntryId,
+        /// The missing summary.
+        summary: EntryId,
+    },
+}
+
+/// Computes the view that results from applying `compaction` to `view`, and the summary
+/// entries to record, without changing anything.
+///
+/// `is_result` tells whether an entry is a tool-result entry: a summary whose members all
+/// stay in another form is placed after its last member *and after the tool results that
+/// directly follow it*, so that it never separates a tool call from its results.
+/// `blocks_of` gives the content blocks an entry is sent as in a form.
+pub(crate) fn derive(
+    view: &View,
+    compaction: &Compaction,
+    next_id: EntryId,
+    is_result: &dyn Fn(EntryId) -> bool,
+    blocks_of: &dyn Fn(EntryId, &Form) -> u32,
+) -> Result<(View, Vec<Entry>), ApplyError> {
+    let in_view: HashSet<EntryId> = view.items.iter().map(|i| i.id).collect();
+    let pinned: HashSet<EntryId> = view
+        .items
+        .iter()
+        .filter(|i| i.shape.pinned)
+        .map(|i| i.id)
+        .collect();
+    let named = |id: &EntryId| -> Result<(), ApplyError> {
+        if !in_view.contains(id) {
+            Err(ApplyError::NotInView { id: *id })
+        } else if pinned.contains(id) {
+            Err(ApplyError::Pinned { id: *id })
+        } else {
+            Ok(())
+        }
+    };
+    let mut touched: HashSet<EntryId> = HashSet::new();
+    let mut reform: HashMap<EntryId, (&Form, u32)> = HashMap::new();
+    let mut dropped: HashSet<EntryId> = HashSet::new();
+    let mut summary_of: HashMap<EntryId, usize> = HashMap::new();
+    let mut summaries: Vec<&Entry> = Vec::new();
+    let mut expected = next_id;
+
+    for edit in &compaction.edits {
+        match edit {
+            Edit::Reform { id, form, tokens } => {
+                named(id)?;
+                if reform.insert(*id, (form, *tokens)).is_some() || dropped.contains(id) {
+                    return Err(ApplyError::Conflict { id: *id });
+                }
+            }
+            Edit::Drop { id } => {
+                named(id)?;
+                if !touched.insert(*id) {
+                    return Err(ApplyError::Conflict { id: *id });
+                }
+                if reform.contains_key(id) {
+                    return Err(ApplyError::Conflict { id: *id });
+                }
+                dropped.insert(*id);
+            }
+            Edit::Summarize { summary } => {
+                if summary.id != expected {
+                    return Err(ApplyError::SummaryId {
+                        expected,
+                        found: summary.id,
+                    });
+                }
+                expected = EntryId(expected.0 + 1);
+                let EntryKind::Summary { replaces } = &summary.kind else {
+                    return Err(ApplyError::NotASummary { id: summary.id });
+                };
+                if replaces.is_empty() {
+                    return Err(ApplyError::NotASummary { id: summary.id });
+                }
+                for id in replaces {
+                    named(id)?;
+                    if !touched.insert(*id) {
+                        return Err(ApplyError::Conflict { id: *id });
+                    }
+                    summary_of.insert(*id, summaries.len());
+                }
+                summaries.push(summary);
+            }
+        }
+    }
+    for (id, (form, _)) in &reform {
+        if dropped.contains(id) {
+            return Err(ApplyError::Conflict { id: *id });
+        }
+        if let Form::Placeholder { summary: Some(s) } = form {
+            let written = summaries.iter().any(|e| e.id == *s);
+            if !written && !in_view.contains(s) {
+                return Err(ApplyError::UnknownSummary {
+                    id: *id,
+                    summary: *s,
+                });
+            }
+        }
+    }
+
+    // Where each summary goes: at its first member that leaves the view, or, if every
+    // member stays in another form, after its last member and the tool results that
+    // directly follow it (a summary never separates a call from its results).
+    let mut anchor: Vec<Option<(usize, bool)>> = vec![None; summaries.len()];
+    for (pos, item) in view.items.iter().enumerate() {
+        if let Some(&s) = summary_of.get(&item.id) {
+            let leaves = !reform.contains_key(&item.id);
+            match anchor[s] {
+                Some((_, true)) => {}
+                _ => anchor[s] = Some((pos, leaves)),
+            }
+        }
+    }
+    let mut anchored: HashMap<EntryId, Vec<usize>> = HashMap::new();
+    for (s, a) in anchor.iter().enumerate() {
+        if let Some((mut pos, leaves)) = *a {
+            if !leaves {
+                // Never between a call and its results, nor a command and its observation.
+                let command = matches!(reform.get(&view.items[pos].id), Some((Form::Command, _)));
+                if command && pos + 1 < view.items.len() {
+                    pos += 1;
+                }
+                while pos + 1 < view.items.len() && is_result(view.items[pos + 1].id) {
+                    pos += 1;
+                }
+            }
+            anchored.entry(view.items[pos].id).or_default().push(s);
+        }
+    }
+
+    let mut items = Vec::with_capacity(view.items.len());
+    for item in &view.items {
+        if let Some((form, tokens)) = reform.get(&item.id) {
+            items.push(ViewItem {
+                id: item.id,
+                form: (*form).clone(),
+                tokens: *tokens,
+                shape: item.shape,
+                blocks: blocks_of(item.id, form),
+            });
+        } else if !dropped.contains(&item.id) && !summary_of.contains_key(&item.id) {
+            items.push(item.clone());
+        }
+        for &s in anchored.get(&item.id).map_or(&[][..], Vec::as_slice) {
+            let e = summaries[s];
+            items.push(ViewItem {
+                id: e.id,
+                form: Form::Verbatim,
+                tokens: e.tokens,
+                shape: Shape::of(e),
+                blocks: 1,
+            });
+        }
+    }
+    Ok((
+        View::from_items(items),
+        summaries.into_iter().cloned().collect(),
+    ))
+}

@@ -1,0 +1,103 @@
+//! Conversions to and from the request types of other crates (cargo features).
+//!
+//! - feature `async-openai`: [`async_openai`](mod@self::async_openai), the chat request
+//!   message types of the [async-openai](https://docs.rs/async-openai) crate, built with
+//!   `default-features = false, features = ["chat-completion-types"]`, so no HTTP or TLS
+//!   stack comes with it.
+
+/// Conversions between histories and async-openai's chat request messages.
+///
+/// ```
+/// use async_openai::types::chat::{ChatCompletionRequestMessage, CreateChatCompletionRequestArgs};
+/// use favur_context::{fuzzy, strict, History};
+/// use favur_context::interop::async_openai::request_messages;
+///
+/// let mut h = History::new();
+/// h.pin(strict!(system: "You are a coding agent."));
+/// h.append(strict!(user: "List the files."));
+/// h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
+/// h.append(fuzzy!(tool_result("c1"): "src"));
+/// let messages = request_messages(&h).unwrap();
+/// assert!(matches!(messages[3], ChatCompletionRequestMessage::Tool(_)));
+/// let request = CreateChatCompletionRequestArgs::default()
+///     .model("gpt-4.1")
+///     .messages(messages)
+///     .build()
+///     .unwrap();
+/// assert_eq!(request.messages.len(), 4);
+/// ```
+pub mod async_openai {
+    use ::async_openai::types::chat::ChatCompletionRequestMessage;
+
+    /// async-openai's chat types, re-exported so users of the feature can name them
+    /// without depending on the crate themselves.
+    pub use ::async_openai::types::chat as types;
+
+    use crate::History;
+    use crate::import::{self, Classifier, Format, ImportError, ImportReport, ParseOptions};
+    use crate::request::render::render_openai;
+
+    /// A rendered message that async-openai's types cannot hold.
+    ///
+    /// ```
+    /// let e = favur_context::interop::async_openai::InteropError { index: 2, message: "x".into() };
+    /// assert_eq!(e.to_string(), "message 2 does not fit async-openai's types: x");
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    #[error("message {index} does not fit async-openai's types: {message}")]
+    pub struct InteropError {
+        /// Index of the message in the rendered request.
+        pub index: usize,
+        /// What did not fit.
+        pub message: String,
+    }
+
+    /// The current view rendered by [`render_openai`] as async-openai request messages,
+    /// with the same guarantees (pairing, order, determinism). Extensions without a
+    /// field in async-openai's types are left out.
+    ///
+    /// ```
+    /// use favur_context::{strict, History};
+    /// let mut h = History::new();
+    /// h.append(strict!(user: "hi"));
+    /// assert_eq!(favur_context::interop::async_openai::request_messages(&h).unwrap().len(), 1);
+    /// ```
+    pub fn request_messages(
+        history: &History,
+    ) -> Result<Vec<ChatCompletionRequestMessage>, InteropError> {
+        let rendered = render_openai(history);
+        let list = rendered.as_array().map(Vec::as_slice).unwrap_or_default();
+        list.iter()
+            .enumerate()
+            .map(|(index, m)| {
+                serde_json::from_value(m.clone()).map_err(|e| InteropError {
+                    index,
+                    message: e.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// Imports async-openai request messages into `history`. A class is required for
+    /// every message, so this takes a classifier like every import; all or nothing.
+    ///
+    /// ```
+    /// use async_openai::types::chat::{ChatCompletionRequestMessage, ChatCompletionRequestUserMessage};
+    /// use favur_context::{History, Retention};
+    /// use favur_context::import::IncomingMessage;
+    /// let messages = vec![ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage::from("hi"))];
+    /// let mut h = History::new();
+    /// favur_context::interop::async_openai::import_messages(&mut h, &messages, &|_: &IncomingMessage<'_>| Retention::Strict).unwrap();
+    /// assert_eq!(h.entries()[0].message().text(), "hi");
+    /// ```
+    pub fn import_messages<C: Classifier + ?Sized>(
+        history: &mut History,
+        messages: &[ChatCompletionRequestMessage],
+        classifier: &C,
+    ) -> Result<ImportReport, ImportError> {
+        let value =
+            serde_json::to_value(messages).map_err(|e| ImportError::Shape(e.to_string()))?;
+        import::parse_value(Format::OpenAi, &value, ParseOptions::default())?
+            .import_into(history, classifier)
+    }
+}
