@@ -35,6 +35,29 @@ pub struct ClassifiedTranscript {
     pub answers: Vec<Option<ToolCall>>,
 }
 
+/// A classifier from a closure that may decline (the decisions already made).
+struct ByIndex<'f, F>(&'f F);
+
+impl<F> favur_context::import::Classifier for ByIndex<'_, F>
+where
+    F: Fn(
+        &favur_context::import::IncomingMessage<'_>,
+    ) -> Result<favur_context::import::Decision, favur_context::import::Unclassified>,
+{
+    fn classify(
+        &self,
+        message: &favur_context::import::IncomingMessage<'_>,
+    ) -> Result<favur_context::import::Decision, favur_context::import::Unclassified> {
+        (self.0)(message)
+    }
+}
+
+impl Decided {
+    fn classifier<F>(f: &F) -> ByIndex<'_, F> {
+        ByIndex(f)
+    }
+}
+
 /// The class a message got and the rule of the rules file that gave it.
 ///
 /// ```
@@ -84,6 +107,10 @@ impl ClassifiedTranscript {
             source,
         })?;
         let mut decisions = Vec::with_capacity(parsed.messages().len());
+        // Each message is classified once: the decisions by message index, handed to the
+        // import as they are.
+        let mut by_index: Vec<Option<favur_context::import::Decision>> =
+            vec![None; parsed.messages().len()];
         let mut results = Vec::with_capacity(parsed.messages().len());
         let mut answers = Vec::with_capacity(parsed.messages().len());
         let mut unmatched = Vec::new();
@@ -100,6 +127,9 @@ impl ClassifiedTranscript {
             match rules.rule_for(&facts) {
                 Some(rule) => {
                     let d = rules.decision(rule);
+                    if let Some(slot) = by_index.get_mut(i) {
+                        *slot = Some(d.clone());
+                    }
                     decisions.push(Decided {
                         class: d.class,
                         rule,
@@ -117,8 +147,15 @@ impl ClassifiedTranscript {
                 },
             });
         }
+        let decided = |m: &favur_context::import::IncomingMessage<'_>| {
+            by_index
+                .get(m.index())
+                .cloned()
+                .flatten()
+                .ok_or_else(|| favur_context::import::Unclassified("not classified".into()))
+        };
         let messages = parsed
-            .classify(rules)
+            .classify(&Decided::classifier(&decided))
             .map_err(|source| TranscriptError::Import {
                 transcript: id.to_owned(),
                 source,
