@@ -434,6 +434,11 @@ macro_rules! forgettable {
     ($($arg:tt)*) => { $crate::__private::message!($crate, Forgettable, $($arg)*) };
 }
 
+/// The README's code blocks, compiled as doctests (the agent loop needs the `llm` feature).
+#[cfg(all(doctest, feature = "llm"))]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Implementation details used by the macros' generated code. Not public API.
 #[doc(hidden)]
 pub mod __private;

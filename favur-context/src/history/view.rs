@@ -16,7 +16,8 @@ use crate::model::retention::Retention;
 ///
 /// ```
 /// use favur_context::Form;
-/// assert_eq!(Form::Verbatim, Form::Verbatim);
+/// assert_ne!(Form::Verbatim, Form::CallsOnly);
+/// assert_eq!(serde_json::to_string(&Form::Verbatim).unwrap(), r#""verbatim""#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
