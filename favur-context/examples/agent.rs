@@ -39,24 +39,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut compactor = Compactor::with_summarizer(policy, llm);
     let client = reqwest::Client::new();
 
-    // The task is set up once: a resumed journal already holds it.
-    let setup = || {
-        vec![
-            NewEntry::pinned(strict!(system: "You are a careful coding agent. Use the tools.")),
-            NewEntry::pinned(strict!(user: "The parser test fails. Find out why and fix it.")),
-        ]
-    };
     let mut history = JournaledHistory::open_or_create(&path, setup)?;
     let (mut turns, mut fallbacks, url) = (0, 0, format!("{}/chat/completions", model.base_url));
     let answer = loop {
         if turns == 5 {
             drop(history); // a restart: everything acknowledged is in the journal
             history = JournaledHistory::open_or_create(&path, setup)?;
-            let open = history.history().pending_calls().len();
-            println!(
-                "resumed: {} entries, {open} calls left open",
-                history.history().len()
-            );
+            let (entries, open) = (history.history().len(), history.history().pending_calls());
+            println!("resumed: {entries} entries, {} calls left open", open.len());
         }
         history.set_request_overhead_tokens(tools.definitions_tokens(history.history().counter()));
         if let Some(report) = compactor.prepare_async(&mut history).await?.report {
@@ -94,6 +84,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("answer: {answer}");
     std::fs::remove_file(&path)?;
     Ok(())
+}
+
+/// The task, set up once: a resumed journal already holds it.
+fn setup() -> Vec<NewEntry> {
+    vec![
+        NewEntry::pinned(strict!(system: "You are a careful coding agent. Use the tools.")),
+        NewEntry::pinned(strict!(user: "The parser test fails. Find out why and fix it.")),
+    ]
 }
 
 /// Lists a directory of this crate.

@@ -118,7 +118,7 @@ pub struct CompactionReport {
     /// Runs where it failed and the built-in summarizer wrote the summary.
     pub fallbacks: Vec<Fallback>,
     /// Tokens at the start of the request the compaction left as they were (the prefix a
-    /// prompt cache still holds; see [`Plan::prefix_tokens`]).
+    /// prompt cache still holds; see [`Plan::prefix_tokens`](crate::Plan::prefix_tokens)).
     pub prefix_tokens: u64,
 }
 
