@@ -2,6 +2,8 @@
 //! with the shipped one, and on a journal and a saved history written by a small agent
 //! whose one tool is misclassified.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -23,41 +25,10 @@ struct Cli {
     args: AuditArgs,
 }
 
-/// The shared traces, or `None` with a visible `SKIPPED:` line; in CI (`CI=true`) a
-/// missing folder fails the test.
+/// The shared traces (a missing folder fails the test in CI, see `common::traces_dir`).
 fn traces() -> Option<Vec<PathBuf>> {
-    let dir = std::env::var_os("FAVUR_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
-        });
-    if !dir.is_dir() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "traces folder {} is absent in CI (set FAVUR_TRACES)",
-            dir.display()
-        );
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: traces folder {} is absent (set FAVUR_TRACES)",
-            dir.display()
-        );
-        return None;
-    }
-    let mut files = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read traces dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let dir = common::traces_dir()?;
+    let files = common::trace_files(&dir);
     assert!(!files.is_empty(), "no traces in {}", dir.display());
     Some(files)
 }

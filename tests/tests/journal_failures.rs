@@ -48,6 +48,18 @@ fn filled(path: &Path, options: &OpenOptions) -> JournaledHistory {
     h
 }
 
+/// A filled journal at `path`, reopened with the faults `faults` makes of its length;
+/// returns it and that length.
+fn reopened_with_faults(
+    path: &Path,
+    options: OpenOptions,
+    faults: impl FnOnce(u64) -> Faults,
+) -> (JournaledHistory, u64) {
+    drop(filled(path, &OpenOptions::new()));
+    let len = file_len(path);
+    (options.faults(faults(len)).open(path).unwrap(), len)
+}
+
 /// Closes `h`, reopens `path` with `options` (their counter must be the one the journal
 /// was written with: its header names it) and asserts it holds exactly what `h` held in
 /// memory: same ids, view, compactions, originals.
@@ -149,14 +161,11 @@ fn a_token_counter_panicking_on_a_summary_changes_nothing() {
 fn a_batch_that_runs_out_of_space_is_cut_back_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    drop(filled(&path, &OpenOptions::new()));
-    let len = file_len(&path);
     // Room for a few entries of the 400, not for all of them.
-    let faults = Faults {
+    let (mut h, len) = reopened_with_faults(&path, OpenOptions::new(), |len| Faults {
         file_limit: Some(len + 2_000),
         ..Faults::default()
-    };
-    let mut h = OpenOptions::new().faults(faults).open(&path).unwrap();
+    });
     let next = h.history().next_id();
     let batch: Vec<NewEntry> = (0..400)
         .map(|i| NewEntry::appended(fuzzy!(user: "batched entry {i}")))
@@ -189,14 +198,11 @@ fn a_batch_that_runs_out_of_space_is_cut_back_whole() {
 fn a_batch_that_cannot_be_cut_back_poisons_and_is_gone_after_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    drop(filled(&path, &OpenOptions::new()));
-    let len = file_len(&path);
-    let faults = Faults {
+    let (mut h, len) = reopened_with_faults(&path, OpenOptions::new(), |len| Faults {
         file_limit: Some(len + 2_000),
         fail_truncate: true,
         ..Faults::default()
-    };
-    let mut h = OpenOptions::new().faults(faults).open(&path).unwrap();
+    });
     let next = h.history().next_id();
     let batch: Vec<NewEntry> = (0..400)
         .map(|i| NewEntry::appended(fuzzy!(user: "batched entry {i}")))
@@ -230,17 +236,11 @@ fn a_batch_that_cannot_be_cut_back_poisons_and_is_gone_after_reopen() {
 fn a_failed_sync_takes_the_record_back_and_poisons() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    drop(filled(&path, &OpenOptions::new()));
-    let len = file_len(&path);
-    let faults = Faults {
+    let options = OpenOptions::new().durability(Durability::SyncEach);
+    let (mut h, len) = reopened_with_faults(&path, options, |_| Faults {
         fail_sync: true,
         ..Faults::default()
-    };
-    let mut h = OpenOptions::new()
-        .durability(Durability::SyncEach)
-        .faults(faults)
-        .open(&path)
-        .unwrap();
+    });
     let next = h.history().next_id();
     let err = h.append(fuzzy!(user: "not durable")).unwrap_err();
     assert!(
@@ -260,13 +260,10 @@ fn a_failed_sync_takes_the_record_back_and_poisons() {
 fn a_compaction_that_cannot_be_written_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    drop(filled(&path, &OpenOptions::new()));
-    let len = file_len(&path);
-    let faults = Faults {
+    let (mut h, len) = reopened_with_faults(&path, OpenOptions::new(), |len| Faults {
         file_limit: Some(len + 100),
         ..Faults::default()
-    };
-    let mut h = OpenOptions::new().faults(faults).open(&path).unwrap();
+    });
     let before = h.history().full_copy().unwrap();
     let held = h.history().entries().len();
     let mut c = Compactor::new(Policy::for_window(4_000).unwrap());

@@ -2,41 +2,18 @@
 //! replayed with the shipped rules and the default policy (200k window), and every
 //! summary the built-in summarizer wrote is checked against the entries it replaced.
 
+mod common;
+
 use std::path::PathBuf;
 
 use favur_context::import::{self, Format};
 use favur_context::rules::Rules;
 use favur_context::{Compactor, Entry, EntryKind, History, Policy, Role};
 
+/// The shared traces (a missing folder fails the test in CI, see `common::traces_dir`).
 fn traces() -> Option<Vec<PathBuf>> {
-    let dir = std::env::var_os("FAVUR_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
-        });
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none_or(|v| v != "true"),
-            "the traces folder {} is missing in CI",
-            dir.display()
-        );
-        eprintln!("SKIPPED: traces folder {} not found", dir.display());
-        return None;
-    }
-    let mut files = Vec::new();
-    for family in std::fs::read_dir(&dir)
-        .expect("readable traces folder")
-        .flatten()
-    {
-        if let Ok(read) = std::fs::read_dir(family.path()) {
-            files.extend(
-                read.flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "json")),
-            );
-        }
-    }
-    files.sort();
+    let dir = common::traces_dir()?;
+    let files = common::trace_files(&dir);
     assert!(!files.is_empty(), "no traces under {}", dir.display());
     Some(files)
 }

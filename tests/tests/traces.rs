@@ -5,9 +5,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{render_valid, traces_dir};
+use common::{render_valid, trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportedMessage};
 use favur_context::render::render_openai;
@@ -16,26 +16,6 @@ use favur_context::{CompactionReport, Compactor, History, Policy, Role};
 use serde_json::{Value, json};
 
 const WINDOWS: [u64; 3] = [8_000, 32_000, 128_000];
-
-fn trace_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(read) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in read.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 fn load(path: &Path) -> (Value, Vec<ImportedMessage>) {
     let text = std::fs::read_to_string(path).expect("readable trace");

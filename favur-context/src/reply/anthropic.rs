@@ -3,32 +3,14 @@
 use serde_json::Value;
 
 use super::{
-    Reply, ReplyError, StopReason, Usage, api_error, malformed, opt_str, opt_u64, req_str,
+    Reply, ReplyError, StopReason, Usage, body_array, malformed, opt_str, opt_u64, req_str,
     type_name,
 };
 use crate::model::message::{Arguments, ToolCall};
 
 /// Parses a whole (non-streamed) response.
 pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
-    if let Some(e) = api_error(v) {
-        return Err(e);
-    }
-    if !v.is_object() {
-        return Err(malformed(
-            "the body",
-            format!("expected an object, found {}", type_name(v)),
-        ));
-    }
-    let blocks = match v.get("content") {
-        Some(Value::Array(a)) => a,
-        Some(other) => {
-            return Err(malformed(
-                "content",
-                format!("expected an array, found {}", type_name(other)),
-            ));
-        }
-        None => return Err(malformed("content", "missing")),
-    };
+    let blocks = body_array(v, "content")?;
     let mut text = String::new();
     let mut calls = Vec::new();
     for (i, b) in blocks.iter().enumerate() {

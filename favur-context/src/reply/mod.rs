@@ -384,3 +384,25 @@ fn api_error(v: &Value) -> Option<ReplyError> {
     });
     Some(ReplyError::Api { kind, message })
 }
+
+/// A whole response body: an object, not an API error, with the array `field` (the
+/// OpenAI `choices`, the Anthropic `content`).
+pub(super) fn body_array<'a>(v: &'a Value, field: &str) -> Result<&'a Vec<Value>, ReplyError> {
+    if let Some(e) = api_error(v) {
+        return Err(e);
+    }
+    if !v.is_object() {
+        return Err(malformed(
+            "the body",
+            format!("expected an object, found {}", type_name(v)),
+        ));
+    }
+    match v.get(field) {
+        Some(Value::Array(a)) => Ok(a),
+        Some(other) => Err(malformed(
+            field,
+            format!("expected an array, found {}", type_name(other)),
+        )),
+        None => Err(malformed(field, "missing")),
+    }
+}

@@ -3,32 +3,14 @@
 use serde_json::Value;
 
 use super::{
-    Reply, ReplyError, StopReason, Usage, api_error, malformed, opt_str, opt_u64, req_str,
+    Reply, ReplyError, StopReason, Usage, body_array, malformed, opt_str, opt_u64, req_str,
     type_name,
 };
 use crate::model::message::{Arguments, ToolCall};
 
 /// Parses a whole (non-streamed) response.
 pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
-    if let Some(e) = api_error(v) {
-        return Err(e);
-    }
-    if !v.is_object() {
-        return Err(malformed(
-            "the body",
-            format!("expected an object, found {}", type_name(v)),
-        ));
-    }
-    let choices = match v.get("choices") {
-        Some(Value::Array(a)) => a,
-        Some(other) => {
-            return Err(malformed(
-                "choices",
-                format!("expected an array, found {}", type_name(other)),
-            ));
-        }
-        None => return Err(malformed("choices", "missing")),
-    };
+    let choices = body_array(v, "choices")?;
     // The first choice (`n` = 1): the one whose `index` is 0, else the first listed.
     let at_index = choices
         .iter()

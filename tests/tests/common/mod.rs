@@ -109,3 +109,24 @@ pub fn traces_dir() -> Option<std::path::PathBuf> {
     );
     None
 }
+
+/// Every `.json` file under `dir`, sorted (the trace files of `traces_dir()`).
+pub fn trace_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(read) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in read.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
