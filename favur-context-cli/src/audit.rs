@@ -8,7 +8,7 @@
 //! lost references become regret events too, and the replay's misclassification evidence
 //! backs the suggestions.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -183,6 +183,10 @@ pub struct SiteAudit {
     pub stats: SiteStats,
     /// Of its regret events, those a stricter class would have avoided ([`avoidable`]).
     pub avoidable: u64,
+    /// What those avoidable events cost: the tokens re-fetched to get back what a
+    /// stricter class would have kept, each evicted entry counted once (several answers
+    /// that lost the same output need one re-run, not several). The audit's ranking key.
+    pub avoidable_tokens: u64,
     /// For an imported site, the rule's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
@@ -208,8 +212,8 @@ pub struct SourcedEvent {
 pub struct AuditReport {
     /// The files audited.
     pub sources: Vec<String>,
-    /// Every site, most avoidable regret first, then most regret, then most re-fetch
-    /// tokens.
+    /// Every site, most avoidable re-fetch tokens first ([`SiteAudit::avoidable_tokens`]),
+    /// then most avoidable regret, then the ledger's order (regret, re-fetch tokens).
     pub sites: Vec<SiteAudit>,
     /// Every regret event, by file, in the order found.
     pub events: Vec<SourcedEvent>,
@@ -387,23 +391,27 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
                 .collect()
         })
         .unwrap_or_default();
-    // Per site: avoidable events, and the distinct entries (per file) they name.
+    // Per site: avoidable events, and the distinct entries (per file) they name with the
+    // most any of their events cost to re-fetch.
     let mut avoided: HashMap<(String, Retention), Avoided<'_>> = HashMap::new();
     for e in events.iter().filter(|e| avoidable(&e.event, &tiers)) {
         let slot = avoided
             .entry((site_key(&e.event.site), e.event.class))
             .or_default();
         slot.0 += 1;
-        slot.1.insert((e.source.as_str(), e.event.evicted));
+        let cost = slot.1.entry((e.source.as_str(), e.event.evicted)).or_default();
+        *cost = (*cost).max(e.event.cost_tokens);
     }
     let mut stats: Vec<SiteStats> = merged.into_values().collect();
     sort_sites(&mut stats);
     let mut sites: Vec<SiteAudit> = stats
         .into_iter()
         .map(|stats| {
-            let (avoidable, entries) = avoided
+            let (avoidable, entries, avoidable_tokens) = avoided
                 .get(&(stats.site.clone(), stats.class))
-                .map_or((0, 0), |(n, ids)| (*n, ids.len() as u64));
+                .map_or((0, 0, 0), |(n, ids)| {
+                    (*n, ids.len() as u64, ids.values().sum::<u64>())
+                });
             let rule = stats
                 .site
                 .strip_prefix("import:")
@@ -429,14 +437,17 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
             SiteAudit {
                 stats,
                 avoidable,
+                avoidable_tokens,
                 rule,
                 references,
                 suggestion,
             }
         })
         .collect();
-    // Stable: ties keep the ledger's order (regret, re-fetch tokens, site).
-    sites.sort_by_key(|s| std::cmp::Reverse(s.avoidable));
+    // What a misclassification cost the job, in the unit the window is paid in: a
+    // re-listed directory costs less than a re-run test suite. Stable: ties keep the
+    // ledger's order (regret, re-fetch tokens, site).
+    sites.sort_by_key(|s| std::cmp::Reverse((s.avoidable_tokens, s.avoidable)));
     Ok(AuditReport {
         sources,
         sites,
@@ -446,8 +457,9 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
     })
 }
 
-/// A site's avoidable regret events and the distinct entries (file, id) they name.
-type Avoided<'a> = (u64, HashSet<(&'a str, EntryId)>);
+/// A site's avoidable regret events, and the distinct entries (file, id) they name with
+/// the most any of their events cost to re-fetch.
+type Avoided<'a> = (u64, HashMap<(&'a str, EntryId), u64>);
 
 fn by_tier(m: &BTreeMap<u8, u64>) -> String {
     if m.is_empty() {
@@ -473,14 +485,14 @@ pub fn render_text(report: &AuditReport) -> String {
         report.sources.len(),
         report.events.len()
     );
-    out.push_str("| site | class | entries | tokens | in view | kept | summarized | dropped | avoidable regret | regret | re-fetch tokens | recall / repeat / lost ref |\n");
-    out.push_str("|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|\n");
+    out.push_str("| site | class | entries | tokens | in view | kept | summarized | dropped | avoidable regret | avoidable tokens | regret | re-fetch tokens | recall / repeat / lost ref |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|\n");
     for s in &report.sites {
         let st = &s.stats;
         let kind = |k: &str| st.regret_kinds.get(k).copied().unwrap_or(0);
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} / {} |",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} / {} |",
             st.site,
             st.class,
             st.entries,
@@ -490,6 +502,7 @@ pub fn render_text(report: &AuditReport) -> String {
             by_tier(&st.summarized),
             by_tier(&st.dropped),
             s.avoidable,
+            s.avoidable_tokens,
             st.regrets,
             st.regret_tokens,
             kind("recall"),
