@@ -399,7 +399,10 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
             .entry((site_key(&e.event.site), e.event.class))
             .or_default();
         slot.0 += 1;
-        let cost = slot.1.entry((e.source.as_str(), e.event.evicted)).or_default();
+        let cost = slot
+            .1
+            .entry((e.source.as_str(), e.event.evicted))
+            .or_default();
         *cost = (*cost).max(e.event.cost_tokens);
     }
     let mut stats: Vec<SiteStats> = merged.into_values().collect();

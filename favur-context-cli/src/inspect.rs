@@ -1,11 +1,17 @@
-//! The `inspect` command: one history as a self-contained HTML page (no script, no
-//! external resource): its sites with their ledger figures, its regret events, and every
-//! entry with its site, class, fate and text, the evicted entries that were needed again
-//! marked.
+//! The `inspect` command: one history as a self-contained HTML page (no network, no
+//! server, no external resource): the usage timeline of its requests stacked by band with
+//! each compaction's tier (choosing a request shows what it carried: [`timeline_html`]),
+//! its sites with their ledger figures, its regret events, and every entry with its site,
+//! class, fate and text, the evicted entries that were needed again marked.
 //!
 //! Everything that comes from a history (message text, tool output, call arguments, file
 //! names, rule names) is data: it is escaped before it is written, in text and in
-//! attributes alike ([`escape_html`]).
+//! attributes alike ([`escape_html`]); the page's one script handles numbers and clones
+//! rows the browser already parsed as text.
+
+mod timeline;
+
+pub use timeline::timeline_html;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -112,7 +118,8 @@ fn fate_name(fate: Option<Fate>, kind: &EntryKind) -> (&'static str, String) {
 /// h.append(forgettable!(tool_result("c1"): "<script>alert(1)</script>"));
 /// let page = favur_context_cli::inspect::render_html("agent.jsonl", &h, &Ledger::of(&h));
 /// assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-/// assert!(!page.contains("<script"));
+/// assert!(!page.contains("<script>alert")); // the page's own scripts only
+/// assert_eq!(page.matches("<script").count(), 0); // no assistant message: no request, no script
 /// assert_eq!(page.matches("<tr class=\"entry ").count(), 1);
 /// ```
 pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
@@ -120,7 +127,8 @@ pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
     let title = escape_html(&format!("favur-context inspect: {source}"));
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title><style>{STYLE}</style></head>\n<body>\n<h1>{title}</h1>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title><style>{STYLE}{}</style></head>\n<body>\n<h1>{title}</h1>\n",
+        timeline::STYLE
     );
     let _ = writeln!(
         out,
@@ -130,6 +138,7 @@ pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
         history.compactions().len(),
         ledger.regrets().len()
     );
+    out.push_str(&timeline_html(ledger));
 
     out.push_str("<h2>Sites</h2>\n<table id=\"sites\"><thead><tr><th>site</th><th>class</th><th>entries</th><th>tokens</th><th>in view</th><th>kept</th><th>left the view</th><th>regret</th><th>re-fetch tokens</th></tr></thead><tbody>\n");
     for s in ledger.sites() {

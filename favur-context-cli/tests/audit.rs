@@ -111,7 +111,10 @@ fn the_wrong_rule_stands_out_and_the_shipped_rules_get_no_unbacked_suggestion() 
     assert!(top.avoidable_tokens <= top.stats.regret_tokens);
     assert_eq!(avoidable(&shipped, &top.stats.site), 0);
     assert!(
-        wrong.sites.windows(2).all(|w| w[0].avoidable_tokens >= w[1].avoidable_tokens),
+        wrong
+            .sites
+            .windows(2)
+            .all(|w| w[0].avoidable_tokens >= w[1].avoidable_tokens),
         "{}",
         render_text(&wrong)
     );

@@ -121,8 +121,11 @@ fn the_page_escapes_what_the_history_holds_and_a_browser_reads_it_as_text() {
 
     let html = std::fs::read_to_string(&page).unwrap();
     // As written: no markup from the history survives, all of it is there as text.
+    // The page's own two scripts (the request data and the panel's code), nothing else.
+    assert_eq!(html.matches("<script").count(), 2);
+    assert!(html.contains("<script type=\"application/json\" id=\"requests-data\">"));
     for markup in [
-        "<script",
+        "<script>document",
         "<img",
         "<b id",
         "<i onmouseover",
@@ -135,39 +138,50 @@ fn the_page_escapes_what_the_history_holds_and_a_browser_reads_it_as_text() {
     assert!(html.contains("import:openai/&lt;i onmouseover=&quot;x()&quot;&gt;rule&lt;/i&gt;"));
     assert_eq!(html.matches("<tr class=\"entry ").count(), 10);
     assert_eq!(html.matches(" regretted\"").count(), 3);
+    // The timeline: one bar per assistant message, four tier-2 marks, and a red dot on
+    // the request after each regret that has one (the last regret is the last entry).
+    let requests = ledger.timeline().requests();
+    assert_eq!(
+        requests.iter().map(|r| r.at.0).collect::<Vec<_>>(),
+        [2, 4, 6, 8]
+    );
+    assert_eq!(html.matches("<a class=\"bar\"").count(), 4);
+    assert_eq!(
+        html.matches("<line class=\"mark\" data-tier=\"2\"").count(),
+        4
+    );
+    assert_eq!(html.matches("<circle class=\"regret\"").count(), 2);
+    // The third request carried the system prompt, the task and the two earlier calls:
+    // both earlier outputs had been dropped.
+    let third: Vec<u64> = ledger
+        .timeline()
+        .items_at(requests[2].at)
+        .iter()
+        .map(|id| id.0)
+        .collect();
+    assert_eq!(third, [0, 1, 2, 4]);
 
     let Some(browser) = chromium() else { return };
-    let profile = d.join("profile");
     let url = format!("file://{}", page.display());
-    let out = Command::new(&browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(&url)
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
+    let dom = dump_dom(&browser, &d.join("profile"), &url);
     // The document the browser built: the page's own structure, none of the history's.
     assert!(dom.contains("<title>favur-context inspect: "), "{dom}");
     // A script that ran would have set an attribute on the body; injected markup would be
     // an element.
     assert!(dom.contains("<body>\n"), "script ran: {dom}");
     assert!(!dom.contains("<b id="), "markup was injected: {dom}");
-    assert!(!dom.contains("<script") && !dom.contains("<img"), "{dom}");
+    assert!(
+        !dom.contains("data-pwned=\"") && !dom.contains("<img"),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<script").count(), 2, "{dom}");
+    // The timeline rendered; no request chosen yet, so the panel is empty.
+    assert_eq!(dom.matches("<a class=\"bar\"").count(), 4, "{dom}");
+    assert_eq!(dom.matches("<tr class=\"sent").count(), 0, "{dom}");
     assert_eq!(dom.matches("<tr class=\"entry ").count(), 10, "{dom}");
     assert_eq!(
         dom.matches("<table").count(),
-        2,
+        3, // sites, entries, the request panel
         "the tool output closed a table"
     );
     assert_eq!(
@@ -187,6 +201,66 @@ fn the_page_escapes_what_the_history_holds_and_a_browser_reads_it_as_text() {
         dom.contains("import:openai/&lt;i onmouseover=\"x()\"&gt;rule&lt;/i&gt;"),
         "{dom}"
     );
+
+    // Choosing the third request on the timeline (its link, `#q2`) shows what it carried.
+    let chosen = dump_dom(&browser, &d.join("profile-chosen"), &format!("{url}#q2"));
+    assert!(
+        chosen.contains("Request 3 of 4: what was sent before entry #6 (4 items, "),
+        "{chosen}"
+    );
+    let sent: Vec<&str> = chosen
+        .split("<tr class=\"sent")
+        .skip(1)
+        .map(|row| {
+            let at = row.find("data-id=\"").expect("data-id") + 9;
+            &row[at..at + row[at..].find('"').unwrap()]
+        })
+        .collect();
+    assert_eq!(sent, ["0", "1", "2", "4"], "{chosen}");
+    assert!(
+        chosen.contains("<a class=\"bar chosen\" href=\"#q2\""),
+        "{chosen}"
+    );
+    // The rows are the entries' own cells, text as text.
+    let panel = &chosen[chosen.find("id=\"request-items\"").expect("panel")..];
+    let panel = &panel[..panel.find("</tbody>").expect("end of panel")];
+    assert!(
+        panel.contains("<tr class=\"sent\" data-id=\"1\"><td>#1</td><td>user</td><td>strict</td>"),
+        "{panel}"
+    );
+    assert!(
+        panel.contains("Fix &lt;the&gt; parser &amp; tests"),
+        "{panel}"
+    );
+    assert!(!panel.contains("not held in memory"), "{panel}");
+    assert!(
+        !chosen.contains("data-pwned=\"") && !chosen.contains("<b id="),
+        "{chosen}"
+    );
+}
+
+/// The document headless Chromium builds for `url`, after its scripts ran.
+fn dump_dom(browser: &Path, profile: &Path, url: &str) -> String {
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--no-first-run",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

@@ -7,12 +7,13 @@ use serde::Serialize;
 use crate::history::History;
 use crate::history::view::{Compaction, Edit, Form};
 use crate::model::entry::{Entry, EntryId, EntryKind};
-use crate::model::message::Arguments;
+use crate::model::message::{Arguments, Role};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
 use crate::tools::recall::{RecallTool, parse_id};
 
 use super::regret::{Fate, RegretEvent, RegretKind, call_key};
+use super::timeline::{Band, Timeline};
 
 /// The key a site is grouped by: `file:line:column` for code, and for imported
 /// transcripts (`import:<format>/<rule>`, whose line is the message index) the file part
@@ -203,6 +204,7 @@ pub struct Ledger {
     checked: HashSet<EntryId>,
     events: Vec<RegretEvent>,
     event_sites: Vec<usize>,
+    timeline: Timeline,
 }
 
 impl Ledger {
@@ -390,6 +392,22 @@ impl Ledger {
         self.unseen
     }
 
+    /// What the ledger saw over time: the tokens of every request by band, every
+    /// compaction's tier, and the items of any request (see [`Timeline`]). A request is
+    /// counted at each appended assistant entry: the view as it stood just before it.
+    ///
+    /// ```
+    /// use favur_context::audit::Ledger;
+    /// use favur_context::{fuzzy, History};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hi"));
+    /// h.append(fuzzy!(assistant: "hello"));
+    /// assert_eq!(Ledger::of(&h).timeline().requests().len(), 1);
+    /// ```
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
     /// The figures of every site, most regret first (then most regret tokens, then by
     /// site).
     ///
@@ -431,6 +449,11 @@ impl Ledger {
             self.summaries.insert(e.id, replaces.clone());
             return;
         }
+        if e.message.role == Role::Assistant && e.kind == EntryKind::Appended {
+            self.timeline.request(e.id);
+        }
+        let band = Band::of(e.retention, e.kind == EntryKind::Pinned);
+        self.timeline.enter(e.id, band, e.tokens, e.id.0, e.id.0);
         let key = (site_key(&e.site), e.retention);
         let site = match self.site_index.get(&key) {
             Some(i) => *i,
@@ -511,6 +534,7 @@ impl Ledger {
 
     fn compaction(&mut self, c: &Compaction) {
         let tier = c.tier;
+        self.timeline.mark(self.next, tier);
         let reformed: HashSet<EntryId> = c
             .edits
             .iter()
@@ -524,6 +548,18 @@ impl Ledger {
                 Edit::Drop { id } => self.leave(*id, Fate::Dropped { tier }),
                 Edit::Summarize { summary } => {
                     if let EntryKind::Summary { replaces } = &summary.kind {
+                        let position = replaces
+                            .iter()
+                            .filter_map(|r| self.timeline.position(*r))
+                            .min()
+                            .unwrap_or(summary.id.0);
+                        self.timeline.enter(
+                            summary.id,
+                            Band::Summary,
+                            summary.tokens,
+                            position,
+                            self.next,
+                        );
                         self.summaries.insert(summary.id, replaces.clone());
                         for r in replaces.iter().filter(|r| !reformed.contains(r)) {
                             self.leave(*r, Fate::Summarized { tier });
@@ -534,6 +570,7 @@ impl Ledger {
                     if let Some(t) = self.in_view.get_mut(id) {
                         *t = *tokens;
                     }
+                    self.timeline.retoken(*id, *tokens);
                     if let Form::Placeholder { summary } = form {
                         let fate = match summary {
                             Some(_) => Fate::Summarized { tier },
@@ -549,6 +586,7 @@ impl Ledger {
     /// An entry (or a summary, and with it what it replaces) leaves the view.
     fn leave(&mut self, id: EntryId, fate: Fate) {
         self.in_view.remove(&id);
+        self.timeline.leave(id, self.next);
         self.set_fate(id, fate);
         if let (Some(replaced), Fate::Dropped { .. }) = (self.summaries.get(&id), fate) {
             // What a dropped summary stood for is now dropped too, at that tier.

@@ -38,6 +38,8 @@
 mod ledger;
 mod order;
 mod regret;
+mod timeline;
 
 pub use ledger::{Ledger, SiteStats, site_key, sort_sites};
 pub use regret::{Fate, REGRET_TARGET, RegretEvent, RegretKind, call_key};
+pub use timeline::{Band, CompactionMark, RequestPoint, Timeline};
