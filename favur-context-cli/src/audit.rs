@@ -14,15 +14,14 @@ use std::path::PathBuf;
 
 use clap::Args;
 use favur_context::audit::{RegretEvent, SiteStats, site_key, sort_sites};
-use favur_context::rules::Rules;
 use favur_context::{EntryId, Policy, Retention, Tier};
 use serde::Serialize;
 
 use crate::ReplayError;
-use crate::observe::load_audited;
+use crate::observe::{ObserveArgs, load_audited};
 use crate::report::{RuleEvidence, Suggestion, Summary, alike, suggestions};
 use crate::transcript::TranscriptError;
-use crate::wiring::{CliError, InputFormat, load_policy};
+use crate::wiring::CliError;
 
 /// Arguments of `favur-context audit`.
 ///
@@ -31,7 +30,7 @@ use crate::wiring::{CliError, InputFormat, load_policy};
 /// #[derive(Parser)]
 /// struct A { #[command(flatten)] a: favur_context_cli::audit::AuditArgs }
 /// let a = A::parse_from(["x", "agent.jsonl", "--json"]);
-/// assert!(a.a.json && a.a.rules.is_none());
+/// assert!(a.a.json && a.a.observe.rules.is_none());
 /// ```
 #[derive(Debug, Clone, Args)]
 pub struct AuditArgs {
@@ -40,23 +39,9 @@ pub struct AuditArgs {
     /// file.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// The rules file that classifies transcripts (TOML); needed for transcripts.
-    #[arg(long)]
-    pub rules: Option<PathBuf>,
-    /// The compaction policy transcripts are replayed under (a TOML or JSON policy file,
-    /// or `default`); needed for transcripts. For journals and histories its tiers decide
-    /// which class change would change anything (default: the design's tiers).
-    #[arg(long)]
-    pub policy: Option<String>,
-    /// The model's context window in tokens (overrides the policy file's).
-    #[arg(long)]
-    pub window: Option<u64>,
-    /// Override the policy's `keep_recent`.
-    #[arg(long)]
-    pub keep_recent: Option<usize>,
-    /// The transcripts' format (detected per file when not given).
-    #[arg(long, value_enum)]
-    pub format: Option<InputFormat>,
+    /// Rules, policy and format for transcripts.
+    #[command(flatten)]
+    pub observe: ObserveArgs,
     /// Print JSON instead of the text table.
     #[arg(long)]
     pub json: bool,
@@ -333,17 +318,7 @@ pub fn avoidable(event: &RegretEvent, tiers: &[Tier]) -> bool {
 /// # Ok::<(), favur_context_cli::audit::AuditError>(())
 /// ```
 pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
-    let policy = match &args.policy {
-        Some(p) => Some(load_policy(p, args.window, args.keep_recent)?),
-        None => None,
-    };
-    let rules = match &args.rules {
-        Some(path) => Some(Rules::load(path).map_err(|source| CliError::Rules {
-            path: path.clone(),
-            source,
-        })?),
-        None => None,
-    };
+    let (policy, rules) = args.observe.load()?;
     let tiers: Vec<Tier> = policy.as_ref().map_or_else(
         || Policy::default().tiers().to_vec(),
         |p| p.tiers().to_vec(),
@@ -355,7 +330,7 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
     let mut sources = Vec::new();
     let mut notes = Vec::new();
     for file in &args.files {
-        let loaded = load_audited(file, rules.as_ref(), policy.as_ref(), args.format)?;
+        let loaded = load_audited(file, rules.as_ref(), policy.as_ref(), args.observe.format)?;
         if let Some(summary) = &loaded.evidence {
             evidence.merge(summary);
         }

@@ -74,31 +74,10 @@ pub fn is_identifier(word: &str) -> bool {
 /// assert_eq!(found, ["django/db/models/base.py", "1234", "E015"]);
 /// ```
 pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < bytes.len() {
-            while i < bytes.len() && !word_byte(bytes[i]) {
-                i += 1;
-            }
-            let start = i;
-            while i < bytes.len() && word_byte(bytes[i]) {
-                i += 1;
-            }
-            if start == i {
-                continue;
-            }
-            // Word bytes are ASCII, so these are char boundaries.
-            let word = text
-                .get(start..i)
-                .unwrap_or("")
-                .trim_matches(|c| matches!(c, '.' | '/' | '-'));
-            if is_identifier(word) {
-                return Some(word);
-            }
-        }
-        None
-    })
+    // Word bytes are ASCII, so splitting on every other character gives the words.
+    text.split(|c: char| !(c.is_ascii() && word_byte(c as u8)))
+        .map(|word| word.trim_matches(|c| matches!(c, '.' | '/' | '-')))
+        .filter(|word| is_identifier(word))
 }
 
 /// The set of distinct identifiers in `text`.

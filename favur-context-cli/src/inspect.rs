@@ -19,12 +19,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use favur_context::audit::{Fate, Ledger, site_key};
-use favur_context::rules::Rules;
 use favur_context::{EntryId, EntryKind, History, RecallTool};
 
 use crate::audit::AuditError;
-use crate::observe::load_audited;
-use crate::wiring::{CliError, InputFormat, load_policy};
+use crate::observe::{ObserveArgs, load_audited};
 
 /// Arguments of `favur-context inspect`.
 ///
@@ -42,21 +40,9 @@ pub struct InspectArgs {
     /// Where to write the page.
     #[arg(long)]
     pub out: PathBuf,
-    /// The rules file (transcripts only).
-    #[arg(long)]
-    pub rules: Option<PathBuf>,
-    /// The policy (transcripts only: `default` or a file).
-    #[arg(long)]
-    pub policy: Option<String>,
-    /// The model's context window in tokens (overrides the policy file's).
-    #[arg(long)]
-    pub window: Option<u64>,
-    /// Override the policy's `keep_recent`.
-    #[arg(long)]
-    pub keep_recent: Option<usize>,
-    /// The transcript's format (detected when not given).
-    #[arg(long, value_enum)]
-    pub format: Option<InputFormat>,
+    /// Rules, policy and format for transcripts.
+    #[command(flatten)]
+    pub observe: ObserveArgs,
 }
 
 /// Text made safe for HTML text and attribute values: `&`, `<`, `>`, `"` and `'` become
@@ -227,18 +213,13 @@ pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
 /// # Ok::<(), favur_context_cli::audit::AuditError>(())
 /// ```
 pub fn inspect_command(args: &InspectArgs) -> Result<String, AuditError> {
-    let policy = match &args.policy {
-        Some(p) => Some(load_policy(p, args.window, args.keep_recent)?),
-        None => None,
-    };
-    let rules = match &args.rules {
-        Some(path) => Some(Rules::load(path).map_err(|source| CliError::Rules {
-            path: path.clone(),
-            source,
-        })?),
-        None => None,
-    };
-    let loaded = load_audited(&args.file, rules.as_ref(), policy.as_ref(), args.format)?;
+    let (policy, rules) = args.observe.load()?;
+    let loaded = load_audited(
+        &args.file,
+        rules.as_ref(),
+        policy.as_ref(),
+        args.observe.format,
+    )?;
     let page = render_html(
         &args.file.display().to_string(),
         &loaded.history,

@@ -18,7 +18,63 @@ use crate::replay::{Fate, Prepared, replay};
 use crate::report::Summary;
 use crate::strategy::{Before, Strategy};
 use crate::transcript::load;
-use crate::wiring::InputFormat;
+use crate::wiring::{CliError, InputFormat, load_policy};
+
+/// How `audit` and `inspect` read transcripts: the rules that classify them and the
+/// policy they are replayed under (journals and histories need neither).
+///
+/// ```
+/// use clap::Parser;
+/// #[derive(Parser)]
+/// struct A { #[command(flatten)] o: favur_context_cli::observe::ObserveArgs }
+/// let a = A::parse_from(["x", "--policy", "default", "--window", "64000"]);
+/// let (policy, rules) = a.o.load()?;
+/// assert_eq!(policy.unwrap().window(), 64_000);
+/// assert!(rules.is_none());
+/// # Ok::<(), favur_context_cli::audit::AuditError>(())
+/// ```
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ObserveArgs {
+    /// The rules file that classifies transcripts (TOML); needed for transcripts.
+    #[arg(long)]
+    pub rules: Option<std::path::PathBuf>,
+    /// The compaction policy transcripts are replayed under (a TOML or JSON policy file,
+    /// or `default`); needed for transcripts. For journals and histories its tiers decide
+    /// which class change would change anything (default: the design's tiers).
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// The model's context window in tokens (overrides the policy file's).
+    #[arg(long)]
+    pub window: Option<u64>,
+    /// Override the policy's `keep_recent`.
+    #[arg(long)]
+    pub keep_recent: Option<usize>,
+    /// The transcripts' format (detected per file when not given).
+    #[arg(long, value_enum)]
+    pub format: Option<InputFormat>,
+}
+
+impl ObserveArgs {
+    /// The policy and the rules, each loaded when given.
+    ///
+    /// # Errors
+    ///
+    /// A policy or rules file that does not load.
+    pub fn load(&self) -> Result<(Option<Policy>, Option<Rules>), AuditError> {
+        let policy = match &self.policy {
+            Some(p) => Some(load_policy(p, self.window, self.keep_recent)?),
+            None => None,
+        };
+        let rules = match &self.rules {
+            Some(path) => Some(Rules::load(path).map_err(|source| CliError::Rules {
+                path: path.clone(),
+                source,
+            })?),
+            None => None,
+        };
+        Ok((policy, rules))
+    }
+}
 
 /// What a file holds, as far as the audit is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
