@@ -89,46 +89,6 @@ pub fn result(id: &str, content: &str) -> Value {
     json!({"role": "tool", "tool_call_id": id, "content": content})
 }
 
-pub fn traces_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("FAVUR_TRACES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        // Under CI the traces are part of the contract: missing, the test fails.
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "traces folder {} is missing and CI=true: set FAVUR_TRACES",
-            dir.display()
-        );
-        // Written to stderr directly, not through `eprintln!`, so the test harness does not
-        // capture it: the skip is visible in a normal `cargo test` run.
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: traces folder {} is absent (set FAVUR_TRACES to point at it)",
-            dir.display()
-        );
-        None
-    }
-}
-
-pub fn trace_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read traces dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+#[path = "../../../tests/tests/common/traces.rs"]
+mod traces;
+pub use traces::{trace_files, traces_dir};
