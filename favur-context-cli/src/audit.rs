@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::ReplayError;
 use crate::observe::{ObserveArgs, load_audited};
-use crate::report::{RuleEvidence, Suggestion, Summary, alike, suggestions};
+use crate::report::{RuleEvidence, Suggestion, Summary, alike, strength, suggestions};
 use crate::transcript::TranscriptError;
 use crate::wiring::CliError;
 
@@ -249,11 +249,7 @@ pub fn regret_suggestion(s: &SiteStats, regretted: u64, tiers: &[Tier]) -> Optio
     let to = Retention::ALL
         .into_iter()
         .find(|c| *c > s.class && !alike(tiers, *c, s.class))?;
-    let strength = if regretted >= 3 * min && got >= strong_share {
-        "strong"
-    } else {
-        "moderate"
-    };
+    let strength = strength(regretted >= 3 * min && got >= strong_share);
     let kinds: Vec<String> = s
         .regret_kinds
         .iter()

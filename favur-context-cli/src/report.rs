@@ -500,11 +500,7 @@ pub fn suggestions(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Vec<Sugge
             && lost >= min_lost
             && lost_share >= raise_share
         {
-            let strength = if lost >= 3 * min_lost && lost_share >= strong_share {
-                "strong"
-            } else {
-                "moderate"
-            };
+            let strength = strength(lost >= 3 * min_lost && lost_share >= strong_share);
             out.push(Suggestion {
                 rule: rules.rule_name(*key).to_owned(),
                 from: class,
@@ -523,16 +519,11 @@ pub fn suggestions(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Vec<Sugge
         {
             let share = ev.never_referenced as f64 / ev.outputs as f64;
             if share >= lower_share && lost_share <= 0.05 {
-                let strength = if ev.outputs >= 3 * min_outputs && share >= 0.95 {
-                    "strong"
-                } else {
-                    "moderate"
-                };
                 out.push(Suggestion {
                     rule: rules.rule_name(*key).to_owned(),
                     from: class,
                     to,
-                    strength,
+                    strength: strength(ev.outputs >= 3 * min_outputs && share >= 0.95),
                     evidence: format!(
                         "{} of {} tool outputs never referenced again ({:.0}%), {lost} references lost",
                         ev.never_referenced,
@@ -599,4 +590,9 @@ pub fn misclassification(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Str
         }
     }
     out
+}
+
+/// A suggestion's strength: "strong" where the evidence reaches the strong thresholds.
+pub(crate) fn strength(strong: bool) -> &'static str {
+    if strong { "strong" } else { "moderate" }
 }

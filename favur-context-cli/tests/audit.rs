@@ -7,23 +7,11 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use clap::Parser;
 use favur_context::{
     Compaction, Edit, History, JournaledHistory, Message, Retention, Store, ToolCall, strict,
 };
 use favur_context_cli::audit::{AuditArgs, AuditReport, audit_command, render_text};
 use serde_json::{Value, json};
-
-const RULES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../rules/coding-agent-shell.toml"
-);
-
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    args: AuditArgs,
-}
 
 /// The shared traces (a missing folder fails the test in CI, see `common::traces_dir`).
 fn traces() -> Option<Vec<PathBuf>> {
@@ -41,7 +29,7 @@ fn temp(name: &str) -> PathBuf {
 
 /// The shipped rules with the test and script runs made forgettable.
 fn wrong_rules(dir: &std::path::Path) -> PathBuf {
-    let shipped = std::fs::read_to_string(RULES).unwrap();
+    let shipped = std::fs::read_to_string(common::RULES).unwrap();
     let at = shipped
         .find("name = \"test and script runs\"")
         .expect("rule present");
@@ -70,7 +58,7 @@ fn audit_traces(files: &[PathBuf], rules: &std::path::Path) -> AuditReport {
         ]
         .map(String::from),
     );
-    audit_command(&Cli::parse_from(argv).args).expect("audit runs")
+    audit_command(&common::parse_args::<AuditArgs>(argv)).expect("audit runs")
 }
 
 #[test]
@@ -78,7 +66,7 @@ fn the_wrong_rule_stands_out_and_the_shipped_rules_get_no_unbacked_suggestion() 
     let Some(files) = traces() else { return };
     let d = temp("traces");
     let wrong = audit_traces(&files, &wrong_rules(&d));
-    let shipped = audit_traces(&files, std::path::Path::new(RULES));
+    let shipped = audit_traces(&files, std::path::Path::new(common::RULES));
     let avoidable = |report: &AuditReport, site: &str| {
         report
             .sites

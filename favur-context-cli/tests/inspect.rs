@@ -97,19 +97,24 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
+/// Runs `favur-context inspect FILE --out PAGE`.
+fn inspect(file: &Path, page: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_favur-context"))
+        .arg("inspect")
+        .arg(file)
+        .arg("--out")
+        .arg(page)
+        .output()
+        .expect("the binary runs")
+}
+
 #[test]
 fn the_page_escapes_what_the_history_holds_and_a_browser_reads_it_as_text() {
     let d = temp("page");
     let file = d.join("agent.jsonl");
     journal(&file);
     let page = d.join("agent.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_favur-context"))
-        .arg("inspect")
-        .arg(&file)
-        .arg("--out")
-        .arg(&page)
-        .output()
-        .unwrap();
+    let out = inspect(&file, &page);
     assert!(
         out.status.success(),
         "{}",
@@ -272,13 +277,7 @@ fn a_page_of_a_saved_history_lists_every_entry_and_a_bad_output_path_is_an_error
     let saved = d.join("h.json");
     std::fs::write(&saved, h.to_json()).unwrap();
     let page = d.join("h.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_favur-context"))
-        .arg("inspect")
-        .arg(&saved)
-        .arg("--out")
-        .arg(&page)
-        .output()
-        .unwrap();
+    let out = inspect(&saved, &page);
     assert!(
         out.status.success(),
         "{}",
@@ -291,13 +290,7 @@ fn a_page_of_a_saved_history_lists_every_entry_and_a_bad_output_path_is_an_error
         "{html}"
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_favur-context"))
-        .arg("inspect")
-        .arg(&saved)
-        .arg("--out")
-        .arg(d.join("no/such/dir/h.html"))
-        .output()
-        .unwrap();
+    let out = inspect(&saved, &d.join("no/such/dir/h.html"));
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
 }

@@ -130,14 +130,7 @@ fn no_suggestion_without_evidence() {
 }
 
 mod command {
-    use clap::Parser;
     use favur_context_cli::wiring::{CliError, ReplayArgs, replay_command};
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: ReplayArgs,
-    }
 
     fn run(
         dir: &std::path::Path,
@@ -157,7 +150,7 @@ mod command {
             "--policy",
             policy,
         ];
-        replay_command(&Cli::parse_from(argv).args)
+        replay_command(&super::common::parse_args::<ReplayArgs>(argv))
     }
 
     fn tmp(name: &str) -> std::path::PathBuf {

@@ -5,10 +5,7 @@ use favur_context::import::{self, Format};
 use favur_context::rules::{MessageFacts, RuleRef, Rules, RulesError};
 use favur_context::{History, Retention, Role};
 
-const SHIPPED: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../rules/coding-agent-shell.toml"
-);
+mod common;
 
 fn err(text: &str) -> RulesError {
     Rules::from_toml(text).expect_err("the rules file should be rejected")
@@ -116,19 +113,7 @@ fn unmatched_messages_are_listed_with_index_role_tool_and_excerpt() {
 
 #[test]
 fn rules_classify_an_import_and_name_the_rule_in_the_call_site() {
-    let rules = Rules::from_toml(
-        r#"
-        [[rule]]
-        name = "listings"
-        role = "tool"
-        command = '^ls\b'
-        class = "forgettable"
-        [[rule]]
-        name = "rest"
-        class = "strict"
-        "#,
-    )
-    .unwrap();
+    let rules = common::hand_rules();
     let json = r#"[{"role": "user", "content": "Fix it."},
       {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
         "function": {"name": "bash", "arguments": "{\"command\": \"ls -la\"}"}}]},
@@ -256,7 +241,7 @@ fn missing_file_is_an_io_error_naming_it() {
 
 #[test]
 fn shipped_rules_file_parses_and_classifies_shell_commands() {
-    let rules = Rules::load(SHIPPED).unwrap();
+    let rules = Rules::load(common::RULES).unwrap();
     assert_eq!(
         rules.default_class(),
         None,

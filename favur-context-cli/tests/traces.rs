@@ -4,23 +4,11 @@
 
 mod common;
 
-use clap::Parser;
 use favur_context::rules::Rules;
 use favur_context_cli::engine::{LibRenderer, PolicyStrategy, RequestFormat};
 use favur_context_cli::replay::{Prepared, replay};
 use favur_context_cli::transcript::load;
 use favur_context_cli::wiring::{ReplayArgs, replay_command};
-
-const RULES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../rules/coding-agent-shell.toml"
-);
-
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    args: ReplayArgs,
-}
 
 #[test]
 fn the_command_replays_every_trace_with_the_shipped_rules() {
@@ -33,12 +21,17 @@ fn the_command_replays_every_trace_with_the_shipped_rules() {
     argv.extend(files.iter().map(|f| f.display().to_string()));
     argv.extend(
         [
-            "--rules", RULES, "--policy", "default", "--window", "200000",
+            "--rules",
+            common::RULES,
+            "--policy",
+            "default",
+            "--window",
+            "200000",
         ]
         .map(String::from),
     );
     // How long it takes is shown by running the command (docs/replay.md), not asserted.
-    let report = replay_command(&Cli::parse_from(argv).args).expect("replay runs");
+    let report = replay_command(&common::parse_args::<ReplayArgs>(argv)).expect("replay runs");
     println!("{report}\nreplayed {} traces", files.len());
     assert!(report.contains("| **TOTAL** | policy |"), "{report}");
     assert!(report.contains("| **TOTAL** | trim-oldest |"));
@@ -51,7 +44,7 @@ fn every_request_of_the_policy_replay_is_a_valid_request() {
     let Some(dir) = common::traces_dir() else {
         return;
     };
-    let rules = Rules::load(RULES).unwrap();
+    let rules = Rules::load(common::RULES).unwrap();
     for file in common::trace_files(&dir) {
         let p = Prepared::new(load(&file, None, &rules).expect("trace imports and classifies"));
         for format in [RequestFormat::OpenAi, RequestFormat::Anthropic] {

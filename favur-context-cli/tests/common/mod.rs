@@ -50,6 +50,24 @@ impl Renderer for PlainRenderer {
     }
 }
 
+/// The shipped rules file.
+pub const RULES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../rules/coding-agent-shell.toml"
+);
+
+/// Parses a command line (`argv[0]` is the program name) into one command's arguments.
+pub fn parse_args<A: clap::Args>(
+    argv: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+) -> A {
+    #[derive(clap::Parser)]
+    struct Cli<A: clap::Args> {
+        #[command(flatten)]
+        args: A,
+    }
+    <Cli<A> as clap::Parser>::parse_from(argv).args
+}
+
 /// Rules for the hand-made transcripts: `ls` output forgettable, `cat` output fuzzy,
 /// everything else strict.
 pub fn hand_rules() -> Rules {
@@ -91,4 +109,5 @@ pub fn result(id: &str, content: &str) -> Value {
 
 #[path = "../../../tests/tests/common/traces.rs"]
 mod traces;
+#[allow(unused_imports)]
 pub use traces::{trace_files, traces_dir};

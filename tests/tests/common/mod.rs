@@ -84,4 +84,5 @@ pub fn history() -> History {
 
 // The traces helpers are shared with the CLI's tests (favur-context-cli/tests/common).
 mod traces;
+#[allow(unused_imports)]
 pub use traces::{trace_files, traces_dir};
