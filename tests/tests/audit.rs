@@ -1,61 +1,29 @@
 //! The call-site ledger on a small agent whose one tool is misclassified: the regret
 //! events name that tool's call site, live, reopened from JSON and from a journal.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use favur_context::audit::{Fate, Ledger, REGRET_TARGET, RegretEvent, RegretKind};
 use favur_context::{
-    Compactor, History, JournaledHistory, Message, Policy, Retention, Store, Tool, ToolCall,
-    retention, strict,
+    Compactor, History, JournaledHistory, Message, Policy, Retention, Store, ToolCall, strict,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// Lists a directory: spent once read, rightly forgettable.
-struct ListDir;
+// Lists a directory: spent once read, rightly forgettable.
+common::tool!(ListDir: forgettable, "list_dir", "List a directory", json!({"type": "object"}),
+|args| {
+    let dir = args["path"].as_str().unwrap_or(".");
+    Ok((0..12).map(|i| format!("{dir}/file_{i}.rs\n")).collect())
+});
 
-#[retention(forgettable)]
-impl Tool for ListDir {
-    fn name(&self) -> &str {
-        "list_dir"
-    }
-    fn description(&self) -> &str {
-        "List a directory"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
-    }
-    fn call(&self, args: &Value) -> Result<String, String> {
-        let dir = args["path"].as_str().unwrap_or(".");
-        Ok((0..12).map(|i| format!("{dir}/file_{i}.rs\n")).collect())
-    }
-}
-
-/// Runs the test suite: the failures matter until they are fixed, so this class is wrong.
-struct RunTests;
-
-#[retention(forgettable)]
-impl Tool for RunTests {
-    fn name(&self) -> &str {
-        "run_tests"
-    }
-    fn description(&self) -> &str {
-        "Run the tests"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
-    }
-    fn call(&self, _: &Value) -> Result<String, String> {
-        Err((0..8)
-            .map(|i| {
-                format!(
-                    "test parse::case_{i} ... FAILED at src/parse.rs:{}:5\n",
-                    100 + i
-                )
-            })
-            .collect())
-    }
-}
+// Runs the test suite: the failures matter until they are fixed, so this class is wrong.
+common::tool!(RunTests: forgettable, "run_tests", "Run the tests", json!({"type": "object"}),
+    |_| Err((0..8)
+        .map(|i| format!("test parse::case_{i} ... FAILED at src/parse.rs:{}:5\n", 100 + i))
+        .collect()));
 
 /// What the run produced: the history, the live ledger, and the line of the one
 /// `run_tool` call that classifies `RunTests` results.

@@ -1,54 +1,28 @@
 //! Tools out: the registry dispatches by name and declares the tools in provider shapes.
 
+mod common;
+
 use favur_context::{
-    AsyncTool, History, JournaledHistory, Retention, Store, Tool, ToolCall, ToolDefinition,
-    ToolDefinitionError, ToolFuture, ToolSet, ToolSetError, fuzzy, retention, strict,
+    History, JournaledHistory, Retention, Store, ToolCall, ToolDefinition, ToolDefinitionError,
+    ToolSet, ToolSetError, fuzzy, strict,
 };
 use regex::Regex;
 use serde_json::{Value, json};
 
-struct Bash;
+common::tool!(async Bash: strict, "bash", "Run a shell command",
+json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
+|arguments| {
+    tokio::task::yield_now().await; // a real suspension point
+    match arguments["command"].as_str() {
+        Some("false") => Err("exit status 1".to_owned()),
+        Some(c) => Ok(format!("$ {c}\nok")),
+        None => Err("`command` must be a string".to_owned()),
+    }
+});
 
-#[retention(strict)]
-impl AsyncTool for Bash {
-    fn name(&self) -> &str {
-        "bash"
-    }
-    fn description(&self) -> &str {
-        "Run a shell command"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
-    }
-    fn call<'a>(&'a self, arguments: &'a Value) -> ToolFuture<'a> {
-        Box::pin(async move {
-            tokio::task::yield_now().await; // a real suspension point
-            match arguments["command"].as_str() {
-                Some("false") => Err("exit status 1".to_owned()),
-                Some(c) => Ok(format!("$ {c}\nok")),
-                None => Err("`command` must be a string".to_owned()),
-            }
-        })
-    }
-}
-
-struct ListDir;
-
-#[retention(forgettable)]
-impl Tool for ListDir {
-    fn name(&self) -> &str {
-        "list_dir"
-    }
-    fn description(&self) -> &str {
-        "List a directory"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"path": {"type": "string"}}})
-    }
-    fn call(&self, _: &Value) -> Result<String, String> {
-        Ok("Cargo.toml\nsrc/".into())
-    }
-}
+common::tool!(ListDir: forgettable, "list_dir", "List a directory",
+    json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+    |_| Ok("Cargo.toml\nsrc/".into()));
 
 fn tools() -> ToolSet {
     ToolSet::new(Retention::Fuzzy)

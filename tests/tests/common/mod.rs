@@ -82,6 +82,10 @@ pub fn history() -> History {
     History::with_counter(Words)
 }
 
+mod tool;
+#[allow(unused_imports)]
+pub(crate) use tool::tool;
+
 // The traces helpers are shared with the CLI's tests (favur-context-cli/tests/common).
 mod traces;
 #[allow(unused_imports)]

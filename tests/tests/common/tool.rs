@@ -1,0 +1,47 @@
+//! Test tools in one line each: `tool!(Name: class, "name", "description", parameters,
+//! |arguments| body)` defines a unit struct and its `#[retention(class)]` impl of
+//! [`Tool`](favur_context::Tool) (or, with `async`, of
+//! [`AsyncTool`](favur_context::AsyncTool), the body inside the returned future).
+
+/// Defines a classified test tool (see the module docs).
+macro_rules! tool {
+    ($name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:pat_param| $body:expr) => {
+        struct $name;
+
+        #[favur_context::retention($class)]
+        impl favur_context::Tool for $name {
+            fn name(&self) -> &str {
+                $tool
+            }
+            fn description(&self) -> &str {
+                $description
+            }
+            fn parameters(&self) -> serde_json::Value {
+                $parameters
+            }
+            fn call(&self, $args: &serde_json::Value) -> Result<String, String> {
+                $body
+            }
+        }
+    };
+    (async $name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:ident| $body:expr) => {
+        struct $name;
+
+        #[favur_context::retention($class)]
+        impl favur_context::AsyncTool for $name {
+            fn name(&self) -> &str {
+                $tool
+            }
+            fn description(&self) -> &str {
+                $description
+            }
+            fn parameters(&self) -> serde_json::Value {
+                $parameters
+            }
+            fn call<'a>(&'a self, $args: &'a serde_json::Value) -> favur_context::ToolFuture<'a> {
+                Box::pin(async move { $body })
+            }
+        }
+    };
+}
+pub(crate) use tool;
