@@ -1,30 +1,16 @@
 //! Resume is a first-class step: setup happens once, the calls a kill left unanswered are
 //! listed, and a reopened journal behaves exactly like one that never stopped.
 
+mod common;
+
 use favur_context::render::{render_anthropic, render_openai};
 use favur_context::{
-    Compactor, EntryId, History, JournaledHistory, NewEntry, OpenOptions, Policy, Store, Tool,
-    ToolCall, forgettable, fuzzy, retention, strict,
+    Compactor, EntryId, History, JournaledHistory, NewEntry, OpenOptions, Policy, Store, ToolCall,
+    forgettable, fuzzy, strict,
 };
 use serde_json::json;
 
-struct Ls;
-
-#[retention(forgettable)]
-impl Tool for Ls {
-    fn name(&self) -> &str {
-        "ls"
-    }
-    fn description(&self) -> &str {
-        "List files"
-    }
-    fn parameters(&self) -> serde_json::Value {
-        json!({})
-    }
-    fn call(&self, _: &serde_json::Value) -> Result<String, String> {
-        Ok("Cargo.toml\nsrc/\ntests/".repeat(8))
-    }
-}
+common::tool!(Ls: forgettable, "ls", "List files", serde_json::json!({}), |_| Ok("Cargo.toml\nsrc/\ntests/".repeat(8)));
 
 fn setup() -> Vec<NewEntry> {
     vec![
