@@ -25,15 +25,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("o200k_base", Box::new(TiktokenCounter::o200k())),
         ("cl100k_base", Box::new(TiktokenCounter::cl100k())),
     ];
-    println!("| family (model) | runs | requests | counter | ratio (sum) | median | min – max |");
-    println!("|---|---|---|---|---|---|---|");
+    // The trace families: one folder each.
     let mut families: Vec<_> = std::fs::read_dir(&root)?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.is_dir())
         .collect();
     families.sort();
-    for family in families {
+    println!("| family (model) | runs | requests | counter | ratio (sum) | median | min – max |");
+    println!("|---|---|---|---|---|---|---|");
+    for family in &families {
         let traces = load_family(&family)?;
         let requests: usize = traces.iter().map(|t| t.reported.len()).sum();
         let model = traces.first().map(|t| t.model.clone()).unwrap_or_default();
@@ -72,13 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("\n| counter | messages | MB counted | time | MB/s |");
     println!("|---|---|---|---|---|");
     let mut all = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    for d in &dirs {
+    for d in &families {
         all.extend(load_family(d)?.into_iter().flat_map(|t| t.messages));
     }
     let bytes: usize = all
@@ -104,13 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The heuristic against o200k, by role: observations (tool output, logs) vs the rest.
     println!("\n| family | role | messages | o200k tokens | heuristic / o200k |");
     println!("|---|---|---|---|---|");
-    let mut families: Vec<_> = std::fs::read_dir(&root)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    families.sort();
-    for family in families {
+    for family in &families {
         let traces = load_family(&family)?;
         let family_name = family
             .file_name()
