@@ -2,6 +2,8 @@
 //! agent can hand them to a multi-threaded executor: checked at compile time with the
 //! bounds of `tokio::spawn`, and run on another thread.
 
+mod common;
+
 use std::future::Future;
 
 use favur_context::{
@@ -15,17 +17,7 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    std::thread::spawn(move || block_on(future))
-}
-
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    loop {
-        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-    }
+    std::thread::spawn(move || common::block_on(future))
 }
 
 /// An LLM stand-in: pending once per call, as a network call would be.

@@ -468,15 +468,7 @@ fn a_failing_summarizer_falls_back_to_the_builtin_one() {
 
 #[test]
 fn async_compaction_matches_sync_compaction() {
-    fn block_on<F: std::future::Future>(f: F) -> F::Output {
-        let mut f = std::pin::pin!(f);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        loop {
-            if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-                return v;
-            }
-        }
-    }
+    use crate::common::block_on;
     struct Yielding;
     impl favur_context::AsyncSummarizer for Yielding {
         async fn summarize(
@@ -552,3 +544,5 @@ fn the_builtin_summarizer_keeps_errors_identifiers_and_counts_within_budget() {
     assert!(text.matches("PASSED").count() < 20, "{text}");
     insta::assert_snapshot!("builtin_summary_pytest", text);
 }
+
+mod common;

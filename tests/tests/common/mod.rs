@@ -82,6 +82,18 @@ pub fn history() -> History {
     History::with_counter(Words)
 }
 
+/// Runs a future to completion on this thread, polling it with a no-op waker (the
+/// futures under test are woken by nothing but being polled again).
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}
+
 mod tool;
 #[allow(unused_imports)]
 pub(crate) use tool::tool;

@@ -4,6 +4,7 @@
 //! [`AsyncTool`](favur_context::AsyncTool), the body inside the returned future).
 
 /// Defines a classified test tool (see the module docs).
+#[allow(unused_macros)]
 macro_rules! tool {
     ($name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:pat_param| $body:expr) => {
         struct $name;
