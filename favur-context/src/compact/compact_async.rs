@@ -1,8 +1,9 @@
 //! The async compaction step on its own: the summaries of a plan, awaited.
 
 use crate::compact::Compactor;
+use crate::compact::compactor::summary_requests;
 use crate::compact::plan::Plan;
-use crate::compact::summarize::{AsyncSummarizer, SummarizeError, SummaryRequest};
+use crate::compact::summarize::{AsyncSummarizer, SummarizeError};
 use crate::history::History;
 
 impl<S: AsyncSummarizer> Compactor<S> {
@@ -33,15 +34,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
     ) -> Vec<Result<String, SummarizeError>> {
         let lists = Self::requests(history, plan);
         let mut outcomes = Vec::with_capacity(lists.len());
-        for (run, (entries, context)) in plan.runs().iter().zip(&lists) {
-            let request = SummaryRequest {
-                summary: run.summary,
-                tier: plan.tier(),
-                retention: run.retention,
-                budget_tokens: run.budget_tokens,
-                entries,
-                context,
-            };
+        for request in summary_requests(plan, &lists) {
             outcomes.push(self.summarizer().summarize(&request).await);
         }
         outcomes

@@ -338,6 +338,25 @@ impl<S> Compactor<S> {
     }
 }
 
+/// The summary request of each run of `plan`, given its entries and context (`lists`,
+/// from [`Compactor::requests`]).
+pub(crate) fn summary_requests<'a>(
+    plan: &'a Plan,
+    lists: &'a [(Vec<&'a Entry>, Vec<&'a Entry>)],
+) -> impl Iterator<Item = SummaryRequest<'a>> {
+    plan.runs()
+        .iter()
+        .zip(lists)
+        .map(|(run, (entries, context))| SummaryRequest {
+            summary: run.summary,
+            tier: plan.tier(),
+            retention: run.retention,
+            budget_tokens: run.budget_tokens,
+            entries,
+            context,
+        })
+}
+
 /// For each run of `plan`, the assistant turns that opened the exchanges of its members
 /// without being members themselves: what the summarizer reads to say what produced each
 /// result. An output's turn is the assistant entry recorded before it (past the other
@@ -458,19 +477,8 @@ impl<S: Summarizer> Compactor<S> {
         }
         let outcomes: Vec<_> = {
             let lists = Self::requests(store.history(), &plan);
-            plan.runs()
-                .iter()
-                .zip(&lists)
-                .map(|(run, (entries, context))| {
-                    self.summarizer.summarize(&SummaryRequest {
-                        summary: run.summary,
-                        tier: plan.tier(),
-                        retention: run.retention,
-                        budget_tokens: run.budget_tokens,
-                        entries,
-                        context,
-                    })
-                })
+            summary_requests(&plan, &lists)
+                .map(|request| self.summarizer.summarize(&request))
                 .collect()
         };
         committed(self.commit(store, plan, outcomes))

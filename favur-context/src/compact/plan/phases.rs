@@ -564,6 +564,25 @@ pub(super) struct Edits {
     pub(super) freed: u64,
 }
 
+/// Shows item `i` (entry `e`) in `form` from now on: the reform, and what it frees.
+fn reform(
+    (freed, reforms): (&mut u64, &mut Vec<PlannedReform>),
+    p: &Planner<'_>,
+    i: usize,
+    e: &Entry,
+    form: Form,
+) {
+    let (tokens, blocks) = forms::cost(p.counter, e, &form);
+    *freed += p
+        .now(i)
+        .saturating_sub(u64::from(tokens) + p.framing * u64::from(blocks));
+    reforms.push(PlannedReform {
+        id: p.items[i].id,
+        form,
+        tokens,
+    });
+}
+
 /// Phase 6, the edits and their figures: the drops, the reforms (reduced forms with the
 /// summary they point at, and kept entries over the cap shown capped), per class what
 /// was kept, summarized and dropped.
@@ -586,16 +605,13 @@ pub(super) fn edits(
                     && let Some(e) = p.entry(i)
                     && let Some(capped) = super::cap::cap_message(&e.message, e.id, cap, p.counter)
                 {
-                    let form = Form::Capped(Box::new(capped));
-                    let (tokens, blocks) = forms::cost(p.counter, e, &form);
-                    out.freed += p
-                        .now(i)
-                        .saturating_sub(u64::from(tokens) + p.framing * u64::from(blocks));
-                    out.reforms.push(PlannedReform {
-                        id: item.id,
-                        form,
-                        tokens,
-                    });
+                    reform(
+                        (&mut out.freed, &mut out.reforms),
+                        p,
+                        i,
+                        e,
+                        Form::Capped(Box::new(capped)),
+                    );
                 }
                 cell.kept.add(item.tokens);
             }
@@ -619,15 +635,7 @@ pub(super) fn edits(
                         summary: runs.run_of[i].map(|k| runs.runs[k].summary),
                     },
                 };
-                let (tokens, blocks) = forms::cost(p.counter, e, &form);
-                out.freed += p
-                    .now(i)
-                    .saturating_sub(u64::from(tokens) + p.framing * u64::from(blocks));
-                out.reforms.push(PlannedReform {
-                    id: item.id,
-                    form,
-                    tokens,
-                });
+                reform((&mut out.freed, &mut out.reforms), p, i, e, form);
                 if fate[i] == Fate::SummarizeStay {
                     cell.summarized.add(item.tokens);
                 } else {

@@ -190,21 +190,9 @@ impl BuiltinSummarizer {
         }
 
         // First pass: each kind up to its cap, entry by entry in turn.
-        for (rank, kind) in ORDER {
-            let cap = match kind {
-                Some(k) => first_pass_cap(k),
-                None => self.head_lines.min(1),
-            };
-            fill(
-                digests_shown,
-                rank,
-                kind,
-                cap,
-                &mut used,
-                budget,
-                &mut shown,
-            );
-        }
+        let head = self.head_lines;
+        let first = |kind: Option<LineKind>| kind.map_or(head.min(1), first_pass_cap);
+        fill_ranks(digests_shown, first, &mut used, budget, &mut shown);
         // Names the kept lines do not show.
         if self.max_identifiers > 0 {
             let mut listed = 0usize;
@@ -236,21 +224,8 @@ impl BuiltinSummarizer {
             }
         }
         // Then everything else, in the same order.
-        for (rank, kind) in ORDER {
-            let cap = match kind {
-                Some(_) => usize::MAX,
-                None => self.head_lines,
-            };
-            fill(
-                digests_shown,
-                rank,
-                kind,
-                cap,
-                &mut used,
-                budget,
-                &mut shown,
-            );
-        }
+        let rest = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
+        fill_ranks(digests_shown, rest, &mut used, budget, &mut shown);
 
         let mut out = String::new();
         for d in digests_shown.iter_mut() {
@@ -561,6 +536,19 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
 
 /// Gives each shown digest, in turn, its next line of `kind` (or its lead lines), up to
 /// `cap` lines of that kind per entry, while the budget lasts.
+/// One pass over the ranks of `ORDER`, each kind given up to `cap_of(kind)` lines.
+fn fill_ranks(
+    digests: &mut [Digest<'_>],
+    cap_of: impl Fn(Option<LineKind>) -> usize,
+    used: &mut usize,
+    budget: usize,
+    shown: &mut Shown,
+) {
+    for (rank, kind) in ORDER {
+        fill(digests, rank, kind, cap_of(kind), used, budget, shown);
+    }
+}
+
 fn fill(
     digests: &mut [Digest<'_>],
     rank: u8,
