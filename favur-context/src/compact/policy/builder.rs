@@ -24,15 +24,25 @@ pub struct PolicyBuilder {
     pub(super) policy: Policy,
 }
 
+/// A builder method that sets one field of the policy.
+macro_rules! setter {
+    ($(#[$doc:meta])* $name:ident($arg:ident: $ty:ty) => $field:ident) => {
+        $(#[$doc])*
+        pub fn $name(mut self, $arg: $ty) -> Self {
+            self.policy.$field = $arg;
+            self
+        }
+    };
+}
+
 impl PolicyBuilder {
-    /// Sets the window.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Policy::builder().window_tokens(9).build().unwrap().window_tokens(), 9);
-    /// ```
-    pub fn window_tokens(mut self, window_tokens: u64) -> Self {
-        self.policy.window_tokens = window_tokens;
-        self
+    setter! {
+        /// Sets the window.
+        ///
+        /// ```
+        /// assert_eq!(favur_context::Policy::builder().window_tokens(9).build().unwrap().window_tokens(), 9);
+        /// ```
+        window_tokens(window_tokens: u64) => window_tokens
     }
 
     /// Replaces all tiers.
@@ -64,79 +74,72 @@ impl PolicyBuilder {
         self
     }
 
-    /// Sets the limit (a fraction of the window).
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Policy::builder().limit(0.9).build().unwrap().limit(), 0.9);
-    /// ```
-    pub fn limit(mut self, limit: f64) -> Self {
-        self.policy.limit = limit;
-        self
+    setter! {
+        /// Sets the limit (a fraction of the window).
+        ///
+        /// ```
+        /// assert_eq!(favur_context::Policy::builder().limit(0.9).build().unwrap().limit(), 0.9);
+        /// ```
+        limit(limit: f64) => limit
     }
 
-    /// Sets or clears the per-entry cap.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Policy::builder().entry_cap_tokens(Some(2_000)).build().unwrap().entry_cap_tokens(), Some(2_000));
-    /// ```
-    pub fn entry_cap_tokens(mut self, cap: Option<u32>) -> Self {
-        self.policy.entry_cap_tokens = cap;
-        self
+    setter! {
+        /// Sets or clears the per-entry cap.
+        ///
+        /// ```
+        /// assert_eq!(favur_context::Policy::builder().entry_cap_tokens(Some(2_000)).build().unwrap().entry_cap_tokens(), Some(2_000));
+        /// ```
+        entry_cap_tokens(cap: Option<u32>) => entry_cap_tokens
     }
 
-    /// Sets the most tokens one summary may take.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Policy::builder().summary_budget_tokens(99).build().unwrap().summary_budget_tokens(), 99);
-    /// ```
-    pub fn summary_budget_tokens(mut self, budget: u32) -> Self {
-        self.policy.summary_budget_tokens = budget;
-        self
+    setter! {
+        /// Sets the most tokens one summary may take.
+        ///
+        /// ```
+        /// assert_eq!(favur_context::Policy::builder().summary_budget_tokens(99).build().unwrap().summary_budget_tokens(), 99);
+        /// ```
+        summary_budget_tokens(budget: u32) => summary_budget_tokens
     }
 
-    /// Sets the budget a summary gets for each entry it merges.
-    ///
-    /// ```
-    /// let p = favur_context::Policy::builder().summary_tokens_per_entry(60).build().unwrap();
-    /// assert_eq!(p.summary_tokens_per_entry(), 60);
-    /// ```
-    pub fn summary_tokens_per_entry(mut self, tokens: u32) -> Self {
-        self.policy.summary_tokens_per_entry = tokens;
-        self
+    setter! {
+        /// Sets the budget a summary gets for each entry it merges.
+        ///
+        /// ```
+        /// let p = favur_context::Policy::builder().summary_tokens_per_entry(60).build().unwrap();
+        /// assert_eq!(p.summary_tokens_per_entry(), 60);
+        /// ```
+        summary_tokens_per_entry(tokens: u32) => summary_tokens_per_entry
     }
 
-    /// Sets how many recent consumed exchanges stay verbatim.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Policy::builder().keep_recent(3).build().unwrap().keep_recent(), 3);
-    /// ```
-    pub fn keep_recent(mut self, exchanges: usize) -> Self {
-        self.policy.keep_recent = exchanges;
-        self
+    setter! {
+        /// Sets how many recent consumed exchanges stay verbatim.
+        ///
+        /// ```
+        /// assert_eq!(favur_context::Policy::builder().keep_recent(3).build().unwrap().keep_recent(), 3);
+        /// ```
+        keep_recent(exchanges: usize) => keep_recent
     }
 
-    /// Tokens set aside for the model's answer (see [`Policy::reserve_output_tokens`]).
-    ///
-    /// ```
-    /// let err = favur_context::Policy::builder().window_tokens(1_000).reserve_output_tokens(500).build().unwrap_err();
-    /// assert_eq!(err.to_string(), "reserve_output_tokens: 500 tokens reserved for the answer leave no room under the limit");
-    /// ```
-    pub fn reserve_output_tokens(mut self, tokens: u32) -> Self {
-        self.policy.reserve_output_tokens = tokens;
-        self
+    setter! {
+        /// Tokens set aside for the model's answer (see [`Policy::reserve_output_tokens`]).
+        ///
+        /// ```
+        /// let err = favur_context::Policy::builder().window_tokens(1_000).reserve_output_tokens(500).build().unwrap_err();
+        /// assert_eq!(err.to_string(), "reserve_output_tokens: 500 tokens reserved for the answer leave no room under the limit");
+        /// ```
+        reserve_output_tokens(tokens: u32) => reserve_output_tokens
     }
 
-    /// Sets the smallest reclaim worth a compaction (a fraction of the window).
-    ///
-    /// ```
-    /// use favur_context::{Policy, PolicyError};
-    /// assert_eq!(Policy::builder().min_reclaim(0.01).build().unwrap().min_reclaim(), 0.01);
-    /// let err = Policy::builder().min_reclaim(0.6).build().unwrap_err();
-    /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
-    /// ```
-    pub fn min_reclaim(mut self, fraction: f64) -> Self {
-        self.policy.min_reclaim = fraction;
-        self
+    setter! {
+        /// Sets the smallest reclaim worth a compaction (a fraction of the window).
+        ///
+        /// ```
+        /// use favur_context::{Policy, PolicyError};
+        /// assert_eq!(Policy::builder().min_reclaim(0.01).build().unwrap().min_reclaim(), 0.01);
+        /// let err = Policy::builder().min_reclaim(0.6).build().unwrap_err();
+        /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
+        /// ```
+        min_reclaim(fraction: f64) => min_reclaim
     }
 
     /// Validates and returns the policy.

@@ -405,79 +405,56 @@ mod tests {
 
     #[test]
     fn kinds_of_lines() {
-        assert_eq!(
-            classify("Traceback (most recent call last):"),
-            LineKind::Error
-        );
-        assert_eq!(classify("ValueError: bad input"), LineKind::Error);
-        assert_eq!(
-            classify("  File \"a/b.py\", line 3, in f"),
-            LineKind::Location
-        );
-        assert_eq!(
-            classify("tests/test_a.py::test_x FAILED"),
-            LineKind::Outcome
-        );
-        assert_eq!(
-            classify("==== 1 failed, 2 passed in 0.1s ===="),
-            LineKind::Outcome
-        );
-        assert_eq!(classify("src/lib.rs:42:    fn parse()"), LineKind::Hit);
-        assert_eq!(classify("src/lib.rs:42-    context"), LineKind::Hit);
-        assert_eq!(
-            classify("   120\t    def parse(self, x):"),
-            LineKind::Definition
-        );
-        assert_eq!(
-            classify("pub fn parse(input: &str) -> Ast {"),
-            LineKind::Definition
-        );
-        assert_eq!(classify("django/db/models/query.py"), LineKind::Path);
-        assert_eq!(classify("setup.cfg"), LineKind::Path);
-        assert_eq!(classify("names."), LineKind::Plain);
-        assert_eq!(
-            classify("-rw-r--r--  1 root root  4096 Jan  1 12:00 setup.cfg"),
-            LineKind::Path
-        );
-        assert_eq!(classify("<returncode>1</returncode>"), LineKind::Status);
-        assert_eq!(classify("exit status 101"), LineKind::Status);
-        assert_eq!(classify("<output>"), LineKind::Noise);
-        assert_eq!(classify("   "), LineKind::Noise);
-        assert_eq!(classify("just some words here"), LineKind::Plain);
-        assert_eq!(classify("see src/error.rs for details"), LineKind::Plain);
-        // Code that names errors is not an error.
-        assert_eq!(classify("        errors.append("), LineKind::Plain);
-        assert_eq!(
-            classify("    except (FieldDoesNotExist, AttributeError):"),
-            LineKind::Plain
-        );
-        assert_eq!(classify("    raise ValueError('bad')"), LineKind::Plain);
-        assert_eq!(
-            classify("   608                 except KeyError:"),
-            LineKind::Plain
-        );
-        assert_eq!(
-            classify("  1281             except Exception:"),
-            LineKind::Plain
-        );
-        assert_eq!(classify("ValueError: "), LineKind::Plain);
-        assert_eq!(classify("  12\tValueError: bad value"), LineKind::Error);
-        assert_eq!(
-            classify("error[E0277]: `&str` has no retention class"),
-            LineKind::Error
-        );
-        assert_eq!(
-            classify("E       AssertionError: assert 1 == 2"),
-            LineKind::Error
-        );
-        assert_eq!(
-            classify("django.core.exceptions.ImproperlyConfigured: Requested setting"),
-            LineKind::Error
-        );
-        assert_eq!(
-            classify("thread 'main' panicked at src/parse.rs:3:5:"),
-            LineKind::Error
-        );
+        for (line, kind) in [
+            ("Traceback (most recent call last):", LineKind::Error),
+            ("ValueError: bad input", LineKind::Error),
+            ("  File \"a/b.py\", line 3, in f", LineKind::Location),
+            ("tests/test_a.py::test_x FAILED", LineKind::Outcome),
+            ("==== 1 failed, 2 passed in 0.1s ====", LineKind::Outcome),
+            ("src/lib.rs:42:    fn parse()", LineKind::Hit),
+            ("src/lib.rs:42-    context", LineKind::Hit),
+            ("   120\t    def parse(self, x):", LineKind::Definition),
+            ("pub fn parse(input: &str) -> Ast {", LineKind::Definition),
+            ("django/db/models/query.py", LineKind::Path),
+            ("setup.cfg", LineKind::Path),
+            ("names.", LineKind::Plain),
+            (
+                "-rw-r--r--  1 root root  4096 Jan  1 12:00 setup.cfg",
+                LineKind::Path,
+            ),
+            ("<returncode>1</returncode>", LineKind::Status),
+            ("exit status 101", LineKind::Status),
+            ("<output>", LineKind::Noise),
+            ("   ", LineKind::Noise),
+            ("just some words here", LineKind::Plain),
+            ("see src/error.rs for details", LineKind::Plain),
+            // Code that names errors is not an error.
+            ("        errors.append(", LineKind::Plain),
+            (
+                "    except (FieldDoesNotExist, AttributeError):",
+                LineKind::Plain,
+            ),
+            ("    raise ValueError('bad')", LineKind::Plain),
+            ("   608                 except KeyError:", LineKind::Plain),
+            ("  1281             except Exception:", LineKind::Plain),
+            ("ValueError: ", LineKind::Plain),
+            ("  12\tValueError: bad value", LineKind::Error),
+            (
+                "error[E0277]: `&str` has no retention class",
+                LineKind::Error,
+            ),
+            ("E       AssertionError: assert 1 == 2", LineKind::Error),
+            (
+                "django.core.exceptions.ImproperlyConfigured: Requested setting",
+                LineKind::Error,
+            ),
+            (
+                "thread 'main' panicked at src/parse.rs:3:5:",
+                LineKind::Error,
+            ),
+        ] {
+            assert_eq!(classify(line), kind, "{line}");
+        }
     }
 
     #[test]
