@@ -30,6 +30,15 @@ fn held(h: &JournaledHistory, id: EntryId) -> bool {
 
 /// Builds a history with every kind of record: pinned, appended, tool results, and
 /// compactions that summarize, drop and reform.
+/// A new journal `h.jsonl` with `options`, in a temporary folder that lives as long as
+/// the returned guard.
+fn open_new(options: OpenOptions) -> (tempfile::TempDir, std::path::PathBuf, JournaledHistory) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    let h = options.open(&path).unwrap();
+    (dir, path, h)
+}
+
 fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
     let mut ids = vec![h.pin(strict!(system: "You are a coding agent.")).unwrap()];
     ids.push(h.append(strict!(user: "Fix the parser")).unwrap());
@@ -65,9 +74,7 @@ fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
 
 #[test]
 fn reopening_rebuilds_the_same_history_and_view() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = OpenOptions::new().framing_tokens(3).open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new().framing_tokens(3));
     populate(&mut h);
     let before = h.history().full_copy().unwrap();
     let (view, pinned, usage, next) = (
@@ -96,9 +103,7 @@ fn reopening_rebuilds_the_same_history_and_view() {
 
 #[test]
 fn journal_and_json_replays_agree() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     populate(&mut h);
     let from_json = History::from_json(&h.history().full_copy().unwrap().to_json()).unwrap();
     assert_eq!(from_json.view(), h.history().view());
@@ -110,9 +115,7 @@ fn journal_and_json_replays_agree() {
 
 #[test]
 fn originals_leave_memory_with_the_view_and_are_recalled_from_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     let ids = populate(&mut h);
     let summary_id = EntryId(7);
     // Held: pinned + view items (including the reformed #3 and the summary).
@@ -176,9 +179,7 @@ fn originals_leave_memory_with_the_view_and_are_recalled_from_the_file() {
 
 #[test]
 fn keep_originals_holds_everything() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = OpenOptions::new().keep_originals(true).open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new().keep_originals(true));
     populate(&mut h);
     assert_eq!(h.history().entries().len(), h.history().len());
     assert!(h.history().recall(EntryId(6)).is_ok());
@@ -244,9 +245,7 @@ fn every_durability_setting_records_the_same() {
 
 #[test]
 fn a_compaction_that_does_not_apply_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     let id = h.append(fuzzy!(user: "x")).unwrap();
     let len = std::fs::metadata(&path).unwrap().len();
     let err = h
@@ -279,9 +278,7 @@ fn counter_option_counts_new_appends() {
             t.len() as u32
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new().counter(Bytes));
     let id = h.append(fuzzy!(user: "abcdefgh")).unwrap();
     assert_eq!(h.history().recall(id).unwrap().tokens(), 8);
     drop(h);
@@ -293,9 +290,7 @@ fn counter_option_counts_new_appends() {
 
 #[test]
 fn the_record_format_is_one_json_object_a_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     let id = h.append(fuzzy!(user: "hi")).unwrap();
     h.apply(Compaction {
         tier: 1,
@@ -325,9 +320,7 @@ fn the_record_format_is_one_json_object_a_line() {
 
 #[test]
 fn recall_tool_answers_from_the_journal() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, _, mut h) = open_new(OpenOptions::new());
     let ids = populate(&mut h);
 
     // Declared to the model.
@@ -396,9 +389,7 @@ fn recall_tool_answers_from_the_journal() {
 
 #[test]
 fn recall_reports_a_journal_changed_under_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     let a = h.append(fuzzy!(user: "aaaa")).unwrap();
     h.apply(Compaction {
         tier: 1,
@@ -428,9 +419,7 @@ fn recall_reports_a_journal_changed_under_it() {
 #[test]
 fn the_compaction_engine_records_into_a_journal_like_into_any_store() {
     use favur_context::{Compactor, Policy};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     h.pin(strict!(system: "You are a coding agent.")).unwrap();
     let mut compactor = Compactor::new(Policy::for_window(2_000).unwrap());
     let mut reports = 0;
@@ -486,9 +475,7 @@ fn the_compaction_engine_records_into_a_journal_like_into_any_store() {
 #[test]
 fn rendering_a_journaled_history_matches_rendering_the_full_one() {
     use favur_context::render::{render_anthropic, render_openai};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     h.pin(strict!(system: "You are a coding agent.")).unwrap();
     h.append(strict!(user: "list the files")).unwrap();
     let call = h
@@ -521,9 +508,7 @@ fn rendering_a_journaled_history_matches_rendering_the_full_one() {
 
 #[test]
 fn a_copy_of_the_history_reads_back_without_holding_the_lock() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
     let ids = populate(&mut h);
     let copy = h.history().clone();
     drop(h);
@@ -553,9 +538,7 @@ fn reopening_with_another_counter_is_refused() {
             t.len() as u32
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
+    let (_dir, path, mut h) = open_new(OpenOptions::new().counter(Bytes));
     h.append(favur_context::fuzzy!(user: "abcd")).unwrap();
     drop(h);
     let err = JournaledHistory::open(&path).unwrap_err();

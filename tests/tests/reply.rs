@@ -30,20 +30,31 @@ const OPENAI_TOOL_CALLS: &str = r#"{
   "service_tier": "default"
 }"#;
 
-#[test]
-fn openai_tool_calls_are_parsed_in_order() {
-    let reply = Reply::from_openai(OPENAI_TOOL_CALLS).unwrap();
+/// The calls of a reply that stopped for tool calls, checked: its usage (input, output)
+/// and how many calls it made.
+fn tool_calls_of(
+    reply: &Reply,
+    (input, output): (u64, u64),
+    calls: usize,
+) -> Vec<favur_context::ToolCall> {
     assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
-    assert_eq!(reply.model(), Some("gpt-4.1-2025-04-14"));
     assert_eq!(
         reply.usage(),
         Some(Usage {
-            input_tokens: 343,
-            output_tokens: 41
+            input_tokens: input,
+            output_tokens: output
         })
     );
-    let calls = reply.tool_calls();
-    assert_eq!(calls.len(), 2);
+    let found = reply.tool_calls();
+    assert_eq!(found.len(), calls);
+    found
+}
+
+#[test]
+fn openai_tool_calls_are_parsed_in_order() {
+    let reply = Reply::from_openai(OPENAI_TOOL_CALLS).unwrap();
+    assert_eq!(reply.model(), Some("gpt-4.1-2025-04-14"));
+    let calls = tool_calls_of(&reply, (343, 41), 2);
     assert_eq!(
         (calls[0].id.as_str(), calls[0].name.as_str()),
         ("call_abc", "read_file")
@@ -168,17 +179,8 @@ const ANTHROPIC_TOOL_USE: &str = r#"{
 #[test]
 fn anthropic_tool_use() {
     let reply = Reply::from_anthropic(ANTHROPIC_TOOL_USE).unwrap();
-    assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
     assert_eq!(reply.text(), "I'll check the test first.");
-    assert_eq!(
-        reply.usage(),
-        Some(Usage {
-            input_tokens: 2195,
-            output_tokens: 503
-        })
-    );
-    let calls = reply.tool_calls();
-    assert_eq!(calls.len(), 2);
+    let calls = tool_calls_of(&reply, (2195, 503), 2);
     assert_eq!(calls[0].id, "toolu_01A09q90qw90lq917835lq9");
     assert_eq!(calls[1].arguments.as_json().unwrap()["path"], "src/lib.rs");
     let mut h = History::new();
@@ -248,16 +250,7 @@ fn openai_stream_assembles_whatever_the_chunk_boundaries() {
         s.finish().unwrap()
     };
     assert_eq!(whole.text(), "Running.");
-    assert_eq!(whole.stop_reason(), &StopReason::ToolCalls);
-    assert_eq!(
-        whole.usage(),
-        Some(Usage {
-            input_tokens: 90,
-            output_tokens: 30
-        })
-    );
-    let calls = whole.tool_calls();
-    assert_eq!(calls.len(), 2);
+    let calls = tool_calls_of(&whole, (90, 30), 2);
     assert_eq!(calls[0].arguments.as_json().unwrap()["command"], "ls");
     assert_eq!(calls[1].name, "read_file");
     // Every split point, with CRLF line ends too.
@@ -326,17 +319,8 @@ fn anthropic_stream_assembles_text_and_input_json() {
     }
     assert_eq!(s.text(), "Okay, let me check");
     let reply = s.finish().unwrap();
-    assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
     assert_eq!(reply.model(), Some("claude-sonnet-4-5"));
-    assert_eq!(
-        reply.usage(),
-        Some(Usage {
-            input_tokens: 472,
-            output_tokens: 89
-        })
-    );
-    let calls = reply.tool_calls();
-    assert_eq!(calls.len(), 1);
+    let calls = tool_calls_of(&reply, (472, 89), 1);
     assert_eq!(calls[0].name, "get_weather");
     assert_eq!(
         calls[0].arguments.as_json().unwrap()["location"],
