@@ -38,6 +38,13 @@ fn write_with(path: &Path, lines: &[String], bad: &[u8], after: &[&str]) -> u64 
     offset
 }
 
+/// Writes `lines` and then the one bad line `bad` (the fifth), opens the journal, and
+/// expects it to be named as corrupt there: its problem.
+fn with_bad_fifth_line(path: &Path, lines: &[String], bad: &[u8]) -> Corruption {
+    let offset = write_with(path, lines, bad, &[]);
+    corrupt_at(path, 5, offset)
+}
+
 /// Opens `path` and expects a [`JournalError::Corrupt`] at `line`/`offset`.
 fn corrupt_at(path: &Path, line: u64, offset: u64) -> Corruption {
     match JournaledHistory::open(path) {
@@ -112,9 +119,8 @@ fn damaged_last_complete_line_is_an_error_too() {
 #[test]
 fn invalid_utf8() {
     let (_d, path, lines) = base();
-    let offset = write_with(&path, &lines, b"{\"entry\":\"\xff\xfe\"}\n", &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, b"{\"entry\":\"\xff\xfe\"}\n"),
         Corruption::InvalidUtf8 { valid_up_to: 10 }
     );
 }
@@ -123,9 +129,8 @@ fn invalid_utf8() {
 fn missing_class() {
     let (_d, path, lines) = base();
     let line = entry_line(3, "null").replace(r#""retention":null,"#, "");
-    let offset = write_with(&path, &lines, line.as_bytes(), &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, line.as_bytes()),
         Corruption::MissingClass {
             id: Some(EntryId(3))
         }
@@ -135,9 +140,8 @@ fn missing_class() {
 #[test]
 fn unknown_class() {
     let (_d, path, lines) = base();
-    let offset = write_with(&path, &lines, entry_line(3, r#""eternal""#).as_bytes(), &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, entry_line(3, r#""eternal""#).as_bytes()),
         Corruption::UnknownClass {
             id: Some(EntryId(3)),
             found: r#""eternal""#.into()
@@ -172,9 +176,8 @@ fn malformed_entry() {
 #[test]
 fn unknown_record_type() {
     let (_d, path, lines) = base();
-    let offset = write_with(&path, &lines, b"{\"snapshot\":{\"at\":3}}\n", &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, b"{\"snapshot\":{\"at\":3}}\n"),
         Corruption::UnknownRecord {
             kind: "snapshot".into()
         }
@@ -202,9 +205,8 @@ fn not_a_record() {
 #[test]
 fn empty_line() {
     let (_d, path, lines) = base();
-    let offset = write_with(&path, &lines, b"\n", &[]);
     assert!(matches!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, b"\n"),
         Corruption::InvalidJson { .. }
     ));
 }
@@ -251,16 +253,17 @@ fn missing_and_malformed_header() {
 #[test]
 fn second_header() {
     let (_d, path, lines) = base();
-    let offset = write_with(&path, &lines, lines[0].as_bytes(), &[]);
-    assert_eq!(corrupt_at(&path, 5, offset), Corruption::UnexpectedHeader);
+    assert_eq!(
+        with_bad_fifth_line(&path, &lines, lines[0].as_bytes()),
+        Corruption::UnexpectedHeader
+    );
 }
 
 #[test]
 fn ids_out_of_order() {
     let (_d, path, lines) = base();
-    let offset = write_with(&path, &lines, entry_line(5, r#""fuzzy""#).as_bytes(), &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, entry_line(5, r#""fuzzy""#).as_bytes()),
         Corruption::IdOrder {
             expected: EntryId(3),
             found: EntryId(5)
@@ -284,9 +287,8 @@ fn summary_outside_a_compaction() {
         r#""message""#,
         r#""kind":{"summary":{"replaces":[1]}},"message""#,
     );
-    let offset = write_with(&path, &lines, line.as_bytes(), &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, line.as_bytes()),
         Corruption::UnexpectedSummary { id: EntryId(3) }
     );
 }
@@ -294,25 +296,21 @@ fn summary_outside_a_compaction() {
 #[test]
 fn compaction_naming_unknown_ids() {
     let (_d, path, lines) = base();
-    let offset = write_with(
-        &path,
-        &lines,
-        b"{\"compaction\":{\"tier\":1,\"edits\":[{\"drop\":{\"id\":99}}]}}\n",
-        &[],
-    );
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(
+            &path,
+            &lines,
+            b"{\"compaction\":{\"tier\":1,\"edits\":[{\"drop\":{\"id\":99}}]}}\n"
+        ),
         Corruption::Compaction(ApplyError::NotInView { id: EntryId(99) })
     );
     // The pinned entry (#0) is not in the view either.
-    let offset = write_with(
-        &path,
-        &lines,
-        b"{\"compaction\":{\"tier\":1,\"edits\":[{\"drop\":{\"id\":0}}]}}\n",
-        &[],
-    );
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(
+            &path,
+            &lines,
+            b"{\"compaction\":{\"tier\":1,\"edits\":[{\"drop\":{\"id\":0}}]}}\n"
+        ),
         Corruption::Compaction(ApplyError::NotInView { id: EntryId(0) })
     );
 }
@@ -320,14 +318,8 @@ fn compaction_naming_unknown_ids() {
 #[test]
 fn malformed_compaction() {
     let (_d, path, lines) = base();
-    let offset = write_with(
-        &path,
-        &lines,
-        b"{\"compaction\":{\"tier\":1,\"edits\":[{\"shred\":{\"id\":1}}]}}\n",
-        &[],
-    );
     assert!(matches!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, b"{\"compaction\":{\"tier\":1,\"edits\":[{\"shred\":{\"id\":1}}]}}\n"),
         Corruption::InvalidCompaction { message } if message.contains("shred")
     ));
 }
@@ -538,13 +530,14 @@ fn bad_batches_are_damage_and_load_nothing_of_the_batch() {
         line["{\"entry\":".len()..line.len() - 1].to_owned()
     };
     // Empty.
-    let offset = write_with(&path, &lines, b"{\"batch\":[]}\n", &[]);
-    assert_eq!(corrupt_at(&path, 5, offset), Corruption::EmptyBatch);
+    assert_eq!(
+        with_bad_fifth_line(&path, &lines, b"{\"batch\":[]}\n"),
+        Corruption::EmptyBatch
+    );
     // The second entry's id skips one: nothing of the batch loads, not even the first.
     let skip = format!("{{\"batch\":[{},{}]}}\n", entry(3), entry(5));
-    let offset = write_with(&path, &lines, skip.as_bytes(), &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, skip.as_bytes()),
         Corruption::IdOrder {
             expected: EntryId(4),
             found: EntryId(5)
@@ -561,9 +554,8 @@ fn bad_batches_are_damage_and_load_nothing_of_the_batch() {
         r#""kind":{"summary":{"replaces":[1]}},"message""#,
     );
     let line = format!("{{\"batch\":[{},{summary}]}}\n", entry(3));
-    let offset = write_with(&path, &lines, line.as_bytes(), &[]);
     assert_eq!(
-        corrupt_at(&path, 5, offset),
+        with_bad_fifth_line(&path, &lines, line.as_bytes()),
         Corruption::UnexpectedSummary { id: EntryId(4) }
     );
     // The control: a good batch loads whole.
