@@ -9,34 +9,23 @@ use favur_context::{
     BuiltinSummarizer, Classified, Compactor, History, Message, Plan, Policy, Retention, ToolCall,
 };
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+// A small deterministic generator, seeded below.
+use fastrand::Rng;
 
 fn listing(rng: &mut Rng) -> String {
-    let n = 10 + rng.below(80);
+    let n = 10 + rng.u64(..80);
     (0..n)
-        .map(|i| format!("./src/module_{}/file_{i}.rs\n", rng.below(40)))
+        .map(|i| format!("./src/module_{}/file_{i}.rs\n", rng.u64(..40)))
         .collect()
 }
 
 fn file_view(rng: &mut Rng) -> String {
-    let n = 40 + rng.below(160);
+    let n = 40 + rng.u64(..160);
     (0..n)
         .map(|i| {
             format!(
                 "{i:>4}    let value_{i} = compute(&input[{}..], config.limit)?;\n",
-                rng.below(100)
+                rng.u64(..100)
             )
         })
         .collect()
@@ -44,10 +33,10 @@ fn file_view(rng: &mut Rng) -> String {
 
 fn trace(rng: &mut Rng) -> String {
     let mut s = String::from("running 48 tests\ntest parse::tests::nested ... FAILED\n");
-    for i in 0..(10 + rng.below(30)) {
+    for i in 0..(10 + rng.u64(..30)) {
         s.push_str(&format!(
             "   {i}: favur::parse::level_{i}\n             at ./src/parse.rs:{}:9\n",
-            rng.below(900)
+            rng.u64(..900)
         ));
     }
     s.push_str(
@@ -59,7 +48,7 @@ fn trace(rng: &mut Rng) -> String {
 /// A scripted agent job of `n` entries: calls and their results (listings forgettable,
 /// file views fuzzy, test runs strict), notes, the odd user message.
 fn messages(n: usize) -> Vec<Classified> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let mut out = Vec::with_capacity(n);
     out.push(
         Message::user("Fix the failing parser test without changing the public API.")
@@ -69,16 +58,16 @@ fn messages(n: usize) -> Vec<Classified> {
     while out.len() < n {
         k += 1;
         let id = format!("call_{k}");
-        let (tool, cmd, body, class) = match rng.below(10) {
+        let (tool, cmd, body, class) = match rng.u64(..10) {
             0..=3 => (
                 "bash",
-                format!("ls -R src/module_{}", rng.below(40)),
+                format!("ls -R src/module_{}", rng.u64(..40)),
                 listing(&mut rng),
                 Retention::Forgettable,
             ),
             4..=7 => (
                 "read_file",
-                format!("src/module_{}/file.rs", rng.below(40)),
+                format!("src/module_{}/file.rs", rng.u64(..40)),
                 file_view(&mut rng),
                 Retention::Fuzzy,
             ),
@@ -96,11 +85,11 @@ fn messages(n: usize) -> Vec<Classified> {
         )]);
         out.push(call.classify(Retention::Fuzzy));
         out.push(Message::tool_result(&id, body, class == Retention::Strict).classify(class));
-        if rng.below(4) == 0 {
+        if rng.u64(..4) == 0 {
             out.push(
                 Message::assistant(format!(
                     "Step {k}: looked at the output; next I will check module {}.",
-                    rng.below(40)
+                    rng.u64(..40)
                 ))
                 .classify(Retention::Fuzzy),
             );

@@ -25,17 +25,7 @@ struct Llm;
 
 impl AsyncSummarizer for Llm {
     async fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
-        let mut polled = false;
-        std::future::poll_fn(|cx| {
-            if polled {
-                std::task::Poll::Ready(())
-            } else {
-                polled = true;
-                cx.waker().wake_by_ref();
-                std::task::Poll::Pending
-            }
-        })
-        .await;
+        common::pending_once().await;
         Ok(format!("the model's gist of {} entries", r.entries.len()))
     }
 }

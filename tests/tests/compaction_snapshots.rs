@@ -476,17 +476,7 @@ fn async_compaction_matches_sync_compaction() {
             r: &favur_context::SummaryRequest<'_>,
         ) -> Result<String, favur_context::SummarizeError> {
             // Pending once, like a network call would be.
-            let mut polled = false;
-            std::future::poll_fn(|cx| {
-                if polled {
-                    std::task::Poll::Ready(())
-                } else {
-                    polled = true;
-                    cx.waker().wake_by_ref();
-                    std::task::Poll::Pending
-                }
-            })
-            .await;
+            crate::common::pending_once().await;
             Ok(favur_context::BuiltinSummarizer::default()
                 .summarize_entries(r.entries, r.budget_tokens))
         }

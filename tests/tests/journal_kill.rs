@@ -41,18 +41,8 @@ fn batches(history: &History) -> std::collections::BTreeMap<u64, u64> {
     found
 }
 
-/// A small xorshift generator seeded from the clock; the seed is printed so a failing run
-/// can be reproduced by setting `FAVUR_KILL_SEED`.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+// The kill times come from a generator seeded from the clock; the seed is printed so a
+// failing run can be reproduced by setting `FAVUR_KILL_SEED`.
 
 #[test]
 fn sigkilled_writer_loses_nothing_it_acknowledged() {
@@ -67,7 +57,7 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
                 | 1
         });
     eprintln!("kill test seed: {seed} (FAVUR_KILL_SEED={seed} to reproduce)");
-    let mut rng = Rng(seed);
+    let mut rng = fastrand::Rng::with_seed(seed);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("killed.jsonl");
     let started = Instant::now();
@@ -87,7 +77,7 @@ fn sigkilled_writer_loses_nothing_it_acknowledged() {
             .spawn()
             .expect("spawn the writer");
         // Kill at a random moment: anywhere from during its open to well into its loop.
-        std::thread::sleep(Duration::from_millis(rng.next() % 250));
+        std::thread::sleep(Duration::from_millis(rng.u64(..250)));
         child.kill().expect("SIGKILL the writer");
         let status = child.wait().unwrap();
         let mut out = String::new();

@@ -94,6 +94,22 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     }
 }
 
+/// A future that is pending once (waking itself) and then ready: a network call's
+/// suspension point, for async code under test.
+pub async fn pending_once() {
+    let mut polled = false;
+    std::future::poll_fn(|cx| {
+        if polled {
+            std::task::Poll::Ready(())
+        } else {
+            polled = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
 mod tool;
 #[allow(unused_imports)]
 pub(crate) use tool::tool;
