@@ -1,6 +1,8 @@
 //! Property tests: random appends (classes, sizes, tool calls with one or several results,
 //! errors) under random windows, checking the compaction invariants after every request.
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 
 use favur_context::kinds::Directive;
@@ -36,13 +38,7 @@ enum Op {
     },
 }
 
-fn class() -> impl Strategy<Value = Retention> {
-    prop_oneof![
-        Just(Retention::Forgettable),
-        Just(Retention::Fuzzy),
-        Just(Retention::Strict)
-    ]
-}
+use common::class;
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![

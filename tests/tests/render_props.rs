@@ -29,13 +29,7 @@ enum Step {
     },
 }
 
-fn class() -> impl Strategy<Value = Retention> {
-    prop_oneof![
-        Just(Retention::Forgettable),
-        Just(Retention::Fuzzy),
-        Just(Retention::Strict)
-    ]
-}
+use common::class;
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![

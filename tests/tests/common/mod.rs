@@ -110,6 +110,16 @@ pub async fn pending_once() {
     .await;
 }
 
+/// Any retention class, for property tests.
+pub fn class() -> impl proptest::strategy::Strategy<Value = Retention> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Retention::Forgettable),
+        Just(Retention::Fuzzy),
+        Just(Retention::Strict)
+    ]
+}
+
 mod tool;
 #[allow(unused_imports)]
 pub(crate) use tool::tool;
