@@ -294,6 +294,15 @@ impl Scanner {
         *ordinal += 1;
     }
 
+    /// A function's `#[retention]` site, if it has one; its name, to nest what is inside.
+    fn function(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature) -> String {
+        let name = sig.ident.to_string();
+        if let Some((span, class)) = retention_attr(attrs) {
+            self.push(span, SiteKind::Function, format!("fn {name}"), class);
+        }
+        name
+    }
+
     fn nested<F: FnOnce(&mut Self)>(&mut self, name: String, f: F) {
         self.path.push(name);
         f(self);
@@ -351,20 +360,12 @@ impl<'ast> Visit<'ast> for Scanner {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        let name = f.sig.ident.to_string();
-        if let Some((span, class)) = retention_attr(&f.attrs) {
-            let what = format!("fn {name}");
-            self.push(span, SiteKind::Function, what, class);
-        }
+        let name = self.function(&f.attrs, &f.sig);
         self.nested(name, |s| visit::visit_item_fn(s, f));
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        let name = f.sig.ident.to_string();
-        if let Some((span, class)) = retention_attr(&f.attrs) {
-            let what = format!("fn {name}");
-            self.push(span, SiteKind::Function, what, class);
-        }
+        let name = self.function(&f.attrs, &f.sig);
         self.nested(name, |s| visit::visit_impl_item_fn(s, f));
     }
 
