@@ -293,6 +293,12 @@ mod tests {
         expand(args.parse().unwrap(), item.parse().unwrap()).to_string()
     }
 
+    /// Expands `#[retention(class)]` on `src` and asserts the output contains `needle`.
+    fn assert_expands(class: &str, src: &str, needle: &str) {
+        let out = expand_str(class, src);
+        assert!(out.contains(needle), "{out}");
+    }
+
     #[test]
     fn function_calls_are_rewritten_with_the_class_and_the_crate_path() {
         let out = expand_str(
@@ -328,10 +334,10 @@ mod tests {
     fn functions_without_a_history() {
         let out = expand_str("strict", "fn f(n: u32, h: &History) {}");
         assert!(out.contains("but `f` has none"), "{out}");
-        let out = expand_str("strict", "fn f(v: &mut Vec<String>) { v.push(x); }");
-        assert!(
-            out.contains("calls neither `append` nor `pin` on `v`"),
-            "{out}"
+        assert_expands(
+            "strict",
+            "fn f(v: &mut Vec<String>) { v.push(x); }",
+            "calls neither `append` nor `pin` on `v`",
         );
         // A declared history need not be appended to.
         let out = expand_str("strict", "fn f(h: &mut History) { h.len(); }");
@@ -375,10 +381,10 @@ mod tests {
     fn tools_and_generic_types() {
         let out = expand_str("forgettable", "impl<T> Tool for Wrap<T> {}");
         assert!(out.contains("ClassifiedTool for Wrap < T >"), "{out}");
-        let out = expand_str("strict", "struct Note<T> { t: T }");
-        assert!(
-            out.contains("where Self : :: favur_context :: __private :: IntoMessage"),
-            "{out}"
+        assert_expands(
+            "strict",
+            "struct Note<T> { t: T }",
+            "where Self : :: favur_context :: __private :: IntoMessage",
         );
     }
 }
