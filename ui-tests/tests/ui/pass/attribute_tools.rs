@@ -1,6 +1,10 @@
 #![deny(warnings)]
-// `#[retention]` on `impl Tool for T`, also generic, and the tool-bound history methods.
-use favur_context::{retention, ClassifiedTool, History, Retention, Tool, ToolCall};
+// `#[retention]` on `impl Tool for T` and `impl AsyncTool for T`, also generic, the
+// tool-bound history methods, and a `ToolSet` taking the classified async tools.
+use favur_context::{
+    retention, AsyncTool, ClassifiedAsyncTool, ClassifiedTool, History, Retention, Tool, ToolCall,
+    ToolFuture, ToolSet,
+};
 use serde_json::{json, Value};
 
 struct ListDir;
@@ -39,6 +43,42 @@ impl<T: Sync> favur_context::Tool for Echo<T> {
     }
 }
 
+struct Fetch;
+
+#[retention(forgettable)]
+impl AsyncTool for Fetch {
+    fn name(&self) -> &str {
+        "fetch"
+    }
+    fn description(&self) -> &str {
+        "Fetch a URL"
+    }
+    fn parameters(&self) -> Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn call<'a>(&'a self, _: &'a Value) -> ToolFuture<'a> {
+        Box::pin(async { Ok(String::new()) })
+    }
+}
+
+struct Wrap<T>(T);
+
+#[retention(strict)]
+impl<T: Send + Sync> AsyncTool for Wrap<T> {
+    fn name(&self) -> &str {
+        "wrap"
+    }
+    fn description(&self) -> &str {
+        "A generic tool"
+    }
+    fn parameters(&self) -> Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn call<'a>(&'a self, _: &'a Value) -> ToolFuture<'a> {
+        Box::pin(async { Ok(String::new()) })
+    }
+}
+
 fn main() {
     assert_eq!(<ListDir as ClassifiedTool>::RETENTION, Retention::Forgettable);
     assert_eq!(<Echo<()> as ClassifiedTool>::RETENTION, Retention::Strict);
@@ -53,4 +93,9 @@ fn main() {
     assert_eq!(echo.retention(), Retention::Strict);
     assert!(echo.message().tool_results().next().unwrap().is_error);
     assert_eq!(history.recall(c).unwrap().retention(), Retention::Forgettable);
+
+    assert_eq!(<Fetch as ClassifiedAsyncTool>::RETENTION, Retention::Forgettable);
+    assert_eq!(<Wrap<u8> as ClassifiedAsyncTool>::RETENTION, Retention::Strict);
+    let tools = ToolSet::new(Retention::Fuzzy).with(Fetch).unwrap().with(Wrap(1u8)).unwrap();
+    assert_eq!(tools.retention_of("wrap"), Some(Retention::Strict));
 }
