@@ -7,29 +7,24 @@
 #[allow(unused_macros)]
 macro_rules! tool {
     ($name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:pat_param| $body:expr) => {
-        struct $name;
-
-        #[favur_context::retention($class)]
-        impl favur_context::Tool for $name {
-            fn name(&self) -> &str {
-                $tool
-            }
-            fn description(&self) -> &str {
-                $description
-            }
-            fn parameters(&self) -> serde_json::Value {
-                $parameters
-            }
+        $crate::common::tool!(@impl $name, $class, favur_context::Tool, $tool, $description, $parameters, {
             fn call(&self, $args: &serde_json::Value) -> Result<String, String> {
                 $body
             }
-        }
+        });
     };
     (async $name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:ident| $body:expr) => {
+        $crate::common::tool!(@impl $name, $class, favur_context::AsyncTool, $tool, $description, $parameters, {
+            fn call<'a>(&'a self, $args: &'a serde_json::Value) -> favur_context::ToolFuture<'a> {
+                Box::pin(async move { $body })
+            }
+        });
+    };
+    (@impl $name:ident, $class:ident, $trait:path, $tool:literal, $description:literal, $parameters:expr, { $call:item }) => {
         struct $name;
 
         #[favur_context::retention($class)]
-        impl favur_context::AsyncTool for $name {
+        impl $trait for $name {
             fn name(&self) -> &str {
                 $tool
             }
@@ -39,10 +34,9 @@ macro_rules! tool {
             fn parameters(&self) -> serde_json::Value {
                 $parameters
             }
-            fn call<'a>(&'a self, $args: &'a serde_json::Value) -> favur_context::ToolFuture<'a> {
-                Box::pin(async move { $body })
-            }
+            $call
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use tool;
