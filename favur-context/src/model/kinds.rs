@@ -5,6 +5,40 @@
 use crate::model::message::Message;
 use crate::retention;
 
+/// `new`, `text` and the conversion into a message of a ready-made kind: a `$role`
+/// message whose text starts with `$tag`, with the extension `"favur_kind": $kind`.
+macro_rules! kind_impls {
+    ($name:ident, $example:literal, $role:ident, $tag:literal, $kind:literal) => {
+        impl $name {
+            #[doc = concat!("A new ", stringify!($name), " with this text.")]
+            ///
+            /// ```
+            #[doc = concat!("let k = favur_context::kinds::", stringify!($name), "::new(\"", $example, "\");")]
+            #[doc = concat!("assert_eq!(k.text(), \"", $example, "\");")]
+            /// ```
+            pub fn new(text: impl Into<String>) -> Self {
+                $name { text: text.into() }
+            }
+
+            /// Its text.
+            ///
+            /// ```
+            #[doc = concat!("assert_eq!(favur_context::kinds::", stringify!($name), "::new(\"x\").text(), \"x\");")]
+            /// ```
+            pub fn text(&self) -> &str {
+                &self.text
+            }
+        }
+
+        impl From<$name> for Message {
+            fn from(k: $name) -> Message {
+                Message::$role(format!(concat!($tag, " {}"), k.text))
+                    .with_extension("favur_kind", serde_json::Value::from($kind))
+            }
+        }
+    };
+}
+
 /// A directive a person injects into a running agent ("stop editing tests, fix the
 /// parser"). Strict: its exact words are kept verbatim through tier 1, summarized at
 /// tier 2 and dropped at tier 3 (pin it, [`History::pin`](crate::History::pin), to have
@@ -36,33 +70,13 @@ pub struct Directive {
     text: String,
 }
 
-impl Directive {
-    /// A directive with this text.
-    ///
-    /// ```
-    /// let d = favur_context::kinds::Directive::new("use the new API");
-    /// assert_eq!(d.text(), "use the new API");
-    /// ```
-    pub fn new(text: impl Into<String>) -> Self {
-        Directive { text: text.into() }
-    }
-
-    /// Its text.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::kinds::Directive::new("x").text(), "x");
-    /// ```
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-}
-
-impl From<Directive> for Message {
-    fn from(d: Directive) -> Message {
-        Message::user(format!("[directive] {}", d.text))
-            .with_extension("favur_kind", serde_json::Value::from("directive"))
-    }
-}
+kind_impls!(
+    Directive,
+    "use the new API",
+    user,
+    "[directive]",
+    "directive"
+);
 
 /// A progress note in the agent's own journal ("step 3 of 5 done: parser fixed").
 /// Strict: the agent relies on it to know where it is. Appended as an assistant message
@@ -82,29 +96,4 @@ pub struct ProgressNote {
     text: String,
 }
 
-impl ProgressNote {
-    /// A note with this text.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::kinds::ProgressNote::new("done").text(), "done");
-    /// ```
-    pub fn new(text: impl Into<String>) -> Self {
-        ProgressNote { text: text.into() }
-    }
-
-    /// Its text.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::kinds::ProgressNote::new("x").text(), "x");
-    /// ```
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-}
-
-impl From<ProgressNote> for Message {
-    fn from(n: ProgressNote) -> Message {
-        Message::assistant(format!("[progress] {}", n.text))
-            .with_extension("favur_kind", serde_json::Value::from("progress"))
-    }
-}
+kind_impls!(ProgressNote, "done", assistant, "[progress]", "progress");
