@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| family (model) | runs | requests | counter | ratio (sum) | median | min – max |");
     println!("|---|---|---|---|---|---|---|");
     for family in &families {
-        let traces = load_family(&family)?;
+        let traces = load_family(family)?;
         let requests: usize = traces.iter().map(|t| t.reported.len()).sum();
         let model = traces.first().map(|t| t.model.clone()).unwrap_or_default();
         for (name, counter) in &counters {
@@ -100,7 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("\n| family | role | messages | o200k tokens | heuristic / o200k |");
     println!("|---|---|---|---|---|");
     for family in &families {
-        let traces = load_family(&family)?;
+        let traces = load_family(family)?;
         let family_name = family
             .file_name()
             .unwrap_or_default()
