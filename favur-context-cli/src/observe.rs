@@ -29,7 +29,7 @@ use crate::wiring::{CliError, InputFormat, load_policy};
 /// struct A { #[command(flatten)] o: favur_context_cli::observe::ObserveArgs }
 /// let a = A::parse_from(["x", "--policy", "default", "--window", "64000"]);
 /// let (policy, rules) = a.o.load()?;
-/// assert_eq!(policy.unwrap().window(), 64_000);
+/// assert_eq!(policy.unwrap().window_tokens(), 64_000);
 /// assert!(rules.is_none());
 /// # Ok::<(), favur_context_cli::audit::AuditError>(())
 /// ```
