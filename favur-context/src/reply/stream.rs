@@ -306,15 +306,8 @@ impl ReplyStream {
         if let Some(u) = openai::usage(v.get("usage")) {
             self.usage = Some(u);
         }
-        let choices = match v.get("choices") {
-            None | Some(Value::Null) => return Ok(()),
-            Some(Value::Array(a)) => a,
-            Some(other) => {
-                return Err(format!(
-                    "choices: expected an array, found {}",
-                    type_name(other)
-                ));
-            }
+        let Some(choices) = optional_array(v.get("choices"), "choices")? else {
+            return Ok(());
         };
         for (ci, choice) in choices.iter().enumerate() {
             if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
@@ -340,15 +333,9 @@ impl ReplyStream {
             if let Some(r) = delta.get("refusal").and_then(Value::as_str) {
                 self.refusal.push_str(r);
             }
-            let calls = match delta.get("tool_calls") {
-                None | Some(Value::Null) => continue,
-                Some(Value::Array(a)) => a,
-                Some(other) => {
-                    return Err(format!(
-                        "{at}.tool_calls: expected an array, found {}",
-                        type_name(other)
-                    ));
-                }
+            let Some(calls) = optional_array(delta.get("tool_calls"), &format!("{at}.tool_calls"))?
+            else {
+                continue;
             };
             for (k, c) in calls.iter().enumerate() {
                 let cat = format!("{at}.tool_calls[{k}]");
@@ -520,5 +507,21 @@ impl ReplyStream {
             _ => {} // ping and future event types
         }
         Ok(())
+    }
+}
+
+/// A field that is absent, null or an array: the array, if any; anything else is an
+/// error naming `at`.
+fn optional_array<'v>(
+    field: Option<&'v Value>,
+    at: &str,
+) -> Result<Option<&'v Vec<Value>>, String> {
+    match field {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(a)),
+        Some(other) => Err(format!(
+            "{at}: expected an array, found {}",
+            type_name(other)
+        )),
     }
 }
