@@ -151,18 +151,12 @@ fn parse_message(
         }
         "message" => {
             colon(input, &kind)?;
-            if input.is_empty() {
-                return Err(syn::Error::new(
-                    kind.span(),
-                    "`message:` needs an expression that converts into a `Message`",
-                ));
-            }
-            let expr: Expr = input.parse()?;
-            if !input.is_empty() {
-                return Err(
-                    input.error("`message:` takes one expression that converts into a `Message`")
-                );
-            }
+            let expr = one_expr(
+                input,
+                &kind,
+                "`message:` needs an expression that converts into a `Message`",
+                "`message:` takes one expression that converts into a `Message`",
+            )?;
             spanned_call(p, "into_message", &expr)
         }
         other => {
@@ -178,23 +172,29 @@ fn parse_message(
     Ok(message)
 }
 
-/// `tool_calls: [(id, name, args), ...]` (a literal list: every element a tuple), or
-/// `tool_calls: expr` for any `IntoIterator<Item = ToolCall>` (`[call_a, call_b]` included).
-fn tool_calls(input: ParseStream, p: &TokenStream, kind: &Ident) -> syn::Result<TokenStream> {
+/// The one expression after `kind:`: `needs` (at the kind) when there is none, `takes_one`
+/// (at the extra tokens) when more follows it.
+fn one_expr(input: ParseStream, kind: &Ident, needs: &str, takes_one: &str) -> syn::Result<Expr> {
     if input.is_empty() {
-        return Err(syn::Error::new(
-            kind.span(),
-            "`tool_calls:` needs the calls: a list `[(id, name, args), ...]` or an expression whose value is an `IntoIterator<Item = ToolCall>`",
-        ));
+        return Err(syn::Error::new(kind.span(), needs));
     }
     let expr: Expr = input.parse()?;
     if !input.is_empty() {
         let rest: TokenStream = input.parse()?;
-        return Err(syn::Error::new_spanned(
-            rest,
-            "`tool_calls:` takes one list `[(id, name, args), ...]` or one expression",
-        ));
+        return Err(syn::Error::new_spanned(rest, takes_one));
     }
+    Ok(expr)
+}
+
+/// `tool_calls: [(id, name, args), ...]` (a literal list: every element a tuple), or
+/// `tool_calls: expr` for any `IntoIterator<Item = ToolCall>` (`[call_a, call_b]` included).
+fn tool_calls(input: ParseStream, p: &TokenStream, kind: &Ident) -> syn::Result<TokenStream> {
+    let expr = one_expr(
+        input,
+        kind,
+        "`tool_calls:` needs the calls: a list `[(id, name, args), ...]` or an expression whose value is an `IntoIterator<Item = ToolCall>`",
+        "`tool_calls:` takes one list `[(id, name, args), ...]` or one expression",
+    )?;
     let tuples = match &expr {
         Expr::Array(list) if list.elems.iter().any(|e| matches!(e, Expr::Tuple(_))) => {
             list.elems.iter().cloned().collect::<Vec<_>>()
