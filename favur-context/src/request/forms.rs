@@ -104,7 +104,7 @@ pub fn neutralize(text: &str) -> Cow<'_, str> {
 /// closing one of the library's tags (or `<|`), or a `[directive]`.
 fn next_hit(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
-    while let Some(off) = bytes.get(i..)?.iter().position(|&b| b == b'<' || b == b'[') {
+    while let Some(off) = memchr::memchr2(b'<', b'[', bytes.get(i..)?) {
         let at = i + off;
         let hit = if bytes[at] == b'<' {
             is_own_tag(bytes, at)
