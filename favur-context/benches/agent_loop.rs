@@ -24,26 +24,11 @@ use std::time::{Duration, Instant};
 
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format};
-use favur_context::render::{AnthropicRequest, render_anthropic, render_openai};
+use favur_context::render::Renderer;
 use favur_context::{
-    Classified, Compactor, History, HeuristicCounter, Message, Part, Policy, Retention, Role,
+    Classified, Compactor, HeuristicCounter, History, Message, Part, Policy, Retention, Role,
     TokenCounter, ToolCall,
 };
-
-/// The renderers as the loop calls them: from scratch on every request.
-struct Renderer;
-
-impl Renderer {
-    fn new() -> Self {
-        Renderer
-    }
-    fn openai(&mut self, h: &History) -> serde_json::Value {
-        render_openai(h)
-    }
-    fn anthropic(&mut self, h: &History) -> AnthropicRequest {
-        render_anthropic(h)
-    }
-}
 
 /// A shared counter, as a counter.
 struct Shared(Arc<dyn TokenCounter>);
@@ -196,7 +181,11 @@ fn synthetic_stream() -> Vec<Source> {
                 Role::Assistant,
                 vec![
                     Part::Text(format!("THOUGHT: look at module {} next.", rng(40))),
-                    Part::ToolCall(ToolCall::new(&id, "bash", serde_json::json!({"command": cmd}))),
+                    Part::ToolCall(ToolCall::new(
+                        &id,
+                        "bash",
+                        serde_json::json!({"command": cmd}),
+                    )),
                 ],
             ),
             class: Retention::Fuzzy,
@@ -205,7 +194,12 @@ fn synthetic_stream() -> Vec<Source> {
         let long = rng(10) == 0;
         let lines = 2 + rng(if long { 200 } else { 20 });
         let body: String = (0..lines)
-            .map(|i| format!("src/module_{}/file.rs:{i}: let value = compute(&input)?;\n", rng(40)))
+            .map(|i| {
+                format!(
+                    "src/module_{}/file.rs:{i}: let value = compute(&input)?;\n",
+                    rng(40)
+                )
+            })
             .collect();
         let class = [Retention::Forgettable, Retention::Fuzzy, Retention::Strict][rng(3) as usize];
         out.push(Source {
@@ -386,7 +380,10 @@ fn main() {
     // `cargo bench` passes `--bench`; a filter, if any, is ignored.
     let stream = match trace_stream() {
         Some(s) => {
-            println!("source: the real traces, {} messages per repetition", s.len());
+            println!(
+                "source: the real traces, {} messages per repetition",
+                s.len()
+            );
             s
         }
         None => {
