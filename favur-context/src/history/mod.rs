@@ -382,7 +382,9 @@ impl History {
     }
 
     fn record_one(&mut self, new: NewEntry) -> EntryId {
-        let entry = self.draft_one(new, 0);
+        let mut entry = self.draft_one(new, 0);
+        // Held for the life of the history: no spare capacity from how it was built.
+        entry.message.shrink_to_fit();
         let id = entry.id;
         self.push(entry);
         id
