@@ -103,19 +103,23 @@ fn traces_dir() -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+/// The runs of the traces folder: `<folder>/<source>/<run>.json` (its README's layout),
+/// sorted.
 fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                files.push(p);
-            }
-        }
-    }
+    let listing = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect()
+    };
+    let mut files: Vec<PathBuf> = listing(dir)
+        .iter()
+        .filter(|p| p.is_dir())
+        .flat_map(|source| listing(source))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
     files.sort();
     files
 }

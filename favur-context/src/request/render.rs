@@ -11,7 +11,7 @@
 //!   parameter); pins of other roles are rendered where they were recorded, verbatim;
 //! - every tool call is followed by exactly one result, placed directly after the
 //!   assistant message that made the call; a result that was compacted or is missing
-//!   becomes a short placeholder ([`placeholder_text`], [`missing_result`]); the only
+//!   becomes a short placeholder ([`placeholder_text`](crate::placeholder_text), [`missing_result`]); the only
 //!   exception is an *in-flight tail*: calls of the last assistant message with nothing
 //!   but results after it, whose results have not been recorded anywhere yet. Those are
 //!   rendered as they are (the caller is about to run the tools); the validators accept
@@ -87,7 +87,7 @@ pub use crate::request::forms::{
 /// assert_eq!(req.system.len(), 1);
 /// assert_eq!(req.messages[0]["role"], "user");
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AnthropicRequest {
     /// The `system` parameter as text blocks; empty when nothing is pinned.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

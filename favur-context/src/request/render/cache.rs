@@ -119,15 +119,6 @@ pub struct Renderer {
     anthropic: State<(AnthropicRequest, Turns), Mark>,
 }
 
-impl Default for AnthropicRequest {
-    fn default() -> Self {
-        AnthropicRequest {
-            system: Vec::new(),
-            messages: Vec::new(),
-        }
-    }
-}
-
 impl Default for Renderer {
     fn default() -> Self {
         Renderer::new()
