@@ -259,6 +259,8 @@ struct Loop<'s> {
 #[derive(Default, Clone, Copy)]
 struct Window {
     requests: u64,
+    /// Requests whose `prepare` recorded a compaction.
+    compacted: u64,
     prepare: Duration,
     openai: Duration,
     anthropic: Duration,
@@ -290,6 +292,7 @@ impl<'s> Loop<'s> {
                 black_box(self.anthropic.anthropic(&self.history));
                 let t3 = Instant::now();
                 w.requests += 1;
+                w.compacted += u64::from(prepared.as_ref().is_ok_and(|p| p.compacted()));
                 w.prepare += t1 - t0;
                 w.openai += t2 - t1;
                 w.anthropic += t3 - t2;
@@ -352,12 +355,13 @@ fn run(stream: &[Source], name: &str, counter: Arc<dyn TokenCounter>, n: usize, 
     }
     let w = best.unwrap_or_default();
     println!(
-        "| {n:>9} | {name:<9} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>6} | {:>9.1} | {:>5.2}x | {:>5.2}x | {:>7.1} |",
+        "| {n:>9} | {name:<9} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>5.1} | {:>6} | {:>9.1} | {:>5.2}x | {:>5.2}x | {:>7.1} |",
         us(w.prepare, w.requests),
         us(w.openai, w.requests),
         us(w.anthropic, w.requests),
         us(w.prepare + w.openai, w.requests),
         us(w.prepare + w.anthropic, w.requests),
+        100.0 * w.compacted as f64 / w.requests.max(1) as f64,
         l.history.view().len(),
         text as f64 / 1048576.0,
         live as f64 / text as f64,
@@ -414,9 +418,9 @@ fn main() {
         );
     }
     println!(
-        "| messages | counter | prepare µs | openai µs | anthropic µs | prepare+openai µs | prepare+anthropic µs | view items | text MiB | live/text | peak/text | build s |"
+        "| messages | counter | prepare µs | openai µs | anthropic µs | prepare+openai µs | prepare+anthropic µs | compacted % | view items | text MiB | live/text | peak/text | build s |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &sizes {
         for (name, counter) in &counters {
             run(&stream, name, Arc::clone(counter), n, window);
