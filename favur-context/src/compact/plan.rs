@@ -11,6 +11,7 @@ use crate::model::retention::Retention;
 
 mod cap;
 mod phases;
+pub(crate) use phases::Staying;
 
 /// Entries and tokens, one cell of a [`CompactionReport`](crate::CompactionReport).
 ///

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::history::account::{HeuristicCounter, TokenCounter};
 use crate::history::view::{Compaction, View};
@@ -89,6 +90,15 @@ pub struct History {
     /// Where evicted originals are read back from, and the ids it may evict: those below
     /// the bound (a clone's own later entries are not in its store).
     originals: Option<(Arc<dyn Originals>, u64)>,
+    /// Unique to this value (a clone gets its own): what a
+    /// [`Renderer`](crate::render::Renderer) knows a history by.
+    instance: u64,
+}
+
+/// A number no other history has (see [`History::instance`]).
+fn new_instance() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Clone for History {
@@ -112,6 +122,7 @@ impl Clone for History {
                 .originals
                 .as_ref()
                 .map(|(o, bound)| (Arc::clone(o), (*bound).min(self.next))),
+            instance: new_instance(),
         }
     }
 }
@@ -184,6 +195,7 @@ impl History {
             framing: DEFAULT_FRAMING_TOKENS,
             overhead: 0,
             originals: None,
+            instance: new_instance(),
         }
     }
 
@@ -370,7 +382,9 @@ impl History {
     }
 
     fn record_one(&mut self, new: NewEntry) -> EntryId {
-        let entry = self.draft_one(new, 0);
+        let mut entry = self.draft_one(new, 0);
+        // Held for the life of the history: no spare capacity from how it was built.
+        entry.message.shrink_to_fit();
         let id = entry.id;
         self.push(entry);
         id
@@ -387,6 +401,12 @@ impl History {
     /// ```
     pub fn next_id(&self) -> EntryId {
         EntryId(self.next)
+    }
+
+    /// A number unique to this history value, a clone included: between two calls
+    /// that see the same instance, compactions and pins, its view only grew at its end.
+    pub(crate) fn instance(&self) -> u64 {
+        self.instance
     }
 
     /// The originals held in memory, in id order: appended, pinned and summaries.

@@ -5,9 +5,11 @@
 //! Replaying the same records over the same entries gives the same view.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::compact::plan::Staying;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Message, Role};
 use crate::model::retention::Retention;
@@ -166,6 +168,22 @@ pub struct View {
     tokens: u64,
     #[serde(skip)]
     blocks: u64,
+    /// Per item, the reduced form planning would show it in and its cost, computed the
+    /// first time a plan asks (an item's entry and form never change; a compaction
+    /// makes new items).
+    #[serde(skip)]
+    staying: Memo,
+}
+
+/// A planner's cache of what each item costs in the reduced form it would stay in (see
+/// [`View::staying`]): not part of what a view is, so never compared.
+#[derive(Debug, Clone, Default)]
+struct Memo(Vec<OnceLock<Option<Staying>>>);
+
+impl PartialEq for Memo {
+    fn eq(&self, _: &Memo) -> bool {
+        true
+    }
 }
 
 impl View {
@@ -214,15 +232,32 @@ impl View {
         self.tokens += u64::from(item.tokens);
         self.blocks += u64::from(item.blocks);
         self.items.push(item);
+        self.staying.0.push(OnceLock::new());
     }
 
     pub(crate) fn from_items(items: Vec<ViewItem>) -> Self {
         let tokens = items.iter().map(|i| u64::from(i.tokens)).sum();
         let blocks = items.iter().map(|i| u64::from(i.blocks)).sum();
+        let staying = Memo(items.iter().map(|_| OnceLock::new()).collect());
         View {
             items,
             tokens,
             blocks,
+            staying,
+        }
+    }
+
+    /// What item `i` costs in the reduced form planning would show it in: computed by
+    /// `compute` the first time, remembered for as long as the item is in this view
+    /// (the counter of a history never changes).
+    pub(crate) fn staying(
+        &self,
+        i: usize,
+        compute: impl FnOnce() -> Option<Staying>,
+    ) -> Option<Staying> {
+        match self.staying.0.get(i) {
+            Some(cell) => *cell.get_or_init(compute),
+            None => compute(),
         }
     }
 }

@@ -360,6 +360,28 @@ impl Message {
         out
     }
 
+    /// Gives back the spare capacity of its parts and texts (a message built by pushing
+    /// text, as tool output is, holds up to twice its length).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.parts.shrink_to_fit();
+        for part in &mut self.parts {
+            match part {
+                Part::Text(t) => t.shrink_to_fit(),
+                Part::ToolCall(c) => {
+                    c.id.shrink_to_fit();
+                    c.name.shrink_to_fit();
+                    if let Arguments::Invalid(raw) = &mut c.arguments {
+                        raw.shrink_to_fit();
+                    }
+                }
+                Part::ToolResult(r) => {
+                    r.call_id.shrink_to_fit();
+                    r.content.shrink_to_fit();
+                }
+            }
+        }
+    }
+
     /// The tool calls in this message.
     ///
     /// ```
@@ -382,5 +404,23 @@ impl Message {
             Part::ToolResult(r) => Some(r),
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_appended_message_holds_no_spare_capacity() {
+        let mut text = String::with_capacity(4096);
+        text.push_str("Cargo.toml\nsrc");
+        let mut h = crate::History::new();
+        h.append(Message::tool_result("c1", text, false).classify(crate::Retention::Fuzzy));
+        let Some(Part::ToolResult(r)) = h.entries()[0].message().parts.first() else {
+            panic!("a tool result was appended");
+        };
+        assert_eq!(r.content, "Cargo.toml\nsrc");
+        assert_eq!(r.content.capacity(), r.content.len());
     }
 }

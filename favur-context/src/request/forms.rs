@@ -79,35 +79,44 @@ fn is_own_tag(bytes: &[u8], i: usize) -> bool {
 /// ```
 pub fn neutralize(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    let hit = |i: usize| match bytes[i] {
-        b'<' => is_own_tag(bytes, i),
-        b'[' => is_directive(bytes, i),
-        _ => false,
-    };
-    let Some(first) = (0..bytes.len()).find(|&i| hit(i)) else {
+    let Some(first) = next_hit(bytes, 0) else {
         return Cow::Borrowed(text);
     };
     let mut out = String::with_capacity(text.len() + 16);
-    out.push_str(&text[..first]);
-    let mut i = first;
-    let mut copied = first;
-    while i < bytes.len() {
-        if bytes[i] == b'<' && is_own_tag(bytes, i) {
-            out.push_str(&text[copied..i]);
+    let mut copied = 0;
+    let mut hit = Some(first);
+    while let Some(i) = hit {
+        out.push_str(&text[copied..i]);
+        if bytes[i] == b'<' {
             out.push_str("&lt;");
-            i += 1;
-            copied = i;
-        } else if bytes[i] == b'[' && is_directive(bytes, i) {
-            out.push_str(&text[copied..i]);
-            out.push_str(QUOTED_DIRECTIVE);
-            i += "[directive]".len();
-            copied = i;
+            copied = i + 1;
         } else {
-            i += 1;
+            out.push_str(QUOTED_DIRECTIVE);
+            copied = i + "[directive]".len();
         }
+        hit = next_hit(bytes, copied);
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+/// The next place at or after `from` that [`neutralize`] rewrites: a `<` opening or
+/// closing one of the library's tags (or `<|`), or a `[directive]`.
+fn next_hit(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(off) = memchr::memchr2(b'<', b'[', bytes.get(i..)?) {
+        let at = i + off;
+        let hit = if bytes[at] == b'<' {
+            is_own_tag(bytes, at)
+        } else {
+            is_directive(bytes, at)
+        };
+        if hit {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 fn is_directive(bytes: &[u8], i: usize) -> bool {
@@ -150,26 +159,29 @@ pub fn neutralize_quoted(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `#3-#5 #8`: the ids, consecutive ones as ranges.
-pub(crate) fn id_ranges(ids: &[EntryId]) -> String {
-    let mut out = String::new();
+/// `#3-#5 #8`: the ids, consecutive ones as ranges, written at the end of `out`, each
+/// number formatted in place.
+fn push_id_ranges(out: &mut String, ids: &[EntryId]) {
+    use std::fmt::Write as _;
     let mut i = 0;
+    let mut first = true;
     while i < ids.len() {
         let mut j = i;
         while j + 1 < ids.len() && ids[j + 1].0 == ids[j].0 + 1 {
             j += 1;
         }
-        if !out.is_empty() {
+        if !first {
             out.push(' ');
         }
-        if j > i {
-            out.push_str(&format!("{}-{}", ids[i], ids[j]));
+        first = false;
+        // Writing to a String cannot fail.
+        let _ = if j > i {
+            write!(out, "#{}-#{}", ids[i].0, ids[j].0)
         } else {
-            out.push_str(&ids[i].to_string());
-        }
+            write!(out, "#{}", ids[i].0)
+        };
         i = j + 1;
     }
-    out
 }
 
 /// The marked context block a summary entry renders as: its id, the ids it replaces
@@ -188,11 +200,24 @@ pub(crate) fn id_ranges(ids: &[EntryId]) -> String {
 /// assert!(!forged.contains("[directive]"));
 /// ```
 pub fn summary_block(id: EntryId, replaces: &[EntryId], text: &str) -> String {
-    format!(
-        "<context-summary id=\"{id}\" replaces=\"{}\">\n{SUMMARY_PREAMBLE}\n{}\n</context-summary>",
-        id_ranges(replaces),
-        neutralize_quoted(text.trim_end())
-    )
+    const OPEN: &str = "<context-summary id=\"#";
+    const CLOSE: &str = "\n</context-summary>";
+    let body = neutralize_quoted(text.trim_end());
+    // One buffer, sized once: the ids (about 8 bytes each at most as ranges), the
+    // preamble and the text.
+    let mut out = String::with_capacity(
+        OPEN.len() + 32 + 8 * replaces.len() + SUMMARY_PREAMBLE.len() + body.len() + CLOSE.len(),
+    );
+    out.push_str(OPEN);
+    out.push_str(&id.0.to_string());
+    out.push_str("\" replaces=\"");
+    push_id_ranges(&mut out, replaces);
+    out.push_str("\">\n");
+    out.push_str(SUMMARY_PREAMBLE);
+    out.push('\n');
+    out.push_str(&body);
+    out.push_str(CLOSE);
+    out
 }
 
 /// The text a compacted tool result shows in place of its content.
@@ -311,8 +336,8 @@ pub(crate) fn is_directive_kind(message: &Message) -> bool {
 pub(crate) fn shown<'a>(entry: &'a Entry, form: &'a Form) -> Cow<'a, Message> {
     if let EntryKind::Summary { replaces } = &entry.kind {
         let text = match form {
-            Form::Capped(m) => m.text(),
-            _ => entry.message.text(),
+            Form::Capped(m) => joined_text(m),
+            _ => joined_text(&entry.message),
         };
         let mut m = Message::user(summary_block(entry.id, replaces, &text));
         m.extensions = entry.message.extensions.clone();
@@ -365,6 +390,14 @@ pub(crate) fn shown<'a>(entry: &'a Entry, form: &'a Form) -> Cow<'a, Message> {
             m.extensions = entry.message.extensions.clone();
             Cow::Owned(m)
         }
+    }
+}
+
+/// [`Message::text`], borrowed when the message has a single text part (a summary's).
+fn joined_text(message: &Message) -> Cow<'_, str> {
+    match message.parts.as_slice() {
+        [Part::Text(t)] => Cow::Borrowed(t),
+        _ => Cow::Owned(message.text()),
     }
 }
 

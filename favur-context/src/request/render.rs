@@ -11,7 +11,7 @@
 //!   parameter); pins of other roles are rendered where they were recorded, verbatim;
 //! - every tool call is followed by exactly one result, placed directly after the
 //!   assistant message that made the call; a result that was compacted or is missing
-//!   becomes a short placeholder ([`placeholder_text`], [`missing_result`]); the only
+//!   becomes a short placeholder ([`placeholder_text`](crate::placeholder_text), [`missing_result`]); the only
 //!   exception is an *in-flight tail*: calls of the last assistant message with nothing
 //!   but results after it, whose results have not been recorded anywhere yet. Those are
 //!   rendered as they are (the caller is about to run the tools); the validators accept
@@ -47,17 +47,10 @@
 //! validate_anthropic(&anthropic).unwrap();
 //! ```
 
-use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
-
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::history::History;
-use crate::model::entry::{Entry, EntryId};
-use crate::model::message::{Arguments, Message, Part, Role, ToolCall};
-use crate::request::forms;
-use crate::request::forms::placeholder_text;
 
 /// The text of the user turn inserted at the start of an Anthropic request whose first
 /// rendered message would otherwise be an assistant turn (the API requires a user turn
@@ -69,7 +62,12 @@ use crate::request::forms::placeholder_text;
 pub const FIRST_TURN_NOTE: &str =
     "<context-note>The conversation continues from earlier context.</context-note>";
 
+mod anthropic;
+mod cache;
 mod count;
+mod neutral;
+mod openai;
+pub use cache::Renderer;
 pub use count::request_tokens;
 
 pub use crate::request::forms::{
@@ -89,7 +87,7 @@ pub use crate::request::forms::{
 /// assert_eq!(req.system.len(), 1);
 /// assert_eq!(req.messages[0]["role"], "user");
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AnthropicRequest {
     /// The `system` parameter as text blocks; empty when nothing is pinned.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -120,317 +118,6 @@ impl AnthropicRequest {
     }
 }
 
-/// One rendered call, with the id it has in the request.
-#[derive(Debug, Clone)]
-struct OutCall<'h> {
-    id: String,
-    call: Cow<'h, ToolCall>,
-}
-
-/// A provider-neutral rendered message.
-#[derive(Debug, Clone)]
-enum Out<'h> {
-    /// Text (and, for the assistant, calls) of one role.
-    Msg {
-        role: Role,
-        texts: Vec<Cow<'h, str>>,
-        calls: Vec<OutCall<'h>>,
-        ext: &'h Map<String, Value>,
-    },
-    /// A tool result answering the call with `id`.
-    Res {
-        id: String,
-        content: Cow<'h, str>,
-        is_error: bool,
-        ext: &'h Map<String, Value>,
-    },
-}
-
-/// Items after forms are applied, before pairing.
-#[derive(Debug)]
-enum Item<'h> {
-    Msg {
-        role: Role,
-        texts: Vec<Cow<'h, str>>,
-        calls: Vec<Cow<'h, ToolCall>>,
-        ext: &'h Map<String, Value>,
-        entry: EntryId,
-    },
-    Res {
-        call_id: Cow<'h, str>,
-        content: Cow<'h, str>,
-        is_error: bool,
-        ext: &'h Map<String, Value>,
-        entry: EntryId,
-    },
-}
-
-/// One part of a shown message, borrowed from the entry or owned by the form.
-enum PartOf<'h> {
-    Text(Cow<'h, str>),
-    Call(Cow<'h, ToolCall>),
-    Result(Cow<'h, str>, Cow<'h, str>, bool),
-}
-
-fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
-    match message {
-        Cow::Borrowed(m) => (
-            m.role,
-            m.parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text(t) => PartOf::Text(Cow::Borrowed(t.as_str())),
-                    Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
-                    Part::ToolResult(r) => PartOf::Result(
-                        Cow::Borrowed(r.call_id.as_str()),
-                        Cow::Borrowed(r.content.as_str()),
-                        r.is_error,
-                    ),
-                })
-                .collect(),
-        ),
-        Cow::Owned(m) => (
-            m.role,
-            m.parts
-                .into_iter()
-                .map(|p| match p {
-                    Part::Text(t) => PartOf::Text(Cow::Owned(t)),
-                    Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
-                    Part::ToolResult(r) => {
-                        PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
-                    }
-                })
-                .collect(),
-        ),
-    }
-}
-
-/// Splits the message an entry shows (see [`Form::message_for`](crate::Form::message_for), the one owner of what
-/// each form sends) into items: one per result, and one for its texts and calls if any.
-fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {
-    let ext = &entry.message().extensions;
-    let (role, parts) = parts_of(message);
-    let mut texts: Vec<Cow<'h, str>> = Vec::new();
-    let mut calls = Vec::new();
-    for part in parts {
-        match part {
-            PartOf::Text(t) => texts.push(t),
-            PartOf::Call(c) => calls.push(c),
-            PartOf::Result(call_id, content, is_error) => items.push(Item::Res {
-                call_id,
-                content,
-                is_error,
-                ext,
-                entry: entry.id(),
-            }),
-        }
-    }
-    let role = match role {
-        Role::Tool => Role::User,
-        r => r,
-    };
-    if !texts.is_empty() || !calls.is_empty() {
-        items.push(Item::Msg {
-            role,
-            texts,
-            calls,
-            ext,
-            entry: entry.id(),
-        });
-    }
-}
-
-/// The pinned system texts and the neutral rendered sequence with pairing repaired.
-fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>) {
-    let mut system = Vec::new();
-    let mut items: Vec<Item<'_>> = Vec::new();
-    for id in history.pinned() {
-        let Some(entry) = history.entry(*id) else {
-            continue;
-        };
-        // Pins of other roles are in the view, where they were recorded.
-        if entry.message().role == Role::System {
-            let text = entry.message().text();
-            if !text.trim().is_empty() {
-                system.push((entry, text));
-            }
-        }
-    }
-    for item in history.view().items() {
-        let Some(entry) = history.entry(item.id) else {
-            continue;
-        };
-        push_message(&mut items, item.form.message_for(entry), entry);
-    }
-    let mut out = pair(history, items);
-    // The first message that sends something (blank texts are not sent by Anthropic).
-    let first = out.iter().find(|o| match o {
-        Out::Msg { texts, calls, .. } => {
-            !calls.is_empty() || texts.iter().any(|t| !t.trim().is_empty())
-        }
-        Out::Res { .. } => true,
-    });
-    let note = match first {
-        Some(Out::Msg { role, .. }) => *role == Role::Assistant,
-        Some(Out::Res { .. }) => false,
-        None => !history.view().is_empty(),
-    };
-    if note {
-        // Anthropic requires a user turn first (and a request holds at least one
-        // message); both formats send the same note, so that both send what usage counts.
-        out.insert(
-            0,
-            Out::Msg {
-                role: Role::User,
-                texts: vec![Cow::Borrowed(FIRST_TURN_NOTE)],
-                calls: Vec::new(),
-                ext: empty_map(),
-            },
-        );
-    }
-    (system, out)
-}
-
-/// Where each call's result is, and the repaired sequence.
-fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
-    // 1. Assign each result to the most recent unanswered call with its id before it.
-    let mut open: forms::Matcher<(usize, usize)> = forms::Matcher::default();
-    let items = &items;
-    let mut answer: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut answered_res: HashSet<usize> = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        match item {
-            Item::Msg { calls, .. } => {
-                for (c, call) in calls.iter().enumerate() {
-                    open.call(&call.id, (i, c));
-                }
-            }
-            Item::Res { call_id, .. } => {
-                if let Some(call) = open.answer(call_id) {
-                    answer.insert(call, i);
-                    answered_res.insert(i);
-                }
-            }
-        }
-    }
-    // The last item that renders as a message of its own (a message, or a result whose
-    // call is not in the request): calls made there with no result are the in-flight tail.
-    let last_msg = items
-        .iter()
-        .enumerate()
-        .rev()
-        .find(|(i, item)| matches!(item, Item::Msg { .. }) || !answered_res.contains(i))
-        .map(|(i, _)| i);
-    // Results anywhere in the history (`History::result_entries`, which also knows the
-    // originals a journal evicted), by call id, for calls whose result left the view.
-
-    // 2. Emit, pulling each call's result up to directly after its assistant message.
-    let mut out = Vec::with_capacity(items.len());
-    let mut emitted: HashSet<usize> = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        match item {
-            Item::Msg {
-                role,
-                texts,
-                calls,
-                ext,
-                entry,
-            } => {
-                let mut seen: HashSet<String> = HashSet::new();
-                let mut out_calls = Vec::with_capacity(calls.len());
-                for call in calls {
-                    let id = &call.id;
-                    let mut unique = id.clone();
-                    let mut k = 2;
-                    while !seen.insert(unique.clone()) {
-                        unique = format!("{id}_{k}");
-                        k += 1;
-                    }
-                    out_calls.push(OutCall {
-                        id: unique,
-                        call: call.clone(),
-                    });
-                }
-                let results: Vec<Out<'h>> = out_calls
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(c, call)| {
-                        if let Some(&r) = answer.get(&(i, c)) {
-                            emitted.insert(r);
-                            if let Item::Res {
-                                content,
-                                is_error,
-                                ext,
-                                ..
-                            } = &items[r]
-                            {
-                                return Some(Out::Res {
-                                    id: call.id.clone(),
-                                    content: content.clone(),
-                                    is_error: *is_error,
-                                    ext,
-                                });
-                            }
-                            return None;
-                        }
-                        let original = calls[c].id.as_str();
-                        let later = history
-                            .result_entries(original)
-                            .iter()
-                            .find(|r| **r > *entry)
-                            .copied();
-                        let content = match later {
-                            Some(r) => Cow::Owned(placeholder_text(r, None)),
-                            None if Some(i) == last_msg => return None, // in-flight tail
-                            None => Cow::Borrowed(missing_result()),
-                        };
-                        Some(Out::Res {
-                            id: call.id.clone(),
-                            content,
-                            is_error: false,
-                            ext: empty_map(),
-                        })
-                    })
-                    .collect();
-                out.push(Out::Msg {
-                    role: *role,
-                    texts: texts.clone(),
-                    calls: out_calls,
-                    ext,
-                });
-                out.extend(results);
-            }
-            Item::Res {
-                call_id,
-                content,
-                is_error,
-                ext,
-                entry,
-            } => {
-                if emitted.contains(&i) {
-                    continue;
-                }
-                out.push(Out::Msg {
-                    role: Role::User,
-                    texts: vec![Cow::Owned(orphan_result(
-                        *entry, call_id, content, *is_error,
-                    ))],
-                    calls: Vec::new(),
-                    ext,
-                });
-            }
-        }
-    }
-    out
-}
-
-fn empty_map() -> &'static Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(Map::new)
-}
-
-const OPENAI_OWNED: [&str; 4] = ["role", "content", "tool_calls", "tool_call_id"];
-
 /// Extension keys starting with this are the library's own bookkeeping (e.g. the
 /// engine's `favur_kind` on summaries) and are never rendered.
 ///
@@ -448,19 +135,6 @@ fn add_extensions(obj: &mut Map<String, Value>, ext: &Map<String, Value>, owned:
         if !owned.contains(&k.as_str()) && !k.starts_with(INTERNAL_EXTENSION_PREFIX) {
             obj.insert(k.clone(), v.clone());
         }
-    }
-}
-
-fn openai_content(texts: &[Cow<'_, str>], null_if_empty: bool) -> Value {
-    match texts {
-        [] if null_if_empty => Value::Null,
-        [] => Value::String(String::new()),
-        [one] => Value::String(one.to_string()),
-        many => Value::Array(
-            many.iter()
-                .map(|t| json!({"type": "text", "text": t.as_ref()}))
-                .collect(),
-        ),
     }
 }
 
@@ -485,79 +159,15 @@ fn openai_content(texts: &[Cow<'_, str>], null_if_empty: bool) -> Value {
 /// ]));
 /// ```
 pub fn render_openai(history: &History) -> Value {
-    let (system, seq) = neutral(history);
+    let (system, seq) = neutral::neutral(history);
     let mut messages = Vec::with_capacity(system.len() + seq.len());
-    for (entry, text) in system {
-        let mut m = Map::new();
-        m.insert("role".into(), json!("system"));
-        m.insert("content".into(), Value::String(text));
-        add_extensions(&mut m, &entry.message().extensions, &OPENAI_OWNED);
-        messages.push(Value::Object(m));
-    }
-    for out in seq {
-        let mut m = Map::new();
-        match out {
-            Out::Msg {
-                role,
-                texts,
-                calls,
-                ext,
-            } => {
-                m.insert("role".into(), json!(role.as_str()));
-                m.insert(
-                    "content".into(),
-                    openai_content(&texts, role == Role::Assistant && !calls.is_empty()),
-                );
-                if !calls.is_empty() {
-                    let calls: Vec<Value> = calls
-                        .iter()
-                        .map(|c| {
-                            json!({
-                                "id": c.id,
-                                "type": "function",
-                                "function": {"name": c.call.name, "arguments": c.call.arguments.to_json_string()},
-                            })
-                        })
-                        .collect();
-                    m.insert("tool_calls".into(), Value::Array(calls));
-                }
-                add_extensions(&mut m, ext, &OPENAI_OWNED);
-            }
-            Out::Res {
-                id, content, ext, ..
-            } => {
-                m.insert("role".into(), json!("tool"));
-                m.insert("tool_call_id".into(), Value::String(id));
-                m.insert("content".into(), Value::String(content.into_owned()));
-                add_extensions(&mut m, ext, &OPENAI_OWNED);
-            }
-        }
-        messages.push(Value::Object(m));
-    }
+    messages.extend(
+        system
+            .into_iter()
+            .map(|(entry, text)| openai::system_message(entry, text)),
+    );
+    messages.extend(seq.into_iter().map(openai::message));
     Value::Array(messages)
-}
-
-/// The id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`).
-fn anthropic_id(id: &str) -> String {
-    let s: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() { "call".to_owned() } else { s }
-}
-
-fn anthropic_input(arguments: &Arguments) -> Value {
-    match arguments {
-        Arguments::Json(v @ Value::Object(_)) => v.clone(),
-        Arguments::Json(v) => json!({ "arguments": v }),
-        Arguments::Invalid(raw) => json!({ "arguments": raw }),
-    }
 }
 
 /// Renders the view as an Anthropic Messages request.
@@ -584,107 +194,18 @@ fn anthropic_input(arguments: &Arguments) -> Value {
 /// assert_eq!(req.messages[1]["role"], "assistant");
 /// ```
 pub fn render_anthropic(history: &History) -> AnthropicRequest {
-    let (pinned, seq) = neutral(history);
-    let mut system = Vec::new();
-    for (entry, text) in pinned {
-        let mut block = Map::new();
-        block.insert("type".into(), json!("text"));
-        block.insert("text".into(), Value::String(text));
-        if let Some(cc) = entry.message().extensions.get("cache_control") {
-            block.insert("cache_control".into(), cc.clone());
-        }
-        system.push(Value::Object(block));
-    }
-
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    let mut used_ids: HashSet<String> = HashSet::new();
-    let mut current: HashMap<String, String> = HashMap::new();
-    for out in seq {
-        let (role, mut blocks, ext) = match out {
-            Out::Msg {
-                role,
-                texts,
-                calls,
-                ext,
-            } => {
-                let mut blocks = Vec::new();
-                for t in texts {
-                    if !t.trim().is_empty() {
-                        blocks.push(json!({"type": "text", "text": t.into_owned()}));
-                    }
-                }
-                if role == Role::Assistant {
-                    current.clear();
-                }
-                for c in calls {
-                    let base = anthropic_id(&c.id);
-                    let mut id = base.clone();
-                    let mut k = 2;
-                    while !used_ids.insert(id.clone()) {
-                        id = format!("{base}_{k}");
-                        k += 1;
-                    }
-                    current.insert(c.id.clone(), id.clone());
-                    blocks.push(json!({
-                        "type": "tool_use",
-                        "id": id,
-                        "name": c.call.name,
-                        "input": anthropic_input(&c.call.arguments),
-                    }));
-                }
-                let role = if role == Role::Assistant {
-                    "assistant"
-                } else {
-                    "user"
-                };
-                (role, blocks, ext)
-            }
-            Out::Res {
-                id,
-                content,
-                is_error,
-                ext,
-            } => {
-                let id = current
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or_else(|| anthropic_id(&id));
-                let mut block = Map::new();
-                block.insert("type".into(), json!("tool_result"));
-                block.insert("tool_use_id".into(), Value::String(id));
-                if !content.is_empty() {
-                    block.insert("content".into(), Value::String(content.into_owned()));
-                }
-                if is_error {
-                    block.insert("is_error".into(), Value::Bool(true));
-                }
-                ("user", vec![Value::Object(block)], ext)
-            }
-        };
-        if blocks.is_empty() {
-            continue;
-        }
-        if let (Some(cc), Some(Value::Object(last))) = (ext.get("cache_control"), blocks.last_mut())
-        {
-            last.insert("cache_control".into(), cc.clone());
-        }
-        match turns.last_mut() {
-            Some((r, existing)) if *r == role => existing.append(&mut blocks),
-            _ => turns.push((role, blocks)),
-        }
-    }
-    if turns.first().is_some_and(|(r, _)| *r == "assistant") {
-        turns.insert(
-            0,
-            (
-                "user",
-                vec![json!({"type": "text", "text": FIRST_TURN_NOTE})],
-            ),
-        );
-    }
-    let messages = turns
+    let (pinned, seq) = neutral::neutral(history);
+    let system = pinned
         .into_iter()
-        .map(|(role, blocks)| json!({"role": role, "content": blocks}))
+        .map(|(entry, text)| anthropic::system_block(entry, text))
         .collect();
-    AnthropicRequest { system, messages }
+    let mut turns = anthropic::Turns::default();
+    for out in seq {
+        turns.push(out);
+    }
+    turns.finish();
+    AnthropicRequest {
+        system,
+        messages: turns.messages,
+    }
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests (included with `mod common;`).
 #![allow(dead_code)]
 
+pub mod steps;
+
 use favur_context::TokenCounter;
 
 use favur_context::render::{render_anthropic, render_openai};

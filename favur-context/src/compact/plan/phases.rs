@@ -48,7 +48,7 @@ impl Fate {
 
 /// The reduced form an item that stays is shown in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum StayForm {
+pub(crate) enum StayForm {
     /// Only its tool calls ([`Form::CallsOnly`]).
     CallsOnly,
     /// Its results as placeholders ([`Form::Placeholder`]).
@@ -59,7 +59,7 @@ pub(super) enum StayForm {
 
 /// An item that stays in a reduced form, and what it costs there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Staying {
+pub(crate) struct Staying {
     pub(super) form: StayForm,
     /// Tokens in that form (for a placeholder, with the widest summary id).
     pub(super) tokens: u32,
@@ -342,7 +342,14 @@ pub(super) fn forms(p: &Planner<'_>, fate: &mut [Fate]) -> Vec<Option<Staying>> 
             fate[i] = Fate::Keep;
             continue;
         }
-        let s = p.entry(i).and_then(|e| stay_form(p, e, &items[i].form));
+        // Counted once per item and form: the view remembers it across plans.
+        let s = match p.entry(i) {
+            Some(e) => p
+                .history
+                .view()
+                .staying(i, || stay_form(p, e, &items[i].form)),
+            None => None,
+        };
         match s {
             Some(s) if u64::from(s.tokens) + p.framing * u64::from(s.blocks) < p.now(i) => {
                 staying[i] = Some(s);

@@ -1,6 +1,6 @@
 //! The built-in summarizer: deterministic, no model, no network.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::lines::{self, LineKind};
@@ -253,9 +253,12 @@ impl BuiltinSummarizer {
                 out.insert_str(at, &format!("  files: {}\n", files.join(" ")));
             }
             // A name the lines added after the names pass show is not listed twice.
-            let chosen: Vec<&str> = d.chosen.iter().map(|&i| d.items[i].text.as_str()).collect();
-            d.listed
-                .retain(|n| !chosen.iter().any(|t| names::names(t).any(|m| m == *n)));
+            let chosen: HashSet<&str> = d
+                .chosen
+                .iter()
+                .flat_map(|&i| names::names(&d.items[i].text))
+                .collect();
+            d.listed.retain(|n| !chosen.contains(n));
             if !d.listed.is_empty() {
                 let _ = writeln!(out, "  names: {}", d.listed.join(" "));
             }

@@ -1,0 +1,210 @@
+//! The neutral sequence as Anthropic Messages turns: content blocks, turns of one role
+//! merged, tool ids rewritten to the characters the API accepts and made unique.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::FIRST_TURN_NOTE;
+use super::neutral::Out;
+use crate::model::entry::Entry;
+use crate::model::message::{Arguments, Role};
+
+/// A pinned system entry as a `system` text block.
+pub(super) fn system_block(entry: &Entry, text: String) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), json!("text"));
+    block.insert("text".into(), Value::String(text));
+    if let Some(cc) = entry.message().extensions.get("cache_control") {
+        block.insert("cache_control".into(), cc.clone());
+    }
+    Value::Object(block)
+}
+
+/// The id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`).
+fn anthropic_id(id: &str) -> String {
+    let s: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() { "call".to_owned() } else { s }
+}
+
+fn input(arguments: &Arguments) -> Value {
+    match arguments {
+        Arguments::Json(v @ Value::Object(_)) => v.clone(),
+        Arguments::Json(v) => json!({ "arguments": v }),
+        Arguments::Invalid(raw) => json!({ "arguments": raw }),
+    }
+}
+
+/// Where [`Turns`] stood at some point, to go back to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Mark {
+    turns: usize,
+    last_blocks: usize,
+    ids: usize,
+}
+
+impl Mark {
+    /// The same point once a turn was put before the first.
+    pub(super) fn after_note(self) -> Mark {
+        Mark {
+            turns: self.turns + 1,
+            ..self
+        }
+    }
+}
+
+/// The turns built so far (`{"role", "content"}` messages), and the tool ids used.
+#[derive(Debug, Default)]
+pub(super) struct Turns {
+    pub(super) messages: Vec<Value>,
+    /// Every tool id used in the request, and the order they were used in.
+    used: HashSet<String>,
+    used_order: Vec<String>,
+    /// Request ids of the calls of the last assistant turn, by their own id.
+    current: HashMap<String, String>,
+}
+
+fn role_of(turn: &Value) -> Option<&str> {
+    turn.get("role").and_then(Value::as_str)
+}
+
+fn blocks_of(turn: &mut Value) -> Option<&mut Vec<Value>> {
+    turn.get_mut("content").and_then(Value::as_array_mut)
+}
+
+impl Turns {
+    /// Adds one message of the neutral sequence: its blocks join the last turn if it has
+    /// the same role.
+    pub(super) fn push(&mut self, out: Out<'_>) {
+        let (role, mut blocks, ext) = match out {
+            Out::Msg {
+                role,
+                texts,
+                calls,
+                ext,
+            } => {
+                let mut blocks = Vec::new();
+                for t in texts {
+                    if !t.trim().is_empty() {
+                        blocks.push(json!({"type": "text", "text": t.into_owned()}));
+                    }
+                }
+                if role == Role::Assistant {
+                    self.current.clear();
+                }
+                for c in calls {
+                    let base = anthropic_id(&c.id);
+                    let mut id = base.clone();
+                    let mut k = 2;
+                    while self.used.contains(&id) {
+                        id = format!("{base}_{k}");
+                        k += 1;
+                    }
+                    self.used.insert(id.clone());
+                    self.used_order.push(id.clone());
+                    self.current.insert(c.id.clone(), id.clone());
+                    blocks.push(json!({
+                        "type": "tool_use",
+                        "id": id,
+                        "name": c.call.name,
+                        "input": input(&c.call.arguments),
+                    }));
+                }
+                let role = if role == Role::Assistant {
+                    "assistant"
+                } else {
+                    "user"
+                };
+                (role, blocks, ext)
+            }
+            Out::Res {
+                id,
+                content,
+                is_error,
+                ext,
+            } => {
+                let id = self
+                    .current
+                    .get(&id)
+                    .cloned()
+                    .unwrap_or_else(|| anthropic_id(&id));
+                let mut block = Map::new();
+                block.insert("type".into(), json!("tool_result"));
+                block.insert("tool_use_id".into(), Value::String(id));
+                if !content.is_empty() {
+                    block.insert("content".into(), Value::String(content.into_owned()));
+                }
+                if is_error {
+                    block.insert("is_error".into(), Value::Bool(true));
+                }
+                ("user", vec![Value::Object(block)], ext)
+            }
+        };
+        if blocks.is_empty() {
+            return;
+        }
+        if let (Some(cc), Some(Value::Object(last))) = (ext.get("cache_control"), blocks.last_mut())
+        {
+            last.insert("cache_control".into(), cc.clone());
+        }
+        match self.messages.last_mut() {
+            Some(turn) if role_of(turn) == Some(role) => {
+                if let Some(existing) = blocks_of(turn) {
+                    existing.append(&mut blocks);
+                }
+            }
+            _ => self.messages.push(json!({"role": role, "content": blocks})),
+        }
+    }
+
+    /// Puts a user turn with [`FIRST_TURN_NOTE`] first if the first turn is the
+    /// assistant's (the API requires a user turn first); whether it did.
+    pub(super) fn finish(&mut self) -> bool {
+        let assistant_first = self
+            .messages
+            .first()
+            .is_some_and(|t| role_of(t) == Some("assistant"));
+        if assistant_first {
+            self.messages.insert(
+                0,
+                json!({"role": "user", "content": [{"type": "text", "text": FIRST_TURN_NOTE}]}),
+            );
+        }
+        assistant_first
+    }
+
+    /// Where the turns stand now.
+    pub(super) fn mark(&mut self) -> Mark {
+        let last_blocks = self
+            .messages
+            .last_mut()
+            .and_then(blocks_of)
+            .map_or(0, |b| b.len());
+        Mark {
+            turns: self.messages.len(),
+            last_blocks,
+            ids: self.used_order.len(),
+        }
+    }
+
+    /// Back to where they stood at `mark` (taken since nothing before it changed).
+    pub(super) fn reset(&mut self, mark: Mark) {
+        self.messages.truncate(mark.turns);
+        if let Some(blocks) = self.messages.last_mut().and_then(blocks_of) {
+            blocks.truncate(mark.last_blocks);
+        }
+        for id in self.used_order.drain(mark.ids.min(self.used_order.len())..) {
+            self.used.remove(&id);
+        }
+        self.current.clear();
+    }
+}

@@ -1,0 +1,243 @@
+//! [`Renderer`]: requests rendered incrementally, each settled item once.
+//!
+//! Between two compactions a view only grows: new entries are pushed at its end. The
+//! rendered form of the items before the last point where no tool call was open cannot
+//! change any more (a result only answers a call made before it, and the first turn note
+//! is decided once something is sent), so a renderer keeps what it rendered up to that
+//! point and renders only what follows. A compaction, a new system pin or another
+//! history starts it over from scratch.
+
+use serde_json::Value;
+
+use super::anthropic::{Mark, Turns};
+use super::neutral::{self, Segment};
+use super::{AnthropicRequest, anthropic, openai};
+use crate::history::History;
+
+/// What a rendering was made from: the history (a clone is another history), its
+/// compactions and its pins. While it is unchanged, the view only grew at its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    history: u64,
+    compactions: usize,
+    pinned: usize,
+}
+
+impl Key {
+    fn of(history: &History) -> Key {
+        Key {
+            history: history.instance(),
+            compactions: history.compactions().len(),
+            pinned: history.pinned().len(),
+        }
+    }
+}
+
+/// Where to resume: the view item after the last settled segment, and where the
+/// output stood after it.
+#[derive(Debug, Clone, Copy)]
+struct Resume<M> {
+    item: usize,
+    at: M,
+}
+
+/// One format's rendering and where to resume it.
+#[derive(Debug)]
+struct State<O, M> {
+    key: Option<Key>,
+    output: O,
+    resume: Option<Resume<M>>,
+}
+
+impl<O: Default, M: Copy> State<O, M> {
+    fn new() -> Self {
+        State {
+            key: None,
+            output: O::default(),
+            resume: None,
+        }
+    }
+
+    /// The view item to render from and the mark to go back to (`None`: from scratch).
+    fn start(&mut self, key: Key, len: usize) -> Option<Resume<M>> {
+        let resume = self
+            .resume
+            .filter(|r| self.key == Some(key) && r.item <= len);
+        if resume.is_none() {
+            self.resume = None;
+        }
+        self.key = Some(key);
+        resume
+    }
+
+    /// Adds the segments, through `emit`, remembering where to resume after each settled
+    /// one (once the first turn note is decided).
+    fn extend<'h>(
+        &mut self,
+        segments: Vec<Segment<'h>>,
+        mut decided: bool,
+        mut emit: impl FnMut(&mut O, Segment<'h>) -> M,
+    ) {
+        for segment in segments {
+            decided |= segment.sends;
+            let (item, settled) = (segment.end, segment.settled);
+            let at = emit(&mut self.output, segment);
+            if settled && decided {
+                self.resume = Some(Resume { item, at });
+            }
+        }
+    }
+}
+
+/// Renders a history's requests incrementally: keep one across the requests of an agent
+/// loop, and each request costs what is new since the last, not the whole view.
+///
+/// The output is byte for byte what [`render_openai`](super::render_openai) and
+/// [`render_anthropic`](super::render_anthropic) give for the same history. What was
+/// rendered is kept up to the last point where no tool call was open; only what follows
+/// is rendered again. A compaction, a new pin or another history (a clone included)
+/// starts the rendering over. One renderer keeps both formats, each rendered only when
+/// asked for.
+///
+/// ```
+/// use favur_context::{fuzzy, strict, History};
+/// use favur_context::render::{render_anthropic, render_openai, Renderer};
+/// let mut h = History::new();
+/// h.pin(strict!(system: "You are a coding agent."));
+/// h.append(strict!(user: "List the files."));
+/// let mut renderer = Renderer::new();
+/// assert_eq!(renderer.openai(&h), &render_openai(&h));
+/// h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
+/// h.append(fuzzy!(tool_result("c1"): "Cargo.toml\nsrc"));
+/// // Only the call and its result are rendered now.
+/// assert_eq!(renderer.openai(&h), &render_openai(&h));
+/// assert_eq!(renderer.anthropic(&h), &render_anthropic(&h));
+/// ```
+#[derive(Debug)]
+pub struct Renderer {
+    openai: State<Value, usize>,
+    anthropic: State<(AnthropicRequest, Turns), Mark>,
+}
+
+impl Default for Renderer {
+    fn default() -> Self {
+        Renderer::new()
+    }
+}
+
+impl Renderer {
+    /// A renderer that has rendered nothing yet.
+    ///
+    /// ```
+    /// use favur_context::History;
+    /// let mut r = favur_context::render::Renderer::new();
+    /// assert_eq!(r.openai(&History::new()), &serde_json::json!([]));
+    /// ```
+    pub fn new() -> Self {
+        Renderer {
+            openai: State {
+                output: Value::Array(Vec::new()),
+                ..State::new()
+            },
+            anthropic: State::new(),
+        }
+    }
+
+    /// The history's view as OpenAI Chat Completions `messages`, as
+    /// [`render_openai`](super::render_openai) renders it, rendering only what changed
+    /// since this renderer's last call for the same history.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// use favur_context::render::{render_openai, Renderer};
+    /// let mut h = History::new();
+    /// let mut r = Renderer::new();
+    /// for i in 0..3 {
+    ///     h.append(fuzzy!(user: "step {i}"));
+    ///     assert_eq!(r.openai(&h), &render_openai(&h));
+    /// }
+    /// assert_eq!(r.openai(&h)[2]["content"], "step 2");
+    /// ```
+    pub fn openai(&mut self, history: &History) -> &Value {
+        let state = &mut self.openai;
+        let resume = state.start(Key::of(history), history.view().len());
+        if !matches!(state.output, Value::Array(_)) {
+            state.output = Value::Array(Vec::new());
+        }
+        let segments = match resume {
+            Some(r) => {
+                if let Value::Array(messages) = &mut state.output {
+                    messages.truncate(r.at);
+                }
+                neutral::segments(history, r.item, false)
+            }
+            None => {
+                let system = neutral::system_pins(history)
+                    .into_iter()
+                    .map(|(entry, text)| openai::system_message(entry, text))
+                    .collect();
+                state.output = Value::Array(system);
+                neutral::segments(history, 0, true)
+            }
+        };
+        state.extend(segments, resume.is_some(), |output, segment| {
+            let Value::Array(messages) = output else {
+                return 0;
+            };
+            messages.extend(segment.out.into_iter().map(openai::message));
+            messages.len()
+        });
+        &state.output
+    }
+
+    /// The history's view as an Anthropic Messages request, as
+    /// [`render_anthropic`](super::render_anthropic) renders it, rendering only what
+    /// changed since this renderer's last call for the same history.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// use favur_context::render::{render_anthropic, Renderer};
+    /// let mut h = History::new();
+    /// let mut r = Renderer::new();
+    /// h.append(fuzzy!(assistant: "I was asked to look around."));
+    /// assert_eq!(r.anthropic(&h), &render_anthropic(&h));
+    /// h.append(fuzzy!(user: "go on"));
+    /// assert_eq!(r.anthropic(&h), &render_anthropic(&h));
+    /// assert_eq!(r.anthropic(&h).messages.len(), 3);
+    /// ```
+    pub fn anthropic(&mut self, history: &History) -> &AnthropicRequest {
+        let state = &mut self.anthropic;
+        let resume = state.start(Key::of(history), history.view().len());
+        let (request, turns) = &mut state.output;
+        turns.messages = std::mem::take(&mut request.messages);
+        let segments = match resume {
+            Some(r) => {
+                turns.reset(r.at);
+                neutral::segments(history, r.item, false)
+            }
+            None => {
+                request.system = neutral::system_pins(history)
+                    .into_iter()
+                    .map(|(entry, text)| anthropic::system_block(entry, text))
+                    .collect();
+                *turns = Turns::default();
+                neutral::segments(history, 0, true)
+            }
+        };
+        state.extend(segments, resume.is_some(), |(_, turns), segment| {
+            for out in segment.out {
+                turns.push(out);
+            }
+            turns.mark()
+        });
+        let (request, turns) = &mut state.output;
+        if resume.is_none() && turns.finish() {
+            state.resume = state.resume.map(|r| Resume {
+                item: r.item,
+                at: r.at.after_note(),
+            });
+        }
+        request.messages = std::mem::take(&mut turns.messages);
+        &state.output.0
+    }
+}

@@ -1,0 +1,421 @@
+//! The view turned into a provider-neutral sequence: what each item sends (through
+//! [`Form::message_for`](crate::Form::message_for)), the tool-call pairing repaired, and
+//! the first turn note, shared by both renderers.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::FIRST_TURN_NOTE;
+use crate::history::History;
+use crate::history::view::ViewItem;
+use crate::model::entry::{Entry, EntryId};
+use crate::model::message::{Message, Part, Role, ToolCall};
+use crate::request::forms;
+use crate::request::forms::{missing_result, orphan_result, placeholder_text};
+
+/// One rendered call, with the id it has in the request.
+#[derive(Debug, Clone)]
+pub(super) struct OutCall<'h> {
+    pub(super) id: String,
+    pub(super) call: Cow<'h, ToolCall>,
+}
+
+/// A provider-neutral rendered message.
+#[derive(Debug, Clone)]
+pub(super) enum Out<'h> {
+    /// Text (and, for the assistant, calls) of one role.
+    Msg {
+        role: Role,
+        texts: Vec<Cow<'h, str>>,
+        calls: Vec<OutCall<'h>>,
+        ext: &'h Map<String, Value>,
+    },
+    /// A tool result answering the call with `id`.
+    Res {
+        id: String,
+        content: Cow<'h, str>,
+        is_error: bool,
+        ext: &'h Map<String, Value>,
+    },
+}
+
+/// Items after forms are applied, before pairing.
+#[derive(Debug)]
+pub(super) enum Item<'h> {
+    Msg {
+        role: Role,
+        texts: Vec<Cow<'h, str>>,
+        calls: Vec<Cow<'h, ToolCall>>,
+        ext: &'h Map<String, Value>,
+        entry: EntryId,
+    },
+    Res {
+        call_id: Cow<'h, str>,
+        content: Cow<'h, str>,
+        is_error: bool,
+        ext: &'h Map<String, Value>,
+        entry: EntryId,
+    },
+}
+
+/// One part of a shown message, borrowed from the entry or owned by the form.
+enum PartOf<'h> {
+    Text(Cow<'h, str>),
+    Call(Cow<'h, ToolCall>),
+    Result(Cow<'h, str>, Cow<'h, str>, bool),
+}
+
+fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
+    match message {
+        Cow::Borrowed(m) => (
+            m.role,
+            m.parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(t) => PartOf::Text(Cow::Borrowed(t.as_str())),
+                    Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
+                    Part::ToolResult(r) => PartOf::Result(
+                        Cow::Borrowed(r.call_id.as_str()),
+                        Cow::Borrowed(r.content.as_str()),
+                        r.is_error,
+                    ),
+                })
+                .collect(),
+        ),
+        Cow::Owned(m) => (
+            m.role,
+            m.parts
+                .into_iter()
+                .map(|p| match p {
+                    Part::Text(t) => PartOf::Text(Cow::Owned(t)),
+                    Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
+                    Part::ToolResult(r) => {
+                        PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
+                    }
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// Splits the message an entry shows (see [`Form::message_for`](crate::Form::message_for), the one owner of what
+/// each form sends) into items: one per result, and one for its texts and calls if any.
+fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {
+    let ext = &entry.message().extensions;
+    let (role, parts) = parts_of(message);
+    let mut texts: Vec<Cow<'h, str>> = Vec::new();
+    let mut calls = Vec::new();
+    for part in parts {
+        match part {
+            PartOf::Text(t) => texts.push(t),
+            PartOf::Call(c) => calls.push(c),
+            PartOf::Result(call_id, content, is_error) => items.push(Item::Res {
+                call_id,
+                content,
+                is_error,
+                ext,
+                entry: entry.id(),
+            }),
+        }
+    }
+    let role = match role {
+        Role::Tool => Role::User,
+        r => r,
+    };
+    if !texts.is_empty() || !calls.is_empty() {
+        items.push(Item::Msg {
+            role,
+            texts,
+            calls,
+            ext,
+            entry: entry.id(),
+        });
+    }
+}
+
+/// The pinned system entries with their text (blank ones are not sent).
+pub(super) fn system_pins(history: &History) -> Vec<(&Entry, String)> {
+    let mut system = Vec::new();
+    for id in history.pinned() {
+        let Some(entry) = history.entry(*id) else {
+            continue;
+        };
+        // Pins of other roles are in the view, where they were recorded.
+        if entry.message().role == Role::System {
+            let text = entry.message().text();
+            if !text.trim().is_empty() {
+                system.push((entry, text));
+            }
+        }
+    }
+    system
+}
+
+/// The items view item `item` is sent as (none if its entry is not held).
+fn push_item<'h>(items: &mut Vec<Item<'h>>, history: &'h History, item: &'h ViewItem) {
+    if let Some(entry) = history.entry(item.id) {
+        push_message(items, item.form.message_for(entry), entry);
+    }
+}
+
+/// Whether the first turn note goes first: when the first message that sends something
+/// is an assistant turn, or nothing sends anything in a view that is not empty.
+fn needs_note<'a, 'h: 'a>(mut out: impl Iterator<Item = &'a Out<'h>>, view_empty: bool) -> bool {
+    // The first message that sends something (blank texts are not sent by Anthropic).
+    match out.find(|o| sends(o)) {
+        Some(Out::Msg { role, .. }) => *role == Role::Assistant,
+        Some(Out::Res { .. }) => false,
+        None => !view_empty,
+    }
+}
+
+/// Whether a rendered message sends something (blank texts are not sent by Anthropic).
+fn sends(o: &Out<'_>) -> bool {
+    match o {
+        Out::Msg { texts, calls, .. } => {
+            !calls.is_empty() || texts.iter().any(|t| !t.trim().is_empty())
+        }
+        Out::Res { .. } => true,
+    }
+}
+
+/// The note user turn (see [`FIRST_TURN_NOTE`]).
+fn note() -> Out<'static> {
+    Out::Msg {
+        role: Role::User,
+        texts: vec![Cow::Borrowed(FIRST_TURN_NOTE)],
+        calls: Vec::new(),
+        ext: empty_map(),
+    }
+}
+
+/// The pinned system texts and the neutral rendered sequence with pairing repaired.
+pub(super) fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>) {
+    let system = system_pins(history);
+    let mut items: Vec<Item<'_>> = Vec::new();
+    for item in history.view().items() {
+        push_item(&mut items, history, item);
+    }
+    let mut out = pair(history, items);
+    if needs_note(out.iter(), history.view().is_empty()) {
+        // Anthropic requires a user turn first (and a request holds at least one
+        // message); both formats send the same note, so that both send what usage counts.
+        out.insert(0, note());
+    }
+    (system, out)
+}
+
+/// A run of the view rendered on its own: the pairing never crosses its end when it is
+/// `settled` (every call made before it is answered before it).
+pub(super) struct Segment<'h> {
+    /// The index of the view item after its last.
+    pub(super) end: usize,
+    /// Whether no call is left open at its end: what follows cannot change it.
+    pub(super) settled: bool,
+    /// Whether it sends something of the view's own (the first turn note aside): once a
+    /// segment has, whether the note goes first is decided.
+    pub(super) sends: bool,
+    /// Its neutral sequence, pairing repaired.
+    pub(super) out: Vec<Out<'h>>,
+}
+
+/// The view from item `from` on, cut into segments after every item where no call is
+/// open, each paired on its own; with `note` (a render from the start), the first turn
+/// note is put first where [`neutral`] puts it. Pairing them one by one gives the
+/// sequence [`neutral`] gives: a result only answers a call made before it, so the
+/// pairing never crosses a point where no call is open.
+pub(super) fn segments(history: &History, from: usize, note_first: bool) -> Vec<Segment<'_>> {
+    let view = history.view().items();
+    let mut out = Vec::new();
+    let mut items: Vec<Item<'_>> = Vec::new();
+    let mut open: forms::Matcher<()> = forms::Matcher::default();
+    let mut open_calls = 0usize;
+    for (i, item) in view.iter().enumerate().skip(from) {
+        let at = items.len();
+        push_item(&mut items, history, item);
+        for it in &items[at..] {
+            match it {
+                Item::Msg { calls, .. } => {
+                    for call in calls {
+                        open.call(&call.id, ());
+                        open_calls += 1;
+                    }
+                }
+                Item::Res { call_id, .. } => {
+                    if open.answer(call_id).is_some() {
+                        open_calls -= 1;
+                    }
+                }
+            }
+        }
+        if open_calls == 0 && !items.is_empty() {
+            out.push(Segment::new(
+                i + 1,
+                true,
+                pair(history, std::mem::take(&mut items)),
+            ));
+        }
+    }
+    if !items.is_empty() {
+        out.push(Segment::new(view.len(), false, pair(history, items)));
+    }
+    if note_first && needs_note(out.iter().flat_map(|s| s.out.iter()), view.is_empty()) {
+        match out.first_mut() {
+            Some(first) => first.out.insert(0, note()),
+            None => out.push(Segment::new(0, false, vec![note()])),
+        }
+    }
+    out
+}
+
+impl<'h> Segment<'h> {
+    fn new(end: usize, settled: bool, out: Vec<Out<'h>>) -> Self {
+        let sends = out.iter().any(sends);
+        Segment {
+            end,
+            settled,
+            sends,
+            out,
+        }
+    }
+}
+
+/// Where each call's result is, and the repaired sequence.
+fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
+    // 1. Assign each result to the most recent unanswered call with its id before it.
+    let mut open: forms::Matcher<(usize, usize)> = forms::Matcher::default();
+    let items = &items;
+    let mut answer: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut answered_res: HashSet<usize> = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Item::Msg { calls, .. } => {
+                for (c, call) in calls.iter().enumerate() {
+                    open.call(&call.id, (i, c));
+                }
+            }
+            Item::Res { call_id, .. } => {
+                if let Some(call) = open.answer(call_id) {
+                    answer.insert(call, i);
+                    answered_res.insert(i);
+                }
+            }
+        }
+    }
+    // The last item that renders as a message of its own (a message, or a result whose
+    // call is not in the request): calls made there with no result are the in-flight tail.
+    let last_msg = items
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, item)| matches!(item, Item::Msg { .. }) || !answered_res.contains(i))
+        .map(|(i, _)| i);
+    // Results anywhere in the history (`History::result_entries`, which also knows the
+    // originals a journal evicted), by call id, for calls whose result left the view.
+
+    // 2. Emit, pulling each call's result up to directly after its assistant message.
+    let mut out = Vec::with_capacity(items.len());
+    let mut emitted: HashSet<usize> = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Item::Msg {
+                role,
+                texts,
+                calls,
+                ext,
+                entry,
+            } => {
+                let mut seen: HashSet<String> = HashSet::new();
+                let mut out_calls = Vec::with_capacity(calls.len());
+                for call in calls {
+                    let id = &call.id;
+                    let mut unique = id.clone();
+                    let mut k = 2;
+                    while !seen.insert(unique.clone()) {
+                        unique = format!("{id}_{k}");
+                        k += 1;
+                    }
+                    out_calls.push(OutCall {
+                        id: unique,
+                        call: call.clone(),
+                    });
+                }
+                let results: Vec<Out<'h>> = out_calls
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(c, call)| {
+                        if let Some(&r) = answer.get(&(i, c)) {
+                            emitted.insert(r);
+                            if let Item::Res {
+                                content,
+                                is_error,
+                                ext,
+                                ..
+                            } = &items[r]
+                            {
+                                return Some(Out::Res {
+                                    id: call.id.clone(),
+                                    content: content.clone(),
+                                    is_error: *is_error,
+                                    ext,
+                                });
+                            }
+                            return None;
+                        }
+                        let original = calls[c].id.as_str();
+                        let later = history
+                            .result_entries(original)
+                            .iter()
+                            .find(|r| **r > *entry)
+                            .copied();
+                        let content = match later {
+                            Some(r) => Cow::Owned(placeholder_text(r, None)),
+                            None if Some(i) == last_msg => return None, // in-flight tail
+                            None => Cow::Borrowed(missing_result()),
+                        };
+                        Some(Out::Res {
+                            id: call.id.clone(),
+                            content,
+                            is_error: false,
+                            ext: empty_map(),
+                        })
+                    })
+                    .collect();
+                out.push(Out::Msg {
+                    role: *role,
+                    texts: texts.clone(),
+                    calls: out_calls,
+                    ext,
+                });
+                out.extend(results);
+            }
+            Item::Res {
+                call_id,
+                content,
+                is_error,
+                ext,
+                entry,
+            } => {
+                if emitted.contains(&i) {
+                    continue;
+                }
+                out.push(Out::Msg {
+                    role: Role::User,
+                    texts: vec![Cow::Owned(orphan_result(
+                        *entry, call_id, content, *is_error,
+                    ))],
+                    calls: Vec::new(),
+                    ext,
+                });
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn empty_map() -> &'static Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(Map::new)
+}
