@@ -203,7 +203,7 @@ pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use request::forms::placeholder_text;
-pub use store::{NewEntry, Originals, RecordError, Store};
+pub use store::{AsyncStore, NewEntry, Originals, RecordError, Store};
 pub use tools::recall::{RecallError, RecallTool};
 pub use tools::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,

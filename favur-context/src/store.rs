@@ -1,7 +1,12 @@
 //! The one way every history records: [`Store`], implemented by the in-memory
 //! [`History`] and by the [`JournaledHistory`](crate::JournaledHistory).
 //!
-//! See [`Store`] for the design: what flows through it, and why it is synchronous.
+//! See [`Store`] for the design: what flows through it, and why it is synchronous;
+//! [`AsyncStore`] is its async sibling (module `async_store`).
+
+mod async_store;
+
+pub use async_store::AsyncStore;
 
 use crate::history::view::{ApplyError, Compaction};
 use crate::history::{self, History};
@@ -186,15 +191,14 @@ pub trait Originals: Send + Sync {
 /// ([`History::insert`], [`History::commit`]). So a store never diffs a history, and
 /// memory never runs ahead of what is stored.
 ///
-/// The methods are synchronous with a typed associated error: a file journal, SQLite and
-/// a blocking PostgreSQL client fit that as they are, and the in-memory history keeps
-/// plain calls. An async database store keeps the same protocol, since the state
-/// transitions are [`History`]'s: its `async fn record` / `async fn apply` drafts or
-/// checks, awaits its write, then commits. It would be a sibling trait (`AsyncStore`,
-/// whose futures are `Send`) rather than `async` methods here, taken by a
-/// `prepare_async` variant whose only difference is awaiting the apply: inside
-/// [`Compactor::commit`](crate::Compactor::commit), building the [`Compaction`] record is
-/// already separate from handing it to the store. It is not added until a store needs it.
+/// The methods are synchronous with a typed associated error: a file journal and SQLite
+/// fit that as they are, and the in-memory history keeps plain calls. An async database
+/// store ([`PgStore`](crate::PgStore)) keeps the same protocol, since the state
+/// transitions are [`History`]'s: its `record` / `apply` futures draft or check, await the
+/// write, then commit. That is the sibling trait [`AsyncStore`] (whose futures are
+/// `Send`), which every `Send` store implements too, taken by
+/// [`Compactor::prepare_async`](crate::Compactor::prepare_async), whose only difference is
+/// awaiting the apply.
 ///
 /// ```
 /// use favur_context::{fuzzy, strict, Compactor, History, JournaledHistory, Policy, Store};

@@ -13,7 +13,7 @@ use crate::history::view::{Compaction, Edit, Form};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Message, Role};
 use crate::model::site::CallSite;
-use crate::store::Store;
+use crate::store::{AsyncStore, Store};
 
 /// The compaction engine of one job: a [`Policy`] and a summarizer.
 ///
@@ -208,10 +208,39 @@ impl<S> Compactor<S> {
         if let Some(compaction) = compaction {
             store.apply(compaction).map_err(CommitError::Store)?;
         }
+        Ok(self.reported(&plan, before, store.history(), fallbacks))
+    }
+
+    /// [`commit`](Compactor::commit) on an [`AsyncStore`]: the same record, awaiting the
+    /// store's apply.
+    pub(crate) async fn commit_async<St: AsyncStore>(
+        &mut self,
+        store: &mut St,
+        plan: Plan,
+        outcomes: Vec<Result<String, SummarizeError>>,
+    ) -> Result<CompactionReport, CommitError<St::Error>> {
+        let history = store.history();
+        let (compaction, fallbacks) = self.record(history, &plan, outcomes)?;
+        let before = history.usage_tokens();
+        if let Some(compaction) = compaction {
+            store.apply(compaction).await.map_err(CommitError::Store)?;
+        }
+        Ok(self.reported(&plan, before, store.history(), fallbacks))
+    }
+
+    /// The report of `plan` committed to `history` (whose usage was `before`), emitted
+    /// and kept as the last one.
+    fn reported(
+        &mut self,
+        plan: &Plan,
+        before: u64,
+        history: &History,
+        fallbacks: Vec<Fallback>,
+    ) -> CompactionReport {
         let report = CompactionReport {
             tier: plan.tier(),
             usage_before: before,
-            usage_after: store.history().usage_tokens(),
+            usage_after: history.usage_tokens(),
             window: self.policy.window_tokens(),
             classes: *plan.outcome(),
             summaries: plan.runs().iter().map(|r| r.summary).collect(),
@@ -222,7 +251,7 @@ impl<S> Compactor<S> {
         };
         emit(&report);
         self.last_report = Some(report.clone());
-        Ok(report)
+        report
     }
 
     /// The compaction record of `plan` with one summary outcome per run (`None` when the
@@ -563,7 +592,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// assert_eq!(report.tier, 1);
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call
     /// ```
-    pub async fn compact_async<St: Store>(
+    pub async fn compact_async<St: AsyncStore>(
         &mut self,
         store: &mut St,
     ) -> Result<Option<CompactionReport>, St::Error> {
@@ -574,12 +603,12 @@ impl<S: AsyncSummarizer> Compactor<S> {
             return Ok(None);
         }
         let outcomes = self.summarize_plan(store.history(), &plan).await;
-        committed(self.commit(store, plan, outcomes))
+        committed(self.commit_async(store, plan, outcomes).await)
     }
 
     /// [`prepare`](Compactor::prepare) with an async summarizer (an LLM): the same
-    /// decisions, records and errors, on any [`Store`]. The future is `Send` when the
-    /// store and the summarizer are.
+    /// decisions, records and errors, on any [`AsyncStore`] (every `Send` [`Store`] is
+    /// one), awaiting the store's write. The future is `Send` when the summarizer is.
     ///
     /// # Errors
     ///
@@ -597,7 +626,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// let mut c = Compactor::with_summarizer(Policy::default(), Ready(BuiltinSummarizer::default()));
     /// assert!(!block_on(c.prepare_async(&mut h)).unwrap().compacted());
     /// ```
-    pub async fn prepare_async<St: Store>(
+    pub async fn prepare_async<St: AsyncStore>(
         &mut self,
         store: &mut St,
     ) -> Result<Prepared, PrepareError<St::Error>> {
