@@ -5,8 +5,35 @@
 //! [`AsyncStore`] is its async sibling (module `async_store`).
 
 mod async_store;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod claim;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod error;
+mod interchange;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod rows;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod session;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 
 pub use async_store::AsyncStore;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use error::StoreError;
+pub use interchange::export_journal;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use session::{DEFAULT_LEASE, SessionOptions};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+
+/// The version of the database schema the stores create and migrate to (a
+/// `favur_schema_version` table holds the database's); a newer database is refused
+/// with `StoreError::Schema`.
+///
+/// ```
+/// assert_eq!(favur_context::SCHEMA_VERSION, 1);
+/// ```
+pub const SCHEMA_VERSION: i64 = 1;
 
 use crate::history::view::{ApplyError, Compaction};
 use crate::history::{self, History};

@@ -157,18 +157,12 @@ impl<S: Store + Send> AsyncStore for S {
         Store::history(self)
     }
 
-    fn record(
-        &mut self,
-        entries: Vec<NewEntry>,
-    ) -> impl Future<Output = Result<EntryId, S::Error>> + Send {
-        async move { Store::record(self, entries) }
+    async fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, S::Error> {
+        Store::record(self, entries)
     }
 
-    fn apply(
-        &mut self,
-        compaction: Compaction,
-    ) -> impl Future<Output = Result<(), S::Error>> + Send {
-        async move { Store::apply(self, compaction) }
+    async fn apply(&mut self, compaction: Compaction) -> Result<(), S::Error> {
+        Store::apply(self, compaction)
     }
 }
 
