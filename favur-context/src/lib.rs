@@ -203,6 +203,8 @@ pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use request::forms::placeholder_text;
+#[cfg(feature = "postgres")]
+pub use store::PgStore;
 #[cfg(feature = "sqlite")]
 pub use store::SqliteStore;
 pub use store::{

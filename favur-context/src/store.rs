@@ -10,6 +10,10 @@ mod claim;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod error;
 mod interchange;
+#[cfg(feature = "postgres")]
+mod pg_originals;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod rows;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -21,6 +25,8 @@ pub use async_store::AsyncStore;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use error::StoreError;
 pub use interchange::export_journal;
+#[cfg(feature = "postgres")]
+pub use postgres::PgStore;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use session::{DEFAULT_LEASE, SessionOptions};
 #[cfg(feature = "sqlite")]

@@ -149,7 +149,14 @@ impl SqliteStore {
                 conn: Mutex::new(reader),
             }));
         }
-        let next_seq = replay_rows(&conn, session, &mut history)?;
+        let next_seq = match replay_rows(&conn, session, &mut history) {
+            Ok(next) => next,
+            Err(e) => {
+                // Nothing was loaded: the claim is given back.
+                release(&conn, session, epoch);
+                return Err(e);
+            }
+        };
         Ok(SqliteStore {
             core: Core::new(session, history, next_seq, epoch, owner),
             conn,
@@ -412,12 +419,17 @@ impl Store for SqliteStore {
 
 impl Drop for SqliteStore {
     fn drop(&mut self) {
-        // Best effort: a claim not released runs out with its lease.
-        let _ = self.conn.execute(
-            "UPDATE favur_sessions SET owner = NULL, lease_until = 0 WHERE session = ?1 AND epoch = ?2",
-            params![self.core.session, self.core.epoch],
-        );
+        release(&self.conn, &self.core.session, self.core.epoch);
     }
+}
+
+/// Releases the claim of `session` if its epoch is still `epoch`. Best effort: a claim
+/// not released runs out with its lease.
+fn release(conn: &Connection, session: &str, epoch: i64) {
+    let _ = conn.execute(
+        "UPDATE favur_sessions SET owner = NULL, lease_until = 0 WHERE session = ?1 AND epoch = ?2",
+        params![session, epoch],
+    );
 }
 
 /// `Err(Fenced)` unless the session's epoch, read in this transaction, is `mine`.
