@@ -211,7 +211,7 @@ pub use store::{
     AsyncStore, NewEntry, Originals, RecordError, SCHEMA_VERSION, Store, export_journal,
 };
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use store::{DEFAULT_LEASE, SessionOptions, StoreError};
+pub use store::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
 pub use tools::recall::{RecallError, RecallTool};
 pub use tools::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,

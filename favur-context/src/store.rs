@@ -28,7 +28,7 @@ pub use interchange::export_journal;
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use session::{DEFAULT_LEASE, SessionOptions};
+pub use session::{Claim, DEFAULT_LEASE, SessionOptions};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 

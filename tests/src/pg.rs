@@ -184,6 +184,14 @@ pub fn server_or_skip(test: &str) -> Option<Server> {
     }
 }
 
+/// Runs `test` with a new server, or prints `SKIPPED: <why>` where none can be had
+/// outside CI (see [`server_or_skip`]).
+pub fn with_server(name: &str, test: impl FnOnce(&mut Server)) {
+    if let Some(mut server) = server_or_skip(name) {
+        test(&mut server);
+    }
+}
+
 /// The directory of `initdb`, `pg_ctl` and `postgres`, installing Debian's package if
 /// they are missing and this is root.
 fn binaries() -> Result<PathBuf, String> {

@@ -2,29 +2,14 @@
 //! left the view (from memory or from the file), the writer lock, durability settings and
 //! the recall tool.
 
+mod common;
+
+use common::Ls;
 use favur_context::{
     Arguments, CallSite, Compaction, Durability, Edit, Entry, EntryId, EntryKind, Form, History,
     JournalError, JournaledHistory, Message, OpenOptions, RecallError, RecallTool, Retention,
-    Store, TokenCounter, Tool, ToolCall, forgettable, fuzzy, retention, strict,
+    Store, TokenCounter, ToolCall, forgettable, fuzzy, strict,
 };
-
-struct Ls;
-
-#[retention(forgettable)]
-impl Tool for Ls {
-    fn name(&self) -> &str {
-        "ls"
-    }
-    fn description(&self) -> &str {
-        "List files"
-    }
-    fn parameters(&self) -> serde_json::Value {
-        serde_json::json!({})
-    }
-    fn call(&self, _: &serde_json::Value) -> Result<String, String> {
-        Ok("Cargo.toml\nsrc/".into())
-    }
-}
 
 fn summary(h: &History, replaces: Vec<EntryId>, text: &str) -> Entry {
     Entry::new(

@@ -1,30 +1,15 @@
 //! Resume is a first-class step: setup happens once, the calls a kill left unanswered are
 //! listed, and a reopened journal behaves exactly like one that never stopped.
 
+mod common;
+
+use common::Ls;
 use favur_context::render::{render_anthropic, render_openai};
 use favur_context::{
-    Compactor, EntryId, History, JournaledHistory, NewEntry, OpenOptions, Policy, Store, Tool,
-    ToolCall, forgettable, fuzzy, retention, strict,
+    Compactor, EntryId, History, JournaledHistory, NewEntry, OpenOptions, Policy, Store, ToolCall,
+    forgettable, fuzzy, strict,
 };
 use serde_json::json;
-
-struct Ls;
-
-#[retention(forgettable)]
-impl Tool for Ls {
-    fn name(&self) -> &str {
-        "ls"
-    }
-    fn description(&self) -> &str {
-        "List files"
-    }
-    fn parameters(&self) -> serde_json::Value {
-        json!({})
-    }
-    fn call(&self, _: &serde_json::Value) -> Result<String, String> {
-        Ok("Cargo.toml\nsrc/\ntests/".repeat(8))
-    }
-}
 
 fn setup() -> Vec<NewEntry> {
     vec![
@@ -46,14 +31,8 @@ fn setup_runs_once_across_three_runs() {
     assert_eq!(created, [true, false, false]);
     let h = JournaledHistory::open(&path).unwrap();
     assert_eq!(h.history().pinned(), &[EntryId(0)], "one system prompt");
-    let texts: Vec<String> = h
-        .history()
-        .entries()
-        .iter()
-        .map(|e| e.message().text())
-        .collect();
     assert_eq!(
-        texts,
+        common::texts(h.history()),
         [
             "You are a careful coding agent.",
             "Make the parser tests pass.",

@@ -5,6 +5,7 @@
 
 #[path = "stores/agent.rs"]
 mod agent;
+mod common;
 #[cfg(feature = "postgres")]
 #[path = "stores/postgres.rs"]
 mod postgres;

@@ -202,28 +202,9 @@ impl<S> Compactor<S> {
         plan: Plan,
         outcomes: Vec<Result<String, SummarizeError>>,
     ) -> Result<CompactionReport, CommitError<St::Error>> {
-        let history = store.history();
-        let (compaction, fallbacks) = self.record(history, &plan, outcomes)?;
-        let before = history.usage_tokens();
-        if let Some(compaction) = compaction {
-            store.apply(compaction).map_err(CommitError::Store)?;
-        }
-        Ok(self.reported(&plan, before, store.history(), fallbacks))
-    }
-
-    /// [`commit`](Compactor::commit) on an [`AsyncStore`]: the same record, awaiting the
-    /// store's apply.
-    pub(crate) async fn commit_async<St: AsyncStore>(
-        &mut self,
-        store: &mut St,
-        plan: Plan,
-        outcomes: Vec<Result<String, SummarizeError>>,
-    ) -> Result<CompactionReport, CommitError<St::Error>> {
-        let history = store.history();
-        let (compaction, fallbacks) = self.record(history, &plan, outcomes)?;
-        let before = history.usage_tokens();
-        if let Some(compaction) = compaction {
-            store.apply(compaction).await.map_err(CommitError::Store)?;
+        let (compaction, fallbacks, before) = self.record(store.history(), &plan, outcomes)?;
+        if let Some(c) = compaction {
+            store.apply(c).map_err(CommitError::Store)?;
         }
         Ok(self.reported(&plan, before, store.history(), fallbacks))
     }
@@ -255,13 +236,14 @@ impl<S> Compactor<S> {
     }
 
     /// The compaction record of `plan` with one summary outcome per run (`None` when the
-    /// plan edits nothing), and the runs whose summary the built-in summarizer wrote.
+    /// plan edits nothing), the runs whose summary the built-in summarizer wrote, and the
+    /// usage before.
     fn record<E>(
         &self,
         history: &History,
         plan: &Plan,
         outcomes: Vec<Result<String, SummarizeError>>,
-    ) -> Result<(Option<Compaction>, Vec<Fallback>), CommitError<E>> {
+    ) -> Result<(Option<Compaction>, Vec<Fallback>, u64), CommitError<E>> {
         if plan.stamp != Stamp::of(history) {
             return Err(CommitError::Stale);
         }
@@ -325,7 +307,7 @@ impl<S> Compactor<S> {
             edits.push(Edit::Drop { id: *id });
         }
         if edits.is_empty() {
-            return Ok((None, fallbacks));
+            return Ok((None, fallbacks, history.usage_tokens()));
         }
         // The usage it leaves is recorded with it: what a compactor reopened later reads
         // to know which tiers it covered.
@@ -338,7 +320,7 @@ impl<S> Compactor<S> {
             .check(compaction.clone())
             .map_err(|_| CommitError::Stale)?;
         compaction.usage_after = Some(history.usage_after(checked.view()));
-        Ok((Some(compaction), fallbacks))
+        Ok((Some(compaction), fallbacks, history.usage_tokens()))
     }
 
     fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
@@ -603,7 +585,21 @@ impl<S: AsyncSummarizer> Compactor<S> {
             return Ok(None);
         }
         let outcomes = self.summarize_plan(store.history(), &plan).await;
-        committed(self.commit_async(store, plan, outcomes).await)
+        // A plan made just now is never stale and has one outcome per run.
+        let Ok((compaction, fallbacks, before)) =
+            self.record::<St::Error>(store.history(), &plan, outcomes)
+        else {
+            return Ok(None);
+        };
+        if let Some(c) = compaction {
+            store.apply(c).await?;
+        }
+        Ok(Some(self.reported(
+            &plan,
+            before,
+            store.history(),
+            fallbacks,
+        )))
     }
 
     /// [`prepare`](Compactor::prepare) with an async summarizer (an LLM): the same

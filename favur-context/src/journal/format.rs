@@ -43,7 +43,7 @@ pub(crate) enum RecordIn {
     Compaction(Compaction),
 }
 
-pub(crate) enum LineError {
+pub(super) enum LineError {
     Version(u64),
     /// The header names another token counter (its id).
     Counter(String),
@@ -57,7 +57,7 @@ impl From<Corruption> for LineError {
 }
 
 /// Parses the header line and returns the framing tokens and the counter it declares.
-pub(crate) fn header(content: &[u8]) -> Result<(u32, Option<String>), LineError> {
+pub(super) fn header(content: &[u8]) -> Result<(u32, Option<String>), LineError> {
     let value: Value = serde_json::from_slice(content).map_err(|e| syntax(content, &e))?;
     let Some(inner) = value.as_object().and_then(|o| o.get("journal")) else {
         return Err(Corruption::MissingHeader.into());

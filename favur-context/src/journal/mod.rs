@@ -67,7 +67,7 @@ use crate::history::History;
 use crate::history::view::Compaction;
 use crate::model::entry::EntryId;
 use crate::store::{NewEntry, Store};
-pub(crate) use format::{Header, LineError, RecordOut, header};
+pub(crate) use format::{Header, RecordOut};
 use fs::{JournalFile, move_aside, sync_parent};
 use readback::FileOriginals;
 pub(crate) use readback::find_entry;

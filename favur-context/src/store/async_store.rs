@@ -28,6 +28,10 @@ use crate::tools::tool::ClassifiedTool;
 /// the caller's: `#[track_caller]` does not apply to `async fn`) and return the write's
 /// future. Nothing is written until it is awaited.
 ///
+/// A synchronous store implements both traits, whose methods share names: with both in
+/// scope, call one explicitly (`Store::append(&mut journal, m)`), or import only the one
+/// the code uses (agent code generic over `S: AsyncStore` sees only this one).
+///
 /// ```
 /// use favur_context::{fuzzy, strict, AsyncStore, History};
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -171,13 +175,12 @@ mod tests {
     use super::*;
     use crate::{fuzzy, strict};
 
-    fn block_on<F: Future>(f: F) -> F::Output {
-        let mut f = std::pin::pin!(f);
+    /// The output of a future that is ready at once (a synchronous store's write).
+    fn ready<F: Future>(f: F) -> F::Output {
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        loop {
-            if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-                return v;
-            }
+        match std::pin::pin!(f).poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => unreachable!("a synchronous store's write is ready"),
         }
     }
 
@@ -197,7 +200,7 @@ mod tests {
         assert!(h.is_empty(), "a future never awaited writes nothing");
         let pending = AsyncStore::append(&mut h, Note("x"));
         let line = line!() - 1;
-        let id = block_on(pending).unwrap();
+        let id = ready(pending).unwrap();
         assert_eq!(h.recall(id).unwrap().site().line(), line);
         assert!(
             h.recall(id)
@@ -206,9 +209,9 @@ mod tests {
                 .file()
                 .ends_with("async_store.rs")
         );
-        let id = block_on(AsyncStore::pin(&mut h, strict!(system: "sys"))).unwrap();
+        let id = ready(AsyncStore::pin(&mut h, strict!(system: "sys"))).unwrap();
         assert_eq!(h.pinned(), &[id]);
-        let first = block_on(AsyncStore::record(
+        let first = ready(AsyncStore::record(
             &mut h,
             vec![
                 NewEntry::appended(fuzzy!(user: "a")),

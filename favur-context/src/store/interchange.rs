@@ -50,27 +50,14 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
     let mut written = 0usize;
     let mut floor = 0u64;
     for compaction in full.compactions() {
-        // A compaction is written where its summaries' ids say it was applied, or (with
-        // no summary) right after the last entry it names: its edits apply there alike.
-        let at = compaction
-            .edits
-            .iter()
-            .find_map(|e| match e {
-                Edit::Summarize { summary } => Some(summary.id.0),
-                _ => None,
-            })
-            .unwrap_or_else(|| {
-                compaction
-                    .edits
-                    .iter()
-                    .map(|e| match e {
-                        Edit::Drop { id } | Edit::Reform { id, .. } => id.0 + 1,
-                        Edit::Summarize { summary } => summary.id.0,
-                    })
-                    .max()
-                    .unwrap_or(0)
-            })
-            .max(floor);
+        // A compaction is written where its summaries' ids say it was applied (they take
+        // the next ids then, above every id it names), or with no summary right after
+        // the last entry it names: its edits apply there alike.
+        let at = compaction.edits.iter().map(|e| match e {
+            Edit::Summarize { summary } => summary.id.0,
+            Edit::Drop { id } | Edit::Reform { id, .. } => id.0 + 1,
+        });
+        let at = at.max().unwrap_or(0).max(floor);
         floor = at;
         while written < entries.len() && entries[written].id.0 < at {
             line(&mut out, &RecordOut::Entry(entries[written]))?;
@@ -116,11 +103,10 @@ pub(crate) use import::read_journal;
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod import {
-    use std::io::{BufRead, Read};
+    use std::io::Read;
     use std::path::PathBuf;
 
-    use crate::journal::{Corruption, JournalError, LineError, apply_record, header, parse_record};
-    use crate::model::entry::EntryId;
+    use crate::journal::{Corruption, JournalError, apply_record, parse_record};
     use crate::store::StoreError;
     use crate::store::rows::Row;
     use crate::store::session::SessionOptions;
@@ -131,86 +117,56 @@ mod import {
         pub(crate) rows: Vec<Row>,
     }
 
-    /// Reads a journal and checks every record with the journal's own replay; its rows.
-    /// A torn last line (an append never acknowledged) is left out, as opening a journal
-    /// does.
+    /// Reads a journal with the journal's own reader (versions, counter, damage: then
+    /// nothing is imported; a torn last line, never acknowledged, is left out), then
+    /// turns each of its records into a row.
     pub(crate) fn read_journal(
-        reader: impl Read,
+        mut reader: impl Read,
         options: &SessionOptions,
     ) -> Result<Imported, StoreError> {
-        let path = PathBuf::from("(import)");
-        let mut reader = std::io::BufReader::new(reader);
-        let mut buf = Vec::new();
-        let mut history = None;
-        let mut imported = Imported {
-            framing: options.framing_tokens,
-            rows: Vec::new(),
-        };
-        let (mut line, mut offset) = (0u64, 0u64);
-        loop {
-            buf.clear();
-            let n = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|source| JournalError::Io {
-                    path: path.clone(),
-                    action: "read",
-                    source,
-                })?;
-            let Some(content) = buf.strip_suffix(b"\n") else {
-                break; // the end, or a torn last line
-            };
-            line += 1;
+        let path = || PathBuf::from("(import)");
+        let mut text = Vec::new();
+        reader
+            .read_to_end(&mut text)
+            .map_err(|source| JournalError::Io {
+                path: path(),
+                action: "read",
+                source,
+            })?;
+        let (read, _) = options.history.read(&text[..])?;
+        let framing = read.framing_tokens();
+        let mut history = options.new_history(framing);
+        let complete = text
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(&[][..], |end| &text[..end]);
+        let mut rows = Vec::new();
+        let mut offset = 0u64;
+        for (i, line) in complete.split(|&b| b == b'\n').enumerate() {
+            let at = offset;
+            offset += line.len() as u64 + 1;
+            if i == 0 {
+                continue; // the header, read above
+            }
             let corrupt = |problem: Corruption| JournalError::Corrupt {
-                path: path.clone(),
-                line,
-                offset,
+                path: path(),
+                line: i as u64 + 1,
+                offset: at,
                 problem,
             };
-            match &mut history {
-                None => {
-                    let (framing, counter) = header(content).map_err(|e| match e {
-                        LineError::Version(found) => JournalError::Version {
-                            path: path.clone(),
-                            found,
-                        },
-                        LineError::Counter(message) => {
-                            corrupt(Corruption::InvalidHeader { message })
-                        }
-                        LineError::Corrupt(c) => corrupt(c),
-                    })?;
-                    if let Some(recorded) = counter
-                        && recorded != options.counter.id()
-                    {
-                        return Err(JournalError::Counter {
-                            path,
-                            recorded,
-                            given: options.counter.id().to_owned(),
-                        }
-                        .into());
-                    }
-                    imported.framing = framing;
-                    history = Some(options.new_history(framing));
-                }
-                Some(h) => {
-                    let next: EntryId = h.next_id();
-                    let record = parse_record(content).map_err(corrupt)?;
-                    let ids = apply_record(h, record).map_err(corrupt)?;
-                    let body = String::from_utf8(content.to_vec()).map_err(|e| {
-                        corrupt(Corruption::InvalidUtf8 {
-                            valid_up_to: e.utf8_error().valid_up_to(),
-                        })
-                    })?;
-                    imported.rows.push(Row {
-                        seq: imported.rows.len() as i64,
-                        first_id: i64::try_from(next.0).unwrap_or(i64::MAX),
-                        ids: ids as i64,
-                        body,
-                    });
-                }
-            }
-            offset += n as u64;
+            let next = history.next_id();
+            let record = parse_record(line).map_err(corrupt)?;
+            let ids = apply_record(&mut history, record).map_err(corrupt)?;
+            // Valid UTF-8: it parsed as JSON.
+            let body = String::from_utf8_lossy(line).into_owned();
+            rows.push(Row {
+                seq: rows.len() as i64,
+                first_id: i64::try_from(next.0).unwrap_or(i64::MAX),
+                ids: ids as i64,
+                body,
+            });
         }
-        Ok(imported)
+        Ok(Imported { framing, rows })
     }
 }
 
@@ -219,6 +175,16 @@ mod tests {
     use super::*;
     use crate::{Compaction, EntryId, fuzzy, strict};
 
+    fn drop_one(h: &mut History, id: EntryId) {
+        let edits = vec![Edit::Drop { id }];
+        h.apply(Compaction {
+            tier: 2,
+            edits,
+            usage_after: None,
+        })
+        .unwrap();
+    }
+
     #[test]
     fn an_exported_history_replays_to_the_same_view_compactions_in_place() {
         let mut h = History::new();
@@ -226,19 +192,9 @@ mod tests {
         let a = h.append(fuzzy!(user: "a"));
         let b = h.append(fuzzy!(user: "b"));
         h.append(fuzzy!(user: "c"));
-        h.apply(Compaction {
-            tier: 2,
-            edits: vec![Edit::Drop { id: a }],
-            usage_after: None,
-        })
-        .unwrap();
+        drop_one(&mut h, a);
         h.append(fuzzy!(user: "d"));
-        h.apply(Compaction {
-            tier: 2,
-            edits: vec![Edit::Drop { id: b }],
-            usage_after: None,
-        })
-        .unwrap();
+        drop_one(&mut h, b);
         let mut out = Vec::new();
         export_journal(&h, &mut out).unwrap();
         let (back, report) = History::from_journal(&out[..]).unwrap();

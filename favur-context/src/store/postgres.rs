@@ -11,7 +11,7 @@ use crate::model::entry::EntryId;
 use crate::store::claim::{self, Holder};
 use crate::store::pg_originals::PgOriginals;
 use crate::store::rows::{self, Row, RowIn};
-use crate::store::session::{Core, Failure, Pending, SessionOptions};
+use crate::store::session::{Claim, Core, Failure, Pending, SessionOptions};
 use crate::store::{AsyncStore, NewEntry, SCHEMA_VERSION, StoreError};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
@@ -177,7 +177,7 @@ impl PgStore {
         let owner = options.owner_token();
         let (epoch, framing) = claim_session(&mut client, session, options, &owner).await?;
         let mut history = options.new_history(framing);
-        if !options.keep_originals {
+        if !options.history.keep_originals {
             let reader = PgOriginals::start(config, session)?;
             history = history.with_originals(Arc::new(reader));
         }
@@ -192,29 +192,19 @@ impl PgStore {
         Ok(PgStore {
             core: Core::new(session, history, next_seq, epoch, owner),
             client,
-            lease_secs: options.lease.as_secs_f64(),
+            lease_secs: options.lease_duration().as_secs_f64(),
         })
     }
 
-    /// The session.
-    pub fn session(&self) -> &str {
-        &self.core.session
+    /// The history as recorded (as [`AsyncStore::history`], without the trait in scope).
+    pub fn history(&self) -> &History {
+        &self.core.history
     }
 
-    /// This writer's owner token.
-    pub fn owner(&self) -> &str {
-        &self.core.owner
-    }
-
-    /// This writer's fencing epoch: 1 for the session's first claim, one more for every
-    /// claim after it.
-    pub fn epoch(&self) -> u64 {
-        self.core.epoch.max(0) as u64
-    }
-
-    /// Whether the store was fenced: another writer took the session over.
-    pub fn is_fenced(&self) -> bool {
-        self.core.is_fenced()
+    /// This writer's claim on the session: the session, owner token, fencing epoch, and
+    /// whether it was fenced.
+    pub fn claim(&self) -> Claim<'_> {
+        Claim(&self.core)
     }
 
     /// Renews the lease without writing (during a long pause between writes).
@@ -287,7 +277,7 @@ impl PgStore {
         options: &SessionOptions,
     ) -> Result<PgStore, StoreError> {
         let imported = crate::store::interchange::read_journal(reader, options)?;
-        let options = options.clone().framing_tokens(imported.framing);
+        let options = options.with_framing(imported.framing);
         let mut store = PgStore::open_with(config, session, &options).await?;
         store.core.usable()?;
         if store.core.next_seq != 0 {
@@ -458,10 +448,10 @@ async fn claim_session(
 ) -> Result<(i64, u32), StoreError> {
     let db = |e| db_error(session, "claim", e);
     let tx = client.transaction().await.map_err(db)?;
-    let framing = i32::try_from(options.framing_tokens).unwrap_or(i32::MAX);
+    let framing = i32::try_from(options.history.framing_tokens).unwrap_or(i32::MAX);
     tx.execute(
         "INSERT INTO favur_sessions (session, framing_tokens, counter, epoch, owner, lease_until) VALUES ($1, $2, $3, 0, NULL, 'epoch') ON CONFLICT (session) DO NOTHING",
-        &[&session, &framing, &options.counter.id()],
+        &[&session, &framing, &options.counter_id()],
     )
     .await
     .map_err(db)?;
@@ -483,7 +473,7 @@ async fn claim_session(
     let epoch = claim::claim(session, &holder, owner)?;
     tx.execute(
         "UPDATE favur_sessions SET epoch = $2, owner = $3, lease_until = clock_timestamp() + make_interval(secs => $4) WHERE session = $1",
-        &[&session, &epoch, &owner, &options.lease.as_secs_f64()],
+        &[&session, &epoch, &owner, &options.lease_duration().as_secs_f64()],
     )
     .await
     .map_err(db)?;

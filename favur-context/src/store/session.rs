@@ -2,13 +2,11 @@
 //! claim, and the steps of a write every store takes the same way; and how a session is
 //! opened ([`SessionOptions`]).
 
-use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
-use crate::history::account::{HeuristicCounter, TokenCounter};
 use crate::history::view::Compaction;
-use crate::history::{CheckedCompaction, DEFAULT_FRAMING_TOKENS, History};
+use crate::history::{CheckedCompaction, History};
+use crate::journal::OpenOptions;
 use crate::model::entry::{Entry, EntryId};
 use crate::store::rows::Row;
 use crate::store::{NewEntry, StoreError};
@@ -20,63 +18,39 @@ use crate::store::{NewEntry, StoreError};
 /// ```
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
-/// How a database store opens a session: the claim's lease and owner, whether originals
-/// stay in memory, the token counter and framing of a new session, and (PostgreSQL) a
-/// statement timeout.
+/// How a database store opens a session: the claim's lease and owner, the history's
+/// settings (the journal's [`OpenOptions`]: token counter, framing of a new session,
+/// whether originals stay in memory), and (PostgreSQL) a statement timeout.
 ///
 /// ```
 /// use std::time::Duration;
-/// use favur_context::SessionOptions;
-/// let o = SessionOptions::new().lease(Duration::from_secs(5)).owner("worker-3");
+/// use favur_context::{OpenOptions, SessionOptions};
+/// let o = SessionOptions::new()
+///     .lease(Duration::from_secs(5))
+///     .owner("worker-3")
+///     .history(OpenOptions::new().keep_originals(true));
 /// assert_eq!(o.lease_duration(), Duration::from_secs(5));
 /// assert!(format!("{o:?}").contains("worker-3"));
 /// ```
-#[derive(Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SessionOptions {
-    pub(crate) lease: Duration,
+    pub(crate) lease: Option<Duration>,
     pub(crate) owner: Option<String>,
-    pub(crate) keep_originals: bool,
-    pub(crate) framing_tokens: u32,
-    pub(crate) counter: Arc<dyn TokenCounter>,
+    pub(crate) history: OpenOptions,
     pub(crate) statement_timeout: Option<Duration>,
 }
 
-impl fmt::Debug for SessionOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SessionOptions")
-            .field("lease", &self.lease)
-            .field("owner", &self.owner)
-            .field("keep_originals", &self.keep_originals)
-            .field("framing_tokens", &self.framing_tokens)
-            .field("statement_timeout", &self.statement_timeout)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for SessionOptions {
-    fn default() -> Self {
-        SessionOptions::new()
-    }
-}
-
 impl SessionOptions {
-    /// The defaults: a [`DEFAULT_LEASE`], a fresh owner token per open, originals
-    /// evicted once they leave the view (as the journal), the [`HeuristicCounter`],
-    /// [`DEFAULT_FRAMING_TOKENS`], no statement timeout.
+    /// The defaults: a [`DEFAULT_LEASE`], a fresh owner token per open, the history
+    /// settings of [`OpenOptions::new`] (originals evicted once they leave the view, read
+    /// back from the database), no statement timeout.
     ///
     /// ```
     /// let o = favur_context::SessionOptions::new();
     /// assert_eq!(o.lease_duration(), favur_context::DEFAULT_LEASE);
     /// ```
     pub fn new() -> Self {
-        SessionOptions {
-            lease: DEFAULT_LEASE,
-            owner: None,
-            keep_originals: false,
-            framing_tokens: DEFAULT_FRAMING_TOKENS,
-            counter: Arc::new(HeuristicCounter),
-            statement_timeout: None,
-        }
+        SessionOptions::default()
     }
 
     /// How long a claim lasts without a write (every write renews it, and so does
@@ -90,7 +64,7 @@ impl SessionOptions {
     /// assert_eq!(o.lease_duration().as_millis(), 300);
     /// ```
     pub fn lease(mut self, lease: Duration) -> Self {
-        self.lease = lease;
+        self.lease = Some(lease);
         self
     }
 
@@ -100,7 +74,7 @@ impl SessionOptions {
     /// assert_eq!(favur_context::SessionOptions::new().lease_duration().as_secs(), 30);
     /// ```
     pub fn lease_duration(&self) -> Duration {
-        self.lease
+        self.lease.unwrap_or(DEFAULT_LEASE)
     }
 
     /// This writer's owner token (by default a fresh one per open). A writer that opens
@@ -116,42 +90,18 @@ impl SessionOptions {
         self
     }
 
-    /// Keep every original in memory instead of reading evicted ones back from the
-    /// database (see [`OpenOptions::keep_originals`](crate::OpenOptions::keep_originals)).
+    /// The history's settings, as for a journal: the token counter (an existing session
+    /// counted with another one is refused, [`StoreError::Counter`]), the framing tokens
+    /// of a new session, and [`keep_originals`](OpenOptions::keep_originals). The file
+    /// settings (durability, salvage, line limit) do not apply.
     ///
     /// ```
-    /// let o = favur_context::SessionOptions::new().keep_originals(true);
-    /// assert!(format!("{o:?}").contains("keep_originals: true"));
-    /// ```
-    pub fn keep_originals(mut self, keep: bool) -> Self {
-        self.keep_originals = keep;
-        self
-    }
-
-    /// The per-message framing tokens of a session created by this open (an existing
-    /// session keeps its own).
-    ///
-    /// ```
-    /// let o = favur_context::SessionOptions::new().framing_tokens(0);
+    /// use favur_context::{OpenOptions, SessionOptions};
+    /// let o = SessionOptions::new().history(OpenOptions::new().framing_tokens(0));
     /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
     /// ```
-    pub fn framing_tokens(mut self, framing: u32) -> Self {
-        self.framing_tokens = framing;
-        self
-    }
-
-    /// The token counter for new appends; an existing session counted with another one
-    /// is refused ([`StoreError::Counter`]).
-    ///
-    /// ```
-    /// use favur_context::{SessionOptions, TokenCounter};
-    /// struct Bytes;
-    /// impl TokenCounter for Bytes { fn count_text(&self, t: &str) -> u32 { t.len() as u32 } }
-    /// let o = SessionOptions::new().counter(Bytes);
-    /// # let _ = o;
-    /// ```
-    pub fn counter(mut self, counter: impl TokenCounter + 'static) -> Self {
-        self.counter = Arc::new(counter);
+    pub fn history(mut self, options: OpenOptions) -> Self {
+        self.history = options;
         self
     }
 
@@ -176,23 +126,35 @@ impl SessionOptions {
 
     /// The lease in milliseconds.
     pub(crate) fn lease_ms(&self) -> i64 {
-        i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX)
+        i64::try_from(self.lease_duration().as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// The token counter's id.
+    pub(crate) fn counter_id(&self) -> &str {
+        self.history.counter.id()
+    }
+
+    /// These options for a session whose framing tokens are `framing` (an import's).
+    pub(crate) fn with_framing(&self, framing: u32) -> SessionOptions {
+        let mut options = self.clone();
+        options.history = options.history.framing_tokens(framing);
+        options
     }
 
     /// An empty history with this counter and the session's framing.
     pub(crate) fn new_history(&self, framing: u32) -> History {
-        History::with_shared(Arc::clone(&self.counter)).with_framing_tokens(framing)
+        self.with_framing(framing).history.new_history()
     }
 
     /// `Err(Counter)` unless the session's recorded counter is this one's.
     pub(crate) fn check_counter(&self, session: &str, recorded: &str) -> Result<(), StoreError> {
-        if recorded == self.counter.id() {
+        if recorded == self.counter_id() {
             return Ok(());
         }
         Err(StoreError::Counter {
             session: session.to_owned(),
             recorded: recorded.to_owned(),
-            given: self.counter.id().to_owned(),
+            given: self.counter_id().to_owned(),
         })
     }
 }
@@ -351,5 +313,35 @@ impl Core {
                 e
             }
         }
+    }
+}
+
+/// A database store's claim on its session: the session, this writer's owner token and
+/// fencing epoch, and whether it was fenced ([`SqliteStore::claim`](crate::SqliteStore),
+/// [`PgStore::claim`](crate::PgStore)).
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a>(pub(crate) &'a Core);
+
+impl<'a> Claim<'a> {
+    /// The session.
+    pub fn session(&self) -> &'a str {
+        &self.0.session
+    }
+
+    /// This writer's owner token.
+    pub fn owner(&self) -> &'a str {
+        &self.0.owner
+    }
+
+    /// This writer's fencing epoch: 1 for the session's first claim, one more for every
+    /// claim after it.
+    pub fn epoch(&self) -> u64 {
+        self.0.epoch.max(0) as u64
+    }
+
+    /// Whether this writer was fenced: another writer took the session over, and this
+    /// one never writes again.
+    pub fn is_fenced(&self) -> bool {
+        self.0.is_fenced()
     }
 }

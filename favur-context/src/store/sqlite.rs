@@ -13,7 +13,7 @@ use crate::history::view::Compaction;
 use crate::model::entry::{Entry, EntryId};
 use crate::store::claim::{self, Holder, now_ms};
 use crate::store::rows::{self, Row, RowIn};
-use crate::store::session::{Core, Failure, Pending, SessionOptions};
+use crate::store::session::{Claim, Core, Failure, Pending, SessionOptions};
 use crate::store::{NewEntry, Originals, SCHEMA_VERSION, Store, StoreError};
 use crate::tools::recall::RecallError;
 
@@ -76,20 +76,12 @@ CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
 /// assert!(reopened.history().view().is_empty());
 /// # Ok::<(), StoreError>(())
 /// ```
+#[derive(Debug)]
 pub struct SqliteStore {
     core: Core,
     conn: Connection,
     path: PathBuf,
     lease_ms: i64,
-}
-
-impl std::fmt::Debug for SqliteStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore")
-            .field("path", &self.path)
-            .field("core", &self.core)
-            .finish_non_exhaustive()
-    }
 }
 
 impl SqliteStore {
@@ -103,7 +95,7 @@ impl SqliteStore {
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
     /// let store = favur_context::SqliteStore::open(dir.path().join("s.db"), "main")?;
-    /// assert_eq!(store.session(), "main");
+    /// assert_eq!(store.claim().session(), "main");
     /// # Ok::<(), favur_context::StoreError>(())
     /// ```
     pub fn open(path: impl AsRef<Path>, session: &str) -> Result<SqliteStore, StoreError> {
@@ -127,8 +119,8 @@ impl SqliteStore {
     /// let dir = tempfile::tempdir().unwrap();
     /// let options = SessionOptions::new().lease(Duration::from_secs(5)).owner("worker-1");
     /// let store = SqliteStore::open_with(dir.path().join("s.db"), "job", &options)?;
-    /// assert_eq!(store.owner(), "worker-1");
-    /// assert_eq!(store.epoch(), 1);
+    /// assert_eq!(store.claim().owner(), "worker-1");
+    /// assert_eq!(store.claim().epoch(), 1);
     /// # Ok::<(), favur_context::StoreError>(())
     /// ```
     pub fn open_with(
@@ -142,7 +134,7 @@ impl SqliteStore {
         let owner = options.owner_token();
         let (epoch, framing) = claim_session(&mut conn, session, options, &owner)?;
         let mut history = options.new_history(framing);
-        if !options.keep_originals {
+        if !options.history.keep_originals {
             let reader = connect(path, session, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
             history = history.with_originals(Arc::new(SqliteOriginals {
                 session: session.to_owned(),
@@ -165,42 +157,34 @@ impl SqliteStore {
         })
     }
 
-    /// The session.
+    /// The history as recorded (as [`Store::history`], callable with both [`Store`] and
+    /// [`AsyncStore`](crate::AsyncStore) in scope).
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// let store = favur_context::SqliteStore::open(dir.path().join("s.db"), "a")?;
-    /// assert_eq!(store.session(), "a");
+    /// assert!(store.history().view().is_empty());
     /// # Ok::<(), favur_context::StoreError>(())
     /// ```
-    pub fn session(&self) -> &str {
-        &self.core.session
+    pub fn history(&self) -> &History {
+        &self.core.history
     }
 
-    /// This writer's owner token.
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// let store = favur_context::SqliteStore::open(dir.path().join("s.db"), "a")?;
-    /// assert!(store.owner().starts_with("pid"));
-    /// # Ok::<(), favur_context::StoreError>(())
-    /// ```
-    pub fn owner(&self) -> &str {
-        &self.core.owner
-    }
-
-    /// This writer's fencing epoch: 1 for the session's first claim, one more for every
-    /// claim after it.
+    /// This writer's claim on the session: the session, owner token, fencing epoch, and
+    /// whether it was fenced.
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("s.db");
     /// drop(favur_context::SqliteStore::open(&path, "a")?);
-    /// assert_eq!(favur_context::SqliteStore::open(&path, "a")?.epoch(), 2);
+    /// let store = favur_context::SqliteStore::open(&path, "a")?;
+    /// let claim = store.claim();
+    /// assert_eq!((claim.session(), claim.epoch()), ("a", 2));
+    /// assert!(claim.owner().starts_with("pid") && !claim.is_fenced());
     /// # Ok::<(), favur_context::StoreError>(())
     /// ```
-    pub fn epoch(&self) -> u64 {
-        self.core.epoch.max(0) as u64
+    pub fn claim(&self) -> Claim<'_> {
+        Claim(&self.core)
     }
 
     /// The database file.
@@ -213,17 +197,6 @@ impl SqliteStore {
     /// ```
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// Whether the store was fenced: another writer took the session over.
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// assert!(!favur_context::SqliteStore::open(dir.path().join("s.db"), "a")?.is_fenced());
-    /// # Ok::<(), favur_context::StoreError>(())
-    /// ```
-    pub fn is_fenced(&self) -> bool {
-        self.core.is_fenced()
     }
 
     /// Renews the lease without writing (during a long pause between writes).
@@ -304,7 +277,7 @@ impl SqliteStore {
         options: &SessionOptions,
     ) -> Result<SqliteStore, StoreError> {
         let imported = crate::store::interchange::read_journal(reader, options)?;
-        let options = options.clone().framing_tokens(imported.framing);
+        let options = options.with_framing(imported.framing);
         let mut store = SqliteStore::open_with(path, session, &options)?;
         store.write_all(&imported.rows)?;
         Ok(store)
@@ -522,7 +495,7 @@ fn claim_session(
         .map_err(db)?;
     tx.execute(
         "INSERT OR IGNORE INTO favur_sessions (session, framing_tokens, counter, epoch, owner, lease_until) VALUES (?1, ?2, ?3, 0, NULL, 0)",
-        params![session, options.framing_tokens, options.counter.id()],
+        params![session, options.history.framing_tokens, options.counter_id()],
     )
     .map_err(db)?;
     let (epoch, holder, lease_until, framing, counter): (i64, Option<String>, i64, i64, String) = tx

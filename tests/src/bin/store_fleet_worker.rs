@@ -67,7 +67,7 @@ async fn run(args: &[String]) -> i32 {
             }
             match PgStore::open_with(config, s, &options).await {
                 Ok(store) => {
-                    let _ = writeln!(out, "E {s} {}", store.epoch());
+                    let _ = writeln!(out, "E {s} {}", store.claim().epoch());
                     let _ = out.flush();
                     let policy = Policy::for_window(4_000).expect("a valid window");
                     let compactor =

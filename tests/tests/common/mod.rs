@@ -130,3 +130,27 @@ pub fn trace_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files.sort();
     files
 }
+
+/// A tool whose output is forgettable: compaction drops or summarizes it first.
+pub struct Ls;
+
+#[favur_context::retention(forgettable)]
+impl favur_context::Tool for Ls {
+    fn name(&self) -> &str {
+        "ls"
+    }
+    fn description(&self) -> &str {
+        "List files"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+    fn call(&self, _: &serde_json::Value) -> Result<String, String> {
+        Ok("Cargo.toml\nsrc/\ntests/".repeat(8))
+    }
+}
+
+/// The texts of the entries `h` holds, in order.
+pub fn texts(h: &History) -> Vec<String> {
+    h.entries().iter().map(|e| e.message().text()).collect()
+}

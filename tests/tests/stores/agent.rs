@@ -5,31 +5,14 @@
 use std::error::Error;
 
 use favur_context::{
-    AsyncStore, BuiltinSummarizer, Compactor, EntryId, History, Message, Policy, Ready, Retention,
-    Tool, ToolCall, fuzzy, retention, strict,
+    AsyncStore, BuiltinSummarizer, Compactor, Corruption, EntryId, History, Message, Policy, Ready,
+    Retention, StoreError, ToolCall, fuzzy, strict,
 };
 use serde_json::json;
 
+use crate::common::Ls;
+
 pub type BoxError = Box<dyn Error + Send + Sync>;
-
-/// A tool whose output is forgettable: compaction drops or summarizes it first.
-pub struct Ls;
-
-#[retention(forgettable)]
-impl Tool for Ls {
-    fn name(&self) -> &str {
-        "ls"
-    }
-    fn description(&self) -> &str {
-        "List files"
-    }
-    fn parameters(&self) -> serde_json::Value {
-        json!({})
-    }
-    fn call(&self, _: &serde_json::Value) -> Result<String, String> {
-        Ok("Cargo.toml\nsrc/lib.rs\nsrc/store.rs\ntests/".repeat(12))
-    }
-}
 
 /// The compactor the loop uses: a small window, so that a few turns compact.
 pub fn compactor() -> Compactor<Ready<BuiltinSummarizer>> {
@@ -92,6 +75,101 @@ pub fn assert_same(a: &History, b: &History, what: &str) {
     assert_eq!(a.pinned(), b.pinned(), "{what}: pinned");
     assert_eq!(a.usage_tokens(), b.usage_tokens(), "{what}: usage");
     assert_eq!(originals(a), originals(b), "{what}: originals");
+}
+
+/// Appends `m0`, `m1`, `m2`: the session each damage case starts from.
+pub async fn three_rows<S: AsyncStore>(store: &mut S) {
+    for i in 0..3 {
+        store.append(fuzzy!(user: "m{i}")).await.expect("an append");
+    }
+}
+
+/// A check of the error that opening a damaged session gives.
+pub type Expected = fn(&StoreError) -> bool;
+
+/// Each way to damage a session of [`three_rows`] (`$S` is its name) as SQL that both
+/// SQLite and PostgreSQL run, and the typed error opening it must give; the last damages
+/// the whole database.
+pub fn damages() -> Vec<(&'static str, Expected)> {
+    vec![
+        (
+            "UPDATE favur_records SET body = '{\"entry\":' WHERE session = '$S' AND seq = 1",
+            |e| {
+                matches!(
+                    e,
+                    StoreError::Corrupt {
+                        seq: 1,
+                        problem: Corruption::InvalidJson { .. },
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "UPDATE favur_records SET body = replace(body, '\"fuzzy\"', '\"eternal\"') WHERE session = '$S' AND seq = 2",
+            |e| {
+                matches!(
+                    e,
+                    StoreError::Corrupt {
+                        seq: 2,
+                        problem: Corruption::UnknownClass { .. },
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "DELETE FROM favur_records WHERE session = '$S' AND seq = 1",
+            |e| {
+                matches!(
+                    e,
+                    StoreError::Sequence {
+                        expected: 1,
+                        found: 2,
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "UPDATE favur_records SET first_id = 7 WHERE session = '$S' AND seq = 2",
+            |e| {
+                matches!(
+                    e,
+                    StoreError::Corrupt {
+                        seq: 2,
+                        problem: Corruption::IdOrder { .. },
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "UPDATE favur_sessions SET counter = 'tiktoken/o200k' WHERE session = '$S'",
+            |e| matches!(e, StoreError::Counter { recorded, .. } if recorded == "tiktoken/o200k"),
+        ),
+        ("UPDATE favur_schema_version SET version = 99", |e| {
+            matches!(
+                e,
+                StoreError::Schema {
+                    found: 99,
+                    supported: 1
+                }
+            )
+        }),
+    ]
+}
+
+/// Asserts that opening `session` after damage `sql` gave the error `expected` accepts,
+/// naming the session.
+pub fn assert_refused(session: &str, sql: &str, expected: Expected, got: &StoreError) {
+    assert!(expected(got), "{sql}: {got}");
+    if !matches!(got, StoreError::Schema { .. }) {
+        assert!(
+            got.to_string().contains(&format!("session `{session}`")),
+            "{got}"
+        );
+    }
 }
 
 /// Runs `f` to completion on a fresh current-thread runtime.

@@ -8,7 +8,9 @@ use favur_context::{
 };
 use rusqlite::Connection;
 
-use super::agent::{agent_loop, assert_same, block_on};
+use super::agent::{
+    Expected, agent_loop, assert_refused, assert_same, block_on, damages, three_rows,
+};
 
 fn db(dir: &tempfile::TempDir) -> std::path::PathBuf {
     dir.path().join("fleet.sqlite")
@@ -56,7 +58,7 @@ fn a_second_writer_is_refused_and_a_writer_taken_over_is_fenced_for_good() {
     match &err {
         StoreError::Claimed { session, owner, .. } => {
             assert_eq!(session, "s");
-            assert_eq!(owner, first.owner());
+            assert_eq!(owner, first.claim().owner());
         }
         other => panic!("not refused: {other}"),
     }
@@ -67,25 +69,23 @@ fn a_second_writer_is_refused_and_a_writer_taken_over_is_fenced_for_good() {
     let mut old = SqliteStore::open_with(db(&dir), "s", &expired).unwrap();
     old.append(fuzzy!(user: "two")).unwrap();
     let mut new = SqliteStore::open(db(&dir), "s").unwrap();
-    assert_eq!((old.epoch(), new.epoch()), (2, 3), "epochs increase");
+    assert_eq!(
+        (old.claim().epoch(), new.claim().epoch()),
+        (2, 3),
+        "epochs increase"
+    );
     for attempt in ["three", "four"] {
         let err = old.append(fuzzy!(user: "{attempt}")).unwrap_err();
         assert!(matches!(err, StoreError::Fenced { epoch: 2, .. }), "{err}");
     }
-    assert!(old.is_fenced());
+    assert!(old.claim().is_fenced());
     assert!(matches!(old.renew(), Err(StoreError::Fenced { .. })));
     new.append(fuzzy!(user: "five")).unwrap();
     drop((old, new));
 
     let store = SqliteStore::open(db(&dir), "s").unwrap();
-    let texts: Vec<String> = store
-        .history()
-        .entries()
-        .iter()
-        .map(|e| e.message().text())
-        .collect();
     assert_eq!(
-        texts,
+        crate::common::texts(store.history()),
         ["one", "two", "five"],
         "nothing of the fenced writer"
     );
@@ -134,95 +134,37 @@ fn many_sessions_share_one_file_and_a_failed_write_records_nothing() {
     assert_eq!(b.history().len(), 2);
 }
 
-/// A session of three rows, then `sql` run on the file; what opening it says.
-fn open_after(sql: &str) -> StoreError {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = SqliteStore::open(db(&dir), "job").unwrap();
-    for i in 0..3 {
-        s.append(fuzzy!(user: "m{i}")).unwrap();
-    }
-    drop(s);
-    Connection::open(db(&dir))
-        .unwrap()
-        .execute_batch(sql)
-        .unwrap();
-    SqliteStore::open(db(&dir), "job").unwrap_err()
-}
-
 #[test]
 fn bad_rows_are_typed_errors_naming_the_session_and_sequence() {
-    let err = open_after("UPDATE favur_records SET body = '{\"entry\":' WHERE seq = 1");
-    assert!(
-        matches!(&err, StoreError::Corrupt { session, seq: 1, problem: Corruption::InvalidJson { .. } } if session == "job"),
-        "{err}"
+    let not_utf8: (&str, Expected) = (
+        "UPDATE favur_records SET body = X'ff00' WHERE seq = 0",
+        |e| {
+            matches!(
+                e,
+                StoreError::Corrupt {
+                    seq: 0,
+                    problem: Corruption::InvalidUtf8 { .. },
+                    ..
+                }
+            )
+        },
     );
-    let err = open_after(
-        "UPDATE favur_records SET body = replace(body, '\"fuzzy\"', '\"eternal\"') WHERE seq = 2",
-    );
-    assert!(
-        matches!(
-            err,
-            StoreError::Corrupt {
-                seq: 2,
-                problem: Corruption::UnknownClass { .. },
-                ..
-            }
-        ),
-        "{err}"
-    );
-    let err = open_after("UPDATE favur_records SET body = X'ff00' WHERE seq = 0");
-    assert!(
-        matches!(
-            err,
-            StoreError::Corrupt {
-                seq: 0,
-                problem: Corruption::InvalidUtf8 { .. },
-                ..
-            }
-        ),
-        "{err}"
-    );
-    let err = open_after("DELETE FROM favur_records WHERE seq = 1");
-    assert!(
-        matches!(
-            err,
-            StoreError::Sequence {
-                expected: 1,
-                found: 2,
-                ..
-            }
-        ),
-        "{err}"
-    );
-    let err = open_after("UPDATE favur_records SET first_id = 7 WHERE seq = 2");
-    assert!(
-        matches!(
-            err,
-            StoreError::Corrupt {
-                seq: 2,
-                problem: Corruption::IdOrder { .. },
-                ..
-            }
-        ),
-        "{err}"
-    );
-    let err = open_after("UPDATE favur_schema_version SET version = 99");
-    assert!(
-        matches!(
-            err,
-            StoreError::Schema {
-                found: 99,
-                supported: 1
-            }
-        ),
-        "{err}"
-    );
-    let err = open_after("UPDATE favur_sessions SET counter = 'tiktoken/o200k'");
-    assert!(
-        matches!(err, StoreError::Counter { ref recorded, .. } if recorded == "tiktoken/o200k"),
-        "{err}"
-    );
-    assert!(err.to_string().contains("session `job`"));
+    for (sql, expected) in damages().into_iter().chain([not_utf8]) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = SqliteStore::open(db(&dir), "job").unwrap();
+        block_on(three_rows(&mut s));
+        drop(s);
+        let sql = sql.replace("$S", "job");
+        Connection::open(db(&dir))
+            .unwrap()
+            .execute_batch(&sql)
+            .unwrap();
+        let err = SqliteStore::open(db(&dir), "job").unwrap_err();
+        assert_refused("job", &sql, expected, &err);
+        // Nothing was loaded, and the claim was given back: the same error again.
+        let again = SqliteStore::open(db(&dir), "job").unwrap_err();
+        assert_refused("job", &sql, expected, &again);
+    }
 }
 
 #[test]
