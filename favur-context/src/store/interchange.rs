@@ -111,19 +111,14 @@ mod import {
     use crate::store::rows::Row;
     use crate::store::session::SessionOptions;
 
-    /// A journal read for import: its header's framing, and its records as rows.
-    pub(crate) struct Imported {
-        pub(crate) framing: u32,
-        pub(crate) rows: Vec<Row>,
-    }
-
     /// Reads a journal with the journal's own reader (versions, counter, damage: then
     /// nothing is imported; a torn last line, never acknowledged, is left out), then
-    /// turns each of its records into a row.
+    /// turns each of its records into a row; the rows, and `options` with the journal's
+    /// framing tokens (for the new session).
     pub(crate) fn read_journal(
         mut reader: impl Read,
         options: &SessionOptions,
-    ) -> Result<Imported, StoreError> {
+    ) -> Result<(Vec<Row>, SessionOptions), StoreError> {
         let path = || PathBuf::from("(import)");
         let mut text = Vec::new();
         reader
@@ -166,7 +161,7 @@ mod import {
                 body,
             });
         }
-        Ok(Imported { framing, rows })
+        Ok((rows, options.with_framing(framing)))
     }
 }
 

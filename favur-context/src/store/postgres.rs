@@ -276,33 +276,12 @@ impl PgStore {
         reader: impl std::io::Read,
         options: &SessionOptions,
     ) -> Result<PgStore, StoreError> {
-        let imported = crate::store::interchange::read_journal(reader, options)?;
-        let options = options.with_framing(imported.framing);
+        let (rows, options) = crate::store::interchange::read_journal(reader, options)?;
         let mut store = PgStore::open_with(config, session, &options).await?;
-        store.core.usable()?;
-        if store.core.next_seq != 0 {
-            return Err(StoreError::NotEmpty {
-                session: session.to_owned(),
-                records: store.core.next_seq.max(0) as u64,
-            });
-        }
-        let result = transact(
-            &mut store.client,
-            &store.core,
-            store.lease_secs,
-            &imported.rows,
-        )
-        .await;
+        store.core.importable()?;
+        let result = transact(&mut store.client, &store.core, store.lease_secs, &rows).await;
         result.map_err(|f| store.core.failed(f))?;
-        for row in &imported.rows {
-            rows::replay(
-                &mut store.core.history,
-                session,
-                store.core.next_seq,
-                row.as_in(),
-            )?;
-            store.core.next_seq += 1;
-        }
+        store.core.settle_rows(&rows)?;
         Ok(store)
     }
 

@@ -300,6 +300,27 @@ impl Core {
         Ok(first)
     }
 
+    /// `Err` unless the session takes an import: writable and holding no records.
+    pub(crate) fn importable(&self) -> Result<(), StoreError> {
+        self.usable()?;
+        if self.next_seq == 0 {
+            return Ok(());
+        }
+        Err(StoreError::NotEmpty {
+            session: self.session.clone(),
+            records: self.next_seq.max(0) as u64,
+        })
+    }
+
+    /// Records in memory the imported `rows`, committed.
+    pub(crate) fn settle_rows(&mut self, rows: &[Row]) -> Result<(), StoreError> {
+        for row in rows {
+            super::rows::replay(&mut self.history, &self.session, self.next_seq, row.as_in())?;
+            self.next_seq += 1;
+        }
+        Ok(())
+    }
+
     /// The error of a failed write; a fenced or uncertain one stops all writing.
     pub(crate) fn failed(&mut self, failure: Failure) -> StoreError {
         match failure {

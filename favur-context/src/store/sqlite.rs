@@ -213,7 +213,7 @@ impl SqliteStore {
     /// ```
     pub fn renew(&mut self) -> Result<(), StoreError> {
         self.core.usable()?;
-        self.transact(None).map_err(|f| self.core.failed(f))
+        self.transact(&[]).map_err(|f| self.core.failed(f))
     }
 
     /// Writes the session to `out` as a journal, row by row (each row is one journal
@@ -276,10 +276,13 @@ impl SqliteStore {
         reader: impl std::io::Read,
         options: &SessionOptions,
     ) -> Result<SqliteStore, StoreError> {
-        let imported = crate::store::interchange::read_journal(reader, options)?;
-        let options = options.with_framing(imported.framing);
+        let (rows, options) = crate::store::interchange::read_journal(reader, options)?;
         let mut store = SqliteStore::open_with(path, session, &options)?;
-        store.write_all(&imported.rows)?;
+        store.core.importable()?;
+        if let Err(f) = store.transact(&rows) {
+            return Err(store.core.failed(f));
+        }
+        store.core.settle_rows(&rows)?;
         Ok(store)
     }
 
@@ -298,54 +301,17 @@ impl SqliteStore {
         rows.collect::<Result<_, _>>().map_err(db)
     }
 
-    /// Writes `rows` as the session's first rows in one transaction, then replays them;
-    /// for an import into a new session.
-    fn write_all(&mut self, rows: &[Row]) -> Result<(), StoreError> {
-        self.core.usable()?;
-        if self.core.next_seq != 0 {
-            return Err(StoreError::NotEmpty {
-                session: self.core.session.clone(),
-                records: self.core.next_seq.max(0) as u64,
-            });
-        }
-        let session = self.core.session.clone();
-        let db = |e| Failure::Before(StoreError::database(&session, "import into", e));
-        let result = (|| {
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(db)?;
-            fence(&tx, &session, self.core.epoch)?;
-            for row in rows {
-                insert(&tx, &session, self.core.epoch, row).map_err(db)?;
-            }
-            tx.commit()
-                .map_err(|e| Failure::Commit(StoreError::database(&session, "commit", e)))
-        })();
-        result.map_err(|f| self.core.failed(f))?;
-        for row in rows {
-            rows::replay(
-                &mut self.core.history,
-                &session,
-                self.core.next_seq,
-                row.as_in(),
-            )?;
-            self.core.next_seq += 1;
-        }
-        Ok(())
-    }
-
     /// Writes `pending`'s row (with the fencing check and lease renewal), then records it
     /// in memory.
     fn persist(&mut self, pending: Pending) -> Result<EntryId, StoreError> {
-        if let Err(f) = self.transact(Some(&pending.row)) {
+        if let Err(f) = self.transact(std::slice::from_ref(&pending.row)) {
             return Err(self.core.failed(f));
         }
         self.core.settle(pending)
     }
 
-    /// One write transaction: the claim checked and renewed, `row` inserted.
-    fn transact(&mut self, row: Option<&Row>) -> Result<(), Failure> {
+    /// One write transaction: the claim checked and renewed, `rows` inserted.
+    fn transact(&mut self, rows: &[Row]) -> Result<(), Failure> {
         let session = self.core.session.as_str();
         let db = |action| move |e| Failure::Before(StoreError::database(session, action, e));
         let tx = self
@@ -353,7 +319,7 @@ impl SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db("begin a write to"))?;
         fence(&tx, session, self.core.epoch)?;
-        if let Some(row) = row {
+        for row in rows {
             insert(&tx, session, self.core.epoch, row).map_err(db("insert a row into"))?;
         }
         tx.execute(
