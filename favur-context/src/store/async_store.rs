@@ -84,6 +84,19 @@ pub trait AsyncStore: Send {
     /// # Errors
     ///
     /// The store's error; then nothing was recorded.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, AsyncStore, History};
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let mut h = History::new();
+    /// let write = AsyncStore::append(&mut h, fuzzy!(user: "hi"));
+    /// let id = block_on(write).unwrap(); // written when awaited
+    /// assert_eq!(h.recall(id).unwrap().message().text(), "hi");
+    /// ```
     #[track_caller]
     fn append<M: Classify>(
         &mut self,
@@ -139,6 +152,26 @@ pub trait AsyncStore: Send {
     /// # Errors
     ///
     /// The store's error; then nothing was recorded (the tool did run).
+    ///
+    /// ```
+    /// use favur_context::{retention, AsyncStore, History, Retention, Tool, ToolCall};
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// struct Ls;
+    /// #[retention(forgettable)]
+    /// impl Tool for Ls {
+    ///     fn name(&self) -> &str { "ls" }
+    ///     fn description(&self) -> &str { "List files" }
+    ///     fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+    ///     fn call(&self, _: &serde_json::Value) -> Result<String, String> { Ok("src/".into()) }
+    /// }
+    /// let mut h = History::new();
+    /// let id = block_on(AsyncStore::run_tool(&mut h, &Ls, &ToolCall::new("c1", "ls", "{}"))).unwrap();
+    /// assert_eq!(h.recall(id).unwrap().retention(), Retention::Forgettable);
+    /// ```
     #[track_caller]
     fn run_tool<T: ClassifiedTool + ?Sized>(
         &mut self,
