@@ -203,7 +203,15 @@ pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use request::forms::placeholder_text;
-pub use store::{NewEntry, Originals, RecordError, Store};
+#[cfg(feature = "postgres")]
+pub use store::PgStore;
+#[cfg(feature = "sqlite")]
+pub use store::SqliteStore;
+pub use store::{
+    AsyncStore, NewEntry, Originals, RecordError, SCHEMA_VERSION, Store, export_journal,
+};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use store::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
 pub use tools::recall::{RecallError, RecallTool};
 pub use tools::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,

@@ -1,7 +1,45 @@
 //! The one way every history records: [`Store`], implemented by the in-memory
 //! [`History`] and by the [`JournaledHistory`](crate::JournaledHistory).
 //!
-//! See [`Store`] for the design: what flows through it, and why it is synchronous.
+//! See [`Store`] for the design: what flows through it, and why it is synchronous;
+//! [`AsyncStore`] is its async sibling (module `async_store`).
+
+mod async_store;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod claim;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod error;
+mod interchange;
+#[cfg(feature = "postgres")]
+mod pg_originals;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod rows;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod session;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+pub use async_store::AsyncStore;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use error::StoreError;
+pub use interchange::export_journal;
+#[cfg(feature = "postgres")]
+pub use postgres::PgStore;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use session::{Claim, DEFAULT_LEASE, SessionOptions};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+
+/// The version of the database schema the stores create and migrate to (a
+/// `favur_schema_version` table holds the database's); a newer database is refused
+/// with `StoreError::Schema`.
+///
+/// ```
+/// assert_eq!(favur_context::SCHEMA_VERSION, 1);
+/// ```
+pub const SCHEMA_VERSION: i64 = 1;
 
 use crate::history::view::{ApplyError, Compaction};
 use crate::history::{self, History};
@@ -186,15 +224,14 @@ pub trait Originals: Send + Sync {
 /// ([`History::insert`], [`History::commit`]). So a store never diffs a history, and
 /// memory never runs ahead of what is stored.
 ///
-/// The methods are synchronous with a typed associated error: a file journal, SQLite and
-/// a blocking PostgreSQL client fit that as they are, and the in-memory history keeps
-/// plain calls. An async database store keeps the same protocol, since the state
-/// transitions are [`History`]'s: its `async fn record` / `async fn apply` drafts or
-/// checks, awaits its write, then commits. It would be a sibling trait (`AsyncStore`,
-/// whose futures are `Send`) rather than `async` methods here, taken by a
-/// `prepare_async` variant whose only difference is awaiting the apply: inside
-/// [`Compactor::commit`](crate::Compactor::commit), building the [`Compaction`] record is
-/// already separate from handing it to the store. It is not added until a store needs it.
+/// The methods are synchronous with a typed associated error: a file journal and SQLite
+/// fit that as they are, and the in-memory history keeps plain calls. An async database
+/// store ([`PgStore`](crate::PgStore)) keeps the same protocol, since the state
+/// transitions are [`History`]'s: its `record` / `apply` futures draft or check, await the
+/// write, then commit. That is the sibling trait [`AsyncStore`] (whose futures are
+/// `Send`), which every `Send` store implements too, taken by
+/// [`Compactor::prepare_async`](crate::Compactor::prepare_async), whose only difference is
+/// awaiting the apply.
 ///
 /// ```
 /// use favur_context::{fuzzy, strict, Compactor, History, JournaledHistory, Policy, Store};

@@ -4,13 +4,12 @@
 
 mod common;
 
+use common::Ls;
 use favur_context::{
     Arguments, CallSite, Compaction, Durability, Edit, Entry, EntryId, EntryKind, Form, History,
     JournalError, JournaledHistory, Message, OpenOptions, RecallError, RecallTool, Retention,
     Store, TokenCounter, ToolCall, forgettable, fuzzy, strict,
 };
-
-common::tool!(Ls: forgettable, "ls", "List files", serde_json::json!({}), |_| Ok("Cargo.toml\nsrc/".into()));
 
 fn summary(h: &History, replaces: Vec<EntryId>, text: &str) -> Entry {
     Entry::new(

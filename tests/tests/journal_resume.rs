@@ -3,14 +3,13 @@
 
 mod common;
 
+use common::Ls;
 use favur_context::render::{render_anthropic, render_openai};
 use favur_context::{
     Compactor, EntryId, History, JournaledHistory, NewEntry, OpenOptions, Policy, Store, ToolCall,
     forgettable, fuzzy, strict,
 };
 use serde_json::json;
-
-common::tool!(Ls: forgettable, "ls", "List files", serde_json::json!({}), |_| Ok("Cargo.toml\nsrc/\ntests/".repeat(8)));
 
 fn setup() -> Vec<NewEntry> {
     vec![
@@ -32,14 +31,8 @@ fn setup_runs_once_across_three_runs() {
     assert_eq!(created, [true, false, false]);
     let h = JournaledHistory::open(&path).unwrap();
     assert_eq!(h.history().pinned(), &[EntryId(0)], "one system prompt");
-    let texts: Vec<String> = h
-        .history()
-        .entries()
-        .iter()
-        .map(|e| e.message().text())
-        .collect();
     assert_eq!(
-        texts,
+        common::texts(h.history()),
         [
             "You are a careful coding agent.",
             "Make the parser tests pass.",

@@ -13,7 +13,7 @@ use crate::history::view::{Compaction, Edit, Form};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Message, Role};
 use crate::model::site::CallSite;
-use crate::store::Store;
+use crate::store::{AsyncStore, Store};
 
 /// The compaction engine of one job: a [`Policy`] and a summarizer.
 ///
@@ -202,16 +202,26 @@ impl<S> Compactor<S> {
         plan: Plan,
         outcomes: Vec<Result<String, SummarizeError>>,
     ) -> Result<CompactionReport, CommitError<St::Error>> {
-        let history = store.history();
-        let (compaction, fallbacks) = self.record(history, &plan, outcomes)?;
-        let before = history.usage_tokens();
-        if let Some(compaction) = compaction {
-            store.apply(compaction).map_err(CommitError::Store)?;
+        let (compaction, fallbacks, before) = self.record(store.history(), &plan, outcomes)?;
+        if let Some(c) = compaction {
+            store.apply(c).map_err(CommitError::Store)?;
         }
+        Ok(self.reported(&plan, before, store.history(), fallbacks))
+    }
+
+    /// The report of `plan` committed to `history` (whose usage was `before`), emitted
+    /// and kept as the last one.
+    fn reported(
+        &mut self,
+        plan: &Plan,
+        before: u64,
+        history: &History,
+        fallbacks: Vec<Fallback>,
+    ) -> CompactionReport {
         let report = CompactionReport {
             tier: plan.tier(),
             usage_before: before,
-            usage_after: store.history().usage_tokens(),
+            usage_after: history.usage_tokens(),
             window: self.policy.window_tokens(),
             classes: *plan.outcome(),
             summaries: plan.runs().iter().map(|r| r.summary).collect(),
@@ -222,17 +232,18 @@ impl<S> Compactor<S> {
         };
         emit(&report);
         self.last_report = Some(report.clone());
-        Ok(report)
+        report
     }
 
     /// The compaction record of `plan` with one summary outcome per run (`None` when the
-    /// plan edits nothing), and the runs whose summary the built-in summarizer wrote.
+    /// plan edits nothing), the runs whose summary the built-in summarizer wrote, and the
+    /// usage before.
     fn record<E>(
         &self,
         history: &History,
         plan: &Plan,
         outcomes: Vec<Result<String, SummarizeError>>,
-    ) -> Result<(Option<Compaction>, Vec<Fallback>), CommitError<E>> {
+    ) -> Result<(Option<Compaction>, Vec<Fallback>, u64), CommitError<E>> {
         if plan.stamp != Stamp::of(history) {
             return Err(CommitError::Stale);
         }
@@ -296,7 +307,7 @@ impl<S> Compactor<S> {
             edits.push(Edit::Drop { id: *id });
         }
         if edits.is_empty() {
-            return Ok((None, fallbacks));
+            return Ok((None, fallbacks, history.usage_tokens()));
         }
         // The usage it leaves is recorded with it: what a compactor reopened later reads
         // to know which tiers it covered.
@@ -309,7 +320,7 @@ impl<S> Compactor<S> {
             .check(compaction.clone())
             .map_err(|_| CommitError::Stale)?;
         compaction.usage_after = Some(history.usage_after(checked.view()));
-        Ok((Some(compaction), fallbacks))
+        Ok((Some(compaction), fallbacks, history.usage_tokens()))
     }
 
     fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
@@ -571,7 +582,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// assert_eq!(report.tier, 1);
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call
     /// ```
-    pub async fn compact_async<St: Store>(
+    pub async fn compact_async<St: AsyncStore>(
         &mut self,
         store: &mut St,
     ) -> Result<Option<CompactionReport>, St::Error> {
@@ -582,12 +593,26 @@ impl<S: AsyncSummarizer> Compactor<S> {
             return Ok(None);
         }
         let outcomes = self.summarize_plan(store.history(), &plan).await;
-        committed(self.commit(store, plan, outcomes))
+        // A plan made just now is never stale and has one outcome per run.
+        let Ok((compaction, fallbacks, before)) =
+            self.record::<St::Error>(store.history(), &plan, outcomes)
+        else {
+            return Ok(None);
+        };
+        if let Some(c) = compaction {
+            store.apply(c).await?;
+        }
+        Ok(Some(self.reported(
+            &plan,
+            before,
+            store.history(),
+            fallbacks,
+        )))
     }
 
     /// [`prepare`](Compactor::prepare) with an async summarizer (an LLM): the same
-    /// decisions, records and errors, on any [`Store`]. The future is `Send` when the
-    /// store and the summarizer are.
+    /// decisions, records and errors, on any [`AsyncStore`] (every `Send` [`Store`] is
+    /// one), awaiting the store's write. The future is `Send` when the summarizer is.
     ///
     /// # Errors
     ///
@@ -605,7 +630,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// let mut c = Compactor::with_summarizer(Policy::default(), Ready(BuiltinSummarizer::default()));
     /// assert!(!block_on(c.prepare_async(&mut h)).unwrap().compacted());
     /// ```
-    pub async fn prepare_async<St: Store>(
+    pub async fn prepare_async<St: AsyncStore>(
         &mut self,
         store: &mut St,
     ) -> Result<Prepared, PrepareError<St::Error>> {

@@ -12,19 +12,19 @@ use crate::model::retention::Retention;
 
 /// The first line of every journal.
 #[derive(Debug, Serialize, Deserialize)]
-pub(super) struct Header {
-    pub(super) format: u32,
-    pub(super) framing_tokens: u32,
+pub(crate) struct Header {
+    pub(crate) format: u32,
+    pub(crate) framing_tokens: u32,
     /// The token counter's id ([`TokenCounter::id`](crate::TokenCounter::id)); absent in
     /// older journals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) counter: Option<String>,
+    pub(crate) counter: Option<String>,
 }
 
 /// One line to write.
 #[derive(Serialize)]
 #[serde(rename_all = "snake_case")]
-pub(super) enum RecordOut<'a> {
+pub(crate) enum RecordOut<'a> {
     Journal(Header),
     /// One entry appended or pinned.
     Entry(&'a Entry),
@@ -36,7 +36,7 @@ pub(super) enum RecordOut<'a> {
 /// One line read.
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(super) enum RecordIn {
+pub(crate) enum RecordIn {
     Journal(#[allow(dead_code)] Value),
     Entry(Entry),
     Batch(Vec<Entry>),

@@ -67,10 +67,12 @@ use crate::history::History;
 use crate::history::view::Compaction;
 use crate::model::entry::EntryId;
 use crate::store::{NewEntry, Store};
-use format::{Header, RecordOut};
+pub(crate) use format::{Header, RecordOut};
 use fs::{JournalFile, move_aside, sync_parent};
 use readback::FileOriginals;
+pub(crate) use readback::find_entry;
 use scan::scan;
+pub(crate) use scan::{apply_record, parse_record};
 use writer::Writer;
 
 /// A [`History`] bound to a journal file: a [`Store`] whose every append and compaction is

@@ -145,9 +145,9 @@ pub struct OpenOptions {
     pub(super) durability: Durability,
     pub(super) salvage: bool,
     pub(super) max_line_bytes: usize,
-    pub(super) keep_originals: bool,
-    pub(super) framing_tokens: u32,
-    pub(super) counter: Arc<dyn TokenCounter>,
+    pub(crate) keep_originals: bool,
+    pub(crate) framing_tokens: u32,
+    pub(crate) counter: Arc<dyn TokenCounter>,
     #[cfg(feature = "fault-injection")]
     pub(super) faults: super::fs::Faults,
 }
@@ -377,7 +377,7 @@ impl OpenOptions {
     }
 
     /// An empty history with this counter and framing.
-    pub(super) fn new_history(&self) -> History {
+    pub(crate) fn new_history(&self) -> History {
         History::with_shared(Arc::clone(&self.counter)).with_framing_tokens(self.framing_tokens)
     }
 }

@@ -97,16 +97,21 @@ impl Originals for FileOriginals {
             .ok_or_else(|| corrupt("the line does not end where it did".into()))?;
         let record: RecordIn =
             serde_json::from_slice(content).map_err(|e| corrupt(e.to_string()))?;
-        let found = match record {
-            RecordIn::Entry(e) => (e.id == id).then_some(e),
-            RecordIn::Batch(entries) => entries.into_iter().find(|e| e.id == id),
-            RecordIn::Compaction(c) => c.edits.into_iter().find_map(|edit| match edit {
-                Edit::Summarize { summary } if summary.id == id => Some(summary),
-                _ => None,
-            }),
-            RecordIn::Journal(_) => None,
-        };
-        found.ok_or_else(|| corrupt("the record there is another entry's".into()))
+        find_entry(record, id).ok_or_else(|| corrupt("the record there is another entry's".into()))
+    }
+}
+
+/// The entry with id `id` in a record read back (an entry, a batch's, a compaction's
+/// summary), if it holds it.
+pub(crate) fn find_entry(record: RecordIn, id: EntryId) -> Option<Entry> {
+    match record {
+        RecordIn::Entry(e) => (e.id == id).then_some(e),
+        RecordIn::Batch(entries) => entries.into_iter().find(|e| e.id == id),
+        RecordIn::Compaction(c) => c.edits.into_iter().find_map(|edit| match edit {
+            Edit::Summarize { summary } if summary.id == id => Some(summary),
+            _ => None,
+        }),
+        RecordIn::Journal(_) => None,
     }
 }
 

@@ -149,20 +149,32 @@ pub(super) fn scan<R: BufRead>(
 
 /// Replays one record line into the history: all of it, or nothing and the damage.
 fn replay(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineError> {
-    let record: RecordIn = match serde_json::from_slice(content) {
-        Ok(r) => r,
-        Err(e) => return Err(diagnose(content, &e).into()),
-    };
-    let history = &mut scan.history;
+    let record = parse_record(content)?;
+    let ids = apply_record(&mut scan.history, record)?;
+    scan.locators.extend(std::iter::repeat_n(at, ids));
+    scan.records += 1;
+    Ok(())
+}
+
+/// Parses one record (a journal line without its `\n`, or a store's row body), saying
+/// what is wrong with one that does not parse.
+pub(crate) fn parse_record(content: &[u8]) -> Result<RecordIn, Corruption> {
+    serde_json::from_slice(content).map_err(|e| diagnose(content, &e))
+}
+
+/// Applies one record read back (a journal line, a store's row) to `history` with its own
+/// checks ([`History::insert`], [`History::check`]): all of it, or nothing and what is
+/// wrong. Returns how many ids it took.
+pub(crate) fn apply_record(history: &mut History, record: RecordIn) -> Result<usize, Corruption> {
     match record {
-        RecordIn::Journal(_) => return Err(Corruption::UnexpectedHeader.into()),
+        RecordIn::Journal(_) => Err(Corruption::UnexpectedHeader),
         RecordIn::Entry(entry) => {
             history.insert(entry).map_err(corruption)?;
-            scan.locators.push(at);
+            Ok(1)
         }
         RecordIn::Batch(entries) => {
             if entries.is_empty() {
-                return Err(Corruption::EmptyBatch.into());
+                return Err(Corruption::EmptyBatch);
             }
             // Check every entry before recording any: a batch is all or nothing.
             for (i, entry) in entries.iter().enumerate() {
@@ -171,28 +183,25 @@ fn replay(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineError>
                     return Err(corruption(RecordError::IdOrder {
                         expected,
                         found: entry.id,
-                    })
-                    .into());
+                    }));
                 }
                 if entry.kind.is_summary() {
-                    return Err(corruption(RecordError::Summary { id: entry.id }).into());
+                    return Err(corruption(RecordError::Summary { id: entry.id }));
                 }
             }
             let n = entries.len();
             for entry in entries {
                 history.insert(entry).map_err(corruption)?;
             }
-            scan.locators.extend(std::iter::repeat_n(at, n));
+            Ok(n)
         }
         RecordIn::Compaction(compaction) => {
             let checked = history.check(compaction).map_err(corruption)?;
-            scan.locators
-                .extend(std::iter::repeat_n(at, checked.summaries()));
+            let n = checked.summaries();
             history.commit(checked).map_err(corruption)?;
+            Ok(n)
         }
     }
-    scan.records += 1;
-    Ok(())
 }
 
 /// The damage a record that does not apply is.

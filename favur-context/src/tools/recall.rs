@@ -50,6 +50,17 @@ pub enum RecallError {
         /// The error from the operating system.
         source: io::Error,
     },
+    /// Reading the original back from a database store failed (the database, or a
+    /// damaged row).
+    #[error("session `{session}`: cannot read entry {id} back: {message}")]
+    Database {
+        /// The session.
+        session: String,
+        /// The entry.
+        id: EntryId,
+        /// What went wrong.
+        message: String,
+    },
     /// The record read back is not the entry's (the file was changed under the history).
     #[error("journal {}: the record at byte offset {offset} does not hold entry {id}: {problem}", path.display())]
     Corrupt {

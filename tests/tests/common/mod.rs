@@ -96,6 +96,30 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     }
 }
 
+/// A tool whose output is forgettable: compaction drops or summarizes it first.
+pub struct Ls;
+
+#[favur_context::retention(forgettable)]
+impl favur_context::Tool for Ls {
+    fn name(&self) -> &str {
+        "ls"
+    }
+    fn description(&self) -> &str {
+        "List files"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+    fn call(&self, _: &serde_json::Value) -> Result<String, String> {
+        Ok("Cargo.toml\nsrc/\ntests/".repeat(8))
+    }
+}
+
+/// The texts of the entries `h` holds, in order.
+pub fn texts(h: &History) -> Vec<String> {
+    h.entries().iter().map(|e| e.message().text()).collect()
+}
+
 /// A future that is pending once (waking itself) and then ready: a network call's
 /// suspension point, for async code under test.
 pub async fn pending_once() {

@@ -1,0 +1,201 @@
+//! Between stores and the journal format: any history exported as a journal
+//! ([`export_journal`]), a journal's records read for import into a database session, so
+//! the replay and audit tools read every store.
+
+use std::io::{self, Write};
+
+use crate::history::History;
+use crate::history::view::Edit;
+use crate::journal::{Header, JOURNAL_FORMAT, RecordOut};
+use crate::model::entry::Entry;
+
+/// Writes `history` to `out` as a journal (format [`JOURNAL_FORMAT`]): the header, each
+/// entry as an `entry` record and each compaction as a `compaction` record, in an order
+/// that replays to the same history and view, ids included. Evicted originals are read
+/// back ([`History::full_copy`]). A database store exports its own rows exactly with its
+/// `export_journal`; the `favur-context replay` and `audit` tools read the result.
+///
+/// # Errors
+///
+/// Writing to `out` failed, or an evicted original could not be read back (as
+/// [`io::ErrorKind::Other`]).
+///
+/// ```
+/// use favur_context::{export_journal, fuzzy, strict, Compaction, Edit, History};
+/// let mut h = History::new();
+/// h.pin(strict!(system: "sys"));
+/// let old = h.append(fuzzy!(user: "old"));
+/// h.append(fuzzy!(user: "new"));
+/// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: old }], usage_after: None }).unwrap();
+/// let mut journal = Vec::new();
+/// export_journal(&h, &mut journal)?;
+/// let (back, _) = History::from_journal(&journal[..]).unwrap();
+/// assert_eq!(back.view(), h.view());
+/// assert_eq!(back.len(), 3);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> {
+    let full = history.full_copy().map_err(io::Error::other)?;
+    let header = Header {
+        format: JOURNAL_FORMAT,
+        framing_tokens: full.framing_tokens(),
+        counter: Some(full.counter().id().to_owned()),
+    };
+    line(&mut out, &RecordOut::Journal(header))?;
+    let entries: Vec<&Entry> = full
+        .entries()
+        .iter()
+        .filter(|e| !e.kind.is_summary())
+        .collect();
+    let mut written = 0usize;
+    let mut floor = 0u64;
+    for compaction in full.compactions() {
+        // A compaction is written where its summaries' ids say it was applied (they take
+        // the next ids then, above every id it names), or with no summary right after
+        // the last entry it names: its edits apply there alike.
+        let at = compaction.edits.iter().map(|e| match e {
+            Edit::Summarize { summary } => summary.id.0,
+            Edit::Drop { id } | Edit::Reform { id, .. } => id.0 + 1,
+        });
+        let at = at.max().unwrap_or(0).max(floor);
+        floor = at;
+        while written < entries.len() && entries[written].id.0 < at {
+            line(&mut out, &RecordOut::Entry(entries[written]))?;
+            written += 1;
+        }
+        line(&mut out, &RecordOut::Compaction(compaction))?;
+    }
+    for entry in &entries[written..] {
+        line(&mut out, &RecordOut::Entry(entry))?;
+    }
+    out.flush()
+}
+
+/// Writes one record line.
+fn line(out: &mut impl Write, record: &RecordOut<'_>) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, record).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+/// Writes a journal whose header has `framing` and `counter`, and whose records are
+/// `bodies` (each one record line, as a database row holds it).
+pub(crate) fn write_journal<'a>(
+    framing: u32,
+    counter: &str,
+    bodies: impl IntoIterator<Item = &'a str>,
+    mut out: impl Write,
+) -> io::Result<()> {
+    let header = Header {
+        format: JOURNAL_FORMAT,
+        framing_tokens: framing,
+        counter: Some(counter.to_owned()),
+    };
+    line(&mut out, &RecordOut::Journal(header))?;
+    for body in bodies {
+        out.write_all(body.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) use import::read_journal;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod import {
+    use std::io::Read;
+    use std::path::PathBuf;
+
+    use crate::journal::{Corruption, JournalError, apply_record, parse_record};
+    use crate::store::StoreError;
+    use crate::store::rows::Row;
+    use crate::store::session::SessionOptions;
+
+    /// Reads a journal with the journal's own reader (versions, counter, damage: then
+    /// nothing is imported; a torn last line, never acknowledged, is left out), then
+    /// turns each of its records into a row; the rows, and `options` with the journal's
+    /// framing tokens (for the new session).
+    pub(crate) fn read_journal(
+        mut reader: impl Read,
+        options: &SessionOptions,
+    ) -> Result<(Vec<Row>, SessionOptions), StoreError> {
+        let path = || PathBuf::from("(import)");
+        let mut text = Vec::new();
+        reader
+            .read_to_end(&mut text)
+            .map_err(|source| JournalError::Io {
+                path: path(),
+                action: "read",
+                source,
+            })?;
+        let (read, _) = options.history.read(&text[..])?;
+        let framing = read.framing_tokens();
+        let mut history = options.new_history(framing);
+        let complete = text
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(&[][..], |end| &text[..end]);
+        let mut rows = Vec::new();
+        let mut offset = 0u64;
+        for (i, line) in complete.split(|&b| b == b'\n').enumerate() {
+            let at = offset;
+            offset += line.len() as u64 + 1;
+            if i == 0 {
+                continue; // the header, read above
+            }
+            let corrupt = |problem: Corruption| JournalError::Corrupt {
+                path: path(),
+                line: i as u64 + 1,
+                offset: at,
+                problem,
+            };
+            let next = history.next_id();
+            let record = parse_record(line).map_err(corrupt)?;
+            let ids = apply_record(&mut history, record).map_err(corrupt)?;
+            // Valid UTF-8: it parsed as JSON.
+            let body = String::from_utf8_lossy(line).into_owned();
+            rows.push(Row {
+                seq: rows.len() as i64,
+                first_id: i64::try_from(next.0).unwrap_or(i64::MAX),
+                ids: ids as i64,
+                body,
+            });
+        }
+        Ok((rows, options.with_framing(framing)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Compaction, EntryId, fuzzy, strict};
+
+    fn drop_one(h: &mut History, id: EntryId) {
+        let edits = vec![Edit::Drop { id }];
+        h.apply(Compaction {
+            tier: 2,
+            edits,
+            usage_after: None,
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn an_exported_history_replays_to_the_same_view_compactions_in_place() {
+        let mut h = History::new();
+        h.pin(strict!(system: "sys"));
+        let a = h.append(fuzzy!(user: "a"));
+        let b = h.append(fuzzy!(user: "b"));
+        h.append(fuzzy!(user: "c"));
+        drop_one(&mut h, a);
+        h.append(fuzzy!(user: "d"));
+        drop_one(&mut h, b);
+        let mut out = Vec::new();
+        export_journal(&h, &mut out).unwrap();
+        let (back, report) = History::from_journal(&out[..]).unwrap();
+        assert_eq!(report.records, 7);
+        assert_eq!(back.view(), h.view());
+        assert_eq!(back.compactions(), h.compactions());
+        assert_eq!(back.next_id(), EntryId(5));
+    }
+}

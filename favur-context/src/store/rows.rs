@@ -1,0 +1,217 @@
+//! A session's rows: each one journal record (an `entry`, `batch` or `compaction`, the
+//! journal's own encoding) keyed by (session, sequence), and their replay with the
+//! journal's checks.
+
+use crate::history::History;
+use crate::history::view::Compaction;
+use crate::journal::{Corruption, RecordOut, apply_record, find_entry, parse_record};
+use crate::model::entry::{Entry, EntryId};
+use crate::store::StoreError;
+use crate::tools::recall::RecallError;
+
+/// One row of a session, as written and read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Row {
+    /// Its place in the session: 0, 1, 2, ...
+    pub(crate) seq: i64,
+    /// The first id it records (the history's next id before it).
+    pub(crate) first_id: i64,
+    /// How many ids it takes (entries, or a compaction's summaries).
+    pub(crate) ids: i64,
+    /// The journal record, as one line of a journal holds it (without the `\n`).
+    pub(crate) body: String,
+}
+
+impl Row {
+    /// The row recording `drafted` (one entry or a batch) at `seq`.
+    pub(crate) fn entries(seq: i64, drafted: &[Entry]) -> Row {
+        let record = match drafted {
+            [one] => RecordOut::Entry(one),
+            all => RecordOut::Batch(all),
+        };
+        let first_id = drafted.first().map_or(0, |e| e.id.0);
+        Row::of(seq, first_id, drafted.len(), &record)
+    }
+
+    /// The row recording `compaction`, whose `summaries` take the ids from `next` on.
+    pub(crate) fn compaction(
+        seq: i64,
+        next: EntryId,
+        summaries: usize,
+        compaction: &Compaction,
+    ) -> Row {
+        Row::of(seq, next.0, summaries, &RecordOut::Compaction(compaction))
+    }
+
+    fn of(seq: i64, first_id: u64, ids: usize, record: &RecordOut<'_>) -> Row {
+        Row {
+            seq,
+            first_id: i64::try_from(first_id).unwrap_or(i64::MAX),
+            ids: ids as i64,
+            // Plain data with string keys: serializing into a String cannot fail.
+            body: serde_json::to_string(record).unwrap_or_default(),
+        }
+    }
+}
+
+/// One row read back: its columns as the database holds them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowIn<'a> {
+    pub(crate) seq: i64,
+    pub(crate) first_id: i64,
+    pub(crate) ids: i64,
+    /// The record, as stored (not necessarily UTF-8 or JSON).
+    pub(crate) body: &'a [u8],
+}
+
+impl Row {
+    /// The row as read back.
+    pub(crate) fn as_in(&self) -> RowIn<'_> {
+        RowIn {
+            seq: self.seq,
+            first_id: self.first_id,
+            ids: self.ids,
+            body: self.body.as_bytes(),
+        }
+    }
+}
+
+/// Replays one row read back into `history`, the row expected at `expected` in
+/// `session`: with the journal's own checks ([`apply_record`]), all of it or an error
+/// naming the session and sequence.
+pub(crate) fn replay(
+    history: &mut History,
+    session: &str,
+    expected: i64,
+    row: RowIn<'_>,
+) -> Result<(), StoreError> {
+    let corrupt = |problem: Corruption| StoreError::Corrupt {
+        session: session.to_owned(),
+        seq: row.seq.max(0) as u64,
+        problem,
+    };
+    if row.seq != expected {
+        return Err(StoreError::Sequence {
+            session: session.to_owned(),
+            expected: expected.max(0) as u64,
+            found: row.seq.max(0) as u64,
+        });
+    }
+    let next = history.next_id();
+    if u64::try_from(row.first_id).ok() != Some(next.0) {
+        return Err(corrupt(Corruption::IdOrder {
+            expected: next,
+            found: EntryId(row.first_id.max(0) as u64),
+        }));
+    }
+    let record = parse_record(row.body).map_err(corrupt)?;
+    let taken = apply_record(history, record).map_err(corrupt)?;
+    if taken as i64 != row.ids {
+        return Err(corrupt(Corruption::InvalidEntry {
+            id: Some(next),
+            message: format!(
+                "the row says it takes {} ids, its record takes {taken}",
+                row.ids
+            ),
+        }));
+    }
+    Ok(())
+}
+
+/// The original `id` in the row that holds it, `found` as `(seq, body)` (`None`: no row
+/// holds it), read back for the [`Originals`](crate::Originals) of a database store.
+pub(crate) fn original(
+    session: &str,
+    id: EntryId,
+    found: Result<Option<(i64, Vec<u8>)>, String>,
+) -> Result<Entry, RecallError> {
+    let failed = |message: String| RecallError::Database {
+        session: session.to_owned(),
+        id,
+        message,
+    };
+    let (seq, body) = found
+        .map_err(&failed)?
+        .ok_or_else(|| failed("no row holds it".into()))?;
+    let record = parse_record(&body)
+        .map_err(|problem| failed(format!("the row at sequence {seq} is damaged: {problem}")))?;
+    find_entry(record, id)
+        .ok_or_else(|| failed(format!("the row at sequence {seq} holds another entry")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{NewEntry, fuzzy};
+
+    fn bad(history: &mut History, row: Row) -> StoreError {
+        replay(history, "s", 0, row.as_in()).unwrap_err()
+    }
+
+    #[test]
+    fn rows_replay_with_the_journals_checks_and_name_the_sequence() {
+        let source = History::new();
+        let drafted = source.draft(vec![
+            NewEntry::appended(fuzzy!(user: "a")),
+            NewEntry::appended(fuzzy!(user: "b")),
+        ]);
+        let row = Row::entries(0, &drafted);
+        assert!(row.body.starts_with(r#"{"batch":["#));
+        let mut h = History::new();
+        replay(&mut h, "s", 0, row.as_in()).unwrap();
+        assert_eq!(h.len(), 2);
+        // The same row again: its ids are taken.
+        let again = Row {
+            seq: 1,
+            ..row.clone()
+        };
+        let err = replay(&mut h, "s", 1, again.as_in()).unwrap_err();
+        assert!(matches!(
+            err,
+            StoreError::Corrupt {
+                seq: 1,
+                problem: Corruption::IdOrder { .. },
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad(
+                &mut History::new(),
+                Row {
+                    seq: 3,
+                    ..row.clone()
+                }
+            ),
+            StoreError::Sequence {
+                expected: 0,
+                found: 3,
+                ..
+            }
+        ));
+        let garbage = Row {
+            body: "{\"entry\":".into(),
+            ..row.clone()
+        };
+        let err = bad(&mut History::new(), garbage);
+        assert!(matches!(
+            err,
+            StoreError::Corrupt {
+                seq: 0,
+                problem: Corruption::InvalidJson { .. },
+                ..
+            }
+        ));
+        assert!(
+            err.to_string()
+                .contains("session `s` is damaged at sequence 0")
+        );
+        let miscounted = Row { ids: 5, ..row };
+        assert!(matches!(
+            bad(&mut History::new(), miscounted),
+            StoreError::Corrupt {
+                problem: Corruption::InvalidEntry { .. },
+                ..
+            }
+        ));
+    }
+}

@@ -1,0 +1,368 @@
+//! What a database store holds for its session ([`Core`]): the history, the next row, the
+//! claim, and the steps of a write every store takes the same way; and how a session is
+//! opened ([`SessionOptions`]).
+
+use std::time::Duration;
+
+use crate::history::view::Compaction;
+use crate::history::{CheckedCompaction, History};
+use crate::journal::OpenOptions;
+use crate::model::entry::{Entry, EntryId};
+use crate::store::rows::Row;
+use crate::store::{NewEntry, StoreError};
+
+/// The lease a claim holds by default: 30 s, renewed by every write.
+///
+/// ```
+/// assert_eq!(favur_context::DEFAULT_LEASE.as_secs(), 30);
+/// ```
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// How a database store opens a session: the claim's lease and owner, the history's
+/// settings (the journal's [`OpenOptions`]: token counter, framing of a new session,
+/// whether originals stay in memory), and (PostgreSQL) a statement timeout.
+///
+/// ```
+/// use std::time::Duration;
+/// use favur_context::{OpenOptions, SessionOptions};
+/// let o = SessionOptions::new()
+///     .lease(Duration::from_secs(5))
+///     .owner("worker-3")
+///     .history(OpenOptions::new().keep_originals(true));
+/// assert_eq!(o.lease_duration(), Duration::from_secs(5));
+/// assert!(format!("{o:?}").contains("worker-3"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    pub(crate) lease: Option<Duration>,
+    pub(crate) owner: Option<String>,
+    pub(crate) history: OpenOptions,
+    pub(crate) statement_timeout: Option<Duration>,
+}
+
+impl SessionOptions {
+    /// The defaults: a [`DEFAULT_LEASE`], a fresh owner token per open, the history
+    /// settings of [`OpenOptions::new`] (originals evicted once they leave the view, read
+    /// back from the database), no statement timeout.
+    ///
+    /// ```
+    /// let o = favur_context::SessionOptions::new();
+    /// assert_eq!(o.lease_duration(), favur_context::DEFAULT_LEASE);
+    /// ```
+    pub fn new() -> Self {
+        SessionOptions::default()
+    }
+
+    /// How long a claim lasts without a write (every write renews it, and so does
+    /// `renew`). Once it has run out another writer may take the session over, and this
+    /// one is fenced. Keep it longer than the longest pause between writes (a model
+    /// request).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = favur_context::SessionOptions::new().lease(Duration::from_millis(300));
+    /// assert_eq!(o.lease_duration().as_millis(), 300);
+    /// ```
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+
+    /// The lease in force.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::SessionOptions::new().lease_duration().as_secs(), 30);
+    /// ```
+    pub fn lease_duration(&self) -> Duration {
+        self.lease.unwrap_or(DEFAULT_LEASE)
+    }
+
+    /// This writer's owner token (by default a fresh one per open). A writer that opens
+    /// again with its own token takes its claim back at once, even while the lease runs
+    /// (after a lost connection, say); the older handle is then fenced.
+    ///
+    /// ```
+    /// let o = favur_context::SessionOptions::new().owner("host-a/worker-1");
+    /// assert!(format!("{o:?}").contains("host-a/worker-1"));
+    /// ```
+    pub fn owner(mut self, owner: impl Into<String>) -> Self {
+        self.owner = Some(owner.into());
+        self
+    }
+
+    /// The history's settings, as for a journal: the token counter (an existing session
+    /// counted with another one is refused, [`StoreError::Counter`]), the framing tokens
+    /// of a new session, and [`keep_originals`](OpenOptions::keep_originals). The file
+    /// settings (durability, salvage, line limit) do not apply.
+    ///
+    /// ```
+    /// use favur_context::{OpenOptions, SessionOptions};
+    /// let o = SessionOptions::new().history(OpenOptions::new().framing_tokens(0));
+    /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
+    /// ```
+    pub fn history(mut self, options: OpenOptions) -> Self {
+        self.history = options;
+        self
+    }
+
+    /// PostgreSQL only: the server cancels any statement of this store that runs longer
+    /// (`SET statement_timeout`), and the write fails with [`StoreError::Database`],
+    /// nothing written.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = favur_context::SessionOptions::new().statement_timeout(Duration::from_secs(2));
+    /// assert!(format!("{o:?}").contains("2s"));
+    /// ```
+    pub fn statement_timeout(mut self, timeout: Duration) -> Self {
+        self.statement_timeout = Some(timeout);
+        self
+    }
+
+    /// The owner token of this open.
+    pub(crate) fn owner_token(&self) -> String {
+        self.owner.clone().unwrap_or_else(super::claim::owner_token)
+    }
+
+    /// The lease in milliseconds.
+    pub(crate) fn lease_ms(&self) -> i64 {
+        i64::try_from(self.lease_duration().as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// The token counter's id.
+    pub(crate) fn counter_id(&self) -> &str {
+        self.history.counter.id()
+    }
+
+    /// These options for a session whose framing tokens are `framing` (an import's).
+    pub(crate) fn with_framing(&self, framing: u32) -> SessionOptions {
+        let mut options = self.clone();
+        options.history = options.history.framing_tokens(framing);
+        options
+    }
+
+    /// An empty history with this counter and the session's framing.
+    pub(crate) fn new_history(&self, framing: u32) -> History {
+        self.with_framing(framing).history.new_history()
+    }
+
+    /// `Err(Counter)` unless the session's recorded counter is this one's.
+    pub(crate) fn check_counter(&self, session: &str, recorded: &str) -> Result<(), StoreError> {
+        if recorded == self.counter_id() {
+            return Ok(());
+        }
+        Err(StoreError::Counter {
+            session: session.to_owned(),
+            recorded: recorded.to_owned(),
+            given: self.counter_id().to_owned(),
+        })
+    }
+}
+
+/// Why a store stopped writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    Fenced,
+    Poisoned,
+}
+
+/// What a write changes in memory once its row is committed.
+#[derive(Debug)]
+pub(crate) enum Change {
+    Entries(Vec<Entry>),
+    Compaction(CheckedCompaction),
+}
+
+/// A write ready to be persisted: its row, and what it changes once committed.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) row: Row,
+    change: Change,
+}
+
+/// How a write failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Before `COMMIT` was sent: rolled back, nothing written.
+    Before(StoreError),
+    /// The session's epoch is no longer ours.
+    Fenced(StoreError),
+    /// During `COMMIT`: the outcome is unknown.
+    Commit(StoreError),
+}
+
+/// The session a database store holds: the history, its next row and its claim.
+#[derive(Debug)]
+pub(crate) struct Core {
+    pub(crate) session: String,
+    pub(crate) history: History,
+    /// The next row's sequence number.
+    pub(crate) next_seq: i64,
+    /// This writer's fencing epoch.
+    pub(crate) epoch: i64,
+    /// This writer's owner token.
+    pub(crate) owner: String,
+    stopped: Option<Stopped>,
+}
+
+impl Core {
+    pub(crate) fn new(
+        session: &str,
+        history: History,
+        next_seq: i64,
+        epoch: i64,
+        owner: String,
+    ) -> Core {
+        Core {
+            session: session.to_owned(),
+            history,
+            next_seq,
+            epoch,
+            owner,
+            stopped: None,
+        }
+    }
+
+    /// `Err` if the store takes no more writes (fenced or poisoned).
+    pub(crate) fn usable(&self) -> Result<(), StoreError> {
+        match self.stopped {
+            None => Ok(()),
+            Some(Stopped::Fenced) => Err(StoreError::Fenced {
+                session: self.session.clone(),
+                epoch: self.epoch.max(0) as u64,
+            }),
+            Some(Stopped::Poisoned) => Err(StoreError::Poisoned {
+                session: self.session.clone(),
+            }),
+        }
+    }
+
+    /// Whether the store was fenced.
+    pub(crate) fn is_fenced(&self) -> bool {
+        self.stopped == Some(Stopped::Fenced)
+    }
+
+    /// The write recording `entries` (`None` for an empty batch).
+    pub(crate) fn entries(&self, entries: Vec<NewEntry>) -> Result<Option<Pending>, StoreError> {
+        self.usable()?;
+        if entries.is_empty() {
+            return Ok(None);
+        }
+        // Counting tokens runs the user's counter: a panic there changes nothing.
+        let drafted = self.history.draft(entries);
+        Ok(Some(Pending {
+            row: Row::entries(self.next_seq, &drafted),
+            change: Change::Entries(drafted),
+        }))
+    }
+
+    /// The write applying `compaction`, checked against the view.
+    pub(crate) fn compaction(&self, compaction: Compaction) -> Result<Pending, StoreError> {
+        self.usable()?;
+        let checked = self
+            .history
+            .check(compaction)
+            .map_err(|source| StoreError::Record {
+                session: self.session.clone(),
+                source,
+            })?;
+        let row = Row::compaction(
+            self.next_seq,
+            self.history.next_id(),
+            checked.summaries(),
+            checked.compaction(),
+        );
+        Ok(Pending {
+            row,
+            change: Change::Compaction(checked),
+        })
+    }
+
+    /// Records in memory a write whose row is committed; the id of its first entry.
+    pub(crate) fn settle(&mut self, pending: Pending) -> Result<EntryId, StoreError> {
+        let first = self.history.next_id();
+        self.next_seq += 1;
+        let result = match pending.change {
+            Change::Entries(drafted) => drafted
+                .into_iter()
+                .try_for_each(|entry| self.history.insert(entry)),
+            Change::Compaction(checked) => self.history.commit(checked),
+        };
+        if let Err(source) = result {
+            // Drafted or checked against this very history: cannot happen. If it did,
+            // memory is behind the database: stop writing.
+            self.stopped = Some(Stopped::Poisoned);
+            return Err(StoreError::Record {
+                session: self.session.clone(),
+                source,
+            });
+        }
+        Ok(first)
+    }
+
+    /// `Err` unless the session takes an import: writable and holding no records.
+    pub(crate) fn importable(&self) -> Result<(), StoreError> {
+        self.usable()?;
+        if self.next_seq == 0 {
+            return Ok(());
+        }
+        Err(StoreError::NotEmpty {
+            session: self.session.clone(),
+            records: self.next_seq.max(0) as u64,
+        })
+    }
+
+    /// Records in memory the imported `rows`, committed.
+    pub(crate) fn settle_rows(&mut self, rows: &[Row]) -> Result<(), StoreError> {
+        for row in rows {
+            super::rows::replay(&mut self.history, &self.session, self.next_seq, row.as_in())?;
+            self.next_seq += 1;
+        }
+        Ok(())
+    }
+
+    /// The error of a failed write; a fenced or uncertain one stops all writing.
+    pub(crate) fn failed(&mut self, failure: Failure) -> StoreError {
+        match failure {
+            Failure::Before(e) => e,
+            Failure::Fenced(e) => {
+                self.stopped = Some(Stopped::Fenced);
+                e
+            }
+            Failure::Commit(e) => {
+                self.stopped = Some(Stopped::Poisoned);
+                e
+            }
+        }
+    }
+}
+
+/// A database store's claim on its session: the session, this writer's owner token and
+/// fencing epoch, and whether it was fenced ([`SqliteStore::claim`](crate::SqliteStore),
+/// [`PgStore::claim`](crate::PgStore)).
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a>(pub(crate) &'a Core);
+
+impl<'a> Claim<'a> {
+    /// The session.
+    pub fn session(&self) -> &'a str {
+        &self.0.session
+    }
+
+    /// This writer's owner token.
+    pub fn owner(&self) -> &'a str {
+        &self.0.owner
+    }
+
+    /// This writer's fencing epoch: 1 for the session's first claim, one more for every
+    /// claim after it.
+    pub fn epoch(&self) -> u64 {
+        self.0.epoch.max(0) as u64
+    }
+
+    /// Whether this writer was fenced: another writer took the session over, and this
+    /// one never writes again.
+    pub fn is_fenced(&self) -> bool {
+        self.0.is_fenced()
+    }
+}
