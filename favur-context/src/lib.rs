@@ -151,6 +151,8 @@ extern crate self as favur_context;
 // (history), planned and summarized when a tier is due (compact), kept durable (store,
 // journal) and rendered for a provider (request); replies come back in (reply), tools
 // answer calls (tools); import and audit read recorded runs.
+#[macro_use]
+mod setters;
 mod compact;
 mod history;
 mod journal;

@@ -58,35 +58,22 @@ impl LlmConfig {
         }
     }
 
-    /// The name of the environment variable holding the API key (sent as
-    /// `Authorization: Bearer <key>`); read once, by [`LlmSummarizer::new`].
-    pub fn api_key_env(mut self, name: impl Into<String>) -> Self {
-        self.api_key_env = Some(name.into());
-        self
-    }
+    setters! {
+        /// The name of the environment variable holding the API key (sent as
+        /// `Authorization: Bearer <key>`); read once, by [`LlmSummarizer::new`].
+        api_key_env(name: impl Into<String>) => api_key_env = Some(name.into());
 
-    /// The time one attempt may take, from sending the request to reading the body.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
+        /// The time one attempt may take, from sending the request to reading the body.
+        timeout(timeout: Duration) => timeout;
 
-    /// Attempts after the first one for retryable failures.
-    pub fn retries(mut self, retries: u32) -> Self {
-        self.retries = retries;
-        self
-    }
+        /// Attempts after the first one for retryable failures.
+        retries(retries: u32) => retries;
 
-    /// The wait before the first retry, doubled before each next one.
-    pub fn backoff(mut self, backoff: Duration) -> Self {
-        self.backoff = backoff;
-        self
-    }
+        /// The wait before the first retry, doubled before each next one.
+        backoff(backoff: Duration) => backoff;
 
-    /// The most bytes of transcript sent (longer entries lose their middle).
-    pub fn max_input_bytes(mut self, bytes: usize) -> Self {
-        self.max_input_bytes = bytes.max(1_000);
-        self
+        /// The most bytes of transcript sent (longer entries lose their middle).
+        max_input_bytes(bytes: usize) => max_input_bytes = bytes.max(1_000);
     }
 
     /// The URL requests go to.
@@ -182,11 +169,10 @@ impl LlmSummarizer {
         })
     }
 
-    /// Counts the budget with `counter` (use the history's, so a cut summary fits what the
-    /// history will count).
-    pub fn with_counter(mut self, counter: impl TokenCounter + 'static) -> Self {
-        self.counter = Arc::new(counter);
-        self
+    setters! {
+        /// Counts the budget with `counter` (use the history's, so a cut summary fits what the
+        /// history will count).
+        with_counter(counter: impl TokenCounter + 'static) => counter = Arc::new(counter);
     }
 
     /// The chat messages sent for `request`: a system prompt stating what to keep and the

@@ -53,19 +53,18 @@ impl SessionOptions {
         SessionOptions::default()
     }
 
-    /// How long a claim lasts without a write (every write renews it, and so does
-    /// `renew`). Once it has run out another writer may take the session over, and this
-    /// one is fenced. Keep it longer than the longest pause between writes (a model
-    /// request).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let o = favur_context::SessionOptions::new().lease(Duration::from_millis(300));
-    /// assert_eq!(o.lease_duration().as_millis(), 300);
-    /// ```
-    pub fn lease(mut self, lease: Duration) -> Self {
-        self.lease = Some(lease);
-        self
+    setters! {
+        /// How long a claim lasts without a write (every write renews it, and so does
+        /// `renew`). Once it has run out another writer may take the session over, and this
+        /// one is fenced. Keep it longer than the longest pause between writes (a model
+        /// request).
+        ///
+        /// ```
+        /// use std::time::Duration;
+        /// let o = favur_context::SessionOptions::new().lease(Duration::from_millis(300));
+        /// assert_eq!(o.lease_duration().as_millis(), 300);
+        /// ```
+        lease(lease: Duration) => lease = Some(lease);
     }
 
     /// The lease in force.
@@ -77,46 +76,39 @@ impl SessionOptions {
         self.lease.unwrap_or(DEFAULT_LEASE)
     }
 
-    /// This writer's owner token (by default a fresh one per open). A writer that opens
-    /// again with its own token takes its claim back at once, even while the lease runs
-    /// (after a lost connection, say); the older handle is then fenced.
-    ///
-    /// ```
-    /// let o = favur_context::SessionOptions::new().owner("host-a/worker-1");
-    /// assert!(format!("{o:?}").contains("host-a/worker-1"));
-    /// ```
-    pub fn owner(mut self, owner: impl Into<String>) -> Self {
-        self.owner = Some(owner.into());
-        self
-    }
+    setters! {
+        /// This writer's owner token (by default a fresh one per open). A writer that opens
+        /// again with its own token takes its claim back at once, even while the lease runs
+        /// (after a lost connection, say); the older handle is then fenced.
+        ///
+        /// ```
+        /// let o = favur_context::SessionOptions::new().owner("host-a/worker-1");
+        /// assert!(format!("{o:?}").contains("host-a/worker-1"));
+        /// ```
+        owner(owner: impl Into<String>) => owner = Some(owner.into());
 
-    /// The history's settings, as for a journal: the token counter (an existing session
-    /// counted with another one is refused, [`StoreError::Counter`]), the framing tokens
-    /// of a new session, and [`keep_originals`](OpenOptions::keep_originals). The file
-    /// settings (durability, salvage, line limit) do not apply.
-    ///
-    /// ```
-    /// use favur_context::{OpenOptions, SessionOptions};
-    /// let o = SessionOptions::new().history(OpenOptions::new().framing_tokens(0));
-    /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
-    /// ```
-    pub fn history(mut self, options: OpenOptions) -> Self {
-        self.history = options;
-        self
-    }
+        /// The history's settings, as for a journal: the token counter (an existing session
+        /// counted with another one is refused, [`StoreError::Counter`]), the framing tokens
+        /// of a new session, and [`keep_originals`](OpenOptions::keep_originals). The file
+        /// settings (durability, salvage, line limit) do not apply.
+        ///
+        /// ```
+        /// use favur_context::{OpenOptions, SessionOptions};
+        /// let o = SessionOptions::new().history(OpenOptions::new().framing_tokens(0));
+        /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
+        /// ```
+        history(options: OpenOptions) => history;
 
-    /// PostgreSQL only: the server cancels any statement of this store that runs longer
-    /// (`SET statement_timeout`), and the write fails with [`StoreError::Database`],
-    /// nothing written.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let o = favur_context::SessionOptions::new().statement_timeout(Duration::from_secs(2));
-    /// assert!(format!("{o:?}").contains("2s"));
-    /// ```
-    pub fn statement_timeout(mut self, timeout: Duration) -> Self {
-        self.statement_timeout = Some(timeout);
-        self
+        /// PostgreSQL only: the server cancels any statement of this store that runs longer
+        /// (`SET statement_timeout`), and the write fails with [`StoreError::Database`],
+        /// nothing written.
+        ///
+        /// ```
+        /// use std::time::Duration;
+        /// let o = favur_context::SessionOptions::new().statement_timeout(Duration::from_secs(2));
+        /// assert!(format!("{o:?}").contains("2s"));
+        /// ```
+        statement_timeout(timeout: Duration) => statement_timeout = Some(timeout);
     }
 
     /// The owner token of this open.

@@ -24,25 +24,14 @@ pub struct PolicyBuilder {
     pub(super) policy: Policy,
 }
 
-/// A builder method that sets one field of the policy.
-macro_rules! setter {
-    ($(#[$doc:meta])* $name:ident($arg:ident: $ty:ty) => $field:ident) => {
-        $(#[$doc])*
-        pub fn $name(mut self, $arg: $ty) -> Self {
-            self.policy.$field = $arg;
-            self
-        }
-    };
-}
-
 impl PolicyBuilder {
-    setter! {
+    setters! {
         /// Sets the window.
         ///
         /// ```
         /// assert_eq!(favur_context::Policy::builder().window_tokens(9).build().unwrap().window_tokens(), 9);
         /// ```
-        window_tokens(window_tokens: u64) => window_tokens
+        window_tokens(window_tokens: u64) => policy.window_tokens;
     }
 
     /// Replaces all tiers.
@@ -74,63 +63,51 @@ impl PolicyBuilder {
         self
     }
 
-    setter! {
+    setters! {
         /// Sets the limit (a fraction of the window).
         ///
         /// ```
         /// assert_eq!(favur_context::Policy::builder().limit(0.9).build().unwrap().limit(), 0.9);
         /// ```
-        limit(limit: f64) => limit
-    }
+        limit(limit: f64) => policy.limit;
 
-    setter! {
         /// Sets or clears the per-entry cap.
         ///
         /// ```
         /// assert_eq!(favur_context::Policy::builder().entry_cap_tokens(Some(2_000)).build().unwrap().entry_cap_tokens(), Some(2_000));
         /// ```
-        entry_cap_tokens(cap: Option<u32>) => entry_cap_tokens
-    }
+        entry_cap_tokens(cap: Option<u32>) => policy.entry_cap_tokens;
 
-    setter! {
         /// Sets the most tokens one summary may take.
         ///
         /// ```
         /// assert_eq!(favur_context::Policy::builder().summary_budget_tokens(99).build().unwrap().summary_budget_tokens(), 99);
         /// ```
-        summary_budget_tokens(budget: u32) => summary_budget_tokens
-    }
+        summary_budget_tokens(budget: u32) => policy.summary_budget_tokens;
 
-    setter! {
         /// Sets the budget a summary gets for each entry it merges.
         ///
         /// ```
         /// let p = favur_context::Policy::builder().summary_tokens_per_entry(60).build().unwrap();
         /// assert_eq!(p.summary_tokens_per_entry(), 60);
         /// ```
-        summary_tokens_per_entry(tokens: u32) => summary_tokens_per_entry
-    }
+        summary_tokens_per_entry(tokens: u32) => policy.summary_tokens_per_entry;
 
-    setter! {
         /// Sets how many recent consumed exchanges stay verbatim.
         ///
         /// ```
         /// assert_eq!(favur_context::Policy::builder().keep_recent(3).build().unwrap().keep_recent(), 3);
         /// ```
-        keep_recent(exchanges: usize) => keep_recent
-    }
+        keep_recent(exchanges: usize) => policy.keep_recent;
 
-    setter! {
         /// Tokens set aside for the model's answer (see [`Policy::reserve_output_tokens`]).
         ///
         /// ```
         /// let err = favur_context::Policy::builder().window_tokens(1_000).reserve_output_tokens(500).build().unwrap_err();
         /// assert_eq!(err.to_string(), "reserve_output_tokens: 500 tokens reserved for the answer leave no room under the limit");
         /// ```
-        reserve_output_tokens(tokens: u32) => reserve_output_tokens
-    }
+        reserve_output_tokens(tokens: u32) => policy.reserve_output_tokens;
 
-    setter! {
         /// Sets the smallest reclaim worth a compaction (a fraction of the window).
         ///
         /// ```
@@ -139,7 +116,7 @@ impl PolicyBuilder {
         /// let err = Policy::builder().min_reclaim(0.6).build().unwrap_err();
         /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
         /// ```
-        min_reclaim(fraction: f64) => min_reclaim
+        min_reclaim(fraction: f64) => policy.min_reclaim;
     }
 
     /// Validates and returns the policy.
