@@ -12,6 +12,8 @@ use crate::model::retention::Retention;
 mod cap;
 mod phases;
 
+pub(crate) use cap::{elide, elision_marker};
+
 /// Entries and tokens, one cell of a [`CompactionReport`](crate::CompactionReport).
 ///
 /// ```

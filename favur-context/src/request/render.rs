@@ -302,7 +302,7 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
         match item {
             Item::Msg { calls, .. } => {
                 for (c, call) in calls.iter().enumerate() {
-                    open.call(&call.id, (i, c));
+                    open.call(&call.id, i as u64, (i, c));
                 }
             }
             Item::Res { call_id, .. } => {
@@ -336,18 +336,13 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                 ext,
                 entry,
             } => {
-                let mut seen: HashSet<String> = HashSet::new();
+                let mut seen = UniqueIds::default();
                 let mut out_calls = Vec::with_capacity(calls.len());
                 for call in calls {
-                    let id = &call.id;
-                    let mut unique = id.clone();
-                    let mut k = 2;
-                    while !seen.insert(unique.clone()) {
-                        unique = format!("{id}_{k}");
-                        k += 1;
-                    }
+                    // An empty id is sent as `call` (a request needs one).
+                    let id = if call.id.is_empty() { "call" } else { &call.id };
                     out_calls.push(OutCall {
-                        id: unique,
+                        id: seen.unique(id),
                         call: call.clone(),
                     });
                 }
@@ -538,6 +533,31 @@ pub fn render_openai(history: &History) -> Value {
 }
 
 /// The id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`).
+/// Ids made unique: the first use of an id is itself, later ones `id_2`, `id_3`, ...
+/// (skipping any taken). Each base remembers its next suffix, so `n` uses of one id cost
+/// O(n), not O(n^2).
+#[derive(Default)]
+struct UniqueIds {
+    used: HashSet<String>,
+    next: HashMap<String, u64>,
+}
+
+impl UniqueIds {
+    fn unique(&mut self, base: &str) -> String {
+        if self.used.insert(base.to_owned()) {
+            return base.to_owned();
+        }
+        let k = self.next.entry(base.to_owned()).or_insert(2);
+        loop {
+            let id = format!("{base}_{k}");
+            *k += 1;
+            if self.used.insert(id.clone()) {
+                return id;
+            }
+        }
+    }
+}
+
 fn anthropic_id(id: &str) -> String {
     let s: String = id
         .chars()
@@ -597,7 +617,7 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
     }
 
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    let mut used_ids: HashSet<String> = HashSet::new();
+    let mut used_ids = UniqueIds::default();
     let mut current: HashMap<String, String> = HashMap::new();
     for out in seq {
         let (role, mut blocks, ext) = match out {
@@ -617,13 +637,7 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
                     current.clear();
                 }
                 for c in calls {
-                    let base = anthropic_id(&c.id);
-                    let mut id = base.clone();
-                    let mut k = 2;
-                    while !used_ids.insert(id.clone()) {
-                        id = format!("{base}_{k}");
-                        k += 1;
-                    }
+                    let id = used_ids.unique(&anthropic_id(&c.id));
                     current.insert(c.id.clone(), id.clone());
                     blocks.push(json!({
                         "type": "tool_use",
