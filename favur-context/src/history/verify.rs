@@ -38,13 +38,13 @@ impl History {
                     };
                     match form {
                         Form::Capped(shown) => derived_cap(entry, shown)?,
-                        Form::Placeholder { summary: Some(s) } => {
-                            if self.entry(*s).is_some_and(|e| !e.kind.is_summary()) {
-                                return Err(ApplyError::UnknownSummary {
-                                    id: *id,
-                                    summary: *s,
-                                });
-                            }
+                        Form::Placeholder { summary: Some(s) }
+                            if self.entry(*s).is_some_and(|e| !e.kind.is_summary()) =>
+                        {
+                            return Err(ApplyError::UnknownSummary {
+                                id: *id,
+                                summary: *s,
+                            });
                         }
                         _ => {}
                     }
