@@ -64,8 +64,8 @@ impl JournalFile {
     }
 }
 
-/// What the writer's file and its path are now, to notice a journal deleted, replaced or
-/// truncated under it: one `fstat` of the handle and one `stat` of the path.
+/// What the writer's file is, to notice a journal deleted, replaced or truncated under
+/// it (see [`JournalFile::changed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Identity {
     #[cfg(unix)]
@@ -92,33 +92,46 @@ impl JournalFile {
 
     /// What happened to the journal, if anything: the handle is `identity` with `len`
     /// bytes, and `path` still names it.
+    ///
+    /// One `fstat` of the handle in the common case: a journal deleted, or replaced by a
+    /// rename over its path, has no link left, and a truncated or foreign-written one has
+    /// another length. The path is `stat`ed only to tell those apart, or when the file
+    /// has other hard links (then the path could name another file while it still has
+    /// links). Each syscall costs microseconds here, so the check stays one call.
     pub(super) fn changed(
         &self,
         identity: Identity,
         path: &Path,
         len: u64,
     ) -> io::Result<Option<&'static str>> {
-        let now = match std::fs::metadata(path) {
-            Ok(now) => now,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some("deleted")),
-            Err(e) => return Err(e),
-        };
         let m = self.file.metadata()?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
-            if (now.dev(), now.ino()) != identity.dev_ino {
-                return Ok(Some("replaced by another file"));
-            }
-            if m.nlink() == 0 {
-                return Ok(Some("deleted"));
+            if m.nlink() != 1 {
+                let now = match std::fs::metadata(path) {
+                    Ok(now) => now,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        return Ok(Some("deleted"));
+                    }
+                    Err(e) => return Err(e),
+                };
+                if (now.dev(), now.ino()) != identity.dev_ino {
+                    return Ok(Some("replaced by another file"));
+                }
+                if m.nlink() == 0 {
+                    return Ok(Some("deleted"));
+                }
             }
         }
         #[cfg(not(unix))]
         {
             let _ = identity;
-            if now.len() != m.len() {
-                return Ok(Some("replaced by another file"));
+            match std::fs::metadata(path) {
+                Ok(now) if now.len() != m.len() => return Ok(Some("replaced by another file")),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some("deleted")),
+                Err(e) => return Err(e),
             }
         }
         if m.len() != len {

@@ -38,10 +38,11 @@
 //! - The path is opened as a regular file only ([`JournalError::NotAFile`]) and not
 //!   through a symbolic link unless [`OpenOptions::follow_symlinks`]
 //!   ([`JournalError::Symlink`]).
-//! - Every append checks, before it is acknowledged, that the path still names the file
-//!   the journal opened and that the file has the length the journal wrote (one `fstat`
-//!   and one `stat`): a journal deleted, replaced or truncated under it refuses the append
-//!   and every later one with [`JournalError::Changed`].
+//! - Every append checks, before it is acknowledged, that the file is still linked
+//!   (deleted, or replaced by a rename over the path, it is not) and has the length the
+//!   journal wrote: one `fstat`, and a `stat` of the path when the file has other hard
+//!   links. A journal deleted, replaced or truncated under it refuses the append and every
+//!   later one with [`JournalError::Changed`].
 //! - Any other bad line is an error, [`JournalError::Corrupt`], naming the line number and
 //!   byte offset and saying what is wrong ([`Corruption`]). Nothing is skipped silently.
 //!   [`OpenOptions::salvage`] loads everything before it instead and moves the damaged
