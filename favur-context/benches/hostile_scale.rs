@@ -66,7 +66,11 @@ fn main() {
 
     // 1. One message with 50,000 calls, each answered.
     if run("import") {
-        let n = 50_000;
+        // HOSTILE_CALLS=N to see how it scales.
+        let n: usize = std::env::var("HOSTILE_CALLS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(50_000);
         let calls: Vec<_> = (0..n)
         .map(|i| json!({"id": format!("c{i}"), "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}}))
         .collect();
@@ -79,11 +83,29 @@ fn main() {
                 |i| json!({"role": "tool", "tool_call_id": format!("c{i}"), "content": "ok"}),
             ));
         let text = serde_json::to_string(&messages).unwrap();
-        timed("import: 1 message with 50000 calls (openai)", || {
-            let mut h = History::new();
-            favur_context::import::import(&mut h, Format::OpenAi, &text, &rules).unwrap();
-            assert_eq!(h.len(), n + 2);
-        });
+        let h = timed(
+            &format!("import: 1 message with {n} calls (openai)"),
+            || {
+                let mut h = History::new();
+                favur_context::import::import(&mut h, Format::OpenAi, &text, &rules).unwrap();
+                assert_eq!(h.len(), n + 2);
+                h
+            },
+        );
+        let openai = render_openai(&h);
+        timed(
+            &format!("validate: openai, 1 message with {n} calls"),
+            || {
+                favur_context::validate::validate_openai(&openai).unwrap();
+            },
+        );
+        let anthropic = render_anthropic(&h).to_value();
+        timed(
+            &format!("validate: anthropic, 1 message with {n} calls"),
+            || {
+                favur_context::validate::validate_anthropic(&anthropic).unwrap();
+            },
+        );
     }
 
     // 2. 100,000 rules.

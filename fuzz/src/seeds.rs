@@ -166,6 +166,12 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
             v
         }
         "mini_swe" => vec![SAMPLE_MINI_SWE.as_bytes().to_vec()],
+        // Programs: every step once, then calls, results, compactions and reopens.
+        "model" => vec![
+            (0..=255u8).collect(),
+            [2u8, 9, 1, 3, 7, 40, 3, 1, 7, 40, 5, 20, 0, 2, 6, 7, 8].repeat(6),
+            [4u8, 0, 5, 1, 50, 1, 2, 6, 9, 0, 80, 5, 10, 1, 1].repeat(5),
+        ],
         "policy" => vec![
             SAMPLE_POLICY.as_bytes().to_vec(),
             b"window_tokens = 1000\n".to_vec(),

@@ -692,14 +692,14 @@ impl Repairs {
             match part {
                 Part::ToolResult(r) => match self.matcher.answer(&r.call_id) {
                     Some(k) => {
-                        if let Some(call) = self.calls.remove(&k) {
-                            if call.tail {
-                                self.tail.retain(|t| *t != k);
-                            } else {
-                                self.missing_tokens =
-                                    self.missing_tokens.saturating_sub(u64::from(call.cost));
-                                self.missing_blocks = self.missing_blocks.saturating_sub(1);
-                            }
+                        // A call answered in the tail leaves `calls`; its number stays
+                        // in `tail` (skipped there), so answering is O(1).
+                        if let Some(call) = self.calls.remove(&k)
+                            && !call.tail
+                        {
+                            self.missing_tokens =
+                                self.missing_tokens.saturating_sub(u64::from(call.cost));
+                            self.missing_blocks = self.missing_blocks.saturating_sub(1);
                         }
                     }
                     None => {

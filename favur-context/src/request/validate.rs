@@ -211,10 +211,41 @@ fn openai_content(c: Option<&Value>, allow_null: bool) -> Result<(), Rule> {
     }
 }
 
+/// The calls of the last assistant message still waiting for a result, in the order
+/// made: O(1) to answer one, amortized O(1) to name the first still open.
+#[derive(Default)]
+struct Pending {
+    order: Vec<String>,
+    head: usize,
+    open: HashSet<String>,
+}
+
+impl Pending {
+    fn push(&mut self, id: String) {
+        self.open.insert(id.clone());
+        self.order.push(id);
+    }
+
+    fn answer(&mut self, id: &str) -> bool {
+        self.open.remove(id)
+    }
+
+    fn first(&mut self) -> Option<&String> {
+        while self
+            .order
+            .get(self.head)
+            .is_some_and(|id| !self.open.contains(id))
+        {
+            self.head += 1;
+        }
+        self.order.get(self.head)
+    }
+}
+
 fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
     let list = messages(request)?;
     // Calls of the last assistant message still waiting for a result, and where it was.
-    let mut open: Vec<String> = Vec::new();
+    let mut open = Pending::default();
     let mut open_at = 0usize;
     let mut answered: HashSet<String> = HashSet::new();
     for (i, m) in list.iter().enumerate() {
@@ -312,8 +343,7 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     ));
                 };
                 openai_content(obj.get("content"), false).map_err(|r| err(at, r))?;
-                if let Some(pos) = open.iter().position(|c| c == id) {
-                    open.remove(pos);
+                if open.answer(id) {
                     answered.insert(id.to_owned());
                 } else if answered.contains(id) {
                     return Err(err(
@@ -473,6 +503,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
             }
         };
         let waiting = std::mem::take(&mut open);
+        let waiting_set: HashSet<&str> = waiting.iter().map(String::as_str).collect();
         let mut answered: HashSet<&str> = HashSet::new();
         let mut past_results = false;
         for b in &blocks {
@@ -505,7 +536,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                             Rule::BadContent("a tool_result needs a `tool_use_id`".into()),
                         ));
                     };
-                    if !waiting.iter().any(|w| w == id) {
+                    if !waiting_set.contains(id) {
                         return Err(err(
                             at,
                             Rule::ResultWithoutCall {
