@@ -350,11 +350,12 @@ fn anthropic_rules() {
         json!({"role": "user", "content": [tool_result("a")]}),
     ]);
     validate_anthropic(&partly).unwrap();
+    let strict = validate_anthropic_strict(&partly).unwrap_err();
     assert_eq!(
-        validate_anthropic_strict(&partly).unwrap_err(),
-        e(
+        (strict.index, &strict.rule),
+        (
             Some(1),
-            Rule::MissingResult {
+            &Rule::MissingResult {
                 call_id: "b".into()
             }
         )
