@@ -122,18 +122,40 @@ fn insert_and_record_refuse_ambiguous_calls_and_record_nothing() {
     drop(j);
     let line = json!({ "entry": source.entries()[0] }).to_string();
     std::fs::write(&path, [before, line.into_bytes(), b"\n".to_vec()].concat()).unwrap();
-    let err = OpenOptions::new().open(&path).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            JournalError::Corrupt {
-                line: 2,
-                problem: Corruption::CallId { .. },
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    match OpenOptions::new().open(&path).unwrap_err() {
+        JournalError::Corrupt { line, problem, .. } => {
+            assert_eq!(line, 2);
+            assert!(matches!(problem, Corruption::CallId { .. }), "{problem:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_empty_tool_name_read_back_is_refused_and_an_appended_one_still_renders() {
+    // Found by the journal fuzz target: a journal entry whose call has no name loaded and
+    // rendered to a request the OpenAI validator refuses.
+    let unnamed = || Message::assistant_calls(vec![ToolCall::new("c1", "", json!({}))]);
+    let mut source = History::new();
+    source.append(unnamed().classify(Retention::Fuzzy));
+    let err = History::new()
+        .insert(source.entries()[0].clone())
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        RecordError::CallId {
+            problem: CallIdError::EmptyName { .. },
+            ..
+        }
+    ));
+    let mut h = History::new();
+    h.append(fuzzy!(user: "go"));
+    h.append(unnamed().classify(Retention::Fuzzy));
+    let openai = favur_context::render::render_openai(&h);
+    favur_context::validate::validate_openai(&openai).unwrap();
+    assert_eq!(openai[1]["tool_calls"][0]["function"]["name"], "tool");
+    let anthropic = favur_context::render::render_anthropic(&h).to_value();
+    favur_context::validate::validate_anthropic(&anthropic).unwrap();
 }
 
 #[test]

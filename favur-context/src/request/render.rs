@@ -510,7 +510,7 @@ pub fn render_openai(history: &History) -> Value {
                             json!({
                                 "id": c.id,
                                 "type": "function",
-                                "function": {"name": c.call.name, "arguments": c.call.arguments.to_json_string()},
+                                "function": {"name": tool_name(&c.call.name), "arguments": c.call.arguments.to_json_string()},
                             })
                         })
                         .collect();
@@ -556,6 +556,12 @@ impl UniqueIds {
             }
         }
     }
+}
+
+/// The name a call is sent with: a request needs one, so an empty name (which every
+/// fallible way in refuses) is sent as `tool`.
+fn tool_name(name: &str) -> &str {
+    if name.is_empty() { "tool" } else { name }
 }
 
 fn anthropic_id(id: &str) -> String {
@@ -642,7 +648,7 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
                     blocks.push(json!({
                         "type": "tool_use",
                         "id": id,
-                        "name": c.call.name,
+                        "name": tool_name(&c.call.name),
                         "input": anthropic_input(&c.call.arguments),
                     }));
                 }
