@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p favur-context-fuzz --bin fuzz -- [--target NAME|all] [--seconds N] [--seed N] [--root DIR] [--crashes DIR]
+//! cargo run --release -p favur-context-fuzz --bin fuzz -- --target NAME --replay FILE   # one saved input
 //! ```
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -130,6 +131,7 @@ struct Args {
     seed: u64,
     root: PathBuf,
     crashes: PathBuf,
+    replay: Option<PathBuf>,
 }
 
 fn args() -> Result<Args, String> {
@@ -139,6 +141,7 @@ fn args() -> Result<Args, String> {
         seed: 1,
         root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."),
         crashes: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/fuzz-crashes"),
+        replay: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -157,6 +160,7 @@ fn args() -> Result<Args, String> {
             "--seed" => out.seed = value()?.parse().map_err(|e| format!("--seed: {e}"))?,
             "--root" => out.root = PathBuf::from(value()?),
             "--crashes" => out.crashes = PathBuf::from(value()?),
+            "--replay" => out.replay = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -179,6 +183,23 @@ fn main() {
             *s = info.to_string();
         }
     }));
+    if let Some(file) = &args.replay {
+        let input = std::fs::read(file).unwrap_or_else(|e| {
+            eprintln!("fuzz: cannot read {}: {e}", file.display());
+            std::process::exit(2);
+        });
+        let mut failed = 0;
+        for (name, target) in &args.targets {
+            if catch_unwind(AssertUnwindSafe(|| target(&input))).is_err() {
+                failed += 1;
+                let message = last_panic.lock().map(|s| s.clone()).unwrap_or_default();
+                println!("{name}: PANIC on {}:\n{message}", file.display());
+            } else {
+                println!("{name}: {} passes", file.display());
+            }
+        }
+        std::process::exit(i32::from(failed > 0));
+    }
     let mut total_panics = 0u64;
     let mut passed = 0u32;
     for (name, target) in &args.targets {
