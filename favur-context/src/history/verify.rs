@@ -74,9 +74,6 @@ fn derived_cap(entry: &Entry, capped: &Message) -> Result<(), ApplyError> {
         problem,
     };
     let own = &entry.message;
-    if entry.kind.is_summary() {
-        return Err(foreign("a summary is never capped"));
-    }
     if capped.role != own.role {
         return Err(foreign("its role is not the entry's"));
     }
