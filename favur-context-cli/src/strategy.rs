@@ -216,15 +216,21 @@ impl MaskOld {
     }
 }
 
-/// The message a masked output shows: the placeholder text the engine uses for a dropped
-/// result, keeping the call id of a tool result.
+/// The message a masked output shows: the output's own message with its text elided
+/// whole, each text and result content replaced by the placeholder text the engine uses
+/// for a dropped result (a capped form a history accepts: derived from its own entry).
 fn masked(history: &History, id: EntryId) -> Option<Message> {
     let e = history.recall(id).ok()?;
     let text = favur_context::placeholder_text(id, None);
-    Some(match e.message().tool_results().next() {
-        Some(r) => Message::tool_result(r.call_id.clone(), text, r.is_error),
-        None => Message::new(e.message().role, vec![favur_context::Part::Text(text)]),
-    })
+    let mut m = e.message().clone();
+    for part in &mut m.parts {
+        match part {
+            favur_context::Part::Text(t) => *t = text.clone(),
+            favur_context::Part::ToolResult(r) => r.content = text.clone(),
+            favur_context::Part::ToolCall(_) => {}
+        }
+    }
+    Some(m)
 }
 
 impl Strategy for MaskOld {

@@ -164,6 +164,7 @@ mod tools;
 
 pub mod audit;
 pub mod import;
+mod json_keys;
 
 #[cfg(feature = "async-openai")]
 pub use request::interop;
@@ -200,7 +201,7 @@ pub use journal::{
 };
 pub use model::classify::{Classified, Classify};
 pub use model::entry::{Entry, EntryId, EntryKind};
-pub use model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+pub use model::message::{Arguments, CallIdError, Message, Part, Role, ToolCall, ToolResult};
 pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};

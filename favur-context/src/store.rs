@@ -172,6 +172,15 @@ pub enum RecordError {
         /// The id found.
         found: EntryId,
     },
+    /// An entry whose tool calls cannot be paired unambiguously (an empty id, or two
+    /// calls with one id).
+    #[error("entry {id}: {problem}")]
+    CallId {
+        /// The entry's id.
+        id: EntryId,
+        /// What is wrong.
+        problem: crate::model::message::CallIdError,
+    },
     /// An entry of kind summary outside a compaction (summaries are recorded by theirs).
     #[error("entry {id} is a summary outside a compaction record")]
     Summary {
@@ -356,8 +365,10 @@ impl Store for History {
 
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, RecordError> {
         let first = self.next_id();
-        for entry in self.draft(entries) {
-            self.insert(entry)?;
+        let drafted = self.draft(entries);
+        self.admits_all(&drafted)?;
+        for entry in drafted {
+            self.insert_drafted(entry)?;
         }
         Ok(first)
     }

@@ -136,31 +136,35 @@ fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
 #[test]
 fn capped_renders_the_capped_message_at_first_and_middle_and_last() {
     let (mut h, ids) = base();
+    // Capped forms a history accepts: each entry's own message, cut.
+    let capped = |h: &History, id| Form::capped(&h.recall(id).unwrap(), 8);
+    let shown = |form: &Form| match form {
+        Form::Capped(m) => m.text().to_owned(),
+        _ => unreachable!(),
+    };
+    let forms = [
+        capped(&h, ids.task),
+        capped(&h, ids.r3),
+        capped(&h, ids.fin),
+    ];
+    let texts: Vec<String> = forms.iter().map(shown).collect();
+    let result = match &forms[1] {
+        Form::Capped(m) => m.tool_results().next().unwrap().content.clone(),
+        _ => unreachable!(),
+    };
     apply(
         &mut h,
         vec![
-            reform(
-                ids.task,
-                Form::Capped(Box::new(Message::user("Fix the fail… [capped]"))),
-            ),
-            reform(
-                ids.r3,
-                Form::Capped(Box::new(Message::tool_result(
-                    "c3",
-                    "test fa… [capped]",
-                    true,
-                ))),
-            ),
-            reform(
-                ids.fin,
-                Form::Capped(Box::new(Message::assistant("The test… [capped]"))),
-            ),
+            reform(ids.task, forms[0].clone()),
+            reform(ids.r3, forms[1].clone()),
+            reform(ids.fin, forms[2].clone()),
         ],
     );
     let (openai, anthropic) = render_valid(&h, true);
-    assert_eq!(openai[1]["content"], "Fix the fail… [capped]");
-    assert_eq!(openai[6]["content"], "test fa… [capped]");
-    assert_eq!(openai[7]["content"], "The test… [capped]");
+    assert_eq!(openai[1]["content"], texts[0].as_str());
+    assert!(texts[0].contains("bytes elided by the per-entry cap"));
+    assert_eq!(openai[6]["content"], result.as_str());
+    assert_eq!(openai[7]["content"], texts[2].as_str());
     assert_json_snapshot!("capped_anthropic", anthropic);
 }
 

@@ -328,15 +328,34 @@ fn anthropic_rules() {
             }
         )
     );
+    // Partly answered and the conversation goes on: `b` has no result.
     assert_eq!(
         anthropic_err(with(vec![
             u.clone(),
             json!({"role": "assistant", "content": [tool_use("a"), tool_use("b")]}),
             json!({"role": "user", "content": [tool_result("a")]}),
+            json!({"role": "assistant", "content": "next"}),
         ])),
         e(
             Some(1),
             Rule::MissingResult {
+                call_id: "b".into()
+            }
+        )
+    );
+    // Partly answered at the end: `b` is in flight (as for OpenAI), refused when strict.
+    let partly = with(vec![
+        u.clone(),
+        json!({"role": "assistant", "content": [tool_use("a"), tool_use("b")]}),
+        json!({"role": "user", "content": [tool_result("a")]}),
+    ]);
+    validate_anthropic(&partly).unwrap();
+    let strict = validate_anthropic_strict(&partly).unwrap_err();
+    assert_eq!(
+        (strict.index, &strict.rule),
+        (
+            Some(1),
+            &Rule::MissingResult {
                 call_id: "b".into()
             }
         )

@@ -13,6 +13,8 @@ mod cap;
 mod phases;
 pub(crate) use phases::Staying;
 
+pub(crate) use cap::{elide, elision_marker};
+
 /// Entries and tokens, one cell of a [`CompactionReport`](crate::CompactionReport).
 ///
 /// ```

@@ -147,7 +147,7 @@ impl History {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Loads a history from JSON (recorded counts are kept) with the token counter it
+    /// Loads a history from JSON (every token count recounted as its records apply) with the token counter it
     /// was recorded with when that is one of this library's own (the
     /// [`HeuristicCounter`], or with the `tiktoken` feature a `TiktokenCounter`), so
     /// reopening never silently switches counters. A history recorded with another
@@ -169,8 +169,7 @@ impl History {
     /// assert!(matches!(err, LoadError::Counter { .. }));
     /// ```
     pub fn from_json(json: &str) -> Result<History, LoadError> {
-        let raw: HistoryIn =
-            serde_json::from_str(json).map_err(|e| LoadError::Document(e.to_string()))?;
+        let raw = read_document(json)?;
         History::from_raw(raw, None)
     }
 
@@ -200,8 +199,7 @@ impl History {
         counter: impl TokenCounter + 'static,
         on_change: CounterChange,
     ) -> Result<History, LoadError> {
-        let raw: HistoryIn =
-            serde_json::from_str(json).map_err(|e| LoadError::Document(e.to_string()))?;
+        let raw = read_document(json)?;
         let counter: Arc<dyn TokenCounter> = Arc::new(counter);
         History::from_raw(raw, Some((counter, on_change)))
     }
@@ -231,7 +229,7 @@ impl History {
             })?;
             entries.push(entry);
         }
-        let mut compactions = raw
+        let compactions = raw
             .compactions
             .into_iter()
             .enumerate()
@@ -244,19 +242,19 @@ impl History {
             .collect::<Result<Vec<_>, _>>()?;
         // The counter, once the document is known to be well formed.
         let recorded = raw.counter;
-        let (counter, recount) = match (given, &recorded) {
-            (Some((c, _)), None) => (c, false),
-            (Some((c, _)), Some(r)) if r == c.id() => (c, false),
-            (Some((c, CounterChange::Recount)), Some(_)) => (c, true),
+        let counter = match (given, &recorded) {
+            (Some((c, _)), None) => c,
+            (Some((c, _)), Some(r)) if r == c.id() => c,
+            (Some((c, CounterChange::Recount)), Some(_)) => c,
             (Some((c, CounterChange::Refuse)), Some(r)) => {
                 return Err(LoadError::Counter {
                     recorded: r.clone(),
                     given: c.id().to_owned(),
                 });
             }
-            (None, None) => (Arc::new(HeuristicCounter) as Arc<dyn TokenCounter>, false),
+            (None, None) => Arc::new(HeuristicCounter) as Arc<dyn TokenCounter>,
             (None, Some(r)) => match crate::history::account::builtin_counter(r) {
-                Some(c) => (c, false),
+                Some(c) => c,
                 None => {
                     return Err(LoadError::Counter {
                         recorded: r.clone(),
@@ -265,10 +263,9 @@ impl History {
                 }
             },
         };
+        // Every count is recounted with it as the records apply: a count recorded in
+        // the document is never trusted.
         history.counter = counter;
-        if recount {
-            history.recount(&mut entries, &mut compactions);
-        }
         // Replay in id order. Each compaction is applied as soon as it is ready: one that
         // writes summaries when the next id is its first summary's id, one that writes
         // none once every entry it names exists. The view does not depend on when a
@@ -328,21 +325,12 @@ impl History {
         }
         Ok(history)
     }
+}
 
-    /// Recounts entries and the summaries of compactions with this history's counter
-    /// (placeholders of reformed entries keep their recorded counts: they are short).
-    pub(crate) fn recount(&self, entries: &mut [Entry], compactions: &mut [Compaction]) {
-        for e in entries.iter_mut() {
-            e.tokens = self.counter.count_message(&e.message);
-        }
-        for c in compactions.iter_mut() {
-            for edit in &mut c.edits {
-                if let view::Edit::Summarize { summary } = edit {
-                    summary.tokens = self.counter.count_message(&summary.message);
-                }
-            }
-        }
-    }
+/// The document, refused if any object in it holds a key twice.
+fn read_document(json: &str) -> Result<HistoryIn, LoadError> {
+    crate::json_keys::check(json.as_bytes()).map_err(|d| LoadError::Document(d.to_string()))?;
+    serde_json::from_str(json).map_err(|e| LoadError::Document(e.to_string()))
 }
 
 /// Whether a compaction can be applied when the next id is `next`.

@@ -9,7 +9,8 @@ mod json;
 mod records;
 #[cfg(feature = "tiktoken")]
 pub(crate) mod tiktoken;
-mod usage;
+pub(crate) mod usage;
+mod verify;
 pub(crate) mod view;
 
 use std::borrow::Cow;

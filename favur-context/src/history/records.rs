@@ -102,12 +102,15 @@ impl History {
     }
 
     /// Records an entry drafted by [`draft`](History::draft) or read back from storage,
-    /// keeping its id, class, count and site.
+    /// keeping its id, class and site; its token count is recounted with this history's
+    /// counter (a count recorded elsewhere is not trusted: an entry of 10 MB recorded
+    /// with 0 tokens counts as its text does).
     ///
     /// # Errors
     ///
     /// [`RecordError::IdOrder`] unless its id is the next id; [`RecordError::Summary`]
-    /// for a summary (summaries are recorded by their compaction). Nothing changes.
+    /// for a summary (summaries are recorded by their compaction);
+    /// [`RecordError::CallId`] if its calls have an empty or repeated id. Nothing changes.
     ///
     /// ```
     /// use favur_context::{fuzzy, History, RecordError};
@@ -120,7 +123,23 @@ impl History {
     /// b.insert(a.entries()[0].clone()).unwrap();
     /// assert_eq!(b.len(), 1);
     /// ```
-    pub fn insert(&mut self, entry: Entry) -> Result<(), RecordError> {
+    pub fn insert(&mut self, mut entry: Entry) -> Result<(), RecordError> {
+        self.admits(&entry)?;
+        entry.tokens = self.cost(&entry).0;
+        self.push(entry);
+        Ok(())
+    }
+
+    /// Records an entry [`draft`](History::draft)ed from this history just now: its count
+    /// is this history's own.
+    pub(crate) fn insert_drafted(&mut self, entry: Entry) -> Result<(), RecordError> {
+        self.admits(&entry)?;
+        self.push(entry);
+        Ok(())
+    }
+
+    /// Whether `entry` may be recorded next.
+    fn admits(&self, entry: &Entry) -> Result<(), RecordError> {
         if entry.id != self.next_id() {
             return Err(RecordError::IdOrder {
                 expected: self.next_id(),
@@ -130,7 +149,22 @@ impl History {
         if entry.kind.is_summary() {
             return Err(RecordError::Summary { id: entry.id });
         }
-        self.push(entry);
+        entry
+            .message
+            .check_call_ids()
+            .map_err(|problem| RecordError::CallId {
+                id: entry.id,
+                problem,
+            })
+    }
+
+    /// Checks entries drafted from this history, all before any is recorded.
+    pub(crate) fn admits_all(&self, drafted: &[Entry]) -> Result<(), RecordError> {
+        for e in drafted {
+            e.message
+                .check_call_ids()
+                .map_err(|problem| RecordError::CallId { id: e.id, problem })?;
+        }
         Ok(())
     }
 
@@ -169,16 +203,21 @@ impl History {
     /// changing nothing. A store persists [`CheckedCompaction::compaction`], then
     /// commits it with [`commit`](History::commit).
     ///
+    /// The record is verified first: a reform shows only a form derived from its own
+    /// entry, a summary is user or assistant text, and every token count it carries is
+    /// recounted with this history's counter (the checked record carries those counts).
+    ///
     /// # Errors
     ///
-    /// [`RecordError::Compaction`] saying why it does not apply.
+    /// [`RecordError::Compaction`] saying why it does not apply, naming the entry.
     ///
     /// ```
     /// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
     /// let err = History::new().check(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(3) }], usage_after: None }).unwrap_err();
     /// assert!(matches!(err, RecordError::Compaction(ApplyError::NotInView { .. })));
     /// ```
-    pub fn check(&self, compaction: Compaction) -> Result<CheckedCompaction, RecordError> {
+    pub fn check(&self, mut compaction: Compaction) -> Result<CheckedCompaction, RecordError> {
+        self.verify(&mut compaction)?;
         // Whether an entry is a tool result (summaries are placed after the tool results
         // of a call that stays). Entries in the view are always held, evicted or not.
         let is_result = |id: EntryId| self.entry(id).is_some_and(|e| e.message.role == Role::Tool);

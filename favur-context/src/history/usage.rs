@@ -68,12 +68,17 @@ impl History {
     /// Tokens and blocks `entry` costs as recorded (pinned system entries as system
     /// blocks, everything else as sent verbatim).
     pub(crate) fn cost(&self, entry: &Entry) -> (u32, u32) {
-        let counter = self.counter.as_ref();
-        if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
-            forms::system_pin_cost(counter, &entry.message)
-        } else {
-            forms::cost(counter, entry, &Form::Verbatim)
-        }
+        recorded_cost(self.counter.as_ref(), entry)
+    }
+}
+
+/// Tokens and blocks `entry` costs as recorded with `counter`: what every entry (and
+/// summary) recorded, read back or recalled carries as its count.
+pub(crate) fn recorded_cost(counter: &dyn crate::TokenCounter, entry: &Entry) -> (u32, u32) {
+    if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
+        forms::system_pin_cost(counter, &entry.message)
+    } else {
+        forms::cost(counter, entry, &Form::Verbatim)
     }
 }
 

@@ -361,8 +361,25 @@ pub enum ApplyError {
         /// The pinned entry.
         id: EntryId,
     },
+    /// A reform shows a form that is not derived from its own entry (a capped message of
+    /// another role, extensions or content than the entry's, its text not cut by the
+    /// per-entry cap).
+    #[error("the reform of entry {id} shows a form not derived from it: {problem}")]
+    ForeignForm {
+        /// The reformed entry.
+        id: EntryId,
+        /// What does not match.
+        problem: &'static str,
+    },
+    /// A summary entry holds more than user or assistant text (another role, tool calls or
+    /// results).
+    #[error("summary {id} is not user or assistant text")]
+    SummaryContent {
+        /// The summary.
+        id: EntryId,
+    },
     /// A placeholder form points at a summary that the compaction does not write and the
-    /// view does not hold.
+    /// view does not hold (or at an entry that is not a summary).
     #[error("placeholder for {id} points at unknown summary {summary}")]
     UnknownSummary {
         /// The placeholder's entry.

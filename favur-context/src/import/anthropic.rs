@@ -154,7 +154,6 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
                         return Err(bad(index, format!("tool_use `{id}` has no `input`")));
                     };
                     let call = ToolCall::new(id, name, Arguments::Json(input.clone()));
-                    calls.made(&call);
                     parts.push(Part::ToolCall(call));
                     cache_control(b, &mut ext);
                 }
@@ -204,6 +203,13 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
                 (None, _) => return Err(bad(index, format!("content block {k} has no `type`"))),
             }
         }
+        calls.made_all(
+            index,
+            parts.iter().filter_map(|p| match p {
+                Part::ToolCall(c) => Some(c),
+                _ => None,
+            }),
+        )?;
         if !parts.is_empty() || blocks.is_empty() {
             let mut message = Message::new(role, parts);
             message.extensions = ext;

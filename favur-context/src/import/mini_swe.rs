@@ -93,9 +93,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                         out.action = Some(ToolCall::new("", "bash", json!({ "command": command })));
                     }
                 }
-                for c in &made {
-                    calls.made(c);
-                }
+                calls.made_all(index, &made)?;
                 let mut parts = parts;
                 parts.extend(made.into_iter().map(Part::ToolCall));
                 out.message = Message::new(Role::Assistant, parts);

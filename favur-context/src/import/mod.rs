@@ -52,7 +52,9 @@ use serde_json::{Map, Value};
 use crate::history::History;
 use crate::model::classify::Classified;
 use crate::model::entry::EntryId;
-use crate::model::message::{Arguments, Message, Part, Role, ToolCall};
+use crate::model::message::{
+    Arguments, CallIdError, Message, Part, Role, ToolCall, check_call_ids,
+};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
 
@@ -111,6 +113,17 @@ pub enum ImportError {
     /// The text is not JSON.
     #[error("invalid JSON: {0}")]
     Json(String),
+    /// An object of the document holds a key twice (`serde_json` would keep the last one
+    /// silently: a tool result could become a system message).
+    #[error("key `{key}` appears twice in one object (line {line}, column {column})")]
+    DuplicateKey {
+        /// The key.
+        key: String,
+        /// Where the second one ends: line (from 1).
+        line: usize,
+        /// And column (from 1).
+        column: usize,
+    },
     /// The document is not a transcript of this format.
     #[error("not a transcript: {0}")]
     Shape(String),
@@ -129,6 +142,15 @@ pub enum ImportError {
         index: usize,
         /// The id it names.
         call_id: String,
+    },
+    /// The calls of a message cannot be paired unambiguously: an empty id, or two calls
+    /// with one id.
+    #[error("message {index}: {problem}")]
+    CallId {
+        /// The message's index.
+        index: usize,
+        /// What is wrong.
+        problem: CallIdError,
     },
     /// A call is answered twice.
     #[error("message {index}: second result for call `{call_id}`")]
@@ -568,11 +590,18 @@ pub fn parse_with(
     json: &str,
     options: ParseOptions,
 ) -> Result<Transcript, ImportError> {
+    crate::json_keys::check(json.as_bytes()).map_err(|d| ImportError::DuplicateKey {
+        key: d.key,
+        line: d.line,
+        column: d.column,
+    })?;
     let value: Value = serde_json::from_str(json).map_err(|e| ImportError::Json(e.to_string()))?;
     parse_value(format, &value, options)
 }
 
-/// Reads a transcript of `format` from a JSON value.
+/// Reads a transcript of `format` from a JSON value. A [`Value`] cannot hold a key twice
+/// (parsing it kept the last one): read text with [`parse`] or [`parse_with`] to have
+/// repeated keys refused ([`ImportError::DuplicateKey`]).
 ///
 /// ```
 /// use favur_context::import::{parse_value, Format, ParseOptions};
@@ -668,39 +697,48 @@ pub(crate) fn arguments(
     }
 }
 
-/// Tracks calls and results so each result answers a known, not yet answered call.
+/// Tracks calls and results so each result answers a known, not yet answered call: the
+/// most recent unanswered call with its id. O(1) per call and per result.
 #[derive(Default)]
 pub(crate) struct Calls {
-    /// (id, call, answered) in order made.
-    made: Vec<(String, ToolCall, bool)>,
+    /// The unanswered calls of each id ever made, in order made (an id whose calls are
+    /// all answered keeps an empty list: a result for it is a duplicate).
+    open: std::collections::HashMap<String, Vec<ToolCall>>,
 }
 
 impl Calls {
-    pub(crate) fn made(&mut self, call: &ToolCall) {
-        self.made.push((call.id.clone(), call.clone(), false));
+    /// The calls of message `index`, made: refused unless their ids are non-empty and
+    /// distinct.
+    pub(crate) fn made_all<'a>(
+        &mut self,
+        index: usize,
+        calls: impl IntoIterator<Item = &'a ToolCall> + Clone,
+    ) -> Result<(), ImportError> {
+        check_call_ids(calls.clone()).map_err(|problem| ImportError::CallId { index, problem })?;
+        for call in calls {
+            self.made(call);
+        }
+        Ok(())
+    }
+
+    fn made(&mut self, call: &ToolCall) {
+        self.open
+            .entry(call.id.clone())
+            .or_default()
+            .push(call.clone());
     }
 
     /// Marks the most recent unanswered call with `id` answered and returns it.
     pub(crate) fn answer(&mut self, index: usize, id: &str) -> Result<ToolCall, ImportError> {
-        if let Some((_, call, answered)) = self
-            .made
-            .iter_mut()
-            .rev()
-            .find(|(cid, _, answered)| cid == id && !*answered)
-        {
-            *answered = true;
-            return Ok(call.clone());
-        }
-        if self.made.iter().any(|(cid, _, _)| cid == id) {
-            Err(ImportError::DuplicateResult {
+        match self.open.get_mut(id) {
+            Some(calls) => calls.pop().ok_or_else(|| ImportError::DuplicateResult {
                 index,
                 call_id: id.to_owned(),
-            })
-        } else {
-            Err(ImportError::UnknownCall {
+            }),
+            None => Err(ImportError::UnknownCall {
                 index,
                 call_id: id.to_owned(),
-            })
+            }),
         }
     }
 }

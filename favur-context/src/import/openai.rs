@@ -122,9 +122,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
             "assistant" => {
                 let made = tool_calls(index, obj.get("tool_calls"), options)?;
                 let mut parts = text_content(index, content)?;
-                for c in &made {
-                    calls.made(c);
-                }
+                calls.made_all(index, &made)?;
                 parts.extend(made.into_iter().map(Part::ToolCall));
                 out.message = Message::new(Role::Assistant, parts);
                 out.message.extensions = extensions(obj, &["role", "content", "tool_calls"]);

@@ -379,16 +379,20 @@ impl Rules {
             _ => return Err(RulesError::NoRules),
         };
         let mut rules: Vec<Rule> = Vec::with_capacity(raw_rules.len());
+        // Each name's rule number: the duplicate check is O(1) per rule.
+        let mut numbers: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(raw_rules.len());
         for (i, raw) in raw_rules.iter().enumerate() {
             let number = i + 1;
             let rule = parse_rule(raw, number)?;
-            if let Some(first) = rules.iter().position(|r| r.name == rule.name) {
+            if let Some(&first) = numbers.get(&rule.name) {
                 return Err(RulesError::DuplicateName {
                     rule: number,
                     name: rule.name,
-                    first: first + 1,
+                    first,
                 });
             }
+            numbers.insert(rule.name.clone(), number);
             rules.push(rule);
         }
         Ok(Rules { rules, default })

@@ -104,6 +104,15 @@ pub enum Corruption {
     /// unknown ids, edits an entry twice, ...).
     #[error("compaction does not apply: {0}")]
     Compaction(ApplyError),
+    /// An entry whose tool calls cannot be paired unambiguously (an empty id, or two
+    /// calls of the message with one id).
+    #[error("entry {id}: {problem}")]
+    CallId {
+        /// The entry's id.
+        id: EntryId,
+        /// What is wrong.
+        problem: crate::model::message::CallIdError,
+    },
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]
     EmptyBatch,
@@ -203,5 +212,39 @@ pub enum JournalError {
     Poisoned {
         /// The journal file.
         path: PathBuf,
+    },
+    /// The path is a symbolic link, which is not followed unless
+    /// [`OpenOptions::follow_symlinks`](super::OpenOptions::follow_symlinks) says so
+    /// (nothing was opened or created).
+    #[error("journal {} is a symbolic link; it is not followed unless OpenOptions::follow_symlinks(true)", path.display())]
+    Symlink {
+        /// The journal path.
+        path: PathBuf,
+    },
+    /// The path is not a regular file (a directory, a device such as `/dev/zero`, a
+    /// FIFO): nothing was read or written.
+    #[error("journal {} is not a regular file", path.display())]
+    NotAFile {
+        /// The journal path.
+        path: PathBuf,
+    },
+    /// The file does not start with a journal header: it is not a journal, and nothing
+    /// was written to it, truncated or moved, whatever
+    /// [`salvage`](super::OpenOptions::salvage) says.
+    #[error("{} is not a journal (its first line is not a journal header); it was left as it is", path.display())]
+    NotAJournal {
+        /// The file's path.
+        path: PathBuf,
+    },
+    /// The file was deleted, replaced or truncated by someone else while the journal had
+    /// it open: the last append was not acknowledged, and the journal takes no more
+    /// writes (reopen it to see what the path holds now).
+    #[error("journal {} was {change} while open; the last append was not acknowledged and nothing more is written", path.display())]
+    Changed {
+        /// The journal path.
+        path: PathBuf,
+        /// What happened to it: `deleted`, `replaced by another file`, `truncated or
+        /// written by another process`.
+        change: &'static str,
     },
 }

@@ -2,7 +2,7 @@
 //! syncing, and moving a damaged end aside.
 
 use std::fs::File;
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::JournalError;
@@ -64,12 +64,154 @@ impl JournalFile {
     }
 }
 
-/// Copies the journal from `offset` to the end into a new file next to it and returns
-/// that file's path.
+/// What the writer's file is, to notice a journal deleted, replaced or truncated under
+/// it (see [`JournalFile::changed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Identity {
+    #[cfg(unix)]
+    dev_ino: (u64, u64),
+}
+
+impl JournalFile {
+    /// The identity of the open file.
+    pub(super) fn identity(&self) -> io::Result<Identity> {
+        let m = self.file.metadata()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Ok(Identity {
+                dev_ino: (m.dev(), m.ino()),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = m;
+            Ok(Identity {})
+        }
+    }
+
+    /// What happened to the journal, if anything: the handle is `identity` with `len`
+    /// bytes, and `path` still names it.
+    ///
+    /// One `fstat` of the handle in the common case: a journal deleted, or replaced by a
+    /// rename over its path, has no link left, and a truncated or foreign-written one has
+    /// another length. The path is `stat`ed only to tell those apart, or when the file
+    /// has other hard links (then the path could name another file while it still has
+    /// links). Each syscall costs microseconds here, so the check stays one call.
+    pub(super) fn changed(
+        &self,
+        identity: Identity,
+        path: &Path,
+        len: u64,
+    ) -> io::Result<Option<&'static str>> {
+        let m = self.file.metadata()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if m.nlink() != 1 {
+                let now = match std::fs::metadata(path) {
+                    Ok(now) => now,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        return Ok(Some("deleted"));
+                    }
+                    Err(e) => return Err(e),
+                };
+                if (now.dev(), now.ino()) != identity.dev_ino {
+                    return Ok(Some("replaced by another file"));
+                }
+                if m.nlink() == 0 {
+                    return Ok(Some("deleted"));
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = identity;
+            match std::fs::metadata(path) {
+                Ok(now) if now.len() != m.len() => return Ok(Some("replaced by another file")),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some("deleted")),
+                Err(e) => return Err(e),
+            }
+        }
+        if m.len() != len {
+            return Ok(Some("truncated or written by another process"));
+        }
+        Ok(None)
+    }
+}
+
+/// Opens the journal at `path` for reading and appending, creating it if it is missing:
+/// a symbolic link only if `follow` (`O_NOFOLLOW` on Unix, a check of the path
+/// elsewhere), a regular file only.
+pub(super) fn open_journal(path: &Path, follow: bool) -> Result<File, JournalError> {
+    let err = |action: &'static str| {
+        move |source: io::Error| JournalError::Io {
+            path: path.to_path_buf(),
+            action,
+            source,
+        }
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() && !follow => {
+            return Err(JournalError::Symlink {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(m) if !m.file_type().is_symlink() && !m.is_file() => {
+            return Err(JournalError::NotAFile {
+                path: path.to_path_buf(),
+            });
+        }
+        _ => {}
+    }
+    if follow
+        && let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+    {
+        return Err(JournalError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).append(true).create(true);
+    #[cfg(unix)]
+    {
+        // Never block opening a FIFO that appeared after the check.
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(nofollow | libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(f) => f,
+        // The path became a link between the check and the open.
+        #[cfg(unix)]
+        Err(e) if !follow && e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(JournalError::Symlink {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(e) => return Err(err("open")(e)),
+    };
+    if !file
+        .metadata()
+        .map_err(err("read the metadata of"))?
+        .is_file()
+    {
+        return Err(JournalError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(file)
+}
+
+/// Copies the journal from `offset` to `end` (its length when it was read) into a new
+/// file next to it and returns that file's path. Reads at most `end - offset` bytes.
 pub(super) fn move_aside(
     file: &File,
     path: &Path,
     offset: u64,
+    end: u64,
     sync: bool,
 ) -> Result<PathBuf, JournalError> {
     let io = |action: &'static str, p: &Path| {
@@ -105,7 +247,8 @@ pub(super) fn move_aside(
     reader
         .seek(SeekFrom::Start(offset))
         .map_err(io("read the damaged end of", path))?;
-    io::copy(&mut reader, &mut out).map_err(io("copy the damaged end of", path))?;
+    io::copy(&mut reader.take(end.saturating_sub(offset)), &mut out)
+        .map_err(io("copy the damaged end of", path))?;
     if sync {
         out.sync_all()
             .map_err(io("sync the salvage file of", path))?;

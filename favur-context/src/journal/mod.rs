@@ -29,7 +29,20 @@
 //!
 //! - A last line without its `\n` is a torn write (the process died mid-append; that
 //!   append was never acknowledged). Opening cuts it off and says so in the
-//!   [`OpenReport`].
+//!   [`OpenReport`]. A last line that is a complete record and only lacks its `\n` is
+//!   kept, and its `\n` written.
+//! - A file that does not start with a journal header is not a journal: opening it is an
+//!   error ([`JournalError::Corrupt`] with [`Corruption::MissingHeader`], or
+//!   [`JournalError::NotAJournal`] when salvaging) and the file is left byte for byte as
+//!   it was.
+//! - The path is opened as a regular file only ([`JournalError::NotAFile`]) and not
+//!   through a symbolic link unless [`OpenOptions::follow_symlinks`]
+//!   ([`JournalError::Symlink`]).
+//! - Every append checks, before it is acknowledged, that the file is still linked
+//!   (deleted, or replaced by a rename over the path, it is not) and has the length the
+//!   journal wrote: one `fstat`, and a `stat` of the path when the file has other hard
+//!   links. A journal deleted, replaced or truncated under it refuses the append and every
+//!   later one with [`JournalError::Changed`].
 //! - Any other bad line is an error, [`JournalError::Corrupt`], naming the line number and
 //!   byte offset and saying what is wrong ([`Corruption`]). Nothing is skipped silently.
 //!   [`OpenOptions::salvage`] loads everything before it instead and moves the damaged
@@ -68,7 +81,7 @@ use crate::history::view::Compaction;
 use crate::model::entry::EntryId;
 use crate::store::{NewEntry, Store};
 pub(crate) use format::{Header, RecordOut};
-use fs::{JournalFile, move_aside, sync_parent};
+use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
 pub(crate) use readback::find_entry;
 use scan::scan;
@@ -187,12 +200,7 @@ impl JournaledHistory {
                 source,
             }
         };
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io("open"))?;
+        let file = open_journal(path, options.follow_symlinks)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -206,14 +214,15 @@ impl JournaledHistory {
         let originals = match options.keep_originals {
             true => None,
             false => Some(Arc::new(
-                FileOriginals::open(path, &file).map_err(io("open"))?,
+                FileOriginals::open(path, &file, Arc::clone(&options.counter))
+                    .map_err(io("open"))?,
             )),
         };
         let mut history = options.new_history();
         if let Some(o) = &originals {
             history = history.with_originals(Arc::clone(o) as _);
         }
-        let scan = scan(
+        let mut scan = scan(
             BufReader::with_capacity(1 << 16, &file),
             path,
             options,
@@ -230,7 +239,13 @@ impl JournaledHistory {
             if !options.salvage {
                 return Err(damage.into_error(path));
             }
-            let moved_to = move_aside(&file, path, damage.offset, sync)?;
+            if !scan.header {
+                // Salvage keeps a journal's good records; this file has none to keep.
+                return Err(JournalError::NotAJournal {
+                    path: path.to_path_buf(),
+                });
+            }
+            let moved_to = move_aside(&file, path, damage.offset, file_len, sync)?;
             tracing::warn!(
                 journal = %path.display(),
                 line = damage.line,
@@ -270,13 +285,21 @@ impl JournaledHistory {
             #[cfg(feature = "fault-injection")]
             faults: options.faults,
         };
+        if scan.unterminated {
+            // A complete last record whose `\n` was never written: kept, and ended.
+            tracing::warn!(journal = %path.display(), offset = scan.end, "kept a complete last record that lacked its newline");
+            file.append(b"\n", scan.end)
+                .map_err(io("end the last record of"))?;
+            scan.end += 1;
+        }
         let writer = Writer::new(
             file,
             path,
             scan.end,
             options.durability,
             options.max_line_bytes,
-        );
+        )
+        .map_err(io("read the metadata of"))?;
         let mut journal = JournaledHistory {
             history: scan.history,
             writer,
@@ -429,6 +452,9 @@ impl Store for JournaledHistory {
         }
         // Counting tokens runs the user's counter: a panic there changes nothing.
         let drafted = self.history.draft(entries);
+        self.history
+            .admits_all(&drafted)
+            .map_err(|e| self.record_error(e))?;
         let record = match drafted.as_slice() {
             [one] => RecordOut::Entry(one),
             all => RecordOut::Batch(all),
@@ -438,7 +464,7 @@ impl Store for JournaledHistory {
             o.push(at, drafted.len());
         }
         for entry in drafted {
-            if let Err(e) = self.history.insert(entry) {
+            if let Err(e) = self.history.insert_drafted(entry) {
                 // Drafted from this very history: cannot happen. If it did, memory is
                 // behind the file: stop writing.
                 self.writer.poison();

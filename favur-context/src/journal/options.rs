@@ -148,6 +148,7 @@ pub struct OpenOptions {
     pub(crate) keep_originals: bool,
     pub(crate) framing_tokens: u32,
     pub(crate) counter: Arc<dyn TokenCounter>,
+    pub(crate) follow_symlinks: bool,
     #[cfg(feature = "fault-injection")]
     pub(super) faults: super::fs::Faults,
 }
@@ -160,6 +161,7 @@ impl fmt::Debug for OpenOptions {
             .field("max_line_bytes", &self.max_line_bytes)
             .field("keep_originals", &self.keep_originals)
             .field("framing_tokens", &self.framing_tokens)
+            .field("follow_symlinks", &self.follow_symlinks)
             .finish_non_exhaustive()
     }
 }
@@ -187,6 +189,7 @@ impl OpenOptions {
             keep_originals: false,
             framing_tokens: DEFAULT_FRAMING_TOKENS,
             counter: Arc::new(HeuristicCounter),
+            follow_symlinks: false,
             #[cfg(feature = "fault-injection")]
             faults: super::fs::Faults::default(),
         }
@@ -255,7 +258,35 @@ impl OpenOptions {
         self
     }
 
-    /// The token counter for new appends (counts already recorded are kept).
+    /// Whether a journal path that is a symbolic link is followed. Off by default: such
+    /// a path is refused with [`JournalError::Symlink`] (on Unix the file is opened with
+    /// `O_NOFOLLOW`, so a link put there after the check is refused too), and a dangling
+    /// link never creates a file elsewhere. Whatever this says, only a regular file is
+    /// opened ([`JournalError::NotAFile`]).
+    ///
+    /// ```
+    /// # #[cfg(unix)] {
+    /// use favur_context::{JournalError, OpenOptions};
+    /// let dir = std::env::temp_dir().join(format!("favur-doc-link-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let (target, link) = (dir.join("real.jsonl"), dir.join("link.jsonl"));
+    /// # let _ = std::fs::remove_file(&link);
+    /// std::os::unix::fs::symlink(&target, &link).unwrap(); // dangling
+    /// let err = OpenOptions::new().open(&link).unwrap_err();
+    /// assert!(matches!(err, JournalError::Symlink { .. }));
+    /// assert!(!target.exists());
+    /// let h = OpenOptions::new().follow_symlinks(true).open(&link).unwrap();
+    /// assert!(target.exists());
+    /// # drop(h); std::fs::remove_dir_all(&dir).unwrap();
+    /// # }
+    /// ```
+    pub fn follow_symlinks(mut self, follow: bool) -> Self {
+        self.follow_symlinks = follow;
+        self
+    }
+
+    /// The token counter: new appends are counted with it, and every record read back is
+    /// recounted with it (a journal recorded with another counter is refused).
     ///
     /// ```
     /// use favur_context::{OpenOptions, TokenCounter};

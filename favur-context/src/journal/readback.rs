@@ -4,9 +4,11 @@
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use super::format::RecordIn;
+use crate::history::account::TokenCounter;
+use crate::history::usage::recorded_cost;
 use crate::history::view::Edit;
 use crate::model::entry::{Entry, EntryId};
 use crate::store::Originals;
@@ -24,17 +26,31 @@ pub(crate) struct Locator {
 /// record is. On Unix the handle is opened on its own (so a copy of the history that
 /// outlives the journal never holds the writer's lock); on Windows, where a lock keeps
 /// other handles from reading, it is the writer's handle duplicated.
-#[derive(Debug)]
 pub(super) struct FileOriginals {
     path: PathBuf,
     file: File,
+    /// The history's counter: an original read back is recounted as it was on replay.
+    counter: Arc<dyn TokenCounter>,
     /// Indexed by id; a batch's entries and a compaction's summaries share their line's.
     locators: RwLock<Vec<Locator>>,
 }
 
+impl std::fmt::Debug for FileOriginals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileOriginals")
+            .field("path", &self.path)
+            .field("counter", &self.counter.id())
+            .finish_non_exhaustive()
+    }
+}
+
 impl FileOriginals {
     /// A reader of the journal at `path`, whose writer's handle is `writer`.
-    pub(super) fn open(path: &Path, writer: &File) -> io::Result<FileOriginals> {
+    pub(super) fn open(
+        path: &Path,
+        writer: &File,
+        counter: Arc<dyn TokenCounter>,
+    ) -> io::Result<FileOriginals> {
         #[cfg(windows)]
         let file = writer.try_clone()?;
         #[cfg(not(windows))]
@@ -45,6 +61,7 @@ impl FileOriginals {
         Ok(FileOriginals {
             path: path.to_path_buf(),
             file,
+            counter,
             locators: RwLock::new(Vec::new()),
         })
     }
@@ -97,7 +114,10 @@ impl Originals for FileOriginals {
             .ok_or_else(|| corrupt("the line does not end where it did".into()))?;
         let record: RecordIn =
             serde_json::from_slice(content).map_err(|e| corrupt(e.to_string()))?;
-        find_entry(record, id).ok_or_else(|| corrupt("the record there is another entry's".into()))
+        let mut found = find_entry(record, id)
+            .ok_or_else(|| corrupt("the record there is another entry's".into()))?;
+        found.tokens = recorded_cost(self.counter.as_ref(), &found).0;
+        Ok(found)
     }
 }
 

@@ -41,6 +41,21 @@ pub(super) struct Scan {
     pub(super) records: u64,
     pub(super) torn: Option<TornTail>,
     pub(super) damage: Option<Damage>,
+    /// The last record is complete but lacks its `\n` (kept: the opener writes it).
+    pub(super) unterminated: bool,
+}
+
+/// What every journal starts with (a torn first line that is a prefix of it is a header
+/// whose write was cut; anything else is not a journal).
+const HEADER_START: &[u8] = b"{\"journal\":";
+
+/// Whether a first line cut before its `\n` may be a journal header.
+fn may_be_header(torn: &[u8]) -> bool {
+    if torn.len() <= HEADER_START.len() {
+        HEADER_START.starts_with(torn)
+    } else {
+        torn.starts_with(HEADER_START)
+    }
 }
 
 /// Reads a journal, replaying every record into a history, until the end, a torn last
@@ -62,6 +77,7 @@ pub(super) fn scan<R: BufRead>(
         records: 0,
         torn: None,
         damage: None,
+        unterminated: false,
     };
     let limit = options.max_line_bytes as u64 + 1; // the content and its `\n`
     let mut buf = Vec::with_capacity(4096);
@@ -82,8 +98,9 @@ pub(super) fn scan<R: BufRead>(
         }
         line += 1;
         let offset = scan.end;
-        let Some(content) = buf.strip_suffix(b"\n") else {
-            if n as u64 == limit {
+        let (content, unterminated) = match buf.strip_suffix(b"\n") {
+            Some(content) => (content, false),
+            None if n as u64 == limit => {
                 scan.damage = Some(Damage {
                     line,
                     offset,
@@ -91,34 +108,23 @@ pub(super) fn scan<R: BufRead>(
                         limit: options.max_line_bytes,
                     },
                 });
-            } else {
-                scan.torn = Some(TornTail {
-                    line,
-                    offset,
-                    bytes: n as u64,
-                });
+                break;
             }
-            break;
+            None => (&buf[..], true),
         };
         let at = Locator {
             offset,
-            len: n as u32,
+            // A kept unterminated record gets its `\n` when the journal is opened.
+            len: n as u32 + u32::from(unterminated),
         };
-        let result = if scan.header {
-            replay(&mut scan, content, at)
-        } else {
-            header(content).and_then(|(framing, counter)| {
-                if let Some(recorded) = counter
-                    && recorded != scan.history.counter().id()
-                {
-                    return Err(LineError::Counter(recorded));
-                }
-                scan.history = std::mem::take(&mut scan.history).with_framing_tokens(framing);
-                scan.header = true;
-                Ok(())
-            })
-        };
+        let result = read_line(&mut scan, content, at);
         match result {
+            Ok(()) if unterminated => {
+                // A complete record whose `\n` never reached the file: kept.
+                scan.unterminated = true;
+                scan.end += n as u64;
+                break;
+            }
             Ok(()) => {}
             Err(LineError::Version(found)) => {
                 return Err(JournalError::Version {
@@ -133,7 +139,24 @@ pub(super) fn scan<R: BufRead>(
                     recorded,
                 });
             }
+            Err(LineError::Corrupt(_))
+                if unterminated && (scan.header || may_be_header(content)) =>
+            {
+                // Torn mid-write: that append was never acknowledged.
+                scan.torn = Some(TornTail {
+                    line,
+                    offset,
+                    bytes: n as u64,
+                });
+                break;
+            }
             Err(LineError::Corrupt(problem)) => {
+                // Not a journal at all if its first line is not a header, cut or not.
+                let problem = if unterminated {
+                    Corruption::MissingHeader
+                } else {
+                    problem
+                };
                 scan.damage = Some(Damage {
                     line,
                     offset,
@@ -145,6 +168,22 @@ pub(super) fn scan<R: BufRead>(
         scan.end += n as u64;
     }
     Ok(scan)
+}
+
+/// Reads one line: the header first, then records, each all or nothing.
+fn read_line(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineError> {
+    if scan.header {
+        return replay(scan, content, at);
+    }
+    let (framing, counter) = header(content)?;
+    if let Some(recorded) = counter
+        && recorded != scan.history.counter().id()
+    {
+        return Err(LineError::Counter(recorded));
+    }
+    scan.history = std::mem::take(&mut scan.history).with_framing_tokens(framing);
+    scan.header = true;
+    Ok(())
 }
 
 /// Replays one record line into the history: all of it, or nothing and the damage.
@@ -189,6 +228,7 @@ pub(crate) fn apply_record(history: &mut History, record: RecordIn) -> Result<us
                     return Err(corruption(RecordError::Summary { id: entry.id }));
                 }
             }
+            history.admits_all(&entries).map_err(corruption)?;
             let n = entries.len();
             for entry in entries {
                 history.insert(entry).map_err(corruption)?;
@@ -210,6 +250,7 @@ fn corruption(e: RecordError) -> Corruption {
         RecordError::Compaction(a) => Corruption::Compaction(a),
         RecordError::IdOrder { expected, found } => Corruption::IdOrder { expected, found },
         RecordError::Summary { id } => Corruption::UnexpectedSummary { id },
+        RecordError::CallId { id, problem } => Corruption::CallId { id, problem },
         // A compaction checked just now is committed just now.
         RecordError::Stale => Corruption::InvalidCompaction {
             message: e.to_string(),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::JournalError;
 use super::format::RecordOut;
-use super::fs::JournalFile;
+use super::fs::{Identity, JournalFile};
 use super::options::Durability;
 use super::readback::Locator;
 
@@ -26,6 +26,8 @@ pub(super) struct Writer {
     /// A record is written but memory has not caught up yet ([`Writer::settle`]). Still
     /// set when a panic interrupted that, which poisons the journal.
     in_flight: bool,
+    /// The file the path named when it was opened.
+    identity: Identity,
 }
 
 impl Writer {
@@ -35,8 +37,9 @@ impl Writer {
         len: u64,
         durability: Durability,
         max_line_bytes: usize,
-    ) -> Writer {
-        Writer {
+    ) -> io::Result<Writer> {
+        let identity = file.identity()?;
+        Ok(Writer {
             file,
             path: path.to_path_buf(),
             len,
@@ -46,7 +49,8 @@ impl Writer {
             buf: Vec::with_capacity(4096),
             poisoned: false,
             in_flight: false,
-        }
+            identity,
+        })
     }
 
     /// Whether the journal takes no more writes.
@@ -106,6 +110,22 @@ impl Writer {
             return Err(self.io("append to", source));
         }
         self.len += self.buf.len() as u64;
+        // Whoever deleted, replaced or cut the file, the record is not where a reopen
+        // finds it: not acknowledged, and no more writes.
+        match self.file.changed(self.identity, &self.path, self.len) {
+            Ok(None) => {}
+            Ok(Some(change)) => {
+                self.poisoned = true;
+                return Err(JournalError::Changed {
+                    path: self.path.clone(),
+                    change,
+                });
+            }
+            Err(source) => {
+                self.poisoned = true;
+                return Err(self.io("check the file of", source));
+            }
+        }
         let sync_now = match self.durability {
             Durability::Flush => false,
             Durability::SyncEach => true,
@@ -180,7 +200,7 @@ mod tests {
             #[cfg(feature = "fault-injection")]
             faults: super::super::fs::Faults::default(),
         };
-        Writer::new(file, &path, 0, Durability::Flush, 1 << 20)
+        Writer::new(file, &path, 0, Durability::Flush, 1 << 20).unwrap()
     }
 
     #[test]

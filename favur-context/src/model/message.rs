@@ -164,6 +164,63 @@ impl ToolCall {
     }
 }
 
+/// Why the tool calls of a message cannot be paired with their results unambiguously:
+/// an empty id, two calls of the message with the same id (which result answers
+/// which?), or a call no request can carry (an empty tool name). Refused by every fallible way in (import, [`History::insert`](crate::History::insert),
+/// [`Store::record`](crate::Store::record), a journal or a JSON document read back).
+///
+/// ```
+/// use favur_context::{CallIdError, Message, ToolCall};
+/// let twice = Message::assistant_calls(vec![ToolCall::new("c1", "ls", "{}"), ToolCall::new("c1", "rm", "{}")]);
+/// assert_eq!(twice.check_call_ids(), Err(CallIdError::Duplicate { id: "c1".into() }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallIdError {
+    /// A call has an empty id.
+    #[error("tool call `{name}` has an empty id")]
+    Empty {
+        /// The call's tool name.
+        name: String,
+    },
+    /// A call has an empty tool name (no request can carry it).
+    #[error("tool call `{id}` has an empty tool name")]
+    EmptyName {
+        /// The call's id.
+        id: String,
+    },
+    /// Two calls of one message share an id.
+    #[error("two tool calls of one message have the id `{id}`")]
+    Duplicate {
+        /// The id.
+        id: String,
+    },
+}
+
+/// Checks that `calls` (those of one message) have non-empty, distinct ids and names.
+pub(crate) fn check_call_ids<'a>(
+    calls: impl IntoIterator<Item = &'a ToolCall>,
+) -> Result<(), CallIdError> {
+    let mut seen = std::collections::HashSet::new();
+    for call in calls {
+        if call.id.is_empty() {
+            return Err(CallIdError::Empty {
+                name: call.name.clone(),
+            });
+        }
+        if call.name.is_empty() {
+            return Err(CallIdError::EmptyName {
+                id: call.id.clone(),
+            });
+        }
+        if !seen.insert(call.id.as_str()) {
+            return Err(CallIdError::Duplicate {
+                id: call.id.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The output of a tool call, answering it by id.
 ///
 /// ```
@@ -310,6 +367,25 @@ impl Message {
             Role::Assistant,
             calls.into_iter().map(Part::ToolCall).collect(),
         )
+    }
+
+    /// Whether its tool calls can be paired unambiguously and sent: every id non-empty,
+    /// no id twice in the message, every tool name non-empty. Building a message never
+    /// fails (and [`History::append`](crate::History::append) records it as it is,
+    /// rendering each repeated id as a distinct one, an empty id as `call` and an empty
+    /// name as `tool`, and answering the calls in order); every fallible way into a
+    /// history refuses one that fails this.
+    ///
+    /// ```
+    /// use favur_context::{CallIdError, Message, ToolCall};
+    /// assert!(Message::assistant_calls(vec![ToolCall::new("a", "ls", "{}"), ToolCall::new("b", "ls", "{}")]).check_call_ids().is_ok());
+    /// let empty = Message::assistant_calls(vec![ToolCall::new("", "ls", "{}")]);
+    /// assert!(matches!(empty.check_call_ids(), Err(CallIdError::Empty { .. })));
+    /// let unnamed = Message::assistant_calls(vec![ToolCall::new("a", "", "{}")]);
+    /// assert!(matches!(unnamed.check_call_ids(), Err(CallIdError::EmptyName { .. })));
+    /// ```
+    pub fn check_call_ids(&self) -> Result<(), CallIdError> {
+        check_call_ids(self.tool_calls())
     }
 
     /// A tool message carrying one result.

@@ -565,6 +565,37 @@ pub(crate) fn blocks(entry: &Entry, form: &Form) -> u32 {
 }
 
 impl Form {
+    /// `entry`'s message cut as the per-entry cap cuts it: each text and result content
+    /// longer than `keep` bytes keeps its head and tail (`keep` bytes together) around a
+    /// marker naming the bytes elided and the entry. The only kind of
+    /// [`Capped`](Form::Capped) form a history accepts besides the engine's own (a record
+    /// carrying any other message is refused).
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, Compaction, Edit, Form, History};
+    /// let mut h = History::new();
+    /// let id = h.append(fuzzy!(user: "{}", "word ".repeat(100)));
+    /// let form = Form::capped(&h.recall(id).unwrap(), 20);
+    /// let Form::Capped(m) = &form else { unreachable!() };
+    /// assert!(m.text().contains("bytes elided by the per-entry cap"));
+    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Reform { id, form, tokens: 0 }], usage_after: None }).unwrap();
+    /// assert!(h.view().items()[0].tokens < h.entries()[0].tokens());
+    /// ```
+    pub fn capped(entry: &Entry, keep: usize) -> Form {
+        let mut m = entry.message.clone();
+        for part in &mut m.parts {
+            let text = match part {
+                Part::Text(t) => t,
+                Part::ToolResult(r) => &mut r.content,
+                Part::ToolCall(_) => continue,
+            };
+            if text.len() > keep {
+                *text = crate::compact::plan::elide(text, keep, entry.id);
+            }
+        }
+        Form::Capped(Box::new(m))
+    }
+
     /// The message an entry shows in this form, exactly as both renderers send it (before
     /// the tool-call pairing is repaired): the original for [`Verbatim`](Form::Verbatim),
     /// only the tool calls for [`CallsOnly`](Form::CallsOnly), placeholder results for
@@ -601,11 +632,14 @@ impl Form {
     }
 }
 
-/// The pairing rule both renderers follow: each result answers the most recent
-/// unanswered call with its id before it. `T` is whatever the caller tracks per call.
+/// The pairing rule both renderers follow: each result answers an unanswered call with
+/// its id before it, of the most recent message that has one, and the calls of that
+/// message in the order they were made (two calls of one message with one id are
+/// answered first to first). `T` is whatever the caller tracks per call; `group` names
+/// the message. O(1) per call and per result.
 #[derive(Debug, Clone)]
 pub(crate) struct Matcher<T> {
-    open: std::collections::HashMap<String, Vec<T>>,
+    open: std::collections::HashMap<String, Vec<(u64, std::collections::VecDeque<T>)>>,
 }
 
 impl<T> Default for Matcher<T> {
@@ -617,14 +651,24 @@ impl<T> Default for Matcher<T> {
 }
 
 impl<T> Matcher<T> {
-    /// A call with `id` is made.
-    pub(crate) fn call(&mut self, id: &str, t: T) {
-        self.open.entry(id.to_owned()).or_default().push(t);
+    /// A call with `id` is made by message `group`.
+    pub(crate) fn call(&mut self, id: &str, group: u64, t: T) {
+        let groups = self.open.entry(id.to_owned()).or_default();
+        match groups.last_mut() {
+            Some((g, calls)) if *g == group => calls.push_back(t),
+            _ => groups.push((group, std::collections::VecDeque::from([t]))),
+        }
     }
 
     /// A result for `id` comes: the call it answers, if any (otherwise it is an orphan).
     pub(crate) fn answer(&mut self, id: &str) -> Option<T> {
-        self.open.get_mut(id).and_then(Vec::pop)
+        let groups = self.open.get_mut(id)?;
+        let (_, calls) = groups.last_mut()?;
+        let t = calls.pop_front();
+        if calls.is_empty() {
+            groups.pop();
+        }
+        t
     }
 }
 
@@ -633,6 +677,8 @@ impl<T> Matcher<T> {
 struct OpenCall {
     /// The entry that made it.
     entry: EntryId,
+    /// Its id.
+    call_id: String,
     /// Whether it is in the in-flight tail (then nothing is sent for its result);
     /// otherwise `cost` tokens are sent for it (a missing-result note).
     tail: bool,
@@ -679,14 +725,14 @@ impl Repairs {
             match part {
                 Part::ToolResult(r) => match self.matcher.answer(&r.call_id) {
                     Some(k) => {
-                        if let Some(call) = self.calls.remove(&k) {
-                            if call.tail {
-                                self.tail.retain(|t| *t != k);
-                            } else {
-                                self.missing_tokens =
-                                    self.missing_tokens.saturating_sub(u64::from(call.cost));
-                                self.missing_blocks = self.missing_blocks.saturating_sub(1);
-                            }
+                        // A call answered in the tail leaves `calls`; its number stays
+                        // in `tail` (skipped there), so answering is O(1).
+                        if let Some(call) = self.calls.remove(&k)
+                            && !call.tail
+                        {
+                            self.missing_tokens =
+                                self.missing_tokens.saturating_sub(u64::from(call.cost));
+                            self.missing_blocks = self.missing_blocks.saturating_sub(1);
                         }
                     }
                     None => {
@@ -715,7 +761,7 @@ impl Repairs {
         for k in std::mem::take(&mut self.tail) {
             if let Some(call) = self.calls.get_mut(&k) {
                 call.tail = false;
-                let call_id = call_id_of(&self.matcher, k);
+                let call_id = call.call_id.clone();
                 let text = match later(&call_id, call.entry) {
                     Some(r) => placeholder_text(r, None),
                     None => missing_result().to_owned(),
@@ -737,11 +783,12 @@ impl Repairs {
             for c in message.tool_calls() {
                 let k = self.next_call;
                 self.next_call += 1;
-                self.matcher.call(&c.id, k);
+                self.matcher.call(&c.id, entry.id.0, k);
                 self.calls.insert(
                     k,
                     OpenCall {
                         entry: entry.id,
+                        call_id: c.id.clone(),
                         tail: true,
                         cost: 0,
                     },
@@ -750,14 +797,4 @@ impl Repairs {
             }
         }
     }
-}
-
-/// The id of the open call `k` (searched: only needed when a call leaves the tail).
-fn call_id_of(matcher: &Matcher<u64>, k: u64) -> String {
-    matcher
-        .open
-        .iter()
-        .find(|(_, ks)| ks.contains(&k))
-        .map(|(id, _)| id.clone())
-        .unwrap_or_default()
 }

@@ -5,9 +5,10 @@
 //! model limits or tool schemas. Each returns the first problem found as a
 //! [`ValidationError`] naming the message index and the [`Rule`] broken.
 //!
-//! The plain validators accept an *in-flight tail*: tool calls in the last message with
-//! no result yet (the caller is about to run them). The `_strict` variants report those
-//! as [`Rule::MissingResult`] too.
+//! The plain validators accept an *in-flight tail*: tool calls of the last assistant
+//! message with no result yet (the caller is about to run them), whether or not results
+//! of some of its other calls follow it at the end of the request. The `_strict` variants
+//! report those as [`Rule::MissingResult`] too.
 //!
 //! ```
 //! use favur_context::validate::{validate_openai, Rule};
@@ -210,10 +211,41 @@ fn openai_content(c: Option<&Value>, allow_null: bool) -> Result<(), Rule> {
     }
 }
 
+/// The calls of the last assistant message still waiting for a result, in the order
+/// made: O(1) to answer one, amortized O(1) to name the first still open.
+#[derive(Default)]
+struct Pending {
+    order: Vec<String>,
+    head: usize,
+    open: HashSet<String>,
+}
+
+impl Pending {
+    fn push(&mut self, id: String) {
+        self.open.insert(id.clone());
+        self.order.push(id);
+    }
+
+    fn answer(&mut self, id: &str) -> bool {
+        self.open.remove(id)
+    }
+
+    fn first(&mut self) -> Option<&String> {
+        while self
+            .order
+            .get(self.head)
+            .is_some_and(|id| !self.open.contains(id))
+        {
+            self.head += 1;
+        }
+        self.order.get(self.head)
+    }
+}
+
 fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
     let list = messages(request)?;
     // Calls of the last assistant message still waiting for a result, and where it was.
-    let mut open: Vec<String> = Vec::new();
+    let mut open = Pending::default();
     let mut open_at = 0usize;
     let mut answered: HashSet<String> = HashSet::new();
     for (i, m) in list.iter().enumerate() {
@@ -311,8 +343,7 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     ));
                 };
                 openai_content(obj.get("content"), false).map_err(|r| err(at, r))?;
-                if let Some(pos) = open.iter().position(|c| c == id) {
-                    open.remove(pos);
+                if open.answer(id) {
                     answered.insert(id.to_owned());
                 } else if answered.contains(id) {
                     return Err(err(
@@ -346,7 +377,21 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
 
 /// Validates an Anthropic Messages request (`{"system": ..., "messages": [...]}` or the
 /// bare `messages` array), accepting an in-flight tail of unanswered `tool_use` blocks in
-/// the last message.
+/// the last assistant message (followed, or not, by a last user message holding only the
+/// results of some of them).
+///
+/// ```
+/// use favur_context::validate::{validate_anthropic, validate_anthropic_strict};
+/// let partly = serde_json::json!([
+///     {"role": "user", "content": "run both"},
+///     {"role": "assistant", "content": [
+///         {"type": "tool_use", "id": "t1", "name": "bash", "input": {}},
+///         {"type": "tool_use", "id": "t2", "name": "bash", "input": {}}]},
+///     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "ok"}]},
+/// ]);
+/// assert!(validate_anthropic(&partly).is_ok());
+/// assert!(validate_anthropic_strict(&partly).is_err());
+/// ```
 ///
 /// Rules: `system` is absent, a string, or an array of non-empty text blocks; roles are
 /// `user` or `assistant`, the first is `user` and they alternate; content is a non-empty
@@ -458,6 +503,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
             }
         };
         let waiting = std::mem::take(&mut open);
+        let waiting_set: HashSet<&str> = waiting.iter().map(String::as_str).collect();
         let mut answered: HashSet<&str> = HashSet::new();
         let mut past_results = false;
         for b in &blocks {
@@ -490,7 +536,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                             Rule::BadContent("a tool_result needs a `tool_use_id`".into()),
                         ));
                     };
-                    if !waiting.iter().any(|w| w == id) {
+                    if !waiting_set.contains(id) {
                         return Err(err(
                             at,
                             Rule::ResultWithoutCall {
@@ -577,7 +623,16 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
             }
             past_results = true;
         }
-        if let Some(missing) = waiting.iter().find(|w| !answered.contains(w.as_str())) {
+        // The last message answering some of the calls before it, and nothing else: the
+        // others are still in flight (as OpenAI's tool messages at the end may be).
+        let in_flight = !strict
+            && i + 1 == list.len()
+            && blocks
+                .iter()
+                .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+        if let Some(missing) = waiting.iter().find(|w| !answered.contains(w.as_str()))
+            && !in_flight
+        {
             return Err(err(
                 Some(open_at),
                 Rule::MissingResult {

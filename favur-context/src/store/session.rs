@@ -277,7 +277,7 @@ impl Core {
         let result = match pending.change {
             Change::Entries(drafted) => drafted
                 .into_iter()
-                .try_for_each(|entry| self.history.insert(entry)),
+                .try_for_each(|entry| self.history.insert_drafted(entry)),
             Change::Compaction(checked) => self.history.commit(checked),
         };
         if let Err(source) = result {

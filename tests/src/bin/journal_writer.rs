@@ -131,7 +131,7 @@ fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Err
             Edit::Drop { id: items[3] },
             Edit::Reform {
                 id: items[4],
-                form: Form::Capped(Box::new(Message::user("capped"))),
+                form: Form::capped(&*history.history().recall(items[4])?, 4),
                 tokens: 1,
             },
         ],

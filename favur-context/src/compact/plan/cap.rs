@@ -72,13 +72,19 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-fn elide(text: &str, keep: usize, id: EntryId) -> String {
+pub(crate) fn elide(text: &str, keep: usize, id: EntryId) -> String {
     let head = floor_boundary(text, keep * 2 / 3);
     let tail = ceil_boundary(text, text.len() - (keep - keep * 2 / 3)).max(head);
-    let elided = tail - head;
     format!(
-        "{}\n[... {elided} bytes elided by the per-entry cap; the original is entry {id} ...]\n{}",
+        "{}{}{}",
         &text[..head],
+        elision_marker(tail - head, id),
         &text[tail..]
     )
+}
+
+/// The marker the cap puts where it elided `bytes` bytes of entry `id`'s text (what
+/// verifying a capped form looks for).
+pub(crate) fn elision_marker(bytes: usize, id: EntryId) -> String {
+    format!("\n[... {bytes} bytes elided by the per-entry cap; the original is entry {id} ...]\n")
 }

@@ -1,12 +1,12 @@
 //! The neutral sequence as Anthropic Messages turns: content blocks, turns of one role
 //! merged, tool ids rewritten to the characters the API accepts and made unique.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
 use super::FIRST_TURN_NOTE;
-use super::neutral::Out;
+use super::neutral::{Out, UniqueIds, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Role};
 
@@ -66,9 +66,8 @@ impl Mark {
 #[derive(Debug, Default)]
 pub(super) struct Turns {
     pub(super) messages: Vec<Value>,
-    /// Every tool id used in the request, and the order they were used in.
-    used: HashSet<String>,
-    used_order: Vec<String>,
+    /// Every tool id used in the request.
+    used: UniqueIds,
     /// Request ids of the calls of the last assistant turn, by their own id.
     current: HashMap<String, String>,
 }
@@ -102,20 +101,12 @@ impl Turns {
                     self.current.clear();
                 }
                 for c in calls {
-                    let base = anthropic_id(&c.id);
-                    let mut id = base.clone();
-                    let mut k = 2;
-                    while self.used.contains(&id) {
-                        id = format!("{base}_{k}");
-                        k += 1;
-                    }
-                    self.used.insert(id.clone());
-                    self.used_order.push(id.clone());
+                    let id = self.used.unique(&anthropic_id(&c.id));
                     self.current.insert(c.id.clone(), id.clone());
                     blocks.push(json!({
                         "type": "tool_use",
                         "id": id,
-                        "name": c.call.name,
+                        "name": tool_name(&c.call.name),
                         "input": input(&c.call.arguments),
                     }));
                 }
@@ -192,7 +183,7 @@ impl Turns {
         Mark {
             turns: self.messages.len(),
             last_blocks,
-            ids: self.used_order.len(),
+            ids: self.used.mark(),
         }
     }
 
@@ -202,9 +193,7 @@ impl Turns {
         if let Some(blocks) = self.messages.last_mut().and_then(blocks_of) {
             blocks.truncate(mark.last_blocks);
         }
-        for id in self.used_order.drain(mark.ids.min(self.used_order.len())..) {
-            self.used.remove(&id);
-        }
+        self.used.reset(mark.ids);
         self.current.clear();
     }
 }

@@ -15,6 +15,63 @@ use crate::model::message::{Message, Part, Role, ToolCall};
 use crate::request::forms;
 use crate::request::forms::{missing_result, orphan_result, placeholder_text};
 
+/// Ids made unique: the first use of an id is itself, later ones `id_2`, `id_3`, ...
+/// (skipping any taken). Each base remembers its next suffix, so `n` uses of one id cost
+/// O(n), not O(n^2); what was taken since a [`mark`](UniqueIds::mark) can be given back,
+/// suffixes included, so a renderer that resumes gives the ids a render from scratch
+/// gives.
+#[derive(Debug, Default, Clone)]
+pub(super) struct UniqueIds {
+    used: HashSet<String>,
+    next: HashMap<String, u64>,
+    /// Every id taken, in order: the id, its base, and the base's next suffix before.
+    taken: Vec<(String, String, Option<u64>)>,
+}
+
+impl UniqueIds {
+    /// `base` itself if unused, else its first free `base_k`.
+    pub(super) fn unique(&mut self, base: &str) -> String {
+        let before = self.next.get(base).copied();
+        let id = if self.used.insert(base.to_owned()) {
+            base.to_owned()
+        } else {
+            let mut k = before.unwrap_or(2);
+            loop {
+                let id = format!("{base}_{k}");
+                k += 1;
+                if self.used.insert(id.clone()) {
+                    self.next.insert(base.to_owned(), k);
+                    break id;
+                }
+            }
+        };
+        self.taken.push((id.clone(), base.to_owned(), before));
+        id
+    }
+
+    /// How many ids are taken.
+    pub(super) fn mark(&self) -> usize {
+        self.taken.len()
+    }
+
+    /// Gives back every id taken since `mark`.
+    pub(super) fn reset(&mut self, mark: usize) {
+        for (id, base, before) in self.taken.drain(mark.min(self.taken.len())..).rev() {
+            self.used.remove(&id);
+            match before {
+                Some(k) => self.next.insert(base, k),
+                None => self.next.remove(&base),
+            };
+        }
+    }
+}
+
+/// The name a call is sent with: a request needs one, so an empty name (which every
+/// fallible way in refuses) is sent as `tool`.
+pub(super) fn tool_name(name: &str) -> &str {
+    if name.is_empty() { "tool" } else { name }
+}
+
 /// One rendered call, with the id it has in the request.
 #[derive(Debug, Clone)]
 pub(super) struct OutCall<'h> {
@@ -232,14 +289,17 @@ pub(super) fn segments(history: &History, from: usize, note_first: bool) -> Vec<
     let mut items: Vec<Item<'_>> = Vec::new();
     let mut open: forms::Matcher<()> = forms::Matcher::default();
     let mut open_calls = 0usize;
+    // Each message's calls are one group of the matcher (as `pair` numbers them).
+    let mut group = 0u64;
     for (i, item) in view.iter().enumerate().skip(from) {
         let at = items.len();
         push_item(&mut items, history, item);
         for it in &items[at..] {
             match it {
                 Item::Msg { calls, .. } => {
+                    group += 1;
                     for call in calls {
-                        open.call(&call.id, ());
+                        open.call(&call.id, group, ());
                         open_calls += 1;
                     }
                 }
@@ -293,7 +353,7 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
         match item {
             Item::Msg { calls, .. } => {
                 for (c, call) in calls.iter().enumerate() {
-                    open.call(&call.id, (i, c));
+                    open.call(&call.id, i as u64, (i, c));
                 }
             }
             Item::Res { call_id, .. } => {
@@ -327,18 +387,13 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                 ext,
                 entry,
             } => {
-                let mut seen: HashSet<String> = HashSet::new();
+                let mut seen = UniqueIds::default();
                 let mut out_calls = Vec::with_capacity(calls.len());
                 for call in calls {
-                    let id = &call.id;
-                    let mut unique = id.clone();
-                    let mut k = 2;
-                    while !seen.insert(unique.clone()) {
-                        unique = format!("{id}_{k}");
-                        k += 1;
-                    }
+                    // An empty id is sent as `call` (a request needs one).
+                    let id = if call.id.is_empty() { "call" } else { &call.id };
                     out_calls.push(OutCall {
-                        id: unique,
+                        id: seen.unique(id),
                         call: call.clone(),
                     });
                 }

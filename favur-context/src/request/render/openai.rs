@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::neutral::Out;
+use super::neutral::{Out, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::Role;
 
@@ -55,7 +55,7 @@ pub(super) fn message(out: Out<'_>) -> Value {
                         json!({
                             "id": c.id,
                             "type": "function",
-                            "function": {"name": c.call.name, "arguments": c.call.arguments.to_json_string()},
+                            "function": {"name": tool_name(&c.call.name), "arguments": c.call.arguments.to_json_string()},
                         })
                     })
                     .collect();

@@ -1,0 +1,195 @@
+//! Fuzz targets for favur-context: plain functions `fn(&[u8])` that run the library on
+//! arbitrary input and panic only when the library breaks a promise (it panicked itself,
+//! or an invariant failed: a loaded history renders to a request a validator rejects, a
+//! reopened journal differs from the one written, ...).
+//!
+//! They run on the stable toolchain with the driver in `src/bin/fuzz.rs` (seeded
+//! mutations of a corpus, a time budget, panics caught and reported), and under
+//! cargo-fuzz where nightly exists (`fuzz/libfuzzer`, outside the workspace). See
+//! `docs/hostile.md`.
+//!
+//! ```
+//! // Every target takes any bytes without panicking.
+//! for (_, target) in favur_context_fuzz::TARGETS {
+//!     target(b"");
+//!     target(b"{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n");
+//! }
+//! ```
+
+use favur_context::import::{Format, parse};
+use favur_context::render::{render_anthropic, render_openai};
+use favur_context::rules::Rules;
+use favur_context::validate::{validate_anthropic, validate_openai};
+use favur_context::{Compactor, History, OpenOptions, Policy};
+
+mod model;
+mod seeds;
+
+pub use model::model;
+pub use seeds::seeds;
+
+/// A fuzz target: any bytes in, a panic only for a broken promise.
+pub type Target = fn(&[u8]);
+
+/// Every target, by name.
+pub const TARGETS: &[(&str, Target)] = &[
+    ("journal", journal),
+    ("openai", openai),
+    ("anthropic", anthropic),
+    ("mini_swe", mini_swe),
+    ("policy", policy),
+    ("rules", rules),
+    ("validate", validate),
+    ("model", model),
+];
+
+/// The target named `name`.
+///
+/// ```
+/// assert!(favur_context_fuzz::target("journal").is_some());
+/// assert!(favur_context_fuzz::target("nope").is_none());
+/// ```
+pub fn target(name: &str) -> Option<Target> {
+    TARGETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Both renders of `history` pass the (non-strict) validators: whatever a history holds,
+/// the library sends a well-formed request once there is a turn to send (a history of
+/// pinned system prompts alone has no message for Anthropic: nothing to send yet).
+///
+/// ```
+/// favur_context_fuzz::assert_renders_valid(&favur_context::History::new());
+/// ```
+pub fn assert_renders_valid(history: &History) {
+    if history.view().is_empty() {
+        return;
+    }
+    let openai = render_openai(history);
+    if let Err(e) = validate_openai(&openai) {
+        panic!("the OpenAI render is invalid: {e}\n{openai}");
+    }
+    let anthropic = render_anthropic(history).to_value();
+    if let Err(e) = validate_anthropic(&anthropic) {
+        panic!("the Anthropic render is invalid: {e}\n{anthropic}");
+    }
+}
+
+/// The journal reader: a history or a typed error; what loads renders valid requests.
+///
+/// ```
+/// favur_context_fuzz::journal(b"{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n{\"entry\":");
+/// ```
+pub fn journal(data: &[u8]) {
+    for salvage in [false, true] {
+        if let Ok((history, _)) = OpenOptions::new().salvage(salvage).read(data) {
+            assert_renders_valid(&history);
+        }
+    }
+}
+
+fn import(format: Format, data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(transcript) = parse(format, text) else {
+        return;
+    };
+    let mut history = History::new();
+    if transcript
+        .import_into(&mut history, seeds::every_role())
+        .is_ok()
+    {
+        assert_renders_valid(&history);
+        // A compaction of whatever was imported records and still renders valid.
+        let policy = Policy::for_window(2_000).expect("a valid window");
+        Compactor::new(policy)
+            .compact(&mut history)
+            .expect("the engine's own compaction applies");
+        assert_renders_valid(&history);
+    }
+}
+
+/// OpenAI Chat Completions transcripts.
+///
+/// ```
+/// favur_context_fuzz::openai(br#"[{"role":"user","content":"hi"}]"#);
+/// ```
+pub fn openai(data: &[u8]) {
+    import(Format::OpenAi, data);
+}
+
+/// Anthropic Messages transcripts.
+///
+/// ```
+/// favur_context_fuzz::anthropic(br#"{"messages":[{"role":"user","content":"hi"}]}"#);
+/// ```
+pub fn anthropic(data: &[u8]) {
+    import(Format::Anthropic, data);
+}
+
+/// mini-swe-agent trajectories.
+///
+/// ```
+/// favur_context_fuzz::mini_swe(br#"{"messages":[{"role":"user","content":"hi"}]}"#);
+/// ```
+pub fn mini_swe(data: &[u8]) {
+    import(Format::MiniSweAgent, data);
+}
+
+/// Policy files: a policy or a typed error; a policy that loads compacts a history.
+///
+/// ```
+/// favur_context_fuzz::policy(b"window_tokens = 1000");
+/// ```
+pub fn policy(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(policy) = Policy::from_toml_str(text) {
+        let mut history = seeds::sample_history();
+        let tiers = policy.tiers().len() as u8;
+        let mut compactor = Compactor::new(policy);
+        compactor
+            .compact(&mut history)
+            .expect("the engine's own compaction applies");
+        for tier in 1..=tiers {
+            compactor
+                .compact_at(&mut history, tier)
+                .expect("the engine's own compaction applies");
+        }
+        assert_renders_valid(&history);
+    }
+}
+
+/// Rules files: rules or a typed error; rules that load classify a transcript.
+///
+/// ```
+/// favur_context_fuzz::rules(b"[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n");
+/// ```
+pub fn rules(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(rules) = Rules::from_toml(text) {
+        let transcript = parse(Format::OpenAi, seeds::SAMPLE_OPENAI).expect("the sample parses");
+        let mut history = History::new();
+        if transcript.import_into(&mut history, &rules).is_ok() {
+            assert_renders_valid(&history);
+        }
+    }
+}
+
+/// The request validators, on any JSON: a verdict, never a panic.
+///
+/// ```
+/// favur_context_fuzz::validate(br#"{"messages":[{"role":"user","content":""}]}"#);
+/// ```
+pub fn validate(data: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
+    let _ = favur_context::validate::validate_openai(&value);
+    let _ = favur_context::validate::validate_openai_strict(&value);
+    let _ = favur_context::validate::validate_anthropic(&value);
+    let _ = favur_context::validate::validate_anthropic_strict(&value);
+}
