@@ -195,109 +195,90 @@ impl OpenOptions {
         }
     }
 
-    /// When writes are synced to disk (see [`Durability`]).
-    ///
-    /// ```
-    /// use favur_context::{Durability, OpenOptions};
-    /// let o = OpenOptions::new().durability(Durability::SyncEach);
-    /// assert!(format!("{o:?}").contains("SyncEach"));
-    /// ```
-    pub fn durability(mut self, durability: Durability) -> Self {
-        self.durability = durability;
-        self
-    }
+    setters! {
+        /// When writes are synced to disk (see [`Durability`]).
+        ///
+        /// ```
+        /// use favur_context::{Durability, OpenOptions};
+        /// let o = OpenOptions::new().durability(Durability::SyncEach);
+        /// assert!(format!("{o:?}").contains("SyncEach"));
+        /// ```
+        durability(durability: Durability) => durability;
 
-    /// On a damaged line, load everything before it instead of failing: the damaged line
-    /// and everything after it are moved to `<journal>.damaged-<offset>` next to the
-    /// journal, the journal is cut back to its last good record, and the
-    /// [`OpenReport::salvaged`] says so. Off by default.
-    ///
-    /// ```
-    /// let o = favur_context::OpenOptions::new().salvage(true);
-    /// assert!(format!("{o:?}").contains("salvage: true"));
-    /// ```
-    pub fn salvage(mut self, salvage: bool) -> Self {
-        self.salvage = salvage;
-        self
-    }
+        /// On a damaged line, load everything before it instead of failing: the damaged line
+        /// and everything after it are moved to `<journal>.damaged-<offset>` next to the
+        /// journal, the journal is cut back to its last good record, and the
+        /// [`OpenReport::salvaged`] says so. Off by default.
+        ///
+        /// ```
+        /// let o = favur_context::OpenOptions::new().salvage(true);
+        /// assert!(format!("{o:?}").contains("salvage: true"));
+        /// ```
+        salvage(salvage: bool) => salvage;
 
-    /// The longest line accepted when reading, and the longest record written (a longer
-    /// one is refused with [`JournalError::RecordTooLong`]). Capped at `u32::MAX`.
-    ///
-    /// ```
-    /// let o = favur_context::OpenOptions::new().max_line_bytes(4096);
-    /// assert!(format!("{o:?}").contains("4096"));
-    /// ```
-    pub fn max_line_bytes(mut self, limit: usize) -> Self {
-        self.max_line_bytes = limit.min(u32::MAX as usize - 1);
-        self
-    }
+        /// The longest line accepted when reading, and the longest record written (a longer
+        /// one is refused with [`JournalError::RecordTooLong`]). Capped at `u32::MAX`.
+        ///
+        /// ```
+        /// let o = favur_context::OpenOptions::new().max_line_bytes(4096);
+        /// assert!(format!("{o:?}").contains("4096"));
+        /// ```
+        max_line_bytes(limit: usize) => max_line_bytes = limit.min(u32::MAX as usize - 1);
 
-    /// Keep every original in memory instead of evicting those that left the view (then
-    /// [`History::entries`] holds every entry). Off by default: memory stays bounded by
-    /// the view, and [`History::recall`] reads evicted originals back from the file.
-    ///
-    /// ```
-    /// let o = favur_context::OpenOptions::new().keep_originals(true);
-    /// assert!(format!("{o:?}").contains("keep_originals: true"));
-    /// ```
-    pub fn keep_originals(mut self, keep: bool) -> Self {
-        self.keep_originals = keep;
-        self
-    }
+        /// Keep every original in memory instead of evicting those that left the view (then
+        /// [`History::entries`] holds every entry). Off by default: memory stays bounded by
+        /// the view, and [`History::recall`] reads evicted originals back from the file.
+        ///
+        /// ```
+        /// let o = favur_context::OpenOptions::new().keep_originals(true);
+        /// assert!(format!("{o:?}").contains("keep_originals: true"));
+        /// ```
+        keep_originals(keep: bool) => keep_originals;
 
-    /// The per-message framing tokens of a journal created by this open. An existing
-    /// journal keeps the value in its header.
-    ///
-    /// ```
-    /// let o = favur_context::OpenOptions::new().framing_tokens(0);
-    /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
-    /// ```
-    pub fn framing_tokens(mut self, framing: u32) -> Self {
-        self.framing_tokens = framing;
-        self
-    }
+        /// The per-message framing tokens of a journal created by this open. An existing
+        /// journal keeps the value in its header.
+        ///
+        /// ```
+        /// let o = favur_context::OpenOptions::new().framing_tokens(0);
+        /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
+        /// ```
+        framing_tokens(framing: u32) => framing_tokens;
 
-    /// Whether a journal path that is a symbolic link is followed. Off by default: such
-    /// a path is refused with [`JournalError::Symlink`] (on Unix the file is opened with
-    /// `O_NOFOLLOW`, so a link put there after the check is refused too), and a dangling
-    /// link never creates a file elsewhere. Whatever this says, only a regular file is
-    /// opened ([`JournalError::NotAFile`]).
-    ///
-    /// ```
-    /// # #[cfg(unix)] {
-    /// use favur_context::{JournalError, OpenOptions};
-    /// let dir = std::env::temp_dir().join(format!("favur-doc-link-{}", std::process::id()));
-    /// std::fs::create_dir_all(&dir).unwrap();
-    /// let (target, link) = (dir.join("real.jsonl"), dir.join("link.jsonl"));
-    /// # let _ = std::fs::remove_file(&link);
-    /// std::os::unix::fs::symlink(&target, &link).unwrap(); // dangling
-    /// let err = OpenOptions::new().open(&link).unwrap_err();
-    /// assert!(matches!(err, JournalError::Symlink { .. }));
-    /// assert!(!target.exists());
-    /// let h = OpenOptions::new().follow_symlinks(true).open(&link).unwrap();
-    /// assert!(target.exists());
-    /// # drop(h); std::fs::remove_dir_all(&dir).unwrap();
-    /// # }
-    /// ```
-    pub fn follow_symlinks(mut self, follow: bool) -> Self {
-        self.follow_symlinks = follow;
-        self
-    }
+        /// Whether a journal path that is a symbolic link is followed. Off by default: such
+        /// a path is refused with [`JournalError::Symlink`] (on Unix the file is opened with
+        /// `O_NOFOLLOW`, so a link put there after the check is refused too), and a dangling
+        /// link never creates a file elsewhere. Whatever this says, only a regular file is
+        /// opened ([`JournalError::NotAFile`]).
+        ///
+        /// ```
+        /// # #[cfg(unix)] {
+        /// use favur_context::{JournalError, OpenOptions};
+        /// let dir = std::env::temp_dir().join(format!("favur-doc-link-{}", std::process::id()));
+        /// std::fs::create_dir_all(&dir).unwrap();
+        /// let (target, link) = (dir.join("real.jsonl"), dir.join("link.jsonl"));
+        /// # let _ = std::fs::remove_file(&link);
+        /// std::os::unix::fs::symlink(&target, &link).unwrap(); // dangling
+        /// let err = OpenOptions::new().open(&link).unwrap_err();
+        /// assert!(matches!(err, JournalError::Symlink { .. }));
+        /// assert!(!target.exists());
+        /// let h = OpenOptions::new().follow_symlinks(true).open(&link).unwrap();
+        /// assert!(target.exists());
+        /// # drop(h); std::fs::remove_dir_all(&dir).unwrap();
+        /// # }
+        /// ```
+        follow_symlinks(follow: bool) => follow_symlinks;
 
-    /// The token counter: new appends are counted with it, and every record read back is
-    /// recounted with it (a journal recorded with another counter is refused).
-    ///
-    /// ```
-    /// use favur_context::{OpenOptions, TokenCounter};
-    /// struct Bytes;
-    /// impl TokenCounter for Bytes { fn count_text(&self, t: &str) -> u32 { t.len() as u32 } }
-    /// let o = OpenOptions::new().counter(Bytes);
-    /// # let _ = o;
-    /// ```
-    pub fn counter(mut self, counter: impl TokenCounter + 'static) -> Self {
-        self.counter = Arc::new(counter);
-        self
+        /// The token counter: new appends are counted with it, and every record read back is
+        /// recounted with it (a journal recorded with another counter is refused).
+        ///
+        /// ```
+        /// use favur_context::{OpenOptions, TokenCounter};
+        /// struct Bytes;
+        /// impl TokenCounter for Bytes { fn count_text(&self, t: &str) -> u32 { t.len() as u32 } }
+        /// let o = OpenOptions::new().counter(Bytes);
+        /// # let _ = o;
+        /// ```
+        counter(counter: impl TokenCounter + 'static) => counter = Arc::new(counter);
     }
 
     /// Opens (or creates) the journal at `path`, takes its lock, and rebuilds the history
