@@ -176,9 +176,16 @@ pub struct View {
 }
 
 /// A planner's cache of what each item costs in the reduced form it would stay in (see
-/// [`View::staying`]): not part of what a view is, so never compared.
-#[derive(Debug, Clone, Default)]
+/// [`View::staying`]): not part of what a view is, so never compared nor shown (two
+/// equal views print the same whatever their caches hold).
+#[derive(Clone, Default)]
 struct Memo(Vec<OnceLock<Option<Staying>>>);
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Memo(..)")
+    }
+}
 
 impl PartialEq for Memo {
     fn eq(&self, _: &Memo) -> bool {
