@@ -288,6 +288,7 @@ fn rewrite_function(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::{has, lacks};
 
     fn expand_str(args: &str, item: &str) -> String {
         expand(args.parse().unwrap(), item.parse().unwrap()).to_string()
@@ -296,7 +297,7 @@ mod tests {
     /// Expands `#[retention(class)]` on `src` and asserts the output contains `needle`.
     fn assert_expands(class: &str, src: &str, needle: &str) {
         let out = expand_str(class, src);
-        assert!(out.contains(needle), "{out}");
+        has(&out, &[needle]);
     }
 
     #[test]
@@ -309,31 +310,25 @@ mod tests {
             out.contains("fn f (mut history : & mut History) -> & Entry"),
             "the signature is kept: {out}"
         );
-        assert!(
-            out.contains(":: favur_context :: __private :: append (:: favur_context :: __private :: Fuzzy , history , \"x\")"),
-            "{out}"
-        );
-        assert!(!out.contains("compile_error"), "{out}");
+        let want = ":: favur_context :: __private :: append (:: favur_context :: __private :: Fuzzy , history , \"x\")";
+        has(&out, &[want]);
+        lacks(&out, &["compile_error"]);
 
         let out = expand_str(
             "strict, crate = my_fc",
             "fn f(&mut self, t: &str) { self.append(t); }",
         );
-        assert!(
-            out.contains("self . append (my_fc :: __private :: with_class (my_fc :: __private :: Strict , t))"),
-            "{out}"
-        );
+        let want =
+            "self . append (my_fc :: __private :: with_class (my_fc :: __private :: Strict , t))";
+        has(&out, &[want]);
         let out = expand_str("strict, crate = my_fc", "struct S;");
-        assert!(
-            out.contains("impl my_fc :: __private :: Classify for S"),
-            "{out}"
-        );
+        has(&out, &["impl my_fc :: __private :: Classify for S"]);
     }
 
     #[test]
     fn functions_without_a_history() {
         let out = expand_str("strict", "fn f(n: u32, h: &History) {}");
-        assert!(out.contains("but `f` has none"), "{out}");
+        has(&out, &["but `f` has none"]);
         assert_expands(
             "strict",
             "fn f(v: &mut Vec<String>) { v.push(x); }",
@@ -341,23 +336,20 @@ mod tests {
         );
         // A declared history need not be appended to.
         let out = expand_str("strict", "fn f(h: &mut History) { h.len(); }");
-        assert!(!out.contains("compile_error"), "{out}");
+        lacks(&out, &["compile_error"]);
         // A non-history receiver is left to the type checker (the dispatch trait's message).
         let out = expand_str("strict", "fn f(v: &mut Vec<String>) { v.append(x); }");
-        assert!(!out.contains("compile_error"), "{out}");
-        assert!(out.contains("__private :: append"), "{out}");
+        lacks(&out, &["compile_error"]);
+        has(&out, &["__private :: append"]);
     }
 
     #[test]
     fn the_item_is_emitted_with_a_stub_on_error() {
         let out = expand_str("stric", "struct S;");
-        assert!(out.contains("compile_error"), "{out}");
-        assert!(out.contains("struct S ;"), "{out}");
-        assert!(out.contains("Classify for S"), "{out}");
+        has(&out, &["compile_error", "struct S ;", "Classify for S"]);
 
         let out = expand_str("strict", "const X: u8 = 1;");
-        assert!(out.contains("not supported on a const"), "{out}");
-        assert!(out.contains("const X : u8 = 1 ;"), "{out}");
+        has(&out, &["not supported on a const", "const X : u8 = 1 ;"]);
     }
 
     #[test]
@@ -374,13 +366,13 @@ mod tests {
             );
         }
         let out = expand_str("strict", "#[other::retention(fuzzy)] struct S;");
-        assert!(!out.contains("compile_error"), "{out}");
+        lacks(&out, &["compile_error"]);
     }
 
     #[test]
     fn tools_and_generic_types() {
         let out = expand_str("forgettable", "impl<T> Tool for Wrap<T> {}");
-        assert!(out.contains("ClassifiedTool for Wrap < T >"), "{out}");
+        has(&out, &["ClassifiedTool for Wrap < T >"]);
         assert_expands(
             "strict",
             "struct Note<T> { t: T }",

@@ -361,6 +361,7 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::{has, lacks};
     use quote::ToTokens;
 
     fn params_of(sig: &str) -> (Vec<(String, Mode)>, bool) {
@@ -440,24 +441,25 @@ mod tests {
             "h.append(\"x\"); h.pin(m); h.len();",
         );
         assert_eq!(n, 2, "{out}");
-        assert!(
-            out.contains(":: favur_context :: __private :: append (:: favur_context :: __private :: Fuzzy , h , \"x\")"),
-            "{out}"
+        has(
+            &out,
+            &[
+                ":: favur_context :: __private :: append (:: favur_context :: __private :: Fuzzy , h , \"x\")",
+                "__private :: pin (:: favur_context :: __private :: Fuzzy , h , m)",
+                "h . len ()",
+            ],
         );
-        assert!(
-            out.contains("__private :: pin (:: favur_context :: __private :: Fuzzy , h , m)"),
-            "{out}"
-        );
-        assert!(out.contains("h . len ()"), "{out}");
     }
 
     #[test]
     fn calls_on_opaque_receivers_forward_classified_content() {
         let (out, n) = rewritten("fn f(&mut self)", "self.append(t)?; (self).pin(\"p\")");
         assert_eq!(n, 2, "{out}");
-        assert!(
-            out.contains("self . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))"),
-            "{out}"
+        has(
+            &out,
+            &[
+                "self . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))",
+            ],
         );
     }
 
@@ -468,15 +470,14 @@ mod tests {
             "self.journal.append(t)?; self.0.pin(p); s.inner.history.append(x); other.h.append(y);",
         );
         assert_eq!(n, 3, "{out}");
-        assert!(
-            out.contains("self . journal . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))"),
-            "{out}"
+        has(
+            &out,
+            &[
+                "self . journal . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))",
+            ],
         );
-        assert!(
-            out.contains("s . inner . history . append (:: favur_context"),
-            "{out}"
-        );
-        assert!(out.contains("other . h . append (y)"), "{out}");
+        has(&out, &["s . inner . history . append (:: favur_context"]);
+        has(&out, &["other . h . append (y)"]);
     }
 
     #[test]
@@ -494,7 +495,7 @@ mod tests {
             "#,
         );
         assert_eq!(n, 0, "{out}");
-        assert!(!out.contains("__private"), "{out}");
+        lacks(&out, &["__private"]);
     }
 
     #[test]

@@ -70,23 +70,16 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(
-            closest("stric", &["forgettable", "fuzzy", "strict"]),
-            Some("strict")
-        );
-        assert_eq!(
-            closest("Strict", &["forgettable", "fuzzy", "strict"]),
-            Some("strict")
-        );
-        assert_eq!(
-            closest("fuzy", &["forgettable", "fuzzy", "strict"]),
-            Some("fuzzy")
-        );
-        assert_eq!(
-            closest("forgetable", &["forgettable", "fuzzy", "strict"]),
-            Some("forgettable")
-        );
-        assert_eq!(closest("banana", &["forgettable", "fuzzy", "strict"]), None);
+        const CLASSES: [&str; 3] = ["forgettable", "fuzzy", "strict"];
+        for (typo, want) in [
+            ("stric", Some("strict")),
+            ("Strict", Some("strict")),
+            ("fuzy", Some("fuzzy")),
+            ("forgetable", Some("forgettable")),
+            ("banana", None),
+        ] {
+            assert_eq!(closest(typo, &CLASSES), want, "{typo}");
+        }
         assert_eq!(distance("kitten", "sitting"), 3);
     }
 }

@@ -10,6 +10,8 @@ mod body;
 mod class;
 mod errors;
 mod message;
+#[cfg(test)]
+mod test_util;
 
 use proc_macro::TokenStream;
 
