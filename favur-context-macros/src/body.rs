@@ -426,6 +426,16 @@ mod tests {
         assert!(names("fn f(self)").is_empty());
     }
 
+    /// Rewrites `body` under `sig`, asserts `n` calls were rewritten and the output
+    /// contains each of `needles`; returns the output.
+    #[track_caller]
+    fn rewrites(sig: &str, body: &str, n: usize, needles: &[&str]) -> String {
+        let (out, rewritten) = rewritten(sig, body);
+        assert_eq!(rewritten, n, "{out}");
+        has(&out, needles);
+        out
+    }
+
     fn rewritten(sig: &str, body: &str) -> (String, usize) {
         let mut f: syn::ItemFn = syn::parse_str(&format!("{sig} {{ {body} }}")).unwrap();
         let p = params(&f.sig);
@@ -436,13 +446,10 @@ mod tests {
 
     #[test]
     fn calls_on_concrete_histories_are_dispatched() {
-        let (out, n) = rewritten(
+        rewrites(
             "fn f(h: &mut History)",
             "h.append(\"x\"); h.pin(m); h.len();",
-        );
-        assert_eq!(n, 2, "{out}");
-        has(
-            &out,
+            2,
             &[
                 ":: favur_context :: __private :: append (:: favur_context :: __private :: Fuzzy , h , \"x\")",
                 "__private :: pin (:: favur_context :: __private :: Fuzzy , h , m)",
@@ -453,10 +460,10 @@ mod tests {
 
     #[test]
     fn calls_on_opaque_receivers_forward_classified_content() {
-        let (out, n) = rewritten("fn f(&mut self)", "self.append(t)?; (self).pin(\"p\")");
-        assert_eq!(n, 2, "{out}");
-        has(
-            &out,
+        rewrites(
+            "fn f(&mut self)",
+            "self.append(t)?; (self).pin(\"p\")",
+            2,
             &[
                 "self . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))",
             ],
@@ -465,19 +472,17 @@ mod tests {
 
     #[test]
     fn fields_of_a_history_parameter_forward() {
-        let (out, n) = rewritten(
+        let journal = "self . journal . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))";
+        let body =
+            "self.journal.append(t)?; self.0.pin(p); s.inner.history.append(x); other.h.append(y);";
+        let field = "s . inner . history . append (:: favur_context";
+        let other = "other . h . append (y)";
+        rewrites(
             "fn f(&mut self, s: &mut Session)",
-            "self.journal.append(t)?; self.0.pin(p); s.inner.history.append(x); other.h.append(y);",
+            body,
+            3,
+            &[journal, field, other],
         );
-        assert_eq!(n, 3, "{out}");
-        has(
-            &out,
-            &[
-                "self . journal . append (:: favur_context :: __private :: with_class (:: favur_context :: __private :: Fuzzy , t))",
-            ],
-        );
-        has(&out, &["s . inner . history . append (:: favur_context"]);
-        has(&out, &["other . h . append (y)"]);
     }
 
     #[test]
