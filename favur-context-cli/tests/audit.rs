@@ -7,9 +7,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use favur_context::{
-    Compaction, Edit, History, JournaledHistory, Message, Retention, Store, ToolCall, strict,
-};
+use favur_context::{History, JournaledHistory, Message, Retention, Store, strict};
 use favur_context_cli::audit::{AuditArgs, AuditReport, audit_command, render_text};
 use serde_json::{Value, json};
 
@@ -170,13 +168,7 @@ fn misclassified_agent(path: &std::path::Path) -> u32 {
         .unwrap();
     let mut line = 0;
     for round in 0..5 {
-        let call = ToolCall::new(
-            format!("t{round}"),
-            "bash",
-            json!({"command": "cargo test parse"}),
-        );
-        j.append(Message::assistant_calls([call]).classify(Retention::Fuzzy))
-            .unwrap();
+        common::append_bash_call(&mut j, &format!("t{round}"), "cargo test parse");
         let failures: String = (0..6)
             .map(|i| {
                 format!(
@@ -189,12 +181,7 @@ fn misclassified_agent(path: &std::path::Path) -> u32 {
         line = line!() + 1;
         let classified = message.classify(Retention::Forgettable);
         let result = j.append(classified).unwrap();
-        j.apply(Compaction {
-            tier: 2,
-            edits: vec![Edit::Drop { id: result }],
-            usage_after: None,
-        })
-        .unwrap();
+        common::drop_at_tier_2(&mut j, result);
     }
     line
 }

@@ -2,15 +2,15 @@
 //! hostile rule name, read back by headless Chromium. In CI (`CI=true`) a missing
 //! Chromium is installed with apt; elsewhere the browser check is skipped visibly.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use favur_context::audit::Ledger;
 use favur_context::{
-    CallSite, Classified, Compaction, Edit, History, JournaledHistory, Message, Retention, Store,
-    ToolCall, strict,
+    CallSite, Classified, History, JournaledHistory, Message, Retention, Store, strict,
 };
-use serde_json::json;
 
 /// Tool output that would run script, add an element or break out of the table if it
 /// were written into the page as markup.
@@ -37,21 +37,10 @@ fn journal(path: &Path) {
     ))
     .unwrap();
     for round in 0..4 {
-        let call = ToolCall::new(
-            format!("c{round}"),
-            "bash",
-            json!({"command": "cat <input.txt"}),
-        );
-        j.append(Message::assistant_calls([call]).classify(Retention::Fuzzy))
-            .unwrap();
+        common::append_bash_call(&mut j, &format!("c{round}"), "cat <input.txt");
         let out = Message::tool_result(format!("c{round}"), HOSTILE, false);
         let id = j.append(out.classify(Retention::Forgettable)).unwrap();
-        j.apply(Compaction {
-            tier: 2,
-            edits: vec![Edit::Drop { id }],
-            usage_after: None,
-        })
-        .unwrap();
+        common::drop_at_tier_2(&mut j, id);
     }
 }
 
@@ -108,19 +97,30 @@ fn inspect(file: &Path, page: &Path) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Runs `favur-context inspect FILE --out PAGE`, asserts it succeeded and returns its
+/// standard output.
+fn inspect_ok(file: &Path, page: &Path) -> String {
+    succeeded(inspect(file, page))
+}
+
+/// The standard output of a process that must have succeeded (else its standard error).
+fn succeeded(out: std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn the_page_escapes_what_the_history_holds_and_a_browser_reads_it_as_text() {
     let d = temp("page");
     let file = d.join("agent.jsonl");
     journal(&file);
     let page = d.join("agent.html");
-    let out = inspect(&file, &page);
+    let stdout = inspect_ok(&file, &page);
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stdout.contains("10 entries, 4 sites, 3 regret events"),
+        "{stdout}"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("10 entries, 4 sites, 3 regret events"));
     let (ledger, history, _) = Ledger::of_journal(std::fs::File::open(&file).unwrap()).unwrap();
     assert_eq!((history.len(), ledger.regrets().len()), (10, 3));
 
@@ -260,12 +260,7 @@ fn dump_dom(browser: &Path, profile: &Path, url: &str) -> String {
         .arg(url)
         .output()
         .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    succeeded(out)
 }
 
 #[test]
@@ -277,12 +272,7 @@ fn a_page_of_a_saved_history_lists_every_entry_and_a_bad_output_path_is_an_error
     let saved = d.join("h.json");
     std::fs::write(&saved, h.to_json()).unwrap();
     let page = d.join("h.html");
-    let out = inspect(&saved, &page);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    inspect_ok(&saved, &page);
     let html = std::fs::read_to_string(&page).unwrap();
     assert_eq!(html.matches("<tr class=\"entry fate-kept\"").count(), 2);
     assert!(

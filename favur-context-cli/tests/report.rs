@@ -162,36 +162,33 @@ mod command {
     const T: &str =
         r#"[{"role": "user", "content": "Fix it."}, {"role": "assistant", "content": "Done."}]"#;
 
+    /// One rule classifying everything strict.
+    const ALL: &str = "[[rule]]\nname = \"all\"\nclass = \"strict\"\n";
+
+    /// Runs the command in a fresh folder `name` and returns its error's text.
+    fn error_of(name: &str, rules: &str, transcript: &str, policy: &str) -> String {
+        match run(&tmp(name), rules, transcript, policy) {
+            Ok(out) => panic!("expected an error, got: {out}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
     #[test]
     fn unmatched_messages_fail_the_command_listing_them() {
-        let e = run(
-            &tmp("unmatched"),
-            "[[rule]]\nname = \"u\"\nrole = \"user\"\nclass = \"strict\"\n",
-            T,
-            "default",
-        )
-        .unwrap_err();
-        let text = e.to_string();
-        assert!(
-            text.contains("transcript t: 1 message matched no rule"),
-            "{text}"
-        );
-        assert!(
-            text.contains("message 1: role assistant: \"Done.\""),
-            "{text}"
-        );
+        let rules = "[[rule]]\nname = \"u\"\nrole = \"user\"\nclass = \"strict\"\n";
+        let text = error_of("unmatched", rules, T, "default");
+        for want in [
+            "transcript t: 1 message matched no rule",
+            "message 1: role assistant: \"Done.\"",
+        ] {
+            assert!(text.contains(want), "{text}");
+        }
     }
 
     #[test]
     fn a_bad_rules_file_names_the_file_rule_and_field() {
-        let e = run(
-            &tmp("badrules"),
-            "[[rule]]\nname = \"u\"\nclass = \"sometimes\"\n",
-            T,
-            "default",
-        )
-        .unwrap_err();
-        let text = e.to_string();
+        let rules = "[[rule]]\nname = \"u\"\nclass = \"sometimes\"\n";
+        let text = error_of("badrules", rules, T, "default");
         assert!(
             text.contains("rules.toml: rule 1 (`u`): field `class`"),
             "{text}"
@@ -200,41 +197,22 @@ mod command {
 
     #[test]
     fn a_bad_policy_file_is_reported() {
-        let dir = tmp("badpolicy");
-        let p = dir.join("policy.toml");
+        let p = tmp("badpolicy").join("policy.toml");
         std::fs::write(&p, "window_tokens = 0\n").unwrap();
-        let e = run(
-            &dir,
-            "[[rule]]\nname = \"all\"\nclass = \"strict\"\n",
-            T,
-            p.to_str().unwrap(),
-        )
-        .unwrap_err();
-        assert!(e.to_string().starts_with("policy: "), "{e}");
+        let text = error_of("badpolicy", ALL, T, p.to_str().unwrap());
+        assert!(text.starts_with("policy: "), "{text}");
     }
 
     #[test]
     fn a_malformed_transcript_names_the_message() {
         let bad = r#"[{"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "x", "content": "b"}]"#;
-        let e = run(
-            &tmp("badt"),
-            "[[rule]]\nname = \"all\"\nclass = \"strict\"\n",
-            bad,
-            "default",
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("message 1"), "{e}");
+        let text = error_of("badt", ALL, bad, "default");
+        assert!(text.contains("message 1"), "{text}");
     }
 
     #[test]
     fn a_good_run_prints_the_table_and_the_cost_model() {
-        let out = run(
-            &tmp("good"),
-            "[[rule]]\nname = \"all\"\nclass = \"strict\"\n",
-            T,
-            "default",
-        )
-        .unwrap();
+        let out = run(&tmp("good"), ALL, T, "default").unwrap();
         assert!(out.contains("| t | policy | 1 |"), "{out}");
         assert!(out.contains("cost model: "), "{out}");
     }

@@ -111,3 +111,23 @@ pub fn result(id: &str, content: &str) -> Value {
 mod traces;
 #[allow(unused_imports)]
 pub use traces::{trace_files, traces_dir};
+
+/// Appends to `j` an assistant message calling `bash` with `command` as call `id`
+/// (fuzzy), as an agent records its model's reply.
+pub fn append_bash_call(j: &mut favur_context::JournaledHistory, id: &str, command: &str) {
+    use favur_context::{Retention, Store, ToolCall};
+    let call = ToolCall::new(id, "bash", json!({ "command": command }));
+    j.append(Message::assistant_calls([call]).classify(Retention::Fuzzy))
+        .unwrap();
+}
+
+/// Drops entry `id` from `j`'s view, as a tier-2 compaction would.
+pub fn drop_at_tier_2(j: &mut favur_context::JournaledHistory, id: favur_context::EntryId) {
+    use favur_context::{Compaction, Edit, Store};
+    j.apply(Compaction {
+        tier: 2,
+        edits: vec![Edit::Drop { id }],
+        usage_after: None,
+    })
+    .unwrap();
+}

@@ -83,8 +83,10 @@ use crate::store::{NewEntry, Store};
 pub(crate) use format::{Header, RecordOut};
 use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use readback::find_entry;
 use scan::scan;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use scan::{apply_record, parse_record};
 use writer::Writer;
 

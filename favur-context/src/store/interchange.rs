@@ -79,6 +79,7 @@ fn line(out: &mut impl Write, record: &RecordOut<'_>) -> io::Result<()> {
 
 /// Writes a journal whose header has `framing` and `counter`, and whose records are
 /// `bodies` (each one record line, as a database row holds it).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn write_journal<'a>(
     framing: u32,
     counter: &str,
