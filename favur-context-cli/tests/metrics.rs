@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{PlainRenderer, call, hand_rules, prepare, result};
+use common::{PlainRenderer, call, chat, hand_rules, prepare, result};
 use favur_context::{HeuristicCounter, Retention, TokenCounter};
 use favur_context_cli::replay::{Fate, Run, replay};
 use favur_context_cli::report::Summary;
@@ -23,16 +23,14 @@ fn weight(role: &str, content: &str) -> f64 {
 #[test]
 fn cache_reuse_is_the_unchanged_prefix_share() {
     let rules = hand_rules();
-    let p = prepare(
-        json!([
-            {"role": "system", "content": "You are a careful agent."},
-            {"role": "user", "content": "Fix the failing test in the parser module."},
-            {"role": "assistant", "content": "Looking at it now."},
-            {"role": "user", "content": "Also keep the public API unchanged please."},
-            {"role": "assistant", "content": "Understood."},
-        ]),
-        &rules,
-    );
+    let messages = [
+        ("system", "You are a careful agent."),
+        ("user", "Fix the failing test in the parser module."),
+        ("assistant", "Looking at it now."),
+        ("user", "Also keep the public API unchanged please."),
+        ("assistant", "Understood."),
+    ];
+    let p = prepare(chat(&messages), &rules);
     let r = run(&p, &mut NoCompaction);
     assert_eq!(r.steps.len(), 2);
     // The first request has no previous request.
@@ -61,17 +59,16 @@ fn cache_reuse_is_the_unchanged_prefix_share() {
 fn a_change_at_the_front_breaks_the_prefix() {
     let rules = hand_rules();
     let long = "word ".repeat(200);
-    let p = prepare(
-        json!([
-            {"role": "user", "content": long},
-            {"role": "assistant", "content": "one"},
-            {"role": "user", "content": "two"},
-            {"role": "assistant", "content": "three"},
-            {"role": "user", "content": "four"},
-            {"role": "assistant", "content": "five"},
-        ]),
-        &rules,
-    );
+    let (u, a) = ("user", "assistant");
+    let messages = [
+        (u, long.as_str()),
+        (a, "one"),
+        (u, "two"),
+        (a, "three"),
+        (u, "four"),
+        (a, "five"),
+    ];
+    let p = prepare(chat(&messages), &rules);
     // A budget that forces the long first message out at the second request only.
     let mut trim = TrimOldest { budget: 100 };
     let r = run(&p, &mut trim);

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use favur_context::Retention;
-use favur_context_cli::sites::{SiteClass, SiteKind, scan, scan_source};
+use favur_context_cli::sites::{SiteClass, scan, scan_source};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../favur-context/examples");
 const LOCK: &str = concat!(
@@ -121,64 +121,25 @@ mod tests {
 }
 "#;
     let sites = scan_source("src/agent.rs", src).unwrap();
-    let got: Vec<(u32, &str, SiteKind, &str, String)> = sites
+    let got: Vec<String> = sites
         .iter()
-        .map(|s| {
-            (
-                s.line,
-                s.item.as_str(),
-                s.kind,
-                s.what.as_str(),
-                s.class.to_string(),
-            )
-        })
+        .map(|s| format!("{}|{}|{:?}|{}|{}", s.line, s.item, s.kind, s.what, s.class))
         .collect();
-    use SiteKind::*;
-    let want: Vec<(u32, &str, SiteKind, &str, String)> = vec![
-        (4, "", Type, "struct StackTrace", "strict".into()),
-        (7, "", Type, "enum Listing", "forgettable".into()),
-        (10, "", Function, "fn record_view", "fuzzy".into()),
-        (17, "", Tool, "impl Tool for Ls", "forgettable".into()),
-        (23, "<Agent>", Function, "fn note", "strict".into()),
-        (
-            27,
-            "<Agent>::step",
-            Macro,
-            "favur_context::fuzzy!",
-            "fuzzy".into(),
-        ),
-        (28, "<Agent>::step", Macro, "strict!", "strict".into()),
-        (
-            28,
-            "<Agent>::step",
-            Macro,
-            "forgettable!",
-            "forgettable".into(),
-        ),
-        (29, "<Agent>::step", Macro, "fuzzy!", "fuzzy".into()),
-        (29, "<Agent>::step", Macro, "strict!", "strict".into()),
-        (
-            30,
-            "<Agent>::step",
-            Classify,
-            ".classify(class)",
-            "decided at run time".into(),
-        ),
-        (
-            31,
-            "<Agent>::step",
-            Classify,
-            ".classify(Retention::Forgettable)",
-            "forgettable".into(),
-        ),
-        (
-            32,
-            "<Agent>::step",
-            Classify,
-            "Message::classify(.., self . retention_for (\"g\"))",
-            "decided at run time".into(),
-        ),
-        (43, "tests::works", Macro, "fuzzy!", "fuzzy".into()),
+    let want = [
+        "4||Type|struct StackTrace|strict",
+        "7||Type|enum Listing|forgettable",
+        "10||Function|fn record_view|fuzzy",
+        "17||Tool|impl Tool for Ls|forgettable",
+        "23|<Agent>|Function|fn note|strict",
+        "27|<Agent>::step|Macro|favur_context::fuzzy!|fuzzy",
+        "28|<Agent>::step|Macro|strict!|strict",
+        "28|<Agent>::step|Macro|forgettable!|forgettable",
+        "29|<Agent>::step|Macro|fuzzy!|fuzzy",
+        "29|<Agent>::step|Macro|strict!|strict",
+        "30|<Agent>::step|Classify|.classify(class)|decided at run time",
+        "31|<Agent>::step|Classify|.classify(Retention::Forgettable)|forgettable",
+        "32|<Agent>::step|Classify|Message::classify(.., self . retention_for (\"g\"))|decided at run time",
+        "43|tests::works|Macro|fuzzy!|fuzzy",
     ];
     assert_eq!(got, want);
     let ordinals: Vec<u32> = sites

@@ -98,6 +98,16 @@ pub fn prepare(json: Value, rules: &Rules) -> Prepared {
     )
 }
 
+/// A chat of plain messages, `(role, content)` each, as an OpenAI transcript.
+pub fn chat(messages: &[(&str, &str)]) -> Value {
+    let messages = messages.iter();
+    Value::Array(
+        messages
+            .map(|(role, content)| json!({"role": role, "content": content}))
+            .collect(),
+    )
+}
+
 pub fn call(id: &str, command: &str) -> Value {
     json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function",
         "function": {"name": "bash", "arguments": json!({"command": command}).to_string()}}]})
