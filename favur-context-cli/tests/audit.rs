@@ -181,7 +181,7 @@ fn misclassified_agent(path: &std::path::Path) -> u32 {
         line = line!() + 1;
         let classified = message.classify(Retention::Forgettable);
         let result = j.append(classified).unwrap();
-        common::drop_at_tier_2(&mut j, result);
+        common::drop_at(&mut j, 2, result);
     }
     line
 }

@@ -40,7 +40,7 @@ fn journal(path: &Path) {
         common::append_bash_call(&mut j, &format!("c{round}"), "cat <input.txt");
         let out = Message::tool_result(format!("c{round}"), HOSTILE, false);
         let id = j.append(out.classify(Retention::Forgettable)).unwrap();
-        common::drop_at_tier_2(&mut j, id);
+        common::drop_at(&mut j, 2, id);
     }
 }
 

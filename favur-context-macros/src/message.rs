@@ -322,7 +322,7 @@ fn text(input: ParseStream, p: &TokenStream, kind: &Ident) -> syn::Result<TokenS
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::{has, lacks};
+    use crate::test_util::has;
 
     fn expand_str(input: &str) -> String {
         let ts: TokenStream = format!("$crate_placeholder, Strict, {input}")

@@ -312,18 +312,13 @@ fn regret_events_are_emitted_on_the_regret_target() {
 
 #[test]
 fn a_recall_of_an_evicted_entry_is_a_regret_and_of_a_kept_one_is_not() {
-    use favur_context::{Compaction, Edit, RecallTool, forgettable};
+    use favur_context::{RecallTool, forgettable};
     let mut h = History::new();
     let mut ledger = Ledger::new();
     let kept = h.append(strict!(user: "the plan"));
     let gone = h.append(forgettable!(tool_result("c0"): "Traceback: src/a.py:3"));
     ledger.observe(&h);
-    h.apply(Compaction {
-        tier: 2,
-        edits: vec![Edit::Drop { id: gone }],
-        usage_after: None,
-    })
-    .unwrap();
+    common::drop_at(&mut h, 2, gone);
     ledger.observe(&h);
     for (n, id) in [(1, kept), (2, gone)] {
         let call = ToolCall::new(format!("r{n}"), "recall", json!({"id": id.0}));
@@ -383,12 +378,7 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     assert_eq!(ledger.fate(result), Some(Fate::Summarized { tier: 1 }));
     assert_eq!(ledger.fate(call), Some(Fate::Kept));
     // Tier 3 drops the summary: what it stood for is dropped, at tier 3.
-    h.apply(Compaction {
-        tier: 3,
-        edits: vec![Edit::Drop { id: summary_id }],
-        usage_after: None,
-    })
-    .unwrap();
+    common::drop_at(&mut h, 3, summary_id);
     ledger.observe(&h);
     assert_eq!(
         (ledger.fate(a), ledger.fate(b)),

@@ -153,12 +153,7 @@ fn originals_leave_memory_with_the_view_and_are_recalled_from_the_file() {
         "a file view"
     );
     // A summary that leaves the view is recalled from its compaction record.
-    h.apply(Compaction {
-        tier: 3,
-        edits: vec![Edit::Drop { id: summary_id }],
-        usage_after: None,
-    })
-    .unwrap();
+    common::drop_at(&mut h, 3, summary_id);
     assert!(!held(&h, summary_id));
     let s = h.history().recall(summary_id).unwrap();
     assert_eq!(
@@ -291,12 +286,7 @@ fn counter_option_counts_new_appends() {
 fn the_record_format_is_one_json_object_a_line() {
     let (_dir, path, mut h) = open_new(OpenOptions::new());
     let id = h.append(fuzzy!(user: "hi")).unwrap();
-    h.apply(Compaction {
-        tier: 1,
-        edits: vec![Edit::Drop { id }],
-        usage_after: None,
-    })
-    .unwrap();
+    common::drop_at(&mut h, 1, id);
     drop(h);
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<serde_json::Value> = text
@@ -390,12 +380,7 @@ fn recall_tool_answers_from_the_journal() {
 fn recall_reports_a_journal_changed_under_it() {
     let (_dir, path, mut h) = open_new(OpenOptions::new());
     let a = h.append(fuzzy!(user: "aaaa")).unwrap();
-    h.apply(Compaction {
-        tier: 1,
-        edits: vec![Edit::Drop { id: a }],
-        usage_after: None,
-    })
-    .unwrap();
+    common::drop_at(&mut h, 1, a);
     // Someone rewrites the file behind the writer's back (same length, other bytes).
     let text = std::fs::read_to_string(&path)
         .unwrap()
@@ -485,12 +470,7 @@ fn rendering_a_journaled_history_matches_rendering_the_full_one() {
         .unwrap();
     h.append(fuzzy!(assistant: "two files")).unwrap();
     // The result leaves the view while its call stays: renderers point at the original.
-    h.apply(Compaction {
-        tier: 1,
-        edits: vec![Edit::Drop { id: result }],
-        usage_after: None,
-    })
-    .unwrap();
+    common::drop_at(&mut h, 1, result);
     let held: Vec<EntryId> = h.history().entries().iter().map(|e| e.id()).collect();
     assert!(!held.contains(&result), "evicted");
     assert!(held.contains(&call));

@@ -131,13 +131,7 @@ pub fn append_bash_call(j: &mut favur_context::JournaledHistory, id: &str, comma
         .unwrap();
 }
 
-/// Drops entry `id` from `j`'s view, as a tier-2 compaction would.
-pub fn drop_at_tier_2(j: &mut favur_context::JournaledHistory, id: favur_context::EntryId) {
-    use favur_context::{Compaction, Edit, Store};
-    j.apply(Compaction {
-        tier: 2,
-        edits: vec![Edit::Drop { id }],
-        usage_after: None,
-    })
-    .unwrap();
-}
+#[path = "../../../tests/tests/common/edits.rs"]
+mod edits;
+#[allow(unused_imports)]
+pub use edits::drop_at;

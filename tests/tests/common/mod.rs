@@ -1,7 +1,11 @@
 //! Helpers shared by the integration tests (included with `mod common;`).
 #![allow(dead_code)]
 
+mod edits;
 pub mod steps;
+
+#[allow(unused_imports)]
+pub use edits::drop_at;
 
 use favur_context::TokenCounter;
 

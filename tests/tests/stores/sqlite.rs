@@ -120,12 +120,7 @@ fn many_sessions_share_one_file_and_a_failed_write_records_nothing() {
     );
     assert_eq!(a.history().len(), 1);
     assert_eq!(a.record(Vec::new()).unwrap(), EntryId(1));
-    a.apply(Compaction {
-        tier: 2,
-        edits: vec![Edit::Drop { id: x }],
-        usage_after: None,
-    })
-    .unwrap();
+    crate::common::drop_at(&mut a, 2, x);
     drop((a, b));
     let a = SqliteStore::open(db(&dir), "a").unwrap();
     let b = SqliteStore::open(db(&dir), "b").unwrap();
