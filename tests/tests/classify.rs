@@ -9,9 +9,9 @@ use std::task::{Context, Poll, Waker};
 
 use favur_context::kinds::{Directive, ProgressNote};
 use favur_context::{
-    History, Message, Retention, Role, Tool, ToolCall, forgettable, fuzzy, retention, strict,
+    History, Message, Retention, Role, ToolCall, forgettable, fuzzy, retention, strict,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[test]
 fn constructor_macros() {
@@ -191,44 +191,13 @@ fn function_attribute() {
     insta::assert_yaml_snapshot!(e);
 }
 
-struct Grep;
-
-#[retention(forgettable)]
-impl Tool for Grep {
-    fn name(&self) -> &str {
-        "grep"
+common::tool!(Grep: forgettable, "grep", "Search the files", json!({"type": "object", "properties": {"pattern": {"type": "string"}}}), |arguments| {
+    match arguments["pattern"].as_str() {
+        Some(p) => Ok(format!("src/lexer.rs:12: {p}")),
+        None => Err("missing `pattern`".into()),
     }
-    fn description(&self) -> &str {
-        "Search the files"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"pattern": {"type": "string"}}})
-    }
-    fn call(&self, arguments: &Value) -> Result<String, String> {
-        match arguments["pattern"].as_str() {
-            Some(p) => Ok(format!("src/lexer.rs:12: {p}")),
-            None => Err("missing `pattern`".into()),
-        }
-    }
-}
-
-struct Test;
-
-#[retention(strict)]
-impl Tool for Test {
-    fn name(&self) -> &str {
-        "test"
-    }
-    fn description(&self) -> &str {
-        "Run the tests"
-    }
-    fn parameters(&self) -> Value {
-        json!({})
-    }
-    fn call(&self, _: &Value) -> Result<String, String> {
-        Err("test lexer::last_token ... FAILED".into())
-    }
-}
+});
+common::tool!(Test: strict, "test", "Run the tests", json!({}), |_| Err("test lexer::last_token ... FAILED".into()));
 
 #[test]
 fn tool_attribute() {
@@ -268,6 +237,6 @@ fn runtime_classification() {
     }
     let classes: Vec<Retention> = h.entries().iter().map(|e| e.retention()).collect();
     assert_eq!(classes, Retention::ALL);
-    assert!(h.entries().iter().all(|e| e.site().line() == 267));
+    assert!(h.entries().iter().all(|e| e.site().line() == 236));
     insta::assert_yaml_snapshot!(h.entries());
 }

@@ -3,80 +3,40 @@
 // tool-bound history methods, and a `ToolSet` taking the classified async tools.
 use favur_context::{
     retention, AsyncTool, ClassifiedAsyncTool, ClassifiedTool, History, Retention, Tool, ToolCall,
-    ToolFuture, ToolSet,
+    ToolSet,
 };
-use serde_json::{json, Value};
+use serde_json::json;
+
+#[path = "../tool_methods.rs"]
+#[macro_use]
+mod tool_methods;
 
 struct ListDir;
 
 #[retention(forgettable)]
 impl Tool for ListDir {
-    fn name(&self) -> &str {
-        "list_dir"
-    }
-    fn description(&self) -> &str {
-        "List a directory"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
-    }
-    fn call(&self, _arguments: &Value) -> Result<String, String> {
-        Ok("Cargo.toml\nsrc/".into())
-    }
+    tool_methods!("list_dir", |_| Ok("Cargo.toml\nsrc/".into()));
 }
 
 struct Echo<T>(T);
 
 #[retention(strict)]
 impl<T: Sync> favur_context::Tool for Echo<T> {
-    fn name(&self) -> &str {
-        "echo"
-    }
-    fn description(&self) -> &str {
-        "Echo the arguments"
-    }
-    fn parameters(&self) -> Value {
-        json!({})
-    }
-    fn call(&self, arguments: &Value) -> Result<String, String> {
-        Err(arguments.to_string())
-    }
+    tool_methods!("echo", |arguments| Err(arguments.to_string()));
 }
 
 struct Fetch;
 
 #[retention(forgettable)]
 impl AsyncTool for Fetch {
-    fn name(&self) -> &str {
-        "fetch"
-    }
-    fn description(&self) -> &str {
-        "Fetch a URL"
-    }
-    fn parameters(&self) -> Value {
-        serde_json::json!({"type": "object"})
-    }
-    fn call<'a>(&'a self, _: &'a Value) -> ToolFuture<'a> {
-        Box::pin(async { Ok(String::new()) })
-    }
+    tool_methods!(async "fetch");
 }
 
 struct Wrap<T>(T);
 
 #[retention(strict)]
 impl<T: Send + Sync> AsyncTool for Wrap<T> {
-    fn name(&self) -> &str {
-        "wrap"
-    }
-    fn description(&self) -> &str {
-        "A generic tool"
-    }
-    fn parameters(&self) -> Value {
-        serde_json::json!({"type": "object"})
-    }
-    fn call<'a>(&'a self, _: &'a Value) -> ToolFuture<'a> {
-        Box::pin(async { Ok(String::new()) })
-    }
+    tool_methods!(async "wrap");
 }
 
 fn main() {

@@ -1,38 +1,19 @@
-use favur_context::{AsyncTool, History, Retention, Tool, ToolCall, ToolFuture, ToolSet};
-use serde_json::Value;
+use favur_context::{AsyncTool, History, Retention, Tool, ToolCall, ToolSet};
+
+#[path = "../../tool_methods.rs"]
+#[macro_use]
+mod tool_methods;
 
 struct Grep;
 
 impl Tool for Grep {
-    fn name(&self) -> &str {
-        "grep"
-    }
-    fn description(&self) -> &str {
-        "Search files"
-    }
-    fn parameters(&self) -> Value {
-        Value::Null
-    }
-    fn call(&self, _: &Value) -> Result<String, String> {
-        Ok(String::new())
-    }
+    tool_methods!("grep");
 }
 
 struct Fetch;
 
 impl AsyncTool for Fetch {
-    fn name(&self) -> &str {
-        "fetch"
-    }
-    fn description(&self) -> &str {
-        "Fetch a URL"
-    }
-    fn parameters(&self) -> Value {
-        serde_json::json!({"type": "object"})
-    }
-    fn call<'a>(&'a self, _: &'a Value) -> ToolFuture<'a> {
-        Box::pin(async { Ok(String::new()) })
-    }
+    tool_methods!(async "fetch");
 }
 
 fn main() {

@@ -1,7 +1,10 @@
 // A misspelled class is the only error: the type, function and tool are still emitted and
 // classified (with a stub), so their uses below do not add "has no retention class" errors.
 use favur_context::{retention, History, Message, Tool, ToolCall};
-use serde_json::Value;
+
+#[path = "../../tool_methods.rs"]
+#[macro_use]
+mod tool_methods;
 
 #[retention(fuzy)]
 struct View(String);
@@ -22,18 +25,7 @@ struct Ls;
 
 #[retention(strickt)]
 impl Tool for Ls {
-    fn name(&self) -> &str {
-        "ls"
-    }
-    fn description(&self) -> &str {
-        "List files"
-    }
-    fn parameters(&self) -> Value {
-        Value::Null
-    }
-    fn call(&self, _: &Value) -> Result<String, String> {
-        Ok("a.rs".into())
-    }
+    tool_methods!("ls", |_| Ok("a.rs".into()));
 }
 
 fn main() {
