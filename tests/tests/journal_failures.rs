@@ -50,6 +50,15 @@ fn filled(path: &Path, options: &OpenOptions) -> JournaledHistory {
 
 /// A filled journal at `path`, reopened with the faults `faults` makes of its length;
 /// returns it and that length.
+/// [`reopened_with_faults`] with room for `room` more bytes in the file.
+fn with_room(path: &Path, room: u64, fail_truncate: bool) -> (JournaledHistory, u64) {
+    reopened_with_faults(path, OpenOptions::new(), |len| Faults {
+        file_limit: Some(len + room),
+        fail_truncate,
+        ..Faults::default()
+    })
+}
+
 fn reopened_with_faults(
     path: &Path,
     options: OpenOptions,
@@ -162,10 +171,7 @@ fn a_batch_that_runs_out_of_space_is_cut_back_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
     // Room for a few entries of the 400, not for all of them.
-    let (mut h, len) = reopened_with_faults(&path, OpenOptions::new(), |len| Faults {
-        file_limit: Some(len + 2_000),
-        ..Faults::default()
-    });
+    let (mut h, len) = with_room(&path, 2_000, false);
     let next = h.history().next_id();
     let batch: Vec<NewEntry> = (0..400)
         .map(|i| NewEntry::appended(fuzzy!(user: "batched entry {i}")))
@@ -198,11 +204,7 @@ fn a_batch_that_runs_out_of_space_is_cut_back_whole() {
 fn a_batch_that_cannot_be_cut_back_poisons_and_is_gone_after_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    let (mut h, len) = reopened_with_faults(&path, OpenOptions::new(), |len| Faults {
-        file_limit: Some(len + 2_000),
-        fail_truncate: true,
-        ..Faults::default()
-    });
+    let (mut h, len) = with_room(&path, 2_000, true);
     let next = h.history().next_id();
     let batch: Vec<NewEntry> = (0..400)
         .map(|i| NewEntry::appended(fuzzy!(user: "batched entry {i}")))
@@ -260,10 +262,7 @@ fn a_failed_sync_takes_the_record_back_and_poisons() {
 fn a_compaction_that_cannot_be_written_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    let (mut h, len) = reopened_with_faults(&path, OpenOptions::new(), |len| Faults {
-        file_limit: Some(len + 100),
-        ..Faults::default()
-    });
+    let (mut h, len) = with_room(&path, 100, false);
     let before = h.history().full_copy().unwrap();
     let held = h.history().entries().len();
     let mut c = Compactor::new(Policy::for_window(4_000).unwrap());
