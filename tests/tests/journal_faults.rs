@@ -40,6 +40,12 @@ fn write_with(path: &Path, lines: &[String], bad: &[u8], after: &[&str]) -> u64 
 
 /// Writes `lines` and then the one bad line `bad` (the fifth), opens the journal, and
 /// expects it to be named as corrupt there: its problem.
+/// What opening a fresh [`base`] journal whose fifth line is `bad` reports.
+fn bad_fifth_line(bad: &[u8]) -> Corruption {
+    let (_d, path, lines) = base();
+    with_bad_fifth_line(&path, &lines, bad)
+}
+
 fn with_bad_fifth_line(path: &Path, lines: &[String], bad: &[u8]) -> Corruption {
     let offset = write_with(path, lines, bad, &[]);
     corrupt_at(path, 5, offset)
@@ -118,19 +124,17 @@ fn damaged_last_complete_line_is_an_error_too() {
 
 #[test]
 fn invalid_utf8() {
-    let (_d, path, lines) = base();
     assert_eq!(
-        with_bad_fifth_line(&path, &lines, b"{\"entry\":\"\xff\xfe\"}\n"),
+        bad_fifth_line(b"{\"entry\":\"\xff\xfe\"}\n"),
         Corruption::InvalidUtf8 { valid_up_to: 10 }
     );
 }
 
 #[test]
 fn missing_class() {
-    let (_d, path, lines) = base();
     let line = entry_line(3, "null").replace(r#""retention":null,"#, "");
     assert_eq!(
-        with_bad_fifth_line(&path, &lines, line.as_bytes()),
+        bad_fifth_line(line.as_bytes()),
         Corruption::MissingClass {
             id: Some(EntryId(3))
         }
@@ -139,9 +143,8 @@ fn missing_class() {
 
 #[test]
 fn unknown_class() {
-    let (_d, path, lines) = base();
     assert_eq!(
-        with_bad_fifth_line(&path, &lines, entry_line(3, r#""eternal""#).as_bytes()),
+        bad_fifth_line(entry_line(3, r#""eternal""#).as_bytes()),
         Corruption::UnknownClass {
             id: Some(EntryId(3)),
             found: r#""eternal""#.into()
@@ -175,9 +178,8 @@ fn malformed_entry() {
 
 #[test]
 fn unknown_record_type() {
-    let (_d, path, lines) = base();
     assert_eq!(
-        with_bad_fifth_line(&path, &lines, b"{\"snapshot\":{\"at\":3}}\n"),
+        bad_fifth_line(b"{\"snapshot\":{\"at\":3}}\n"),
         Corruption::UnknownRecord {
             kind: "snapshot".into()
         }
