@@ -1,5 +1,6 @@
-//! Rendering the current view into provider requests: OpenAI Chat Completions `messages`
-//! and Anthropic Messages (`system` + `messages`).
+//! Rendering the current view into provider requests: OpenAI Chat Completions `messages`,
+//! Anthropic Messages (`system` + `messages`) and Gemini `generateContent`
+//! ([`render_gemini`]: `systemInstruction` + `contents`).
 //!
 //! Both renderers share one pass that turns the view into a provider-neutral sequence and
 //! repairs the tool-call pairing, so the two formats give the same guarantees:
@@ -65,9 +66,12 @@ pub const FIRST_TURN_NOTE: &str =
 mod anthropic;
 mod cache;
 mod count;
+mod gemini;
 mod neutral;
 mod openai;
 pub use cache::Renderer;
+pub use gemini::render_gemini;
+pub(crate) use gemini::{SYNTHESIZED_IDS, response as gemini_response};
 pub use count::request_tokens;
 
 pub use crate::request::forms::{

@@ -36,7 +36,7 @@ fn anthropic_id(id: &str) -> String {
     if s.is_empty() { "call".to_owned() } else { s }
 }
 
-fn input(arguments: &Arguments) -> Value {
+pub(super) fn input(arguments: &Arguments) -> Value {
     match arguments {
         Arguments::Json(v @ Value::Object(_)) => v.clone(),
         Arguments::Json(v) => json!({ "arguments": v }),
