@@ -70,9 +70,9 @@ mod gemini;
 mod neutral;
 mod openai;
 pub use cache::Renderer;
+pub use count::request_tokens;
 pub use gemini::render_gemini;
 pub(crate) use gemini::{SYNTHESIZED_IDS, response as gemini_response};
-pub use count::request_tokens;
 
 pub use crate::request::forms::{
     QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block, missing_result,

@@ -64,7 +64,11 @@ impl Contents {
                     self.calls.insert(c.id, (name, send_ids));
                     parts.push(json!({ "functionCall": call }));
                 }
-                let role = if role == Role::Assistant { "model" } else { "user" };
+                let role = if role == Role::Assistant {
+                    "model"
+                } else {
+                    "user"
+                };
                 (role, parts)
             }
             Out::Res {

@@ -89,7 +89,9 @@ fn system_instruction(system: Option<&Value>) -> Result<(), ValidationError> {
         return Ok(());
     };
     let Some(Value::Array(parts)) = system.get("parts") else {
-        return Err(bad("`systemInstruction` must be a content with a `parts` array"));
+        return Err(bad(
+            "`systemInstruction` must be a content with a `parts` array",
+        ));
     };
     if parts.is_empty() {
         return Err(bad("`systemInstruction.parts` is empty"));
@@ -103,7 +105,10 @@ fn system_instruction(system: Option<&Value>) -> Result<(), ValidationError> {
             Some(Value::String(_)) => return Err(bad("a text part must not be empty")),
             _ => return Err(bad("`systemInstruction` holds text parts only")),
         }
-        if obj.keys().any(|k| DATA.contains(&k.as_str()) && k != "text") {
+        if obj
+            .keys()
+            .any(|k| DATA.contains(&k.as_str()) && k != "text")
+        {
             return Err(bad("`systemInstruction` holds text parts only"));
         }
     }
@@ -240,7 +245,10 @@ fn part<'a>(
             } else {
                 ["mimeType", "fileUri"]
             };
-            if needs.iter().any(|k| !d.get(*k).is_some_and(Value::is_string)) {
+            if needs
+                .iter()
+                .any(|k| !d.get(*k).is_some_and(Value::is_string))
+            {
                 return Err(bad(format!(
                     "`{kind}` needs `{}` and `{}` strings",
                     needs[0], needs[1]
@@ -294,7 +302,10 @@ fn gemini(request: &Value, strict: bool) -> Result<(), ValidationError> {
         let parts = match obj.get("parts") {
             Some(Value::Array(p)) if !p.is_empty() => p,
             Some(Value::Array(_)) => {
-                return Err(err(at, Rule::BadContent("`parts` must not be empty".into())));
+                return Err(err(
+                    at,
+                    Rule::BadContent("`parts` must not be empty".into()),
+                ));
             }
             _ => return Err(err(at, Rule::BadContent("a content needs `parts`".into()))),
         };
