@@ -315,6 +315,18 @@ impl History {
     }
 }
 
+/// Whether an entry's message may be recorded: its calls paired unambiguously, its
+/// reasoning and media well-formed.
+fn check_message(e: &Entry) -> Result<(), RecordError> {
+    let m = &e.message;
+    m.check_call_ids()
+        .map_err(|problem| RecordError::CallId { id: e.id, problem })?;
+    m.parts
+        .iter()
+        .try_for_each(crate::model::parts::check_part)
+        .map_err(|problem| RecordError::Part { id: e.id, problem })
+}
+
 #[cfg(test)]
 mod tests {
     use std::borrow::Cow;
@@ -454,16 +466,4 @@ mod tests {
         assert_eq!(h.view().len(), before.view().len() + 1);
         assert!(h.compactions().is_empty());
     }
-}
-
-/// Whether an entry's message may be recorded: its calls paired unambiguously, its
-/// reasoning and media well-formed.
-fn check_message(e: &Entry) -> Result<(), RecordError> {
-    let m = &e.message;
-    m.check_call_ids()
-        .map_err(|problem| RecordError::CallId { id: e.id, problem })?;
-    m.parts
-        .iter()
-        .try_for_each(crate::model::parts::check_part)
-        .map_err(|problem| RecordError::Part { id: e.id, problem })
 }
