@@ -64,6 +64,7 @@ pub const FIRST_TURN_NOTE: &str =
     "<context-note>The conversation continues from earlier context.</context-note>";
 
 mod anthropic;
+mod anthropic_blocks;
 mod cache;
 mod count;
 mod gemini;
