@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::{Calls, Format, ImportError, Transcript, TranscriptMessage, bad, object, role_of};
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
+use crate::model::parts::{Media, Provider, Reasoning};
 use crate::request::render::SYNTHESIZED_IDS;
 
 fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
@@ -80,7 +81,13 @@ fn data(index: usize, k: usize, p: &Value) -> Result<(&str, &Value), ImportError
     let Some(obj) = p.as_object() else {
         return Err(bad(index, format!("part {k} is not an object")));
     };
-    for key in ["text", "functionCall", "functionResponse"] {
+    for key in [
+        "text",
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "fileData",
+    ] {
         if let Some(v) = obj.get(key) {
             return Ok((key, v));
         }
@@ -123,6 +130,53 @@ fn id_of<'v>(
     }
 }
 
+/// An `inlineData` (base64) or `fileData` (URL) part as an image (`image/*`) or a
+/// document (any other type).
+fn media(index: usize, k: usize, kind: &str, v: &Value) -> Result<Part, ImportError> {
+    let field = if kind == "inlineData" {
+        "data"
+    } else {
+        "fileUri"
+    };
+    let (Some(Value::String(mime)), Some(Value::String(at))) = (v.get("mimeType"), v.get(field))
+    else {
+        return Err(bad(
+            index,
+            format!("part {k}: `{kind}` needs `mimeType` and `{field}` strings"),
+        ));
+    };
+    let m = if kind == "inlineData" {
+        Media::base64(mime.clone(), at.clone())
+    } else {
+        Media::url(mime.clone(), at.clone())
+    };
+    Ok(if mime.starts_with("image/") {
+        Part::Image(m)
+    } else {
+        Part::Document(m)
+    })
+}
+
+/// A model part's `thoughtSignature` and whether it is a thought summary.
+fn thought(index: usize, k: usize, p: &Value) -> Result<(Option<String>, bool), ImportError> {
+    let signature = match p.get("thoughtSignature") {
+        None => None,
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(_) => {
+            return Err(bad(
+                index,
+                format!("part {k}: `thoughtSignature` is not a non-empty string"),
+            ));
+        }
+    };
+    let is_thought = match p.get("thought") {
+        None | Some(Value::Bool(false)) => false,
+        Some(Value::Bool(true)) => true,
+        Some(_) => return Err(bad(index, format!("part {k}: `thought` is not a boolean"))),
+    };
+    Ok((signature, is_thought))
+}
+
 /// The calls of the last model turn, waiting for the next user turn's responses.
 struct Pending {
     index: usize,
@@ -139,8 +193,33 @@ fn model_turn(
     let mut made = Vec::new();
     let (mut with_id, mut without_id) = (false, false);
     for (k, p) in parts.iter().enumerate() {
-        match data(index, k, p)? {
+        let (signature, is_thought) = thought(index, k, p)?;
+        let kind = data(index, k, p)?;
+        if is_thought {
+            // A thought summary: one reasoning part holding its text and signature.
+            let ("text", Value::String(t)) = kind else {
+                return Err(bad(
+                    index,
+                    format!("part {k}: only a text part can be a thought"),
+                ));
+            };
+            if t.is_empty() && signature.is_none() {
+                return Err(bad(index, format!("part {k}: an empty thought")));
+            }
+            out.push(Part::Reasoning(Reasoning {
+                text: vec![t.clone()],
+                signature,
+                ..Reasoning::new(Provider::Gemini)
+            }));
+            continue;
+        }
+        if let Some(sig) = signature {
+            // The signature of the part it sits on, immediately before it.
+            out.push(Part::Reasoning(Reasoning::gemini_signature(sig)));
+        }
+        match kind {
             ("text", Value::String(t)) => out.push(Part::Text(t.clone())),
+            (kind @ ("inlineData" | "fileData"), v) => out.push(media(index, k, kind, v)?),
             ("functionCall", Value::Object(c)) => {
                 let name = name_of(index, "functionCall", c)?;
                 let id = match id_of(index, "functionCall", c)? {
@@ -216,6 +295,19 @@ fn user_turn(
             ("text", Value::String(t)) => {
                 texts.push(Part::Text(t.clone()));
                 first_text.get_or_insert(k);
+            }
+            (kind @ ("inlineData" | "fileData"), v) => {
+                let m = media(index, k, kind, v)?;
+                // Media right after a response are what that tool returned.
+                match out.last_mut() {
+                    Some(t) if t.is_result && t.index == index && texts.is_empty() => {
+                        t.message.parts.push(m);
+                    }
+                    _ => {
+                        texts.push(m);
+                        first_text.get_or_insert(k);
+                    }
+                }
             }
             ("functionResponse", Value::Object(r)) => {
                 let name = name_of(index, "functionResponse", r)?;

@@ -72,8 +72,8 @@ mod neutral;
 mod openai;
 pub use cache::Renderer;
 pub use count::request_tokens;
+pub(crate) use gemini::SYNTHESIZED_IDS;
 pub use gemini::render_gemini;
-pub(crate) use gemini::{SYNTHESIZED_IDS, response as gemini_response};
 
 pub use crate::request::forms::{
     QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block, missing_result,

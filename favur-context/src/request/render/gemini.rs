@@ -7,9 +7,11 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::anthropic::input;
-use super::neutral::{self, Out, tool_name};
+use super::neutral::{self, Out, OutCall, Piece, tool_name};
+use super::openai::media_note;
 use crate::history::History;
 use crate::model::message::Role;
+use crate::model::parts::{MediaSource, Provider};
 
 /// The message extension an import sets on a model turn whose Gemini calls had no ids
 /// (the ids it holds were synthesized): such calls, and their responses, are rendered
@@ -30,9 +32,81 @@ fn role_of(turn: &Value) -> Option<&str> {
 
 /// A `functionResponse.response` for a result's text: `{"output": text}`, or
 /// `{"error": text}` when the tool failed (the keys Google's documentation names).
-pub(crate) fn response(content: &str, is_error: bool) -> Value {
+fn response(content: &str, is_error: bool) -> Value {
     let key = if is_error { "error" } else { "output" };
     json!({ key: content })
+}
+
+/// A media piece as a Gemini part: `inlineData` (base64) or `fileData` (a URL); a
+/// provider file id means nothing to Gemini and is sent as a text note.
+fn media_part(piece: &Piece<'_>) -> Option<Value> {
+    let media = match piece {
+        Piece::Image(m) | Piece::Document(m) => m,
+        _ => return None,
+    };
+    Some(match &media.source {
+        MediaSource::Base64 { data } => {
+            json!({"inlineData": {"mimeType": media.media_type, "data": data}})
+        }
+        MediaSource::Url { url } => {
+            json!({"fileData": {"mimeType": media.media_type, "fileUri": url}})
+        }
+        _ => json!({ "text": media_note(piece) }),
+    })
+}
+
+/// The parts of one message's pieces. Gemini reasoning is replayed as it came: a thought
+/// summary as a `thought: true` text part, a signature on the part right after it (a
+/// signature with no part after it, or before a blank text, on an empty text part, as
+/// Gemini returns a last signature). Other providers' reasoning is not sent; reasoning
+/// is only sent in model turns.
+fn pieces_parts(
+    pieces: Vec<Piece<'_>>,
+    calls: &[OutCall<'_>],
+    model: bool,
+    mut call: impl FnMut(&OutCall<'_>) -> Value,
+) -> Vec<Value> {
+    let mut parts = Vec::with_capacity(pieces.len());
+    let mut signature: Option<String> = None;
+    for piece in pieces {
+        let part = match &piece {
+            Piece::Reasoning(r) if model && r.provider == Provider::Gemini => {
+                if r.text.is_empty() {
+                    signature = r.signature.clone().or(signature);
+                    continue;
+                }
+                let mut p = json!({"text": r.joined_text(), "thought": true});
+                if let Some(sig) = &r.signature {
+                    p["thoughtSignature"] = Value::String(sig.clone());
+                }
+                parts.push(p);
+                continue;
+            }
+            Piece::Reasoning(_) => continue,
+            Piece::Text(t) if t.trim().is_empty() && signature.is_none() => continue,
+            Piece::Text(t) => json!({"text": t.as_ref()}),
+            Piece::Call(k) => match calls.get(*k) {
+                Some(c) => call(c),
+                None => continue,
+            },
+            media => match media_part(media) {
+                Some(p) => p,
+                None => continue,
+            },
+        };
+        parts.push(with_signature(part, signature.take()));
+    }
+    if let Some(sig) = signature {
+        parts.push(with_signature(json!({"text": ""}), Some(sig)));
+    }
+    parts
+}
+
+fn with_signature(mut part: Value, signature: Option<String>) -> Value {
+    if let (Some(sig), Value::Object(p)) = (signature, &mut part) {
+        p.insert("thoughtSignature".into(), Value::String(sig));
+    }
+    part
 }
 
 impl Contents {
@@ -40,20 +114,17 @@ impl Contents {
         let (role, parts) = match out {
             Out::Msg {
                 role,
-                texts,
+                pieces,
                 calls,
                 ext,
             } => {
-                let mut parts: Vec<Value> = texts
-                    .into_iter()
-                    .filter(|t| !t.trim().is_empty())
-                    .map(|t| json!({"text": t.into_owned()}))
-                    .collect();
-                if role == Role::Assistant && !calls.is_empty() {
+                let model = role == Role::Assistant;
+                if model && !calls.is_empty() {
                     self.calls.clear();
                 }
                 let send_ids = ext.get(SYNTHESIZED_IDS) != Some(&Value::Bool(true));
-                for c in calls {
+                let mut made = Vec::new();
+                let parts = pieces_parts(pieces, &calls, model, |c| {
                     let name = tool_name(&c.call.name).to_owned();
                     let mut call = Map::new();
                     if send_ids {
@@ -61,20 +132,19 @@ impl Contents {
                     }
                     call.insert("name".into(), Value::String(name.clone()));
                     call.insert("args".into(), input(&c.call.arguments));
-                    self.calls.insert(c.id, (name, send_ids));
-                    parts.push(json!({ "functionCall": call }));
+                    made.push((c.id.clone(), name));
+                    json!({ "functionCall": call })
+                });
+                for (id, name) in made {
+                    self.calls.insert(id, (name, send_ids));
                 }
-                let role = if role == Role::Assistant {
-                    "model"
-                } else {
-                    "user"
-                };
-                (role, parts)
+                (if model { "model" } else { "user" }, parts)
             }
             Out::Res {
                 id,
                 content,
                 is_error,
+                media,
                 ..
             } => {
                 let (name, send_id) = self
@@ -88,7 +158,10 @@ impl Contents {
                 }
                 r.insert("name".into(), Value::String(name));
                 r.insert("response".into(), response(&content, is_error));
-                ("user", vec![json!({ "functionResponse": r })])
+                let mut parts = vec![json!({ "functionResponse": r })];
+                // What the tool returned besides its text, right after its response.
+                parts.extend(media.iter().filter_map(media_part));
+                ("user", parts)
             }
         };
         if parts.is_empty() {
@@ -120,6 +193,14 @@ impl Contents {
 /// Blank texts are left out, and a view whose first turn would be the model's starts
 /// with a user turn holding [`FIRST_TURN_NOTE`](super::FIRST_TURN_NOTE), as the other
 /// formats do. Extensions are not rendered (none has a place in this format).
+///
+/// Images and documents are `inlineData {mimeType, data}` (base64) or `fileData
+/// {mimeType, fileUri}` (a URL) parts, in any turn; media a tool returned follow its
+/// `functionResponse`; a provider file id is sent as a text note. Gemini reasoning is
+/// replayed verbatim: a `Reasoning { provider: Gemini, signature, .. }` part's
+/// `thoughtSignature` goes on the part right after it (the part it signed), a thought
+/// summary (reasoning with text) is a `thought: true` text part. Reasoning from another
+/// provider is not sent (its signatures mean nothing to Gemini).
 ///
 /// ```
 /// use favur_context::{fuzzy, strict, History};

@@ -5,7 +5,8 @@
 //!
 //! - a `Content` has a `role` of `user` or `model` and a non-empty list of `parts`; each
 //!   part holds one kind of data (`text`, `inlineData`, `fileData`, `functionCall`,
-//!   `functionResponse`, `executableCode`, `codeExecutionResult`); a text is not empty;
+//!   `functionResponse`, `executableCode`, `codeExecutionResult`); a text is not empty
+//!   (unless it carries a `thoughtSignature`: Gemini returns a last signature so);
 //! - the conversation starts with a user turn and turns alternate (the renderer merges
 //!   consecutive turns of one role);
 //! - function calling: "the number of function response parts should be equal to the
@@ -59,7 +60,7 @@ pub fn validate_gemini(request: &Value) -> Result<(), ValidationError> {
 /// Rules: `contents` is a non-empty array; each content is an object with `role`
 /// `user` or `model` and a non-empty `parts` array; the first content is a user turn and
 /// roles alternate; each part is an object with exactly one data field; texts are
-/// non-empty strings; `functionCall` (model turns only) has a non-empty `name` and an
+/// non-empty strings (an empty one only with a `thoughtSignature`); `functionCall` (model turns only) has a non-empty `name` and an
 /// object `args`; `functionResponse` (user turns only) has a non-empty `name` and an
 /// object `response`; a model turn with N calls is followed by a user turn with exactly
 /// N responses answering them in order (same name; same id when both have one), and a
@@ -197,7 +198,10 @@ fn part<'a>(
     };
     match kind {
         "text" => match obj.get("text") {
-            Some(Value::String(t)) if !t.is_empty() => Ok((None, None)),
+            // Gemini returns a last signature on an empty text part; it is replayed so.
+            Some(Value::String(t)) if !t.is_empty() || obj.contains_key("thoughtSignature") => {
+                Ok((None, None))
+            }
             Some(Value::String(_)) => Err(err(at, Rule::EmptyText)),
             _ => Err(bad("`text` must be a string".into())),
         },
