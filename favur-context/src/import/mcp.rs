@@ -6,7 +6,8 @@
 //! | MCP content | in the result |
 //! |---|---|
 //! | `text` | its text, verbatim |
-//! | `image`, `audio` | a visible mention: `[image: image/png, 3 bytes]` |
+//! | `image` | an [`Image`](crate::Part::Image) part after the result (base64, as sent): a format that cannot carry it there sends a note saying what was there |
+//! | `audio` | a visible mention: `[audio: audio/wav, 3 bytes]` (the model has no audio part) |
 //! | `resource_link` | a visible handle `[resource_link: name <uri> (mimeType)]` (and its description), and the link itself kept in the message extension [`RESOURCE_LINKS`] (uri, name, mimeType, the visible text) |
 //! | `resource` with `text` | a header `[resource <uri> (mimeType)]` and the text, verbatim |
 //! | `resource` with `blob` | a mention: `[resource <uri> (mimeType): 12 bytes, binary, not shown]` |
@@ -42,6 +43,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::model::message::{Message, Part, Role, ToolResult};
+use crate::model::parts::Media;
 
 /// The message extension holding a result's resource links (an array of `{"uri",
 /// "name", "mimeType", "text"}`, `text` being what the result shows of the link). Its
@@ -101,16 +103,21 @@ fn optional<'v>(block: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
 
 /// The size of base64 `data` once decoded (an estimate from its length).
 fn decoded_len(data: &str) -> usize {
-    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
-    (data.len() / 4 * 3).saturating_sub(padding)
+    Media::base64("", data).decoded_len().unwrap_or(0)
 }
 
 fn mime_suffix(mime: Option<&str>) -> String {
     mime.map(|m| format!(" ({m})")).unwrap_or_default()
 }
 
-/// One content block as text (and a resource link's record).
-fn block_text(index: usize, block: &Value, links: &mut Vec<Value>) -> Result<String, McpError> {
+/// What one content block becomes: text, or a media part.
+enum Piece {
+    Text(String),
+    Media(Part),
+}
+
+/// One content block as text or media (and a resource link's record).
+fn block_text(index: usize, block: &Value, links: &mut Vec<Value>) -> Result<Piece, McpError> {
     let Some(block) = block.as_object() else {
         return Err(McpError::Content {
             index,
@@ -121,12 +128,23 @@ fn block_text(index: usize, block: &Value, links: &mut Vec<Value>) -> Result<Str
         index,
         problem: "no `type` string".into(),
     })?;
-    match kind {
-        "text" => Ok(string(block, "text", index)?.to_owned()),
-        "image" | "audio" => {
+    let text = match kind {
+        "text" => string(block, "text", index)?.to_owned(),
+        "image" => {
             let data = string(block, "data", index)?;
             let mime = string(block, "mimeType", index)?;
-            Ok(format!("[{kind}: {mime}, {} bytes]", decoded_len(data)))
+            if data.is_empty() || mime.is_empty() {
+                return Err(McpError::Content {
+                    index,
+                    problem: "an image needs non-empty `data` and `mimeType`".into(),
+                });
+            }
+            return Ok(Piece::Media(Part::Image(Media::base64(mime, data))));
+        }
+        "audio" => {
+            let data = string(block, "data", index)?;
+            let mime = string(block, "mimeType", index)?;
+            format!("[audio: {mime}, {} bytes]", decoded_len(data))
         }
         "resource_link" => {
             let uri = string(block, "uri", index)?;
@@ -138,7 +156,7 @@ fn block_text(index: usize, block: &Value, links: &mut Vec<Value>) -> Result<Str
                 text.push_str(d);
             }
             links.push(json!({"uri": uri, "name": name, "mimeType": mime, "text": text}));
-            Ok(text)
+            text
         }
         "resource" => {
             let Some(Value::Object(r)) = block.get("resource") else {
@@ -150,23 +168,28 @@ fn block_text(index: usize, block: &Value, links: &mut Vec<Value>) -> Result<Str
             let uri = string(r, "uri", index)?;
             let mime = optional(r, "mimeType");
             match (optional(r, "text"), optional(r, "blob")) {
-                (Some(text), _) => Ok(format!("[resource {uri}{}]\n{text}", mime_suffix(mime))),
-                (None, Some(blob)) => Ok(format!(
+                (Some(text), _) => format!("[resource {uri}{}]\n{text}", mime_suffix(mime)),
+                (None, Some(blob)) => format!(
                     "[resource {uri}{}: {} bytes, binary, not shown]",
                     mime_suffix(mime),
                     decoded_len(blob)
-                )),
-                (None, None) => Err(McpError::Content {
-                    index,
-                    problem: "a resource needs `text` or `blob`".into(),
-                }),
+                ),
+                (None, None) => {
+                    return Err(McpError::Content {
+                        index,
+                        problem: "a resource needs `text` or `blob`".into(),
+                    });
+                }
             }
         }
-        other => Err(McpError::Content {
-            index,
-            problem: format!("unknown content type `{other}`"),
-        }),
-    }
+        other => {
+            return Err(McpError::Content {
+                index,
+                problem: format!("unknown content type `{other}`"),
+            });
+        }
+    };
+    Ok(Piece::Text(text))
 }
 
 /// A `CallToolResult` JSON value as the tool result message answering `call_id` (see the
@@ -200,8 +223,12 @@ pub fn tool_result(call_id: &str, result: &Value) -> Result<Message, McpError> {
     };
     let mut links = Vec::new();
     let mut texts = Vec::with_capacity(blocks.len() + 1);
+    let mut media = Vec::new();
     for (index, block) in blocks.iter().enumerate() {
-        texts.push(block_text(index, block, &mut links)?);
+        match block_text(index, block, &mut links)? {
+            Piece::Text(t) => texts.push(t),
+            Piece::Media(m) => media.push(m),
+        }
     }
     if let Some(s) = structured {
         let already = texts
@@ -219,6 +246,8 @@ pub fn tool_result(call_id: &str, result: &Value) -> Result<Message, McpError> {
             is_error,
         })],
     );
+    // Media after the result belong to it (see `Media`).
+    message.parts.extend(media);
     if !links.is_empty() {
         message
             .extensions
