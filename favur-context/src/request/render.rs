@@ -65,11 +65,13 @@ pub const FIRST_TURN_NOTE: &str =
 
 mod anthropic;
 mod anthropic_blocks;
+mod breakpoints;
 mod cache;
 mod count;
 mod gemini;
 mod neutral;
 mod openai;
+pub use breakpoints::{BlockAt, CachePlacement, render_anthropic_cached};
 pub use cache::Renderer;
 pub use count::request_tokens;
 pub(crate) use gemini::SYNTHESIZED_IDS;
