@@ -216,6 +216,9 @@ pub struct Step {
     pub by_class: [u64; 3],
     /// Share of the request's tokens that is an unchanged prefix of the previous request.
     pub reuse: f64,
+    /// Share of the request's tokens a prompt cache with Anthropic's rules covers, the
+    /// breakpoints placed where the prefix is stable ([`PrefixCache`](crate::cached::PrefixCache)).
+    pub cached: f64,
     /// What the strategy did before this request.
     pub event: Option<Event>,
     /// Whether the strategy refused the request (usage at its limit).
@@ -353,6 +356,7 @@ pub fn replay(
     let mut cache: HashMap<u64, Rc<BlockInfo>> = HashMap::new();
     let mut previous: Vec<u64> = Vec::new();
     let mut pinned_tokens = 0u64;
+    let mut prefix_cache = crate::cached::PrefixCache::default();
 
     for (i, imported) in t.messages.iter().enumerate() {
         let message = imported.classified.message();
@@ -421,6 +425,7 @@ pub fn replay(
                     reused as f64 / total as f64
                 };
                 previous = keys;
+                step.cached = prefix_cache.measure(&history);
 
                 let refs = prepared.references(i);
                 if !refs.is_empty() {
