@@ -83,7 +83,7 @@ fn last_block(turns: &Turns) -> Option<BlockAt> {
     None
 }
 
-fn block_mut<'r>(request: &'r mut AnthropicRequest, at: BlockAt) -> Option<&'r mut Value> {
+fn block_mut(request: &mut AnthropicRequest, at: BlockAt) -> Option<&mut Value> {
     match at {
         BlockAt::System(i) => request.system.get_mut(i),
         BlockAt::Message { message, block } => request
