@@ -1,6 +1,5 @@
 //! The prompt cache a provider with Anthropic's rules would keep across a replay: each
-//! request rendered with its breakpoints
-//! ([`render_anthropic_cached`](favur_context::render::render_anthropic_cached)), the
+//! request rendered with its breakpoints ([`render_anthropic_cached`]), the
 //! prefixes ending at them written to the cache, and the share of each request's tokens
 //! that a prefix cached by an earlier request covers.
 //!
