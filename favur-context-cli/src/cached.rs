@@ -16,6 +16,8 @@ use favur_context::render::{BlockAt, render_anthropic_cached};
 use favur_context::{HeuristicCounter, History, TokenCounter};
 use serde_json::Value;
 
+use crate::replay::collect_strings;
+
 /// How many blocks before a breakpoint Anthropic looks for a cached prefix.
 ///
 /// ```
@@ -43,21 +45,6 @@ pub struct PrefixCache {
     written: HashSet<u64>,
 }
 
-fn strings(v: &Value, out: &mut String) {
-    match v {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
-        Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
-        Value::Object(map) => map
-            .iter()
-            .filter(|(k, _)| *k != "cache_control")
-            .for_each(|(_, i)| strings(i, out)),
-        _ => {}
-    }
-}
-
 impl PrefixCache {
     /// Renders the request for `history` with its breakpoints, and returns the share of
     /// its tokens that a prefix cached by an earlier request covers; then caches its own
@@ -79,7 +66,7 @@ impl PrefixCache {
             (role, first, b.to_string()).hash(&mut hasher);
             prefix.push(hasher.finish());
             let mut text = String::new();
-            strings(block, &mut text);
+            collect_strings(&b, &mut text);
             weights.push(u64::from(HeuristicCounter.count_text(&text)) + 1);
             if placement.breakpoints.contains(&at) {
                 ends.push(prefix.len());

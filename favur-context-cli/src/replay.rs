@@ -267,7 +267,8 @@ impl Run {
     }
 }
 
-fn collect_strings(v: &Value, out: &mut String) {
+/// Every string of `v`, each followed by a newline (what a block's weight is counted from).
+pub(crate) fn collect_strings(v: &Value, out: &mut String) {
     match v {
         Value::String(s) => {
             out.push_str(s);

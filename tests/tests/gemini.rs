@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::steps::{append, policy, step};
+use common::steps::{append, at_every_tier, policy, started, step};
 use common::{trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportError, IncomingMessage};
@@ -54,13 +54,7 @@ proptest! {
         pin in any::<bool>(),
         user_first in any::<bool>(),
     ) {
-        let mut h = History::new();
-        if pin {
-            h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
-        }
-        if user_first {
-            h.append(Message::user("the task").classify(Retention::Strict));
-        }
+        let mut h = started(pin, user_first);
         let mut compactor = Compactor::new(policy(window, cap));
         let mut k = 0;
         for (step, signed) in &steps {
@@ -72,15 +66,9 @@ proptest! {
             compactor.compact(&mut h).unwrap();
             strict_valid(&h);
         }
-        let tiers = compactor.policy().tiers().len() as u8;
-        for tier in 1..=tiers {
-            let mut forced = h.clone();
-            let mut c = Compactor::new(policy(window, cap));
-            c.compact_at(&mut forced, tier).unwrap();
-            strict_valid(&forced);
-            c.compact_at(&mut forced, tiers).unwrap();
-            strict_valid(&forced);
-        }
+        at_every_tier(&h, window, cap, |forced| {
+            strict_valid(forced);
+        });
     }
 }
 

@@ -6,22 +6,11 @@
 
 use serde_json::{Map, Value};
 
+use super::anthropic::msg;
 use super::{Calls, Format, ImportError, Transcript, TranscriptMessage, bad, object, role_of};
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 use crate::model::parts::{Media, Provider, Reasoning};
 use crate::request::render::SYNTHESIZED_IDS;
-
-fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
-    TranscriptMessage {
-        index,
-        block,
-        message,
-        pin: false,
-        action: None,
-        is_result: false,
-        prompt_tokens: None,
-    }
-}
 
 fn contents(value: &Value) -> Result<&[Value], ImportError> {
     match value {

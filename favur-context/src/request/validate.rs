@@ -169,6 +169,12 @@ pub(crate) fn err(index: Option<usize>, rule: Rule) -> ValidationError {
     ValidationError { index, rule }
 }
 
+/// A `block` (content block or part kind) is not allowed in a message of `role`.
+pub(crate) fn not_allowed(index: Option<usize>, block: &str, role: &str) -> ValidationError {
+    let (block, role) = (block.to_owned(), role.to_owned());
+    err(index, Rule::BlockNotAllowed { block, role })
+}
+
 fn messages(request: &Value) -> Result<&Vec<Value>, ValidationError> {
     let list = match request {
         Value::Array(a) => a,
@@ -553,19 +559,10 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     Rule::BadContent("a content block needs a `type`".into()),
                 ));
             };
-            let not_allowed = || {
-                err(
-                    at,
-                    Rule::BlockNotAllowed {
-                        block: kind.to_owned(),
-                        role: role.to_owned(),
-                    },
-                )
-            };
             match kind {
                 "tool_result" => {
                     if role != "user" {
-                        return Err(not_allowed());
+                        return Err(not_allowed(at, kind, role));
                     }
                     if past_results {
                         return Err(err(at, Rule::ResultNotFirst));
@@ -623,7 +620,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                 },
                 "tool_use" => {
                     if role != "assistant" {
-                        return Err(not_allowed());
+                        return Err(not_allowed(at, kind, role));
                     }
                     let id = b.get("id").and_then(Value::as_str).unwrap_or("");
                     if !valid_tool_id(id) {

@@ -23,7 +23,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Rule, ValidationError, err};
+use super::{Rule, ValidationError, err, not_allowed};
 
 /// The data fields of a Gemini `Part`: exactly one per part.
 const DATA: [&str; 7] = [
@@ -187,15 +187,6 @@ fn part<'a>(
             return Err(err(at, Rule::BadThoughtSignature(why)));
         }
     }
-    let not_allowed = || {
-        err(
-            at,
-            Rule::BlockNotAllowed {
-                block: kind.to_owned(),
-                role: role.to_owned(),
-            },
-        )
-    };
     match kind {
         "text" => match obj.get("text") {
             // Gemini returns a last signature on an empty text part; it is replayed so.
@@ -207,7 +198,7 @@ fn part<'a>(
         },
         "functionCall" => {
             if role != "model" {
-                return Err(not_allowed());
+                return Err(not_allowed(at, kind, role));
             }
             let Some(Value::Object(call)) = obj.get(kind) else {
                 return Err(err(
@@ -226,7 +217,7 @@ fn part<'a>(
         }
         "functionResponse" => {
             if role != "user" {
-                return Err(not_allowed());
+                return Err(not_allowed(at, kind, role));
             }
             let Some(Value::Object(r)) = obj.get(kind) else {
                 return Err(bad("`functionResponse` must be an object".into()));
