@@ -383,6 +383,17 @@ fn each_validator_rule_is_named() {
         validate_gemini(&json!({"contents": [user, {"role": "model", "parts": [call("ls")]}]}))
             .is_ok()
     );
+    // In flight: the last user turn answers some of the calls, in their order.
+    let three = json!({"role": "model", "parts": [call("ls"), call("pwd"), call("cat")]});
+    let partly = json!({"contents": [user, three, {"role": "user", "parts": [resp("pwd")]}]});
+    assert!(validate_gemini(&partly).is_ok());
+    assert!(validate_gemini_strict(&partly).is_err());
+    let reversed =
+        json!({"contents": [user, three, {"role": "user", "parts": [resp("cat"), resp("ls")]}]});
+    assert!(matches!(
+        validate_gemini(&reversed).unwrap_err().rule,
+        Rule::ResponseMismatch { position: 1, .. }
+    ));
     assert_eq!(
         rule(json!([{"role": "user", "parts": [call("ls")]}])),
         (
@@ -524,4 +535,32 @@ fn provider_of_signatures_is_gemini() {
             .flat_map(|e| e.message().reasoning())
             .all(|r| r.provider == Provider::Gemini)
     );
+}
+
+#[test]
+fn a_view_whose_first_turn_sends_nothing_to_gemini_starts_with_the_note() {
+    let mut h = History::new();
+    h.append(
+        Message::new(
+            Role::User,
+            vec![Part::Reasoning(Reasoning::openai("rs_1", ["x"], None))],
+        )
+        .classify(Retention::Strict),
+    );
+    h.append(Message::assistant("done").classify(Retention::Fuzzy));
+    let body = strict_valid(&h);
+    assert_eq!(
+        body["contents"][0]["parts"][0]["text"],
+        favur_context::render::FIRST_TURN_NOTE
+    );
+    let mut only = History::new();
+    only.append(
+        Message::new(
+            Role::Assistant,
+            vec![Part::Reasoning(Reasoning::anthropic("x", "sig"))],
+        )
+        .classify(Retention::Strict),
+    );
+    let body = strict_valid(&only);
+    assert_eq!(body["contents"].as_array().unwrap().len(), 1);
 }

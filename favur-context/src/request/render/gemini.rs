@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use super::FIRST_TURN_NOTE;
 use super::anthropic::input;
 use super::neutral::{self, Out, OutCall, Piece, tool_name};
 use super::openai::media_note;
@@ -222,6 +223,17 @@ pub fn render_gemini(history: &History) -> Value {
     let mut contents = Contents::default();
     for out in seq {
         contents.push(out);
+    }
+    // Gemini sends less than the neutral sequence (no other provider's reasoning): the
+    // first turn note goes first here too when the first turn left is the model's, or
+    // when nothing is left of a view that is not empty.
+    let model_first = contents
+        .turns
+        .first()
+        .map_or(!history.view().is_empty(), |t| role_of(t) == Some("model"));
+    if model_first {
+        let note = json!({"role": "user", "parts": [{"text": FIRST_TURN_NOTE}]});
+        contents.turns.insert(0, note);
     }
     let mut body = Map::new();
     if !pinned.is_empty() {

@@ -38,7 +38,8 @@ const DATA: [&str; 7] = [
 
 /// Validates a Gemini `generateContent` body (`{"systemInstruction": ..., "contents":
 /// [...]}`), accepting an in-flight tail: a last model turn whose calls have no
-/// responses yet (the caller is about to run them). See [`validate_gemini_strict`].
+/// responses yet (the caller is about to run them), followed or not by a last user turn
+/// answering some of them, in their order. See [`validate_gemini_strict`].
 ///
 /// ```
 /// use favur_context::validate::{validate_gemini, validate_gemini_strict, Rule};
@@ -332,14 +333,26 @@ fn gemini(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     },
                 ));
             }
-            for (k, (call, response)) in waiting.iter().zip(&responses).enumerate() {
-                let ids_differ = matches!((call.id, response.id), (Some(a), Some(b)) if a != b);
-                if call.name != response.name || ids_differ {
+            // In order; with calls still in flight, the responses there answer some
+            // of the calls, still in their order.
+            let mut calls = waiting.iter();
+            for (k, response) in responses.iter().enumerate() {
+                let answers = |call: &&Call<'_>| {
+                    call.name == response.name
+                        && !matches!((call.id, response.id), (Some(a), Some(b)) if a != b)
+                };
+                let found = if in_flight {
+                    calls.find(answers)
+                } else {
+                    calls.next().filter(answers)
+                };
+                if found.is_none() {
+                    let expected = waiting.get(k).map_or_else(String::new, label);
                     return Err(err(
                         at,
                         Rule::ResponseMismatch {
                             position: k,
-                            expected: label(call),
+                            expected,
                             found: label(response),
                         },
                     ));
