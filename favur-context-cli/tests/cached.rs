@@ -4,11 +4,13 @@
 mod common;
 
 use common::{PlainRenderer, hand_rules, prepare};
+use favur_context::import::Format;
 use favur_context::{History, Message, Retention};
 use favur_context_cli::cached::PrefixCache;
-use favur_context_cli::replay::replay;
+use favur_context_cli::replay::{Prepared, replay};
 use favur_context_cli::report::Summary;
 use favur_context_cli::strategy::NoCompaction;
+use favur_context_cli::transcript::ClassifiedTranscript;
 use serde_json::json;
 
 #[test]
@@ -53,4 +55,33 @@ fn the_replay_reports_the_mean_share() {
     assert!(run.steps[1].cached > 0.0);
     let s = Summary::of(&run, &p);
     assert!((s.cached_share() - run.steps[1].cached / 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_gemini_transcript_replays_with_its_figures() {
+    let rules = hand_rules();
+    let doc = json!({
+        "systemInstruction": {"parts": [{"text": "You are a careful agent."}]},
+        "contents": [
+            {"role": "user", "parts": [{"text": "Fix the failing test in the parser module."}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "bash", "args": {"command": "ls src"}}, "thoughtSignature": "c2ln"}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "bash", "response": {"output": "src/parser.rs\nsrc/lib.rs"}}}]},
+            {"role": "model", "parts": [{"text": "The parser is in src/parser.rs."}]},
+        ],
+    });
+    assert_eq!(
+        favur_context_cli::transcript::detect_format(&doc),
+        Format::Gemini
+    );
+    let t = ClassifiedTranscript::from_value("g", Format::Gemini, &doc, &rules).unwrap();
+    let p = Prepared::new(t);
+    let run = replay(&p, &mut NoCompaction, Some(&PlainRenderer), &mut |_, _| {
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(run.steps.len(), 2);
+    assert!(run.steps[1].cached > 0.0);
+    assert_eq!(p.references(4)[0].identifier, "src/parser.rs");
 }
