@@ -151,6 +151,9 @@ pub fn gemini(data: &[u8]) {
     import(Format::Gemini, data);
 }
 
+/// A request validator.
+type Validator = fn(&serde_json::Value) -> Result<(), favur_context::validate::ValidationError>;
+
 /// MCP `CallToolResult`s: a tool result message or a typed error; a message answers its
 /// call in requests that pass the strict validators of every format.
 ///
@@ -171,11 +174,7 @@ pub fn mcp(data: &[u8]) {
         favur_context::Message::assistant_calls([call]).classify(favur_context::Retention::Fuzzy),
     );
     history.append(message.classify(favur_context::Retention::Fuzzy));
-    let strict: [(
-        &str,
-        serde_json::Value,
-        fn(&serde_json::Value) -> Result<(), favur_context::validate::ValidationError>,
-    ); 3] = [
+    let strict: [(&str, serde_json::Value, Validator); 3] = [
         (
             "OpenAI",
             render_openai(&history),
