@@ -243,6 +243,14 @@ pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String
     out.push_str("## Side by side\n\n");
     out.push_str(&side_by_side(&rows));
     let _ = writeln!(out, "\n{COST_MODEL}.");
+    if let Some(policy) = outcome.totals.first() {
+        let _ = writeln!(
+            out,
+            "cached prefix: the mean over requests of the share of each request's tokens a prompt cache with Anthropic's rules covers, breakpoints placed by `render_anthropic_cached` (at most 4, where the prefix is stable; hits up to 20 blocks before a breakpoint); {}: {:.1}%.",
+            policy.label,
+            policy.cached_share() * 100.0
+        );
+    }
     out.push_str("Baselines are replayed at the policy's mean request tokens per transcript: the trim budget and the mask N are searched (bisection) for the mean closest to the policy's; no compaction is the unconstrained reference.\n");
     out.push_str("\n## Reference survival by source (all transcripts)\n\n");
     out.push_str(&breakdown(&outcome.totals, rules));

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+pub mod cached;
 pub mod cli;
 pub mod engine;
 pub mod idents;

@@ -216,6 +216,9 @@ pub struct Step {
     pub by_class: [u64; 3],
     /// Share of the request's tokens that is an unchanged prefix of the previous request.
     pub reuse: f64,
+    /// Share of the request's tokens a prompt cache with Anthropic's rules covers, the
+    /// breakpoints placed where the prefix is stable ([`PrefixCache`](crate::cached::PrefixCache)).
+    pub cached: f64,
     /// What the strategy did before this request.
     pub event: Option<Event>,
     /// Whether the strategy refused the request (usage at its limit).
@@ -264,7 +267,8 @@ impl Run {
     }
 }
 
-fn collect_strings(v: &Value, out: &mut String) {
+/// Every string of `v`, each followed by a newline (what a block's weight is counted from).
+pub(crate) fn collect_strings(v: &Value, out: &mut String) {
     match v {
         Value::String(s) => {
             out.push_str(s);
@@ -353,6 +357,7 @@ pub fn replay(
     let mut cache: HashMap<u64, Rc<BlockInfo>> = HashMap::new();
     let mut previous: Vec<u64> = Vec::new();
     let mut pinned_tokens = 0u64;
+    let mut prefix_cache = crate::cached::PrefixCache::default();
 
     for (i, imported) in t.messages.iter().enumerate() {
         let message = imported.classified.message();
@@ -421,6 +426,7 @@ pub fn replay(
                     reused as f64 / total as f64
                 };
                 previous = keys;
+                step.cached = prefix_cache.measure(&history);
 
                 let refs = prepared.references(i);
                 if !refs.is_empty() {

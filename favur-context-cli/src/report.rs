@@ -121,6 +121,8 @@ pub struct Summary {
     pub fallbacks: u64,
     /// Sum over requests of tokens x reused share.
     pub reused_tokens: f64,
+    /// Sum over requests of the share of their tokens the cached prefix covers.
+    pub cached_shares: f64,
     /// All references.
     pub refs: Tally,
     /// References by the class of their source.
@@ -169,6 +171,7 @@ impl Summary {
             s.total_tokens += step.tokens;
             s.peak_tokens = s.peak_tokens.max(step.tokens);
             s.reused_tokens += step.tokens as f64 * step.reuse;
+            s.cached_shares += step.cached;
             if step.rendered > 0 {
                 s.max_usage_gap = s.max_usage_gap.max(step.tokens.abs_diff(step.rendered));
             }
@@ -227,6 +230,7 @@ impl Summary {
         self.summarizer_calls += o.summarizer_calls;
         self.fallbacks += o.fallbacks;
         self.reused_tokens += o.reused_tokens;
+        self.cached_shares += o.cached_shares;
         self.max_usage_gap = self.max_usage_gap.max(o.max_usage_gap);
         self.commandless += o.commandless;
         self.refs.merge(&o.refs);
@@ -263,6 +267,21 @@ impl Summary {
             0.0
         } else {
             self.reused_tokens / self.total_tokens as f64
+        }
+    }
+
+    /// Mean over requests of the share of their tokens the cached prefix covers (a cache
+    /// with Anthropic's rules, the breakpoints placed where the prefix is stable).
+    ///
+    /// ```
+    /// let s = favur_context_cli::report::Summary { requests: 4, cached_shares: 3.0, ..Default::default() };
+    /// assert_eq!(s.cached_share(), 0.75);
+    /// ```
+    pub fn cached_share(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.cached_shares / self.requests as f64
         }
     }
 
@@ -332,8 +351,8 @@ pub struct Row {
 /// ```
 pub fn side_by_side(rows: &[Row]) -> String {
     let mut out = String::new();
-    out.push_str("| transcript | strategy | requests | mean tok | peak tok | compactions | per 100 req | summarizer calls | cache reuse | effective cost (tok) | refs kept | max \\|usage − rendered\\| | outputs w/o command |\n");
-    out.push_str("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("| transcript | strategy | requests | mean tok | peak tok | compactions | per 100 req | summarizer calls | cache reuse | cached prefix | effective cost (tok) | refs kept | max \\|usage − rendered\\| | outputs w/o command |\n");
+    out.push_str("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for row in rows {
         for s in &row.summaries {
             let refused = if s.refused > 0 {
@@ -343,7 +362,7 @@ pub fn side_by_side(rows: &[Row]) -> String {
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {}{} | {:.0} | {} | {} | {:.1} | {} | {:.1}% | {:.0} | {} ({}/{}) | {} | {} |",
+                "| {} | {} | {}{} | {:.0} | {} | {} | {:.1} | {} | {:.1}% | {:.1}% | {:.0} | {} ({}/{}) | {} | {} |",
                 row.transcript,
                 s.label,
                 s.requests,
@@ -354,6 +373,7 @@ pub fn side_by_side(rows: &[Row]) -> String {
                 s.compactions_per_100(),
                 s.summarizer_calls,
                 s.reuse_share() * 100.0,
+                s.cached_share() * 100.0,
                 s.effective_cost(),
                 pct(s.refs.share()),
                 s.refs.survived,

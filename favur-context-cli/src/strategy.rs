@@ -227,7 +227,8 @@ fn masked(history: &History, id: EntryId) -> Option<Message> {
         match part {
             favur_context::Part::Text(t) => *t = text.clone(),
             favur_context::Part::ToolResult(r) => r.content = text.clone(),
-            favur_context::Part::ToolCall(_) => {}
+            // Calls, reasoning and media are kept whole (a cap never cuts them).
+            _ => {}
         }
     }
     Some(m)

@@ -227,15 +227,16 @@ pub enum TranscriptError {
 }
 
 /// The format of a transcript document: mini-swe-agent when it says so (`format` starts
-/// with `mini-swe-agent`, or a `trajectory_format`/`info` field), Anthropic when it has a
-/// top-level `system` or content blocks of type `tool_use`/`tool_result`, OpenAI
-/// otherwise.
+/// with `mini-swe-agent`, or a `trajectory_format`/`info` field), Gemini when it has
+/// `contents` or `systemInstruction`, Anthropic when it has a top-level `system` or
+/// content blocks of type `tool_use`/`tool_result`, OpenAI otherwise.
 ///
 /// ```
 /// use favur_context::import::Format;
 /// use favur_context_cli::transcript::detect_format;
 /// assert_eq!(detect_format(&serde_json::json!({"format": "mini-swe-agent-1", "messages": []})), Format::MiniSweAgent);
 /// assert_eq!(detect_format(&serde_json::json!({"system": "s", "messages": []})), Format::Anthropic);
+/// assert_eq!(detect_format(&serde_json::json!({"contents": []})), Format::Gemini);
 /// assert_eq!(detect_format(&serde_json::json!([{"role": "user", "content": "hi"}])), Format::OpenAi);
 /// ```
 pub fn detect_format(value: &Value) -> Format {
@@ -246,6 +247,9 @@ pub fn detect_format(value: &Value) -> Format {
     }
     if value.get("trajectory_format").is_some() || value.get("info").is_some() {
         return Format::MiniSweAgent;
+    }
+    if value.get("contents").is_some() || value.get("systemInstruction").is_some() {
+        return Format::Gemini;
     }
     if value.get("system").is_some() {
         return Format::Anthropic;

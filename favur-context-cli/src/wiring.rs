@@ -84,6 +84,9 @@ pub enum InputFormat {
     /// A mini-swe-agent trajectory (plain chat or tool calling).
     #[value(name = "mini-swe-agent")]
     MiniSweAgent,
+    /// Gemini `contents` (with an optional `systemInstruction`).
+    #[value(name = "gemini")]
+    Gemini,
 }
 
 impl From<InputFormat> for Format {
@@ -92,6 +95,7 @@ impl From<InputFormat> for Format {
             InputFormat::OpenAi => Format::OpenAi,
             InputFormat::Anthropic => Format::Anthropic,
             InputFormat::MiniSweAgent => Format::MiniSweAgent,
+            InputFormat::Gemini => Format::Gemini,
         }
     }
 }

@@ -224,7 +224,7 @@ fn nth(stream: &[Source], i: usize) -> Source {
             match part {
                 Part::ToolCall(c) => c.id = format!("{}~{rep}", c.id),
                 Part::ToolResult(r) => r.call_id = format!("{}~{rep}", r.call_id),
-                Part::Text(_) => {}
+                _ => {}
             }
         }
     }
@@ -240,6 +240,7 @@ fn text_bytes(m: &Message) -> usize {
             Part::Text(t) => t.len(),
             Part::ToolResult(r) => r.call_id.len() + r.content.len(),
             Part::ToolCall(c) => c.id.len() + c.name.len() + c.arguments.to_json_string().len(),
+            _ => 0,
         })
         .sum()
 }

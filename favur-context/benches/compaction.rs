@@ -203,6 +203,7 @@ fn bench_summarizer(c: &mut Criterion) {
             favur_context::Part::Text(t) => t.len(),
             favur_context::Part::ToolResult(r) => r.content.len(),
             favur_context::Part::ToolCall(c) => c.arguments.to_json_string().len(),
+            _ => 0,
         })
         .sum();
     let s = BuiltinSummarizer::default();
@@ -218,6 +219,7 @@ fn bench_summarizer(c: &mut Criterion) {
                     favur_context::Part::Text(t) => t.len(),
                     favur_context::Part::ToolResult(r) => r.content.len(),
                     favur_context::Part::ToolCall(c) => c.arguments.to_json_string().len(),
+                    _ => 0,
                 })
                 .sum()
         };

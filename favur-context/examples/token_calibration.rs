@@ -173,6 +173,9 @@ fn part_len(p: &Part) -> usize {
         Part::Text(t) => t.len(),
         Part::ToolResult(r) => r.content.len(),
         Part::ToolCall(c) => c.name.len() + c.arguments.to_json_string().len(),
+        Part::Reasoning(r) => r.text.iter().map(String::len).sum(),
+        // Not text: the traces hold none.
+        _ => 0,
     }
 }
 

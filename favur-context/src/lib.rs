@@ -202,6 +202,10 @@ pub use journal::{
 pub use model::classify::{Classified, Classify};
 pub use model::entry::{Entry, EntryId, EntryKind};
 pub use model::message::{Arguments, CallIdError, Message, Part, Role, ToolCall, ToolResult};
+pub use model::parts::{
+    DOCUMENT_TOKENS, IMAGE_TOKENS, MIN_DOCUMENT_TOKENS, Media, MediaSource, PartError, Provider,
+    Reasoning, check_part,
+};
 pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};

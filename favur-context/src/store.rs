@@ -181,6 +181,15 @@ pub enum RecordError {
         /// What is wrong.
         problem: crate::model::message::CallIdError,
     },
+    /// An entry with a malformed reasoning, image or document part (an empty media type
+    /// or source, an empty reasoning part).
+    #[error("entry {id}: {problem}")]
+    Part {
+        /// The entry's id.
+        id: EntryId,
+        /// What is wrong.
+        problem: crate::model::parts::PartError,
+    },
     /// An entry of kind summary outside a compaction (summaries are recorded by theirs).
     #[error("entry {id} is a summary outside a compaction record")]
     Summary {

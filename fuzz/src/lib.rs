@@ -17,9 +17,9 @@
 //! ```
 
 use favur_context::import::{Format, parse};
-use favur_context::render::{render_anthropic, render_openai};
+use favur_context::render::{render_anthropic, render_gemini, render_openai};
 use favur_context::rules::Rules;
-use favur_context::validate::{validate_anthropic, validate_openai};
+use favur_context::validate::{validate_anthropic, validate_gemini, validate_openai};
 use favur_context::{Compactor, History, OpenOptions, Policy};
 
 mod model;
@@ -37,6 +37,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("openai", openai),
     ("anthropic", anthropic),
     ("mini_swe", mini_swe),
+    ("gemini", gemini),
+    ("mcp", mcp),
     ("policy", policy),
     ("rules", rules),
     ("validate", validate),
@@ -53,7 +55,7 @@ pub fn target(name: &str) -> Option<Target> {
     TARGETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
-/// Both renders of `history` pass the (non-strict) validators: whatever a history holds,
+/// The three renders of `history` pass the (non-strict) validators: whatever a history holds,
 /// the library sends a well-formed request once there is a turn to send (a history of
 /// pinned system prompts alone has no message for Anthropic: nothing to send yet).
 ///
@@ -71,6 +73,10 @@ pub fn assert_renders_valid(history: &History) {
     let anthropic = render_anthropic(history).to_value();
     if let Err(e) = validate_anthropic(&anthropic) {
         panic!("the Anthropic render is invalid: {e}\n{anthropic}");
+    }
+    let gemini = render_gemini(history);
+    if let Err(e) = validate_gemini(&gemini) {
+        panic!("the Gemini render is invalid: {e}\n{gemini}");
     }
 }
 
@@ -136,6 +142,62 @@ pub fn mini_swe(data: &[u8]) {
     import(Format::MiniSweAgent, data);
 }
 
+/// Gemini `contents`.
+///
+/// ```
+/// favur_context_fuzz::gemini(br#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#);
+/// ```
+pub fn gemini(data: &[u8]) {
+    import(Format::Gemini, data);
+}
+
+/// A request validator.
+type Validator = fn(&serde_json::Value) -> Result<(), favur_context::validate::ValidationError>;
+
+/// MCP `CallToolResult`s: a tool result message or a typed error; a message answers its
+/// call in requests that pass the strict validators of every format.
+///
+/// ```
+/// favur_context_fuzz::mcp(br#"{"content":[{"type":"text","text":"ok"}],"isError":true}"#);
+/// ```
+pub fn mcp(data: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
+    let Ok(message) = favur_context::import::mcp::tool_result("call_1", &value) else {
+        return;
+    };
+    let mut history = History::new();
+    let call = favur_context::ToolCall::new("call_1", "tool", serde_json::json!({}));
+    history.append(favur_context::fuzzy!(user: "go"));
+    history.append(
+        favur_context::Message::assistant_calls([call]).classify(favur_context::Retention::Fuzzy),
+    );
+    history.append(message.classify(favur_context::Retention::Fuzzy));
+    let strict: [(&str, serde_json::Value, Validator); 3] = [
+        (
+            "OpenAI",
+            render_openai(&history),
+            favur_context::validate::validate_openai_strict,
+        ),
+        (
+            "Anthropic",
+            render_anthropic(&history).to_value(),
+            favur_context::validate::validate_anthropic_strict,
+        ),
+        (
+            "Gemini",
+            render_gemini(&history),
+            favur_context::validate::validate_gemini_strict,
+        ),
+    ];
+    for (format, request, check) in strict {
+        if let Err(e) = check(&request) {
+            panic!("the {format} render of an MCP result is invalid: {e}\n{request}");
+        }
+    }
+}
+
 /// Policy files: a policy or a typed error; a policy that loads compacts a history.
 ///
 /// ```
@@ -192,4 +254,6 @@ pub fn validate(data: &[u8]) {
     let _ = favur_context::validate::validate_openai_strict(&value);
     let _ = favur_context::validate::validate_anthropic(&value);
     let _ = favur_context::validate::validate_anthropic_strict(&value);
+    let _ = favur_context::validate::validate_gemini(&value);
+    let _ = favur_context::validate::validate_gemini_strict(&value);
 }

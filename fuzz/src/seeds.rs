@@ -30,6 +30,17 @@ const SAMPLE_ANTHROPIC: &str = r#"{"system":"You are a coding agent.","messages"
 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"src\ntests","is_error":false}]},
 {"role":"assistant","content":"Done."}]}"#;
 
+const SAMPLE_GEMINI: &str = r#"{"systemInstruction":{"parts":[{"text":"You are a coding agent."}]},"contents":[
+{"role":"user","parts":[{"text":"Fix the failing test."},{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}]},
+{"role":"model","parts":[{"text":"Looking.","thought":true,"thoughtSignature":"c2ln"},{"functionCall":{"name":"bash","args":{"command":"ls"}},"thoughtSignature":"c2lnMg=="},{"functionCall":{"id":"c2","name":"cat","args":{}}}]},
+{"role":"user","parts":[{"functionResponse":{"name":"bash","response":{"output":"src\ntests"}}},{"functionResponse":{"id":"c2","name":"cat","response":{"error":"no"}}}]},
+{"role":"model","parts":[{"text":"Done."},{"text":"","thoughtSignature":"c2lnMw=="}]}]}"#;
+
+const SAMPLE_MCP: &str = r#"{"content":[{"type":"text","text":"3 files"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"},
+{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"},{"type":"resource_link","uri":"file:///a.rs","name":"a.rs","mimeType":"text/x-rust"},
+{"type":"resource","resource":{"uri":"file:///b.txt","text":"hello"}},{"type":"resource","resource":{"uri":"file:///c.bin","blob":"AAAA"}}],
+"structuredContent":{"count":3},"isError":false}"#;
+
 const SAMPLE_MINI_SWE: &str = r#"{"messages":[
 {"role":"system","content":"You are a coding agent."},
 {"role":"user","content":"Fix the failing test."},
@@ -166,6 +177,8 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
             v
         }
         "mini_swe" => vec![SAMPLE_MINI_SWE.as_bytes().to_vec()],
+        "gemini" => vec![SAMPLE_GEMINI.as_bytes().to_vec()],
+        "mcp" => vec![SAMPLE_MCP.as_bytes().to_vec()],
         // Programs: every step once, then calls, results, compactions and reopens.
         "model" => vec![
             (0..=255u8).collect(),
@@ -185,6 +198,7 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
             let mut v = vec![
                 SAMPLE_OPENAI.as_bytes().to_vec(),
                 SAMPLE_ANTHROPIC.as_bytes().to_vec(),
+                SAMPLE_GEMINI.as_bytes().to_vec(),
             ];
             v.extend(files(root, &fixtures, &[".json"]));
             v.extend(files(root, &snapshots, &[".snap"]));

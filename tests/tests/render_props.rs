@@ -6,8 +6,8 @@
 mod common;
 
 use common::render_valid;
-use common::steps::{append, policy, step};
-use favur_context::{Compactor, History, Message, Retention};
+use common::steps::{append, at_every_tier, policy, started, step};
+use favur_context::Compactor;
 use proptest::prelude::*;
 
 proptest! {
@@ -21,13 +21,7 @@ proptest! {
         pin in any::<bool>(),
         user_first in any::<bool>(),
     ) {
-        let mut h = History::new();
-        if pin {
-            h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
-        }
-        if user_first {
-            h.append(Message::user("the task").classify(Retention::Strict));
-        }
+        let mut h = started(pin, user_first);
         let mut compactor = Compactor::new(policy(window, cap));
         let mut k = 0;
         for step in &steps {
@@ -37,14 +31,8 @@ proptest! {
             render_valid(&h, true);
         }
         // Every tier, applied on top of whatever the replay left.
-        let tiers = compactor.policy().tiers().len() as u8;
-        for tier in 1..=tiers {
-            let mut forced = h.clone();
-            let mut c = Compactor::new(policy(window, cap));
-            c.compact_at(&mut forced, tier).unwrap();
-            render_valid(&forced, true);
-            c.compact_at(&mut forced, tiers).unwrap();
-            render_valid(&forced, true);
-        }
+        at_every_tier(&h, window, cap, |forced| {
+            render_valid(forced, true);
+        });
     }
 }

@@ -43,7 +43,9 @@ pub trait TokenCounter: Send + Sync {
 
     /// Tokens in a whole message (its content, not the per-message framing).
     ///
-    /// The default sums the text of every part, tool names and arguments.
+    /// The default sums the text of every part, tool names and arguments; a reasoning
+    /// part counts its visible text (its signature and encrypted payload are not counted),
+    /// an image or document its [`Media::estimated_tokens`](crate::Media::estimated_tokens).
     fn count_message(&self, message: &Message) -> u32 {
         let mut total = 0u32;
         for part in &message.parts {
@@ -59,6 +61,12 @@ pub trait TokenCounter: Send + Sync {
                         .saturating_add(4)
                 }
                 Part::ToolResult(r) => self.count_text(&r.content).saturating_add(2),
+                Part::Reasoning(r) => r
+                    .text
+                    .iter()
+                    .fold(2u32, |n, t| n.saturating_add(self.count_text(t))),
+                Part::Image(m) => m.estimated_tokens(false),
+                Part::Document(m) => m.estimated_tokens(true),
             };
             total = total.saturating_add(n);
         }

@@ -149,23 +149,12 @@ impl History {
         if entry.kind.is_summary() {
             return Err(RecordError::Summary { id: entry.id });
         }
-        entry
-            .message
-            .check_call_ids()
-            .map_err(|problem| RecordError::CallId {
-                id: entry.id,
-                problem,
-            })
+        check_message(entry)
     }
 
     /// Checks entries drafted from this history, all before any is recorded.
     pub(crate) fn admits_all(&self, drafted: &[Entry]) -> Result<(), RecordError> {
-        for e in drafted {
-            e.message
-                .check_call_ids()
-                .map_err(|problem| RecordError::CallId { id: e.id, problem })?;
-        }
-        Ok(())
+        drafted.iter().try_for_each(check_message)
     }
 
     /// Records an entry whose id is the next id and that is not a summary.
@@ -324,6 +313,18 @@ impl History {
         tail.retain(|e| gone.binary_search(&e.id).is_err());
         self.entries.append(&mut tail);
     }
+}
+
+/// Whether an entry's message may be recorded: its calls paired unambiguously, its
+/// reasoning and media well-formed.
+fn check_message(e: &Entry) -> Result<(), RecordError> {
+    let m = &e.message;
+    m.check_call_ids()
+        .map_err(|problem| RecordError::CallId { id: e.id, problem })?;
+    m.parts
+        .iter()
+        .try_for_each(crate::model::parts::check_part)
+        .map_err(|problem| RecordError::Part { id: e.id, problem })
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use super::{
 };
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 
-fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
+/// A transcript message that is not pinned, answers nothing and has no reported size.
+pub(super) fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
     TranscriptMessage {
         index,
         block,

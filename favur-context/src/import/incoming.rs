@@ -89,7 +89,7 @@ impl<'a> IncomingMessage<'a> {
         let mut texts = m.parts.iter().filter_map(|p| match p {
             Part::Text(t) => Some(t.as_str()),
             Part::ToolResult(r) => Some(r.content.as_str()),
-            Part::ToolCall(_) => None,
+            _ => None,
         });
         match (texts.next(), texts.next()) {
             (None, _) => Cow::Borrowed(""),

@@ -1,4 +1,4 @@
-//! Classified import of existing transcripts: OpenAI chat messages, Anthropic messages and
+//! Classified import of existing transcripts: OpenAI chat messages, Anthropic messages, Gemini `contents` and
 //! mini-swe-agent trajectories.
 //!
 //! Import is in two steps, and the second needs a [`Classifier`]: there is no default
@@ -40,6 +40,8 @@ mod incoming;
 pub use incoming::IncomingMessage;
 
 mod anthropic;
+mod gemini;
+pub mod mcp;
 pub(crate) mod mini_swe;
 mod openai;
 pub mod shell;
@@ -75,6 +77,9 @@ pub enum Format {
     /// observation in the next user message) or tool calling (`tool_calls` answered by
     /// `tool` messages).
     MiniSweAgent,
+    /// Gemini `generateContent` `contents` (`user` and `model` turns of parts), an
+    /// object with `contents` and optional `systemInstruction`, or the array alone.
+    Gemini,
 }
 
 impl Format {
@@ -88,6 +93,7 @@ impl Format {
             Format::OpenAi => "openai",
             Format::Anthropic => "anthropic",
             Format::MiniSweAgent => "mini-swe-agent",
+            Format::Gemini => "gemini",
         }
     }
 }
@@ -178,6 +184,19 @@ pub enum ImportError {
         call_id: String,
         /// The JSON error.
         error: String,
+    },
+    /// A user turn answers more or fewer calls than the model turn before it made
+    /// (Gemini, whose calls are paired with their responses in order).
+    #[error(
+        "message {index}: {responses} functionResponse part(s) for the {calls} call(s) of the model turn before"
+    )]
+    ResponseCount {
+        /// The user turn's index (the model turn's, when no user turn follows it).
+        index: usize,
+        /// The calls the model turn made.
+        calls: usize,
+        /// The responses the user turn holds.
+        responses: usize,
     },
     /// The classifier declined some messages; every one is listed.
     #[error("{} message(s) not classified: {}", unclassified.len(), list_unclassified(unclassified))]
@@ -617,6 +636,7 @@ pub fn parse_value(
         Format::OpenAi => openai::parse(value, options),
         Format::Anthropic => anthropic::parse(value),
         Format::MiniSweAgent => mini_swe::parse(value, options),
+        Format::Gemini => gemini::parse(value),
     }
 }
 

@@ -113,6 +113,14 @@ pub enum Corruption {
         /// What is wrong.
         problem: crate::model::message::CallIdError,
     },
+    /// An entry with a malformed reasoning, image or document part.
+    #[error("entry {id}: {problem}")]
+    Part {
+        /// The entry's id.
+        id: EntryId,
+        /// What is wrong.
+        problem: crate::model::parts::PartError,
+    },
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]
     EmptyBatch,

@@ -251,6 +251,7 @@ fn corruption(e: RecordError) -> Corruption {
         RecordError::IdOrder { expected, found } => Corruption::IdOrder { expected, found },
         RecordError::Summary { id } => Corruption::UnexpectedSummary { id },
         RecordError::CallId { id, problem } => Corruption::CallId { id, problem },
+        RecordError::Part { id, problem } => Corruption::Part { id, problem },
         // A compaction checked just now is committed just now.
         RecordError::Stale => Corruption::InvalidCompaction {
             message: e.to_string(),

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::parts::{Media, Reasoning};
+
 /// Who a message is from.
 ///
 /// ```
@@ -141,6 +143,10 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments, parsed or raw.
     pub arguments: Arguments,
+    /// The provider's id for the call item when it differs from [`id`](Self::id) (OpenAI
+    /// Responses: the `function_call` item's `fc_...` id; `id` holds its `call_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_id: Option<String>,
 }
 
 impl ToolCall {
@@ -160,7 +166,19 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            provider_id: None,
         }
+    }
+
+    /// The same call with the provider's item id (see [`provider_id`](Self::provider_id)).
+    ///
+    /// ```
+    /// let call = favur_context::ToolCall::new("call_1", "ls", "{}").with_provider_id("fc_1");
+    /// assert_eq!(call.provider_id.as_deref(), Some("fc_1"));
+    /// ```
+    pub fn with_provider_id(mut self, id: impl Into<String>) -> Self {
+        self.provider_id = Some(id.into());
+        self
     }
 }
 
@@ -255,6 +273,12 @@ pub enum Part {
     ToolCall(ToolCall),
     /// A tool's result.
     ToolResult(ToolResult),
+    /// A model's reasoning, kept for the tool calls of its message (see [`Reasoning`]).
+    Reasoning(Reasoning),
+    /// An image (see [`Media`]).
+    Image(Media),
+    /// A document, e.g. a PDF (see [`Media`]).
+    Document(Media),
 }
 
 mod text_part {
@@ -454,6 +478,8 @@ impl Message {
                     r.call_id.shrink_to_fit();
                     r.content.shrink_to_fit();
                 }
+                Part::Reasoning(r) => r.shrink_to_fit(),
+                Part::Image(m) | Part::Document(m) => m.shrink_to_fit(),
             }
         }
     }
@@ -466,6 +492,18 @@ impl Message {
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.parts.iter().filter_map(|p| match p {
             Part::ToolCall(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The reasoning parts in this message.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::Message::assistant("x").reasoning().count(), 0);
+    /// ```
+    pub fn reasoning(&self) -> impl Iterator<Item = &Reasoning> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Reasoning(r) => Some(r),
             _ => None,
         })
     }

@@ -5,5 +5,6 @@ pub(crate) mod classify;
 pub(crate) mod entry;
 pub mod kinds;
 pub(crate) mod message;
+pub(crate) mod parts;
 pub(crate) mod retention;
 pub(crate) mod site;

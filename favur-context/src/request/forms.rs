@@ -353,7 +353,7 @@ pub(crate) fn shown<'a>(entry: &'a Entry, form: &'a Form) -> Cow<'a, Message> {
                     .message
                     .parts
                     .iter()
-                    .filter(|p| matches!(p, Part::ToolCall(_)))
+                    .filter(|p| matches!(p, Part::ToolCall(_) | Part::Reasoning(_)))
                     .cloned()
                     .collect(),
             );
@@ -427,8 +427,9 @@ pub(crate) fn sent(message: &Message) -> Cow<'_, Message> {
         || system
         || message.parts.iter().any(|p| match p {
             Part::Text(t) => matches!(neutralize(t), Cow::Owned(_)),
-            Part::ToolCall(_) => message.role != Role::Assistant,
+            Part::ToolCall(_) | Part::Reasoning(_) => message.role != Role::Assistant,
             Part::ToolResult(r) => matches!(neutralize(&r.content), Cow::Owned(_)),
+            Part::Image(_) | Part::Document(_) => false,
         });
     if !changes {
         return Cow::Borrowed(message);
@@ -447,6 +448,7 @@ pub(crate) fn sent(message: &Message) -> Cow<'_, Message> {
         let mut parts = vec![Part::Text(text)];
         parts.extend(message.parts.iter().filter_map(|p| match p {
             Part::ToolCall(c) => Some(Part::Text(call_as_text(c))),
+            Part::Image(_) | Part::Document(_) => Some(p.clone()),
             _ => None,
         }));
         let mut m = Message::new(Role::User, parts);
@@ -456,6 +458,8 @@ pub(crate) fn sent(message: &Message) -> Cow<'_, Message> {
     let parts = message
         .parts
         .iter()
+        // Reasoning is only sent back in the assistant message it came with.
+        .filter(|p| message.role == Role::Assistant || !matches!(p, Part::Reasoning(_)))
         .map(|p| match p {
             Part::Text(t) => Part::Text(neutralize(t).into_owned()),
             Part::ToolCall(c) if message.role != Role::Assistant => Part::Text(call_as_text(c)),
@@ -465,6 +469,7 @@ pub(crate) fn sent(message: &Message) -> Cow<'_, Message> {
                 content: neutralize(&r.content).into_owned(),
                 is_error: r.is_error,
             }),
+            other => other.clone(),
         })
         .collect();
     let mut m = Message::new(message.role, parts);
@@ -524,11 +529,29 @@ pub(crate) fn cost(counter: &dyn TokenCounter, entry: &Entry, form: &Form) -> (u
 /// Tokens and blocks of a pinned system entry: its text as one system block (none if
 /// blank).
 pub(crate) fn system_pin_cost(counter: &dyn TokenCounter, message: &Message) -> (u32, u32) {
-    let text = message.text();
+    let text = system_text(message);
     if text.trim().is_empty() {
         return (0, 0);
     }
     (count_block(counter, Role::System, Part::Text(text)), 1)
+}
+
+/// The text a pinned system entry is sent as: its texts, and a note for each image or
+/// document (a system prompt carries text only).
+pub(crate) fn system_text(message: &Message) -> String {
+    let mut text = message.text();
+    for part in &message.parts {
+        let note = match part {
+            Part::Image(m) => m.describe("image"),
+            Part::Document(m) => m.describe("document"),
+            _ => continue,
+        };
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&note);
+    }
+    text
 }
 
 /// The text of the user turn put first in a request whose first message would be an
@@ -547,10 +570,17 @@ pub(crate) fn blocks(entry: &Entry, form: &Form) -> u32 {
     let m = &entry.message;
     let n = |k: usize| u32::try_from(k).unwrap_or(u32::MAX);
     if entry.kind == EntryKind::Pinned && m.role == Role::System {
-        return u32::from(!m.text().trim().is_empty());
+        return u32::from(!system_text(m).trim().is_empty());
     }
     if entry.kind.is_summary() {
         return 1;
+    }
+    if m.parts.iter().any(crate::model::parts::is_new_kind) {
+        return n(shown(entry, form)
+            .parts
+            .iter()
+            .filter(|p| !is_blank(p))
+            .count());
     }
     let calls = m.tool_calls().count();
     match form {
@@ -587,7 +617,8 @@ impl Form {
             let text = match part {
                 Part::Text(t) => t,
                 Part::ToolResult(r) => &mut r.content,
-                Part::ToolCall(_) => continue,
+                // Calls, reasoning (signed) and media are kept whole.
+                _ => continue,
             };
             if text.len() > keep {
                 *text = crate::compact::plan::elide(text, keep, entry.id);
@@ -721,6 +752,7 @@ impl Repairs {
         later: &dyn Fn(&str, EntryId) -> Option<EntryId>,
     ) {
         let mut own_message = false;
+        let mut after_result = false;
         for part in &message.parts {
             match part {
                 Part::ToolResult(r) => match self.matcher.answer(&r.call_id) {
@@ -749,9 +781,12 @@ impl Repairs {
                         self.orphan_extra += i64::from(as_text) - i64::from(as_result);
                     }
                 },
-                Part::Text(_) => own_message = true,
-                Part::ToolCall(_) => own_message = true,
+                // Media after a result belong to it (see `Media`).
+                Part::Image(_) | Part::Document(_) if after_result => {}
+                Part::Text(_) | Part::ToolCall(_) | Part::Reasoning(_) => own_message = true,
+                Part::Image(_) | Part::Document(_) => own_message = true,
             }
+            after_result |= matches!(part, Part::ToolResult(_));
         }
         if !own_message {
             return;

@@ -1,5 +1,6 @@
-//! Rendering the current view into provider requests: OpenAI Chat Completions `messages`
-//! and Anthropic Messages (`system` + `messages`).
+//! Rendering the current view into provider requests: OpenAI Chat Completions `messages`,
+//! Anthropic Messages (`system` + `messages`) and Gemini `generateContent`
+//! ([`render_gemini`]: `systemInstruction` + `contents`).
 //!
 //! Both renderers share one pass that turns the view into a provider-neutral sequence and
 //! repairs the tool-call pairing, so the two formats give the same guarantees:
@@ -63,12 +64,18 @@ pub const FIRST_TURN_NOTE: &str =
     "<context-note>The conversation continues from earlier context.</context-note>";
 
 mod anthropic;
+mod anthropic_blocks;
+mod breakpoints;
 mod cache;
 mod count;
+mod gemini;
 mod neutral;
 mod openai;
+pub use breakpoints::{BlockAt, CachePlacement, render_anthropic_cached};
 pub use cache::Renderer;
 pub use count::request_tokens;
+pub(crate) use gemini::SYNTHESIZED_IDS;
+pub use gemini::render_gemini;
 
 pub use crate::request::forms::{
     QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block, missing_result,

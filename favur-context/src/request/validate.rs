@@ -105,10 +105,47 @@ pub enum Rule {
     /// Two consecutive messages have the same role (Anthropic).
     #[error("roles must alternate between user and assistant")]
     NotAlternating,
-    /// The `system` parameter is malformed (Anthropic).
+    /// The `system` parameter (Gemini: `systemInstruction`) is malformed.
     #[error("bad system parameter: {0}")]
     BadSystem(String),
+    /// A user turn answers more or fewer calls than the model turn before it made (Gemini).
+    #[error("the turn has {responses} functionResponse part(s) for the {calls} call(s) before it")]
+    ResponseCount {
+        /// The `functionCall` parts of the model turn.
+        calls: usize,
+        /// The `functionResponse` parts of the user turn after it.
+        responses: usize,
+    },
+    /// The `functionResponse` at `position` names another function (or id) than the call it answers in order (Gemini).
+    #[error("functionResponse {position} is for `{found}`, the call it answers is `{expected}`")]
+    ResponseMismatch {
+        /// Its position among the turn's responses.
+        position: usize,
+        /// The call's name (or id).
+        expected: String,
+        /// The response's.
+        found: String,
+    },
+    /// A `thoughtSignature` is not a non-empty string, or sits on a part that cannot carry one (Gemini).
+    #[error("bad thoughtSignature: {0}")]
+    BadThoughtSignature(String),
+    /// More `cache_control` breakpoints than the API allows (Anthropic: 4).
+    #[error("{found} cache_control breakpoints, at most {max} are allowed")]
+    TooManyCacheBreakpoints {
+        /// How many the request has.
+        found: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A `cache_control` is malformed or on a block that cannot carry one (Anthropic).
+    #[error("bad cache_control: {0}")]
+    BadCacheControl(String),
 }
+
+mod cache_control;
+mod gemini;
+pub use cache_control::MAX_CACHE_BREAKPOINTS;
+pub use gemini::{validate_gemini, validate_gemini_strict};
 
 /// A request that breaks a rule: where (the message index, `None` for the request as a
 /// whole or its `system` parameter) and which rule.
@@ -128,8 +165,14 @@ pub struct ValidationError {
     pub rule: Rule,
 }
 
-fn err(index: Option<usize>, rule: Rule) -> ValidationError {
+pub(crate) fn err(index: Option<usize>, rule: Rule) -> ValidationError {
     ValidationError { index, rule }
+}
+
+/// A `block` (content block or part kind) is not allowed in a message of `role`.
+pub(crate) fn not_allowed(index: Option<usize>, block: &str, role: &str) -> ValidationError {
+    let (block, role) = (block.to_owned(), role.to_owned());
+    err(index, Rule::BlockNotAllowed { block, role })
 }
 
 fn messages(request: &Value) -> Result<&Vec<Value>, ValidationError> {
@@ -417,7 +460,9 @@ pub fn validate_anthropic(request: &Value) -> Result<(), ValidationError> {
 }
 
 /// [`validate_anthropic`], but `tool_use` blocks without a result at the end are an error
-/// too.
+/// too, and prompt-cache breakpoints are checked: at most [`MAX_CACHE_BREAKPOINTS`]
+/// `cache_control` markers in `tools`, `system` and `messages`, each `{"type":
+/// "ephemeral"}` (an optional `ttl` of `"5m"` or `"1h"`), on a block that can carry one.
 ///
 /// ```
 /// let req = serde_json::json!({"messages": [
@@ -428,7 +473,8 @@ pub fn validate_anthropic(request: &Value) -> Result<(), ValidationError> {
 /// assert!(favur_context::validate::validate_anthropic_strict(&req).is_err());
 /// ```
 pub fn validate_anthropic_strict(request: &Value) -> Result<(), ValidationError> {
-    anthropic(request, true)
+    anthropic(request, true)?;
+    cache_control::check(request)
 }
 
 fn valid_tool_id(id: &str) -> bool {
@@ -513,19 +559,10 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     Rule::BadContent("a content block needs a `type`".into()),
                 ));
             };
-            let not_allowed = || {
-                err(
-                    at,
-                    Rule::BlockNotAllowed {
-                        block: kind.to_owned(),
-                        role: role.to_owned(),
-                    },
-                )
-            };
             match kind {
                 "tool_result" => {
                     if role != "user" {
-                        return Err(not_allowed());
+                        return Err(not_allowed(at, kind, role));
                     }
                     if past_results {
                         return Err(err(at, Rule::ResultNotFirst));
@@ -583,7 +620,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                 },
                 "tool_use" => {
                     if role != "assistant" {
-                        return Err(not_allowed());
+                        return Err(not_allowed(at, kind, role));
                     }
                     let id = b.get("id").and_then(Value::as_str).unwrap_or("");
                     if !valid_tool_id(id) {

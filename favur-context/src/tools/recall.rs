@@ -321,6 +321,12 @@ impl RecallTool {
                     let what = if r.is_error { "error" } else { "result" };
                     let _ = write!(out, "[tool {what} for {}]\n{}", r.call_id, r.content);
                 }
+                // The visible text only: a signature or payload means nothing to read.
+                Part::Reasoning(r) => {
+                    let _ = write!(out, "[reasoning]\n{}", r.joined_text());
+                }
+                Part::Image(m) => out.push_str(&m.describe("image")),
+                Part::Document(m) => out.push_str(&m.describe("document")),
             }
         }
         out

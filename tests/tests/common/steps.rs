@@ -2,7 +2,9 @@
 //! calls with one or several results, errors, missing and late results) and the policy
 //! they are compacted with.
 
-use favur_context::{History, Message, Part, Policy, Retention, Role, ToolCall, ToolResult};
+use favur_context::{
+    Compactor, History, Message, Part, Policy, Retention, Role, ToolCall, ToolResult,
+};
 use proptest::prelude::*;
 
 use super::class;
@@ -143,4 +145,30 @@ pub fn policy(window: u64, cap: Option<u32>) -> Policy {
         .entry_cap_tokens(cap)
         .build()
         .expect("valid policy")
+}
+
+/// A history for a random run: the system prompt pinned (`pin`), the task first
+/// (`user_first`).
+pub fn started(pin: bool, user_first: bool) -> History {
+    let mut h = History::new();
+    if pin {
+        h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
+    }
+    if user_first {
+        h.append(Message::user("the task").classify(Retention::Strict));
+    }
+    h
+}
+
+/// Every tier applied on top of `h` (a copy), then the last one, each result checked.
+pub fn at_every_tier(h: &History, window: u64, cap: Option<u32>, check: impl Fn(&History)) {
+    let tiers = policy(window, cap).tiers().len() as u8;
+    for tier in 1..=tiers {
+        let mut forced = h.clone();
+        let mut c = Compactor::new(policy(window, cap));
+        c.compact_at(&mut forced, tier).unwrap();
+        check(&forced);
+        c.compact_at(&mut forced, tiers).unwrap();
+        check(&forced);
+    }
 }

@@ -20,7 +20,8 @@ pub(super) fn cap_message(
         .map(|p| match p {
             Part::Text(t) => t.len(),
             Part::ToolResult(r) => r.content.len(),
-            Part::ToolCall(_) => 0,
+            // Calls, reasoning (signed) and media are kept whole.
+            _ => 0,
         })
         .sum();
     if total == 0 {
@@ -34,7 +35,7 @@ pub(super) fn cap_message(
             let text = match part {
                 Part::Text(t) => t,
                 Part::ToolResult(r) => &mut r.content,
-                Part::ToolCall(_) => continue,
+                _ => continue,
             };
             let share = allowed.saturating_mul(text.len()) / total;
             if text.len() > share {

@@ -307,7 +307,7 @@ fn link_by_id<'h>(
                         }
                     }
                 }
-                Part::Text(_) => {}
+                _ => {}
             }
         }
     }
@@ -364,7 +364,12 @@ pub(super) fn forms(p: &Planner<'_>, fate: &mut [Fate]) -> Vec<Option<Staying>> 
 fn stay_form(p: &Planner<'_>, e: &Entry, current: &Form) -> Option<Staying> {
     let has_calls = e.message.tool_calls().next().is_some();
     let has_results = e.message.tool_results().next().is_some();
-    let has_other = e.message.parts.iter().any(|p| matches!(p, Part::Text(_)));
+    // What calls-only leaves out (it keeps the calls and their reasoning).
+    let has_other = e
+        .message
+        .parts
+        .iter()
+        .any(|p| matches!(p, Part::Text(_) | Part::Image(_) | Part::Document(_)));
     let (form, shown) = match (has_calls, has_results) {
         (false, false)
             if e.message.role == Role::Assistant

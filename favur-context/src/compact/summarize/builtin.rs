@@ -317,6 +317,14 @@ impl BuiltinSummarizer {
                     error |= r.is_error;
                     texts.push(&r.content);
                 }
+                // Visible reasoning is digested like text; its signature and encrypted
+                // payload never reach a summary.
+                Part::Reasoning(r) => texts.extend(r.text.iter().map(String::as_str)),
+                // Media are mentioned in one line (never their data).
+                Part::Image(media) => header.push_str(&format!(" {}", media.describe("image"))),
+                Part::Document(media) => {
+                    header.push_str(&format!(" {}", media.describe("document")))
+                }
             }
         }
         if m.role == Role::Assistant {

@@ -1,12 +1,18 @@
 //! The neutral sequence as Anthropic Messages turns: content blocks, turns of one role
 //! merged, tool ids rewritten to the characters the API accepts and made unique.
+//!
+//! Reasoning and media blocks are written by `anthropic_blocks`. When an assistant
+//! message is merged into the assistant turn before it, its thinking blocks go after
+//! the turn's leading thinking blocks (a thinking block precedes the text and tool uses
+//! of its turn); everything else keeps its order.
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
 use super::FIRST_TURN_NOTE;
-use super::neutral::{Out, UniqueIds, tool_name};
+use super::anthropic_blocks::{leading_thinking, media_block, reasoning_block};
+use super::neutral::{Out, Piece, UniqueIds, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Role};
 
@@ -36,7 +42,7 @@ fn anthropic_id(id: &str) -> String {
     if s.is_empty() { "call".to_owned() } else { s }
 }
 
-fn input(arguments: &Arguments) -> Value {
+pub(super) fn input(arguments: &Arguments) -> Value {
     match arguments {
         Arguments::Json(v @ Value::Object(_)) => v.clone(),
         Arguments::Json(v) => json!({ "arguments": v }),
@@ -49,6 +55,8 @@ fn input(arguments: &Arguments) -> Value {
 pub(super) struct Mark {
     turns: usize,
     last_blocks: usize,
+    /// The thinking blocks leading the last turn then.
+    lead: usize,
     ids: usize,
 }
 
@@ -87,28 +95,38 @@ impl Turns {
         let (role, mut blocks, ext) = match out {
             Out::Msg {
                 role,
-                texts,
+                pieces,
                 calls,
                 ext,
             } => {
                 let mut blocks = Vec::new();
-                for t in texts {
-                    if !t.trim().is_empty() {
-                        blocks.push(json!({"type": "text", "text": t.into_owned()}));
-                    }
-                }
                 if role == Role::Assistant {
                     self.current.clear();
                 }
-                for c in calls {
-                    let id = self.used.unique(&anthropic_id(&c.id));
-                    self.current.insert(c.id.clone(), id.clone());
-                    blocks.push(json!({
-                        "type": "tool_use",
-                        "id": id,
-                        "name": tool_name(&c.call.name),
-                        "input": input(&c.call.arguments),
-                    }));
+                for piece in pieces {
+                    match piece {
+                        Piece::Text(t) if t.trim().is_empty() => {}
+                        Piece::Text(t) => {
+                            blocks.push(json!({"type": "text", "text": t.into_owned()}));
+                        }
+                        Piece::Call(k) => {
+                            let Some(c) = calls.get(k) else { continue };
+                            let id = self.used.unique(&anthropic_id(&c.id));
+                            self.current.insert(c.id.clone(), id.clone());
+                            blocks.push(json!({
+                                "type": "tool_use",
+                                "id": id,
+                                "name": tool_name(&c.call.name),
+                                "input": input(&c.call.arguments),
+                            }));
+                        }
+                        // Reasoning is only sent back in an assistant turn.
+                        Piece::Reasoning(r) if role == Role::Assistant => {
+                            blocks.extend(reasoning_block(&r));
+                        }
+                        Piece::Reasoning(_) => {}
+                        media => blocks.extend(media_block(&media, role != Role::Assistant)),
+                    }
                 }
                 let role = if role == Role::Assistant {
                     "assistant"
@@ -121,6 +139,7 @@ impl Turns {
                 id,
                 content,
                 is_error,
+                media,
                 ext,
             } => {
                 let id = self
@@ -131,8 +150,18 @@ impl Turns {
                 let mut block = Map::new();
                 block.insert("type".into(), json!("tool_result"));
                 block.insert("tool_use_id".into(), Value::String(id));
-                if !content.is_empty() {
-                    block.insert("content".into(), Value::String(content.into_owned()));
+                if media.is_empty() {
+                    if !content.is_empty() {
+                        block.insert("content".into(), Value::String(content.into_owned()));
+                    }
+                } else {
+                    // What the tool returned besides its text, as blocks of its result.
+                    let mut inner = Vec::new();
+                    if !content.is_empty() {
+                        inner.push(json!({"type": "text", "text": content.into_owned()}));
+                    }
+                    inner.extend(media.iter().filter_map(|m| media_block(m, true)));
+                    block.insert("content".into(), Value::Array(inner));
                 }
                 if is_error {
                     block.insert("is_error".into(), Value::Bool(true));
@@ -150,6 +179,10 @@ impl Turns {
         match self.messages.last_mut() {
             Some(turn) if role_of(turn) == Some(role) => {
                 if let Some(existing) = blocks_of(turn) {
+                    // Thinking blocks go after the turn's leading ones (see the module).
+                    let lead = leading_thinking(&blocks);
+                    let at = leading_thinking(existing);
+                    existing.splice(at..at, blocks.drain(..lead));
                     existing.append(&mut blocks);
                 }
             }
@@ -175,14 +208,15 @@ impl Turns {
 
     /// Where the turns stand now.
     pub(super) fn mark(&mut self) -> Mark {
-        let last_blocks = self
+        let (last_blocks, lead) = self
             .messages
             .last_mut()
             .and_then(blocks_of)
-            .map_or(0, |b| b.len());
+            .map_or((0, 0), |b| (b.len(), leading_thinking(b)));
         Mark {
             turns: self.messages.len(),
             last_blocks,
+            lead,
             ids: self.used.mark(),
         }
     }
@@ -191,6 +225,9 @@ impl Turns {
     pub(super) fn reset(&mut self, mark: Mark) {
         self.messages.truncate(mark.turns);
         if let Some(blocks) = self.messages.last_mut().and_then(blocks_of) {
+            // Thinking blocks put among the leading ones since, then what was appended.
+            let lead = leading_thinking(blocks).max(mark.lead);
+            blocks.drain(mark.lead.min(blocks.len())..lead.min(blocks.len()));
             blocks.truncate(mark.last_blocks);
         }
         self.used.reset(mark.ids);

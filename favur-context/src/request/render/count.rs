@@ -68,6 +68,7 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                             id: text(&c["id"]),
                             name: text(&f["name"]),
                             arguments: Arguments::parse(text(&f["arguments"])),
+                            provider_id: None,
                         }),
                     ));
                 }
@@ -101,6 +102,7 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                                 id: text(&b["id"]),
                                 name: text(&b["name"]),
                                 arguments: Arguments::Json(b["input"].clone()),
+                                provider_id: None,
                             }),
                         )),
                         Some("tool_result") => blocks.push((

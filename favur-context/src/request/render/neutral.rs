@@ -12,6 +12,7 @@ use crate::history::History;
 use crate::history::view::ViewItem;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Message, Part, Role, ToolCall};
+use crate::model::parts::{Media, Reasoning};
 use crate::request::forms;
 use crate::request::forms::{missing_result, orphan_result, placeholder_text};
 
@@ -79,21 +80,44 @@ pub(super) struct OutCall<'h> {
     pub(super) call: Cow<'h, ToolCall>,
 }
 
+/// One piece of a rendered message, in the message's order.
+#[derive(Debug, Clone)]
+pub(super) enum Piece<'h> {
+    /// A text.
+    Text(Cow<'h, str>),
+    /// The message's call at this index of its `calls`.
+    Call(usize),
+    /// Reasoning (each format sends only its own provider's).
+    Reasoning(Cow<'h, Reasoning>),
+    /// An image.
+    Image(Cow<'h, Media>),
+    /// A document.
+    Document(Cow<'h, Media>),
+}
+
+impl Piece<'_> {
+    /// Whether it sends nothing in any format (a blank text).
+    fn is_blank(&self) -> bool {
+        matches!(self, Piece::Text(t) if t.trim().is_empty())
+    }
+}
+
 /// A provider-neutral rendered message.
 #[derive(Debug, Clone)]
 pub(super) enum Out<'h> {
-    /// Text (and, for the assistant, calls) of one role.
+    /// Pieces (text, reasoning, media and, for the assistant, calls) of one role.
     Msg {
         role: Role,
-        texts: Vec<Cow<'h, str>>,
+        pieces: Vec<Piece<'h>>,
         calls: Vec<OutCall<'h>>,
         ext: &'h Map<String, Value>,
     },
-    /// A tool result answering the call with `id`.
+    /// A tool result answering the call with `id`, and the media it returned.
     Res {
         id: String,
         content: Cow<'h, str>,
         is_error: bool,
+        media: Vec<Piece<'h>>,
         ext: &'h Map<String, Value>,
     },
 }
@@ -103,7 +127,7 @@ pub(super) enum Out<'h> {
 pub(super) enum Item<'h> {
     Msg {
         role: Role,
-        texts: Vec<Cow<'h, str>>,
+        pieces: Vec<Piece<'h>>,
         calls: Vec<Cow<'h, ToolCall>>,
         ext: &'h Map<String, Value>,
         entry: EntryId,
@@ -112,6 +136,7 @@ pub(super) enum Item<'h> {
         call_id: Cow<'h, str>,
         content: Cow<'h, str>,
         is_error: bool,
+        media: Vec<Piece<'h>>,
         ext: &'h Map<String, Value>,
         entry: EntryId,
     },
@@ -119,7 +144,7 @@ pub(super) enum Item<'h> {
 
 /// One part of a shown message, borrowed from the entry or owned by the form.
 enum PartOf<'h> {
-    Text(Cow<'h, str>),
+    Piece(Piece<'h>),
     Call(Cow<'h, ToolCall>),
     Result(Cow<'h, str>, Cow<'h, str>, bool),
 }
@@ -131,7 +156,10 @@ fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
             m.parts
                 .iter()
                 .map(|p| match p {
-                    Part::Text(t) => PartOf::Text(Cow::Borrowed(t.as_str())),
+                    Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Borrowed(t.as_str()))),
+                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Borrowed(r))),
+                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Borrowed(m))),
+                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Borrowed(m))),
                     Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
                     Part::ToolResult(r) => PartOf::Result(
                         Cow::Borrowed(r.call_id.as_str()),
@@ -146,7 +174,10 @@ fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
             m.parts
                 .into_iter()
                 .map(|p| match p {
-                    Part::Text(t) => PartOf::Text(Cow::Owned(t)),
+                    Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Owned(t))),
+                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(r))),
+                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(m))),
+                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(m))),
                     Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
                     Part::ToolResult(r) => {
                         PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
@@ -158,33 +189,48 @@ fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
 }
 
 /// Splits the message an entry shows (see [`Form::message_for`](crate::Form::message_for), the one owner of what
-/// each form sends) into items: one per result, and one for its texts and calls if any.
+/// each form sends) into items: one per result (with the media that follow it), and one
+/// for its other pieces and calls if any.
 fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {
     let ext = &entry.message().extensions;
     let (role, parts) = parts_of(message);
-    let mut texts: Vec<Cow<'h, str>> = Vec::new();
+    let mut pieces: Vec<Piece<'h>> = Vec::new();
     let mut calls = Vec::new();
+    // The last result pushed, which media that follow belong to (see `Media`).
+    let mut result: Option<usize> = None;
     for part in parts {
         match part {
-            PartOf::Text(t) => texts.push(t),
-            PartOf::Call(c) => calls.push(c),
-            PartOf::Result(call_id, content, is_error) => items.push(Item::Res {
-                call_id,
-                content,
-                is_error,
-                ext,
-                entry: entry.id(),
-            }),
+            PartOf::Piece(m @ (Piece::Image(_) | Piece::Document(_))) if result.is_some() => {
+                if let Some(Item::Res { media, .. }) = result.and_then(|r| items.get_mut(r)) {
+                    media.push(m);
+                }
+            }
+            PartOf::Piece(p) => pieces.push(p),
+            PartOf::Call(c) => {
+                pieces.push(Piece::Call(calls.len()));
+                calls.push(c);
+            }
+            PartOf::Result(call_id, content, is_error) => {
+                result = Some(items.len());
+                items.push(Item::Res {
+                    call_id,
+                    content,
+                    is_error,
+                    media: Vec::new(),
+                    ext,
+                    entry: entry.id(),
+                });
+            }
         }
     }
     let role = match role {
         Role::Tool => Role::User,
         r => r,
     };
-    if !texts.is_empty() || !calls.is_empty() {
+    if !pieces.is_empty() {
         items.push(Item::Msg {
             role,
-            texts,
+            pieces,
             calls,
             ext,
             entry: entry.id(),
@@ -201,7 +247,7 @@ pub(super) fn system_pins(history: &History) -> Vec<(&Entry, String)> {
         };
         // Pins of other roles are in the view, where they were recorded.
         if entry.message().role == Role::System {
-            let text = entry.message().text();
+            let text = forms::system_text(entry.message());
             if !text.trim().is_empty() {
                 system.push((entry, text));
             }
@@ -231,9 +277,7 @@ fn needs_note<'a, 'h: 'a>(mut out: impl Iterator<Item = &'a Out<'h>>, view_empty
 /// Whether a rendered message sends something (blank texts are not sent by Anthropic).
 fn sends(o: &Out<'_>) -> bool {
     match o {
-        Out::Msg { texts, calls, .. } => {
-            !calls.is_empty() || texts.iter().any(|t| !t.trim().is_empty())
-        }
+        Out::Msg { pieces, .. } => pieces.iter().any(|p| !p.is_blank()),
         Out::Res { .. } => true,
     }
 }
@@ -242,7 +286,7 @@ fn sends(o: &Out<'_>) -> bool {
 fn note() -> Out<'static> {
     Out::Msg {
         role: Role::User,
-        texts: vec![Cow::Borrowed(FIRST_TURN_NOTE)],
+        pieces: vec![Piece::Text(Cow::Borrowed(FIRST_TURN_NOTE))],
         calls: Vec::new(),
         ext: empty_map(),
     }
@@ -382,7 +426,7 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
         match item {
             Item::Msg {
                 role,
-                texts,
+                pieces,
                 calls,
                 ext,
                 entry,
@@ -406,6 +450,7 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                             if let Item::Res {
                                 content,
                                 is_error,
+                                media,
                                 ext,
                                 ..
                             } = &items[r]
@@ -414,6 +459,7 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                                     id: call.id.clone(),
                                     content: content.clone(),
                                     is_error: *is_error,
+                                    media: media.clone(),
                                     ext,
                                 });
                             }
@@ -434,13 +480,14 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                             id: call.id.clone(),
                             content,
                             is_error: false,
+                            media: Vec::new(),
                             ext: empty_map(),
                         })
                     })
                     .collect();
                 out.push(Out::Msg {
                     role: *role,
-                    texts: texts.clone(),
+                    pieces: pieces.clone(),
                     calls: out_calls,
                     ext,
                 });
@@ -450,17 +497,20 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                 call_id,
                 content,
                 is_error,
+                media,
                 ext,
                 entry,
             } => {
                 if emitted.contains(&i) {
                     continue;
                 }
+                let mut pieces = vec![Piece::Text(Cow::Owned(orphan_result(
+                    *entry, call_id, content, *is_error,
+                )))];
+                pieces.extend(media.iter().cloned());
                 out.push(Out::Msg {
                     role: Role::User,
-                    texts: vec![Cow::Owned(orphan_result(
-                        *entry, call_id, content, *is_error,
-                    ))],
+                    pieces,
                     calls: Vec::new(),
                     ext,
                 });

@@ -1,12 +1,17 @@
 //! The neutral sequence as OpenAI Chat Completions messages.
-
-use std::borrow::Cow;
+//!
+//! Chat Completions has no reasoning input: reasoning parts are not sent. Images in user
+//! messages are `image_url` parts (base64 as a `data:` URL, or the URL), documents `file`
+//! parts (base64 as `file_data`, or a `file_id`); media anywhere else, or in a form Chat
+//! cannot carry (an image by file id, a document by URL), are sent as a text note saying
+//! what was there ([`Media::describe`](crate::Media::describe)).
 
 use serde_json::{Map, Value, json};
 
-use super::neutral::{Out, tool_name};
+use super::neutral::{Out, Piece, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::Role;
+use crate::model::parts::{Media, MediaSource};
 
 /// The fields of an OpenAI message the library writes; extensions never replace them.
 const OPENAI_OWNED: [&str; 4] = ["role", "content", "tool_calls", "tool_call_id"];
@@ -20,16 +25,74 @@ pub(super) fn system_message(entry: &Entry, text: String) -> Value {
     Value::Object(m)
 }
 
-fn content(texts: &[Cow<'_, str>], null_if_empty: bool) -> Value {
-    match texts {
-        [] if null_if_empty => Value::Null,
-        [] => Value::String(String::new()),
-        [one] => Value::String(one.to_string()),
-        many => Value::Array(
-            many.iter()
-                .map(|t| json!({"type": "text", "text": t.as_ref()}))
-                .collect(),
+/// A `data:` URL holding base64 `data` of `media_type`.
+pub(super) fn data_url(media_type: &str, data: &str) -> String {
+    format!("data:{media_type};base64,{data}")
+}
+
+/// A media piece as a Chat content part of a user message, if Chat carries it there.
+fn media_part(media: &Media, document: bool) -> Option<Value> {
+    match (&media.source, document) {
+        (MediaSource::Base64 { data }, false) => Some(
+            json!({"type": "image_url", "image_url": {"url": data_url(&media.media_type, data)}}),
         ),
+        (MediaSource::Url { url }, false) => {
+            Some(json!({"type": "image_url", "image_url": {"url": url}}))
+        }
+        (MediaSource::Base64 { data }, true) => {
+            let mut file = Map::new();
+            file.insert("file_data".into(), json!(data_url(&media.media_type, data)));
+            if let Some(name) = &media.name {
+                file.insert("filename".into(), json!(name));
+            }
+            Some(json!({"type": "file", "file": file}))
+        }
+        (MediaSource::File { file_id }, true) => {
+            Some(json!({"type": "file", "file": {"file_id": file_id}}))
+        }
+        _ => None,
+    }
+}
+
+/// The text note sent for a media piece a format cannot carry where it is.
+pub(super) fn media_note(piece: &Piece<'_>) -> Option<String> {
+    match piece {
+        Piece::Image(m) => Some(m.describe("image")),
+        Piece::Document(m) => Some(m.describe("document")),
+        _ => None,
+    }
+}
+
+/// The content parts of a message of `role` (reasoning left out, media as parts in a
+/// user message, as notes elsewhere).
+fn content_parts(pieces: &[Piece<'_>], role: Role) -> Vec<Value> {
+    let mut parts = Vec::new();
+    for piece in pieces {
+        let part = match piece {
+            Piece::Text(t) => json!({"type": "text", "text": t.as_ref()}),
+            Piece::Image(m) | Piece::Document(m) => {
+                let document = matches!(piece, Piece::Document(_));
+                match role {
+                    Role::User => media_part(m, document),
+                    _ => None,
+                }
+                .unwrap_or_else(|| json!({"type": "text", "text": media_note(piece)}))
+            }
+            Piece::Call(_) | Piece::Reasoning(_) => continue,
+        };
+        parts.push(part);
+    }
+    parts
+}
+
+fn content(pieces: &[Piece<'_>], role: Role, null_if_empty: bool) -> Value {
+    let mut parts = content_parts(pieces, role);
+    let all_text = parts.iter().all(|p| p["type"] == "text");
+    match parts.len() {
+        0 if null_if_empty => Value::Null,
+        0 => Value::String(String::new()),
+        1 if all_text => parts.swap_remove(0)["text"].take(),
+        _ => Value::Array(parts),
     }
 }
 
@@ -39,14 +102,14 @@ pub(super) fn message(out: Out<'_>) -> Value {
     match out {
         Out::Msg {
             role,
-            texts,
+            pieces,
             calls,
             ext,
         } => {
             m.insert("role".into(), json!(role.as_str()));
             m.insert(
                 "content".into(),
-                content(&texts, role == Role::Assistant && !calls.is_empty()),
+                content(&pieces, role, role == Role::Assistant && !calls.is_empty()),
             );
             if !calls.is_empty() {
                 let calls: Vec<Value> = calls
@@ -64,11 +127,21 @@ pub(super) fn message(out: Out<'_>) -> Value {
             super::add_extensions(&mut m, ext, &OPENAI_OWNED);
         }
         Out::Res {
-            id, content, ext, ..
+            id,
+            content,
+            media,
+            ext,
+            ..
         } => {
             m.insert("role".into(), json!("tool"));
             m.insert("tool_call_id".into(), Value::String(id));
-            m.insert("content".into(), Value::String(content.into_owned()));
+            // A tool message carries text only: what the tool returned besides is noted.
+            let mut content = content.into_owned();
+            for note in media.iter().filter_map(media_note) {
+                content.push('\n');
+                content.push_str(&note);
+            }
+            m.insert("content".into(), Value::String(content));
             super::add_extensions(&mut m, ext, &OPENAI_OWNED);
         }
     }

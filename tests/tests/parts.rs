@@ -1,0 +1,217 @@
+//! Reasoning, image and document parts: their JSON form, journals that hold them, records
+//! refused when malformed, and what compaction does with them (issue 13).
+
+use favur_context::{
+    BuiltinSummarizer, CallSite, Entry, EntryKind, Form, History, JournaledHistory, Media, Message,
+    Part, PartError, Provider, Reasoning, RecordError, Retention, Role, Store, ToolCall,
+    ToolResult,
+};
+
+/// An assistant turn with Anthropic thinking and OpenAI reasoning, a text and a call.
+fn thinking_turn(call: &str) -> Message {
+    Message::new(
+        Role::Assistant,
+        vec![
+            Part::Reasoning(Reasoning::anthropic(
+                "the tests live in tests/",
+                "SIG-ant-123",
+            )),
+            Part::Reasoning(Reasoning::openai(
+                "rs_1",
+                ["look at tests", "then run them"],
+                Some("ENC-openai-456".into()),
+            )),
+            Part::Text("Let me look.".into()),
+            Part::ToolCall(
+                ToolCall::new(call, "ls", serde_json::json!({"path": "tests"}))
+                    .with_provider_id("fc_1"),
+            ),
+        ],
+    )
+}
+
+/// A user message with an image and a document.
+fn media_turn() -> Message {
+    Message::new(
+        Role::User,
+        vec![
+            Part::Text("what is in these?".into()),
+            Part::Image(Media::base64("image/png", "iVBORw0KGgoAAAANSUhEUg==")),
+            Part::Document(
+                Media::url("application/pdf", "https://example.com/spec.pdf").named("spec"),
+            ),
+        ],
+    )
+}
+
+/// A tool result that returned a screenshot (the image follows the result it belongs to).
+fn screenshot(call: &str) -> Message {
+    Message::new(
+        Role::Tool,
+        vec![
+            Part::ToolResult(ToolResult {
+                call_id: call.into(),
+                content: "took a screenshot".into(),
+                is_error: false,
+            }),
+            Part::Image(Media::file("image/jpeg", "file_77")),
+        ],
+    )
+}
+
+#[test]
+fn existing_parts_keep_their_json_and_new_ones_are_tagged() {
+    let text = serde_json::to_value(Part::Text("hi".into())).unwrap();
+    assert_eq!(text, serde_json::json!({"type": "text", "text": "hi"}));
+    let call = serde_json::to_value(Part::ToolCall(ToolCall::new("c1", "ls", "{}"))).unwrap();
+    assert_eq!(
+        call,
+        serde_json::json!({"type": "tool_call", "id": "c1", "name": "ls", "arguments": {"json": {}}})
+    );
+    let m = thinking_turn("c1");
+    let json = serde_json::to_value(&m).unwrap();
+    assert_eq!(json["parts"][0]["type"], "reasoning");
+    assert_eq!(json["parts"][0]["signature"], "SIG-ant-123");
+    assert_eq!(json["parts"][1]["provider"], "openai");
+    assert_eq!(
+        json["parts"][1]["text"],
+        serde_json::json!(["look at tests", "then run them"])
+    );
+    assert_eq!(json["parts"][3]["provider_id"], "fc_1");
+    let back: Message = serde_json::from_value(json).unwrap();
+    assert_eq!(back, m);
+    let media = serde_json::to_value(media_turn()).unwrap();
+    assert_eq!(media["parts"][1]["type"], "image");
+    assert_eq!(media["parts"][2]["type"], "document");
+    assert_eq!(
+        media["parts"][2]["source"],
+        serde_json::json!({"type": "url", "url": "https://example.com/spec.pdf"})
+    );
+}
+
+fn full_history() -> History {
+    let mut h = History::new();
+    h.append(Message::system("be brief").classify(Retention::Strict));
+    h.append(media_turn().classify(Retention::Strict));
+    h.append(thinking_turn("c1").classify(Retention::Fuzzy));
+    h.append(screenshot("c1").classify(Retention::Forgettable));
+    h.append(Message::assistant("done").classify(Retention::Fuzzy));
+    h
+}
+
+#[test]
+fn journals_with_the_new_parts_reopen_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("parts.jsonl");
+    let expected = full_history();
+    {
+        let mut j = JournaledHistory::open(&path).unwrap();
+        for e in expected.entries() {
+            j.append(e.message().clone().classify(e.retention()))
+                .unwrap();
+        }
+    }
+    let j = JournaledHistory::open(&path).unwrap();
+    assert!(j.report().is_clean());
+    let got = j.history();
+    assert_eq!(got.len(), expected.len());
+    for e in expected.entries() {
+        assert_eq!(
+            got.recall(e.id()).unwrap().message(),
+            e.message(),
+            "entry {}",
+            e.id()
+        );
+    }
+    assert_eq!(got.usage_tokens(), expected.usage_tokens());
+    // A history document too.
+    let doc = expected.to_json();
+    let back = History::from_json(&doc).unwrap();
+    assert_eq!(back.entries(), expected.entries());
+}
+
+#[test]
+fn a_record_with_malformed_media_or_empty_reasoning_is_refused() {
+    let mut h = History::new();
+    let entry = |h: &History, m: Message| {
+        Entry::new(
+            h.next_id(),
+            Retention::Fuzzy,
+            1,
+            CallSite::new("t", 1, 1),
+            EntryKind::Appended,
+            m,
+        )
+    };
+    let bad = Message::new(Role::User, vec![Part::Image(Media::base64("", "AAAA"))]);
+    let err = h.insert(entry(&h, bad)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RecordError::Part {
+                problem: PartError::EmptyMediaType,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let no_url = Message::new(
+        Role::User,
+        vec![Part::Document(Media::url("application/pdf", ""))],
+    );
+    let err = h.insert(entry(&h, no_url)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RecordError::Part {
+                problem: PartError::EmptySource("url"),
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let empty = Message::new(
+        Role::Assistant,
+        vec![Part::Reasoning(Reasoning::new(Provider::Anthropic))],
+    );
+    let err = h.insert(entry(&h, empty)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RecordError::Part {
+                problem: PartError::EmptyReasoning { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(h.is_empty());
+}
+
+#[test]
+fn calls_only_keeps_reasoning_and_the_summarizer_never_copies_payloads() {
+    let h = full_history();
+    let turn = h.recall(favur_context::EntryId(2)).unwrap();
+    let shown = Form::CallsOnly.message_for(&turn);
+    let kinds: Vec<&str> = shown
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Reasoning(_) => "reasoning",
+            Part::ToolCall(_) => "call",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["reasoning", "reasoning", "call"]);
+    let entries: Vec<&Entry> = h.entries().iter().collect();
+    let summary = BuiltinSummarizer::default().summarize_entries(&entries, 2_000);
+    for secret in ["SIG-ant-123", "ENC-openai-456", "iVBORw0KGgo"] {
+        assert!(
+            !summary.contains(secret),
+            "{secret} leaked into:\n{summary}"
+        );
+    }
+    // Visible reasoning is digested; media are mentioned.
+    assert!(summary.contains("[image image/png"), "{summary}");
+    assert!(summary.contains("spec.pdf"), "{summary}");
+}
