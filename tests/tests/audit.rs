@@ -374,7 +374,12 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     };
     h.apply(Compaction {
         tier: 1,
-        edits: vec![Edit::Summarize { summary }, placeholder],
+        edits: vec![
+            Edit::Summarize {
+                summary: Box::new(summary),
+            },
+            placeholder,
+        ],
         usage_after: None,
     })
     .unwrap();

@@ -42,7 +42,9 @@ fn history() -> History {
     apply(
         &mut h,
         vec![
-            Edit::Summarize { summary: s },
+            Edit::Summarize {
+                summary: Box::new(s),
+            },
             reform(r3, Form::Placeholder { summary: Some(sid) }),
             reform(r1, Form::Placeholder { summary: None }),
             reform(a1, Form::CallsOnly),

@@ -56,7 +56,9 @@ fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
     h.apply(Compaction {
         tier: 2,
         edits: vec![
-            Edit::Summarize { summary: s },
+            Edit::Summarize {
+                summary: Box::new(s),
+            },
             Edit::Drop { id: ids[6] },
             Edit::Reform {
                 id: ids[3],

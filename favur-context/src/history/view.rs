@@ -282,8 +282,9 @@ pub enum Edit {
     /// The entries in `replaces` (a contiguous run of the view) leave it and `summary`, a
     /// new entry of kind [`EntryKind::Summary`], takes their place.
     Summarize {
-        /// The new summary entry; its id must be the history's next id.
-        summary: Entry,
+        /// The new summary entry; its id must be the history's next id. Boxed: a record
+        /// holds one edit per entry it drops, and every edit is as large as the largest.
+        summary: Box<Entry>,
     },
     /// The entry leaves the view (it stays in the history, retrievable by id).
     Drop {
@@ -472,7 +473,7 @@ pub(crate) fn derive(
                     }
                     summary_of.insert(*id, summaries.len());
                 }
-                summaries.push(summary);
+                summaries.push(&**summary);
             }
         }
     }
