@@ -1,9 +1,12 @@
 //! Anthropic Messages (`system` + `messages` with content blocks).
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value};
 
 use super::{
-    Calls, Format, ImportError, Transcript, TranscriptMessage, bad, message_list, object, role_of,
+    Calls, Format, ImportError, Sink, Transcript, TranscriptMessage, bad, collect, message_list,
+    object, role_of,
 };
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 
@@ -25,9 +28,9 @@ fn cache_control(block: &Value, ext: &mut Map<String, Value>) {
     }
 }
 
-fn system(value: &Value) -> Result<Vec<TranscriptMessage>, ImportError> {
+fn system(value: Option<&Value>) -> Result<Vec<TranscriptMessage>, ImportError> {
     let mut out = Vec::new();
-    match value.get("system") {
+    match value {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => {
             let mut m = msg(0, None, Message::system(s.clone()));
@@ -91,10 +94,25 @@ fn result_text(index: usize, content: Option<&Value>) -> Result<String, ImportEr
 
 pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
     let list = message_list(value, "Anthropic messages")?;
-    let mut messages = system(value)?;
+    collect(Format::Anthropic, list.len(), |sink| {
+        parse_each(value.get("system"), list.iter().map(Ok), sink)
+    })
+}
+
+/// Reads the `system` parameter, then the messages one by one, handing each message to
+/// `sink` (Anthropic has no exit record).
+pub(super) fn parse_each<M: Borrow<Value>>(
+    system_param: Option<&Value>,
+    list: impl Iterator<Item = Result<M, ImportError>>,
+    sink: &mut Sink<'_>,
+) -> Result<Option<String>, ImportError> {
+    for m in system(system_param)? {
+        sink(m)?;
+    }
     let mut calls = Calls::default();
-    for (index, m) in list.iter().enumerate() {
-        let obj = object(index, m)?;
+    for (index, m) in list.enumerate() {
+        let m = m?;
+        let obj = object(index, m.borrow())?;
         let role = match role_of(index, obj)? {
             "user" => Role::User,
             "assistant" => Role::Assistant,
@@ -186,7 +204,7 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
                     let mut t = msg(index, Some(k), message);
                     t.action = Some(call);
                     t.is_result = true;
-                    messages.push(t);
+                    sink(t)?;
                 }
                 (Some(other @ ("tool_use" | "tool_result")), _) => {
                     return Err(bad(
@@ -218,8 +236,8 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
             } else {
                 None
             };
-            messages.push(msg(index, block, message));
+            sink(msg(index, block, message))?;
         }
     }
-    Ok(Transcript::new(Format::Anthropic, messages, None))
+    Ok(None)
 }

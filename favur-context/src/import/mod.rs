@@ -12,6 +12,10 @@
 //!    [`Transcript::import_into`] appends them all to a history. All or nothing: the
 //!    history is only touched once every message is classified.
 //!
+//! [`classify_str`] does both steps reading one message at a time (a large transcript
+//! is never held whole as a value nor as a [`Transcript`]), and [`import`] records what
+//! it gives: the same messages and errors as the two steps, in a fraction of the memory.
+//!
 //! ```
 //! use favur_context::{History, Retention};
 //! use favur_context::import::{self, Format, IncomingMessage};
@@ -40,9 +44,12 @@ mod incoming;
 pub use incoming::IncomingMessage;
 
 mod anthropic;
+mod classifying;
 pub(crate) mod mini_swe;
 mod openai;
 pub mod shell;
+mod stream;
+pub use stream::{Imported, classify_str};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -56,7 +63,7 @@ use crate::model::message::{
     Arguments, CallIdError, Message, Part, Role, ToolCall, check_call_ids,
 };
 use crate::model::retention::Retention;
-use crate::model::site::CallSite;
+use classifying::Classifying;
 
 /// A transcript format [`parse`] reads.
 ///
@@ -496,43 +503,11 @@ impl Transcript {
         &self,
         classifier: &C,
     ) -> Result<Vec<ImportedMessage>, ImportError> {
-        let mut out = Vec::with_capacity(self.messages.len());
-        let mut unclassified = Vec::new();
-        for i in 0..self.messages.len() {
-            let Some(incoming) = self.incoming(i) else {
-                continue;
-            };
-            let inner = &self.messages[i];
-            match classifier.classify(&incoming) {
-                Ok(decision) => {
-                    let file = match &decision.rule {
-                        Some(rule) => format!("import:{}/{rule}", self.format),
-                        None => format!("import:{}", self.format),
-                    };
-                    let line = u32::try_from(inner.index).unwrap_or(u32::MAX);
-                    let column = inner
-                        .block
-                        .and_then(|b| u32::try_from(b + 1).ok())
-                        .unwrap_or(1);
-                    out.push(ImportedMessage {
-                        index: inner.index,
-                        pin: inner.pin || decision.pin,
-                        classified: Classified::with_site(
-                            inner.message.clone(),
-                            decision.class,
-                            CallSite::from_parts(file, line, column),
-                        ),
-                        prompt_tokens: inner.prompt_tokens,
-                    });
-                }
-                Err(Unclassified(reason)) => unclassified.push((inner.index, reason)),
-            }
+        let mut classifying = Classifying::new(self.format, classifier, self.messages.len());
+        for inner in &self.messages {
+            classifying.take(Cow::Borrowed(inner));
         }
-        if unclassified.is_empty() {
-            Ok(out)
-        } else {
-            Err(ImportError::Unclassified { unclassified })
-        }
+        classifying.finish()
     }
 
     /// Classifies every message and records them in `history` (pinning the leading
@@ -552,19 +527,7 @@ impl Transcript {
         classifier: &C,
     ) -> Result<ImportReport, ImportError> {
         let classified = self.classify(classifier)?;
-        let mut ids = Vec::with_capacity(classified.len());
-        for m in classified {
-            let id = if m.pin {
-                history.pin(m.classified)
-            } else {
-                history.append(m.classified)
-            };
-            ids.push((m.index, id));
-        }
-        Ok(ImportReport {
-            ids,
-            exit: self.exit.clone(),
-        })
+        Ok(classifying::record(history, classified, self.exit.clone()))
     }
 }
 
@@ -623,6 +586,11 @@ pub fn parse_value(
 /// Parses `json` as `format`, classifies every message with `classifier` and records them
 /// in `history`. All or nothing: on error the history is unchanged.
 ///
+/// Streams: the messages are read and classified one at a time ([`classify_str`]), so
+/// the document is never held as a [`Value`] or a [`Transcript`]; the history is only
+/// touched once every message is read and classified. The same entries and errors as
+/// [`parse`] then [`Transcript::import_into`].
+///
 /// ```
 /// use favur_context::{History, Retention};
 /// use favur_context::import::{import, Format, IncomingMessage};
@@ -638,7 +606,30 @@ pub fn import<C: Classifier + ?Sized>(
     json: &str,
     classifier: &C,
 ) -> Result<ImportReport, ImportError> {
-    parse(format, json)?.import_into(history, classifier)
+    let imported = stream::classify_str(format, json, ParseOptions::default(), classifier)?;
+    Ok(classifying::record(
+        history,
+        imported.messages,
+        imported.exit,
+    ))
+}
+
+/// Hands each message a format's reader reads to a sink.
+pub(crate) type Sink<'a> = dyn FnMut(TranscriptMessage) -> Result<(), ImportError> + 'a;
+
+/// The transcript of `format` that `read` hands its messages to (`capacity` expected),
+/// with the exit record it returns.
+fn collect(
+    format: Format,
+    capacity: usize,
+    read: impl FnOnce(&mut Sink<'_>) -> Result<Option<String>, ImportError>,
+) -> Result<Transcript, ImportError> {
+    let mut messages = Vec::with_capacity(capacity);
+    let exit = read(&mut |m| {
+        messages.push(m);
+        Ok(())
+    })?;
+    Ok(Transcript::new(format, messages, exit))
 }
 
 /// The list of messages of a document: the array itself, or its `messages` array.
