@@ -105,7 +105,7 @@ fn write_journal(path: &std::path::Path, n: usize, compact_every: Option<usize>)
                     tier: 2,
                     edits: vec![
                         Edit::Summarize {
-                            summary: Box::new(summary),
+                            summary: summary.into(),
                         },
                         Edit::Drop { id: items[half] },
                     ],

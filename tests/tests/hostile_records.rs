@@ -43,7 +43,7 @@ fn summary(id: u64, replaces: Vec<EntryId>, message: Message) -> Compaction {
     Compaction {
         tier: 2,
         edits: vec![Edit::Summarize {
-            summary: Box::new(summary),
+            summary: summary.into(),
         }],
         usage_after: None,
     }

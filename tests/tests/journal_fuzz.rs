@@ -37,7 +37,7 @@ fn valid_journal() -> &'static [u8] {
             tier: 2,
             edits: vec![
                 Edit::Summarize {
-                    summary: Box::new(summary),
+                    summary: summary.into(),
                 },
                 Edit::Drop { id: c },
                 Edit::Reform {

@@ -116,9 +116,7 @@ fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
     apply(
         &mut h,
         vec![
-            Edit::Summarize {
-                summary: Box::new(s),
-            },
+            Edit::Summarize { summary: s.into() },
             reform(ids.r2, Form::Placeholder { summary: Some(sid) }),
         ],
     );
@@ -178,21 +176,21 @@ fn summaries_at_first_middle_and_last_are_tagged_user_context() {
     apply(
         &mut h,
         vec![Edit::Summarize {
-            summary: Box::new(first),
+            summary: first.into(),
         }],
     );
     let middle = summary(&h, &[ids.a1, ids.r1], "Listed the repository.");
     apply(
         &mut h,
         vec![Edit::Summarize {
-            summary: Box::new(middle),
+            summary: middle.into(),
         }],
     );
     let last = summary(&h, &[ids.fin], "Found the failing function.");
     apply(
         &mut h,
         vec![Edit::Summarize {
-            summary: Box::new(last),
+            summary: last.into(),
         }],
     );
     let (openai, anthropic) = render_valid(&h, true);

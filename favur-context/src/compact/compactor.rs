@@ -295,7 +295,7 @@ impl<S> Compactor<S> {
             );
             entry.tokens = Form::Verbatim.cost(&entry, history.counter()).0;
             edits.push(Edit::Summarize {
-                summary: Box::new(entry),
+                summary: entry.into(),
             });
         }
         for r in plan.reforms() {

@@ -7,6 +7,7 @@
 pub(crate) mod account;
 mod json;
 mod records;
+mod summary;
 #[cfg(feature = "tiktoken")]
 pub(crate) mod tiktoken;
 pub(crate) mod usage;

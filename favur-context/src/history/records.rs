@@ -5,11 +5,12 @@
 //! ([`History::insert`], [`History::commit`]). Nothing changes in memory before the
 //! store has what it must keep.
 
-use crate::history::view::{self, Compaction, Edit, Form, Shape, View, ViewItem};
+use crate::history::view::{self, Compaction, Edit, Form, Shape, Summary, View, ViewItem};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::Role;
 use crate::request::forms;
 use crate::store::{NewEntry, RecordError};
+use crate::tools::recall::RecallError;
 
 use super::History;
 
@@ -276,10 +277,44 @@ impl History {
         }
         self.repairs = self.repairs_of(&view);
         self.view = view;
-        // Held for the life of the history: no spare capacity from how it was built.
+        // Held for the life of the history: its summaries only by id (the history holds
+        // them), no spare capacity from how it was built.
+        for edit in &mut compaction.edits {
+            if let Edit::Summarize { summary } = edit {
+                *summary = Summary::recorded(summary.id());
+            }
+        }
         compaction.edits.shrink_to_fit();
         self.compactions.push(compaction);
         Ok(())
+    }
+
+    /// `compaction` with the entry of every summary it names by id only (as the records
+    /// of [`compactions`](History::compactions) do) read from this history: a record to
+    /// apply to another history or to serialize on its own.
+    ///
+    /// # Errors
+    ///
+    /// The [`recall`](History::recall) error of a summary this history cannot read.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, Compactor, Edit, History, Policy};
+    /// let mut h = History::new();
+    /// let id = h.append(fuzzy!(user: "old"));
+    /// h.apply(favur_context::Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+    /// let full = h.compaction_in_full(&h.compactions()[0]).unwrap();
+    /// assert_eq!(full, h.compactions()[0]);
+    /// ```
+    pub fn compaction_in_full(&self, compaction: &Compaction) -> Result<Compaction, RecallError> {
+        let mut full = compaction.clone();
+        for edit in &mut full.edits {
+            if let Edit::Summarize { summary } = edit
+                && summary.entry().is_none()
+            {
+                *summary = Summary::from(self.recall(summary.id())?.into_owned());
+            }
+        }
+        Ok(full)
     }
 
     /// Applies a compaction record to the view, recording its summary entries:
@@ -313,7 +348,8 @@ impl History {
             match edit {
                 Edit::Drop { id } => gone.push(*id),
                 Edit::Summarize { summary } => {
-                    if let EntryKind::Summary { replaces } = &summary.kind {
+                    if let Some(EntryKind::Summary { replaces }) = summary.entry().map(|e| &e.kind)
+                    {
                         gone.extend_from_slice(replaces);
                     }
                 }
@@ -392,9 +428,7 @@ mod tests {
         let c = Compaction {
             tier: 1,
             edits: vec![
-                Edit::Summarize {
-                    summary: Box::new(s),
-                },
+                Edit::Summarize { summary: s.into() },
                 Edit::Drop { id: ids[4] },
                 // Summarized but kept in another form: stays.
                 Edit::Reform {

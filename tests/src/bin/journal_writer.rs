@@ -128,7 +128,7 @@ fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Err
         tier: 2,
         edits: vec![
             Edit::Summarize {
-                summary: Box::new(summary),
+                summary: summary.into(),
             },
             Edit::Drop { id: items[3] },
             Edit::Reform {
