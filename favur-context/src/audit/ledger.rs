@@ -446,7 +446,7 @@ impl Ledger {
         }
         self.unseen += e.id.0 - self.next;
         self.next = e.id.0 + 1;
-        if let EntryKind::Summary { replaces } = &e.kind {
+        if let EntryKind::Summary { replaces } = &*e.kind {
             self.summaries.insert(e.id, replaces.clone());
             return;
         }
@@ -556,7 +556,7 @@ impl Ledger {
                     else {
                         continue;
                     };
-                    if let EntryKind::Summary { replaces } = &summary.kind {
+                    if let EntryKind::Summary { replaces } = &*summary.kind {
                         let position = replaces
                             .iter()
                             .filter_map(|r| self.timeline.position(*r))

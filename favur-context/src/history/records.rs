@@ -95,7 +95,7 @@ impl History {
             retention,
             tokens: 0,
             site,
-            kind,
+            kind: kind.into(),
             message,
         };
         entry.tokens = self.cost(&entry).0;
@@ -348,7 +348,7 @@ impl History {
             match edit {
                 Edit::Drop { id } => gone.push(*id),
                 Edit::Summarize { summary } => {
-                    if let Some(EntryKind::Summary { replaces }) = summary.entry().map(|e| &e.kind)
+                    if let Some(EntryKind::Summary { replaces }) = summary.entry().map(|e| &*e.kind)
                     {
                         gone.extend_from_slice(replaces);
                     }

@@ -472,7 +472,7 @@ pub(crate) fn derive(
                     });
                 }
                 expected = EntryId(expected.0 + 1);
-                let EntryKind::Summary { replaces } = &summary.kind else {
+                let EntryKind::Summary { replaces } = &*summary.kind else {
                     return Err(ApplyError::NotASummary { id: summary.id });
                 };
                 if replaces.is_empty() {
