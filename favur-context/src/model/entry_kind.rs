@@ -71,6 +71,8 @@ mod tests {
     fn a_kind_is_one_word_and_reads_as_its_entry_kind() {
         assert_eq!(std::mem::size_of::<Kind>(), 8);
         assert!(std::mem::size_of::<Entry>() <= 112);
+        // A kept compaction record holds one edit per entry it drops.
+        assert!(std::mem::size_of::<crate::Edit>() <= 32);
         let summary = EntryKind::Summary {
             replaces: vec![EntryId(1)],
         };
