@@ -4,10 +4,7 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value};
 
-use super::{
-    Calls, Format, ImportError, Sink, Transcript, TranscriptMessage, bad, collect, message_list,
-    object, role_of,
-};
+use super::{Calls, ImportError, Sink, TranscriptMessage, bad, object, role_of};
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 
 fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
@@ -90,13 +87,6 @@ fn result_text(index: usize, content: Option<&Value>) -> Result<String, ImportEr
             "tool_result `content` must be a string or blocks",
         )),
     }
-}
-
-pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
-    let list = message_list(value, "Anthropic messages")?;
-    collect(Format::Anthropic, list.len(), |sink| {
-        parse_each(value.get("system"), list.iter().map(Ok), sink)
-    })
 }
 
 /// Reads the `system` parameter, then the messages one by one, handing each message to

@@ -6,8 +6,7 @@ use serde_json::{Value, json};
 
 use super::openai::{tool_calls, tool_message};
 use super::{
-    Calls, Format, ImportError, ParseOptions, Sink, Transcript, TranscriptMessage, bad, collect,
-    message_list, object, role_of, text_content,
+    Calls, ImportError, ParseOptions, Sink, TranscriptMessage, bad, object, role_of, text_content,
 };
 use crate::model::message::{Message, Part, Role, ToolCall};
 
@@ -36,13 +35,6 @@ pub(crate) fn bash_blocks(text: &str) -> Vec<&str> {
         rest = next;
     }
     found
-}
-
-pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, ImportError> {
-    let list = message_list(value, "a mini-swe-agent trajectory")?;
-    collect(Format::MiniSweAgent, list.len(), |sink| {
-        parse_each(list.iter().map(Ok), options, sink)
-    })
 }
 
 /// Reads the messages of a trajectory one by one, handing each to `sink`; returns the

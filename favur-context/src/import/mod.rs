@@ -45,7 +45,9 @@ pub use incoming::IncomingMessage;
 
 mod anthropic;
 mod classifying;
+mod each;
 pub(crate) mod mini_swe;
+use each::Sink;
 mod openai;
 pub mod shell;
 mod stream;
@@ -576,11 +578,14 @@ pub fn parse_value(
     value: &Value,
     options: ParseOptions,
 ) -> Result<Transcript, ImportError> {
-    match format {
-        Format::OpenAi => openai::parse(value, options),
-        Format::Anthropic => anthropic::parse(value),
-        Format::MiniSweAgent => mini_swe::parse(value, options),
-    }
+    let list = message_list(value, each::document_name(format))?;
+    let mut messages = Vec::with_capacity(list.len());
+    let system = value.get("system");
+    let exit = each::read_each(format, system, list.iter().map(Ok), options, &mut |m| {
+        messages.push(m);
+        Ok(())
+    })?;
+    Ok(Transcript::new(format, messages, exit))
 }
 
 /// Parses `json` as `format`, classifies every message with `classifier` and records them
@@ -612,24 +617,6 @@ pub fn import<C: Classifier + ?Sized>(
         imported.messages,
         imported.exit,
     ))
-}
-
-/// Hands each message a format's reader reads to a sink.
-pub(crate) type Sink<'a> = dyn FnMut(TranscriptMessage) -> Result<(), ImportError> + 'a;
-
-/// The transcript of `format` that `read` hands its messages to (`capacity` expected),
-/// with the exit record it returns.
-fn collect(
-    format: Format,
-    capacity: usize,
-    read: impl FnOnce(&mut Sink<'_>) -> Result<Option<String>, ImportError>,
-) -> Result<Transcript, ImportError> {
-    let mut messages = Vec::with_capacity(capacity);
-    let exit = read(&mut |m| {
-        messages.push(m);
-        Ok(())
-    })?;
-    Ok(Transcript::new(format, messages, exit))
 }
 
 /// The list of messages of a document: the array itself, or its `messages` array.

@@ -5,8 +5,8 @@ use std::borrow::Borrow;
 use serde_json::{Map, Value};
 
 use super::{
-    Calls, Format, ImportError, ParseOptions, Sink, Transcript, TranscriptMessage, arguments, bad,
-    collect, message_list, object, role_of, text_content,
+    Calls, ImportError, ParseOptions, Sink, TranscriptMessage, arguments, bad, object, role_of,
+    text_content,
 };
 use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
 
@@ -87,13 +87,6 @@ pub(super) fn tool_calls(
         out.push(ToolCall::new(id, name, args));
     }
     Ok(out)
-}
-
-pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, ImportError> {
-    let list = message_list(value, "OpenAI chat messages")?;
-    collect(Format::OpenAi, list.len(), |sink| {
-        parse_each(list.iter().map(Ok), options, sink)
-    })
 }
 
 /// Reads the messages one by one, handing each to `sink` (OpenAI has no exit record).

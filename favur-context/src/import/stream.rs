@@ -15,9 +15,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use super::classifying::Classifying;
-use super::{
-    Classifier, Format, ImportError, ImportedMessage, ParseOptions, anthropic, mini_swe, openai,
-};
+use super::{Classifier, Format, ImportError, ImportedMessage, ParseOptions, each};
 use crate::json_keys;
 
 /// The classified messages of a transcript read by [`classify_str`], and its exit record.
@@ -81,10 +79,8 @@ pub fn classify_str<C: Classifier + ?Sized>(
         classifying.take(Cow::Owned(m));
         Ok(())
     };
-    let mut feed = |list: &mut dyn Iterator<Item = Result<Value, ImportError>>| match format {
-        Format::OpenAi => openai::parse_each(list, options, &mut sink),
-        Format::Anthropic => anthropic::parse_each(system.as_ref(), list, &mut sink),
-        Format::MiniSweAgent => mini_swe::parse_each(list, options, &mut sink),
+    let mut feed = |list: &mut dyn Iterator<Item = Result<Value, ImportError>>| {
+        each::read_each(format, system.as_ref(), list, options, &mut sink)
     };
     let exit = read_messages(json, format, &mut feed)?;
     Ok(Imported {
@@ -140,7 +136,7 @@ fn read_messages(
     let expected = || {
         ImportError::Shape(format!(
             "expected {}: an array of messages or an object with `messages`",
-            what(format)
+            each::document_name(format)
         ))
     };
     match read {
@@ -151,15 +147,6 @@ fn read_messages(
         }
         Err(_) if !state.entered => Err(expected()),
         Err(e) => Err(ImportError::Json(e.to_string())),
-    }
-}
-
-/// How a format names its documents in a shape error (as its parser does).
-fn what(format: Format) -> &'static str {
-    match format {
-        Format::OpenAi => "OpenAI chat messages",
-        Format::Anthropic => "Anthropic messages",
-        Format::MiniSweAgent => "a mini-swe-agent trajectory",
     }
 }
 

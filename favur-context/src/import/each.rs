@@ -1,0 +1,36 @@
+//! The messages of a document, one by one: each format's reader, fed from a parsed
+//! document or from a stream, hands every message it reads to a sink.
+
+use std::borrow::Borrow;
+
+use serde_json::Value;
+
+use super::{Format, ImportError, ParseOptions, TranscriptMessage, anthropic, mini_swe, openai};
+
+/// Takes each message a format's reader reads.
+pub(crate) type Sink<'a> = dyn FnMut(TranscriptMessage) -> Result<(), ImportError> + 'a;
+
+/// Reads the messages of `list` as `format` (with the Anthropic `system` parameter),
+/// handing each to `sink`; returns the exit record (mini-swe-agent).
+pub(crate) fn read_each<M: Borrow<Value>>(
+    format: Format,
+    system: Option<&Value>,
+    list: impl Iterator<Item = Result<M, ImportError>>,
+    options: ParseOptions,
+    sink: &mut Sink<'_>,
+) -> Result<Option<String>, ImportError> {
+    match format {
+        Format::OpenAi => openai::parse_each(list, options, sink),
+        Format::Anthropic => anthropic::parse_each(system, list, sink),
+        Format::MiniSweAgent => mini_swe::parse_each(list, options, sink),
+    }
+}
+
+/// How a shape error names a format's documents.
+pub(crate) fn document_name(format: Format) -> &'static str {
+    match format {
+        Format::OpenAi => "OpenAI chat messages",
+        Format::Anthropic => "Anthropic messages",
+        Format::MiniSweAgent => "a mini-swe-agent trajectory",
+    }
+}
