@@ -298,12 +298,20 @@ impl History {
     /// The [`recall`](History::recall) error of a summary this history cannot read.
     ///
     /// ```
-    /// use favur_context::{fuzzy, Compactor, Edit, History, Policy};
+    /// use favur_context::{fuzzy, ApplyError, CallSite, Compaction, Edit, Entry, EntryKind};
+    /// use favur_context::{History, Message, RecordError, Retention};
     /// let mut h = History::new();
-    /// let id = h.append(fuzzy!(user: "old"));
-    /// h.apply(favur_context::Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
-    /// let full = h.compaction_in_full(&h.compactions()[0]).unwrap();
-    /// assert_eq!(full, h.compactions()[0]);
+    /// let old = h.append(fuzzy!(user: "a long exchange"));
+    /// let mut copy = h.clone();
+    /// let gist = Entry::new(h.next_id(), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
+    ///     EntryKind::Summary { replaces: vec![old] }, Message::user("the gist"));
+    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Summarize { summary: gist.into() }], usage_after: None }).unwrap();
+    /// // The kept record names its summary by id: applied elsewhere, it is refused...
+    /// let kept = h.compactions()[0].clone();
+    /// assert!(matches!(copy.apply(kept), Err(RecordError::Compaction(ApplyError::SummaryNotHeld { .. }))));
+    /// // ...in full, it applies.
+    /// copy.apply(h.compaction_in_full(&h.compactions()[0]).unwrap()).unwrap();
+    /// assert_eq!(copy.view(), h.view());
     /// ```
     pub fn compaction_in_full(&self, compaction: &Compaction) -> Result<Compaction, RecallError> {
         let mut full = compaction.clone();
