@@ -15,11 +15,9 @@
 //! cargo bench -p favur-context --bench agent_loop --features tiktoken
 //! ```
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use favur_context::import::shell::ShellCommandClassifier;
@@ -45,46 +43,11 @@ impl TokenCounter for Shared {
     }
 }
 
-/// Counts the bytes allocated and live, and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call is forwarded to the system allocator unchanged; only counters are
-// updated on the side.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as is.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            grew(new_size);
-        }
-        p
-    }
-}
+#[path = "common/counting.rs"]
+mod counting;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: counting::Counting = counting::Counting;
 
 /// One message of the source stream: its class, whether it is pinned, and the message.
 #[derive(Clone)]
@@ -317,27 +280,21 @@ impl<'s> Loop<'s> {
     }
 }
 
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn us(d: Duration, n: u64) -> f64 {
     d.as_secs_f64() * 1e6 / n.max(1) as f64
 }
 
 fn run(stream: &[Source], name: &str, counter: Arc<dyn TokenCounter>, n: usize, window: usize) {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = counting::live();
+    counting::reset_peak();
     let mut l = Loop::new(stream, counter);
     let built = Instant::now();
     while l.next < n {
         l.step(None);
     }
     let build = built.elapsed();
-    let live = LIVE.load(Ordering::Relaxed).saturating_sub(before);
-    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+    let live = counting::live().saturating_sub(before);
+    let peak = counting::peak().saturating_sub(before);
     let text = l.text().max(1);
     // Render once so the renderers hold the view, as they would in a running loop.
     black_box(l.openai.openai(&l.history));
@@ -427,7 +384,7 @@ fn main() {
             run(&stream, name, Arc::clone(counter), n, window);
         }
     }
-    if let Some(kib) = peak_rss_kib() {
+    if let Some(kib) = counting::peak_rss_kib() {
         println!("peak RSS of the process: {:.1} MiB", kib as f64 / 1024.0);
     }
 }

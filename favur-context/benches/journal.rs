@@ -103,7 +103,12 @@ fn write_journal(path: &std::path::Path, n: usize, compact_every: Option<usize>)
             history
                 .apply(Compaction {
                     tier: 2,
-                    edits: vec![Edit::Summarize { summary }, Edit::Drop { id: items[half] }],
+                    edits: vec![
+                        Edit::Summarize {
+                            summary: summary.into(),
+                        },
+                        Edit::Drop { id: items[half] },
+                    ],
                     usage_after: None,
                 })
                 .expect("compact");

@@ -33,19 +33,38 @@ impl fmt::Display for DuplicateKey {
 /// Checks that no object in `json` holds a key twice. Malformed JSON passes (the real
 /// parse reports it).
 pub(crate) fn check(json: &[u8]) -> Result<(), DuplicateKey> {
+    match check_strict(json) {
+        Err(Strict::Duplicate(d)) => Err(d),
+        _ => Ok(()),
+    }
+}
+
+/// Why [`check_strict`] refused a document.
+#[derive(Debug)]
+pub(crate) enum Strict {
+    /// An object holds a key twice.
+    Duplicate(DuplicateKey),
+    /// The text is not JSON: serde_json's error, as parsing it into a `Value` reports
+    /// it (the walk reads every value as that parse does).
+    Syntax(String),
+}
+
+/// Checks that `json` is JSON and that no object in it holds a key twice: for readers
+/// that then read it piece by piece.
+pub(crate) fn check_strict(json: &[u8]) -> Result<(), Strict> {
     match serde_json::from_slice::<Unique>(json) {
         Ok(_) => Ok(()),
         Err(e) if e.is_data() => {
             let at = format!(" at line {} column {}", e.line(), e.column());
             let text = e.to_string();
             let key = text.strip_suffix(&at).unwrap_or(&text).to_owned();
-            Err(DuplicateKey {
+            Err(Strict::Duplicate(DuplicateKey {
                 key,
                 line: e.line(),
                 column: e.column(),
-            })
+            }))
         }
-        Err(_) => Ok(()),
+        Err(e) => Err(Strict::Syntax(e.to_string())),
     }
 }
 

@@ -190,7 +190,7 @@ pub use compact::{
 pub use history::account::{HeuristicCounter, TokenCounter};
 #[cfg(feature = "tiktoken")]
 pub use history::tiktoken::{Encoding, TiktokenCounter};
-pub use history::view::{ApplyError, Compaction, Edit, Form, View, ViewItem};
+pub use history::view::{ApplyError, Compaction, Edit, Form, Summary, View, ViewItem};
 pub use history::{CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, LoadError};
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]

@@ -212,7 +212,11 @@ fn a_journal_observed_as_it_is_written_and_reopened_gives_the_same_regrets() {
         for step in &run.order {
             match step {
                 Err(n) => journal
-                    .apply(run.history.compactions()[*n].clone())
+                    .apply(
+                        run.history
+                            .compaction_in_full(&run.history.compactions()[*n])
+                            .expect("its summaries are held"),
+                    )
                     .expect("apply"),
                 Ok(id) => {
                     let e = run
@@ -369,7 +373,12 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     };
     h.apply(Compaction {
         tier: 1,
-        edits: vec![Edit::Summarize { summary }, placeholder],
+        edits: vec![
+            Edit::Summarize {
+                summary: summary.into(),
+            },
+            placeholder,
+        ],
         usage_after: None,
     })
     .unwrap();

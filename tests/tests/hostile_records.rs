@@ -42,7 +42,9 @@ fn summary(id: u64, replaces: Vec<EntryId>, message: Message) -> Compaction {
     );
     Compaction {
         tier: 2,
-        edits: vec![Edit::Summarize { summary }],
+        edits: vec![Edit::Summarize {
+            summary: summary.into(),
+        }],
         usage_after: None,
     }
 }

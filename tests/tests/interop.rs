@@ -42,7 +42,7 @@ fn history() -> History {
     apply(
         &mut h,
         vec![
-            Edit::Summarize { summary: s },
+            Edit::Summarize { summary: s.into() },
             reform(r3, Form::Placeholder { summary: Some(sid) }),
             reform(r1, Form::Placeholder { summary: None }),
             reform(a1, Form::CallsOnly),

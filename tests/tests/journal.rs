@@ -56,7 +56,7 @@ fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
     h.apply(Compaction {
         tier: 2,
         edits: vec![
-            Edit::Summarize { summary: s },
+            Edit::Summarize { summary: s.into() },
             Edit::Drop { id: ids[6] },
             Edit::Reform {
                 id: ids[3],

@@ -36,7 +36,9 @@ fn valid_journal() -> &'static [u8] {
         h.apply(Compaction {
             tier: 2,
             edits: vec![
-                Edit::Summarize { summary },
+                Edit::Summarize {
+                    summary: summary.into(),
+                },
                 Edit::Drop { id: c },
                 Edit::Reform {
                     id: b,

@@ -116,7 +116,7 @@ fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
     apply(
         &mut h,
         vec![
-            Edit::Summarize { summary: s },
+            Edit::Summarize { summary: s.into() },
             reform(ids.r2, Form::Placeholder { summary: Some(sid) }),
         ],
     );
@@ -173,11 +173,26 @@ fn summaries_at_first_middle_and_last_are_tagged_user_context() {
     let (mut h, ids) = base();
     let first = summary(&h, &[ids.task], "The user asked for a fix.");
     let first_id = first.id();
-    apply(&mut h, vec![Edit::Summarize { summary: first }]);
+    apply(
+        &mut h,
+        vec![Edit::Summarize {
+            summary: first.into(),
+        }],
+    );
     let middle = summary(&h, &[ids.a1, ids.r1], "Listed the repository.");
-    apply(&mut h, vec![Edit::Summarize { summary: middle }]);
+    apply(
+        &mut h,
+        vec![Edit::Summarize {
+            summary: middle.into(),
+        }],
+    );
     let last = summary(&h, &[ids.fin], "Found the failing function.");
-    apply(&mut h, vec![Edit::Summarize { summary: last }]);
+    apply(
+        &mut h,
+        vec![Edit::Summarize {
+            summary: last.into(),
+        }],
+    );
     let (openai, anthropic) = render_valid(&h, true);
     let msgs = openai.as_array().unwrap();
     assert_eq!(msgs.len(), 7);

@@ -1,5 +1,6 @@
 //! The ledger: what each call site appended, what became of it, and what it cost.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
@@ -282,7 +283,7 @@ impl Ledger {
             while let Some(e) = pending.next_if(|e| e.id.0 < at) {
                 self.entry(e);
             }
-            self.compaction(c);
+            self.compaction(history, c);
         }
         self.compactions_seen = self.compactions_seen.max(upto);
         for e in pending {
@@ -445,7 +446,7 @@ impl Ledger {
         }
         self.unseen += e.id.0 - self.next;
         self.next = e.id.0 + 1;
-        if let EntryKind::Summary { replaces } = &e.kind {
+        if let EntryKind::Summary { replaces } = &*e.kind {
             self.summaries.insert(e.id, replaces.clone());
             return;
         }
@@ -532,7 +533,7 @@ impl Ledger {
         self.events.push(event);
     }
 
-    fn compaction(&mut self, c: &Compaction) {
+    fn compaction(&mut self, history: &History, c: &Compaction) {
         let tier = c.tier;
         self.timeline.mark(self.next, tier);
         let reformed: HashSet<EntryId> = c
@@ -547,7 +548,15 @@ impl Ledger {
             match edit {
                 Edit::Drop { id } => self.leave(*id, Fate::Dropped { tier }),
                 Edit::Summarize { summary } => {
-                    if let EntryKind::Summary { replaces } = &summary.kind {
+                    // The history's records name their summaries by id: it holds them.
+                    let Some(summary) = summary
+                        .entry()
+                        .map(Cow::Borrowed)
+                        .or_else(|| history.recall(summary.id()).ok())
+                    else {
+                        continue;
+                    };
+                    if let EntryKind::Summary { replaces } = &*summary.kind {
                         let position = replaces
                             .iter()
                             .filter_map(|r| self.timeline.position(*r))
@@ -658,7 +667,7 @@ fn positions(compactions: &[Compaction], floor: u64) -> Vec<u64> {
             .edits
             .iter()
             .filter_map(|e| match e {
-                Edit::Summarize { summary } => Some(summary.id.0),
+                Edit::Summarize { summary } => Some(summary.id().0),
                 _ => None,
             })
             .min();

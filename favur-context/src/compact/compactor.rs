@@ -294,7 +294,9 @@ impl<S> Compactor<S> {
                 summary_message(&body),
             );
             entry.tokens = Form::Verbatim.cost(&entry, history.counter()).0;
-            edits.push(Edit::Summarize { summary: entry });
+            edits.push(Edit::Summarize {
+                summary: entry.into(),
+            });
         }
         for r in plan.reforms() {
             edits.push(Edit::Reform {

@@ -20,7 +20,7 @@ struct HistoryOut<'a> {
     #[serde(skip_serializing_if = "is_zero")]
     request_overhead_tokens: u64,
     entries: &'a [Entry],
-    compactions: &'a [Compaction],
+    compactions: Vec<Compaction>,
 }
 
 #[derive(Deserialize)]
@@ -41,13 +41,20 @@ fn is_zero(n: &u64) -> bool {
 
 impl Serialize for History {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Written with their summaries (the records held name them by id).
+        let compactions = self
+            .compactions
+            .iter()
+            .map(|c| self.compaction_in_full(c))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(serde::ser::Error::custom)?;
         HistoryOut {
             format: FORMAT,
             counter: self.counter.id(),
             framing_tokens: self.framing,
             request_overhead_tokens: self.overhead,
             entries: &self.entries,
-            compactions: &self.compactions,
+            compactions,
         }
         .serialize(s)
     }
@@ -336,7 +343,7 @@ fn read_document(json: &str) -> Result<HistoryIn, LoadError> {
 /// Whether a compaction can be applied when the next id is `next`.
 fn ready(c: &Compaction, next: EntryId) -> bool {
     let first_summary = c.edits.iter().find_map(|e| match e {
-        view::Edit::Summarize { summary } => Some(summary.id),
+        view::Edit::Summarize { summary } => Some(summary.id()),
         _ => None,
     });
     match first_summary {

@@ -7,6 +7,8 @@
 pub(crate) mod account;
 mod json;
 mod records;
+mod result_ids;
+mod summary;
 #[cfg(feature = "tiktoken")]
 pub(crate) mod tiktoken;
 pub(crate) mod usage;
@@ -20,6 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::history::account::{HeuristicCounter, TokenCounter};
+use crate::history::result_ids::ResultIds;
 use crate::history::view::{Compaction, View};
 use crate::model::classify::{Classified, Classify};
 use crate::model::entry::{Entry, EntryId};
@@ -76,7 +79,7 @@ pub struct History {
     /// The entries holding a result for each tool-call id, in id order: small metadata
     /// kept for every entry, held or evicted, so renderers can point at a result that
     /// left the view.
-    results: HashMap<String, Vec<EntryId>>,
+    results: HashMap<String, ResultIds>,
     pinned: Vec<EntryId>,
     pinned_tokens: u64,
     pinned_blocks: u64,
@@ -618,15 +621,13 @@ impl History {
     /// The entries (held or evicted) that hold a result for the tool call `call_id`, in
     /// id order.
     pub(crate) fn result_entries(&self, call_id: &str) -> &[EntryId] {
-        self.results.get(call_id).map_or(&[], Vec::as_slice)
+        self.results.get(call_id).map_or(&[], ResultIds::as_slice)
     }
 
     fn index_results(&mut self, entry: &Entry) {
         for result in entry.message.tool_results() {
             let ids = self.results.entry(result.call_id.clone()).or_default();
-            if ids.last() != Some(&entry.id) {
-                ids.push(entry.id);
-            }
+            ids.push_new(entry.id);
         }
     }
 }

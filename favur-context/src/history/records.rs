@@ -5,11 +5,12 @@
 //! ([`History::insert`], [`History::commit`]). Nothing changes in memory before the
 //! store has what it must keep.
 
-use crate::history::view::{self, Compaction, Edit, Form, Shape, View, ViewItem};
+use crate::history::view::{self, Compaction, Edit, Form, Shape, Summary, View, ViewItem};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::Role;
 use crate::request::forms;
 use crate::store::{NewEntry, RecordError};
+use crate::tools::recall::RecallError;
 
 use super::History;
 
@@ -94,7 +95,7 @@ impl History {
             retention,
             tokens: 0,
             site,
-            kind,
+            kind: kind.into(),
             message,
         };
         entry.tokens = self.cost(&entry).0;
@@ -185,6 +186,7 @@ impl History {
             self.feed(&mut repairs, &entry, &Form::Verbatim);
             self.repairs = repairs;
         }
+        grow_gently(&mut self.entries);
         self.entries.push(entry);
     }
 
@@ -248,7 +250,7 @@ impl History {
             return Err(RecordError::Stale);
         }
         let CheckedCompaction {
-            compaction,
+            mut compaction,
             view,
             summaries,
             ..
@@ -258,11 +260,58 @@ impl History {
         for summary in &summaries {
             self.index_results(summary);
         }
-        self.entries.extend(summaries);
+        for summary in summaries {
+            grow_gently(&mut self.entries);
+            self.entries.push(summary);
+        }
         self.repairs = self.repairs_of(&view);
         self.view = view;
+        // Held for the life of the history: its summaries only by id (the history holds
+        // them), no spare capacity from how it was built.
+        for edit in &mut compaction.edits {
+            if let Edit::Summarize { summary } = edit {
+                *summary = Summary::recorded(summary.id());
+            }
+        }
+        compaction.edits.shrink_to_fit();
         self.compactions.push(compaction);
         Ok(())
+    }
+
+    /// `compaction` with the entry of every summary it names by id only (as the records
+    /// of [`compactions`](History::compactions) do) read from this history: a record to
+    /// apply to another history or to serialize on its own.
+    ///
+    /// # Errors
+    ///
+    /// The [`recall`](History::recall) error of a summary this history cannot read.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, ApplyError, CallSite, Compaction, Edit, Entry, EntryKind};
+    /// use favur_context::{History, Message, RecordError, Retention};
+    /// let mut h = History::new();
+    /// let old = h.append(fuzzy!(user: "a long exchange"));
+    /// let mut copy = h.clone();
+    /// let gist = Entry::new(h.next_id(), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
+    ///     EntryKind::Summary { replaces: vec![old] }, Message::user("the gist"));
+    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Summarize { summary: gist.into() }], usage_after: None }).unwrap();
+    /// // The kept record names its summary by id: applied elsewhere, it is refused...
+    /// let kept = h.compactions()[0].clone();
+    /// assert!(matches!(copy.apply(kept), Err(RecordError::Compaction(ApplyError::SummaryNotHeld { .. }))));
+    /// // ...in full, it applies.
+    /// copy.apply(h.compaction_in_full(&h.compactions()[0]).unwrap()).unwrap();
+    /// assert_eq!(copy.view(), h.view());
+    /// ```
+    pub fn compaction_in_full(&self, compaction: &Compaction) -> Result<Compaction, RecallError> {
+        let mut full = compaction.clone();
+        for edit in &mut full.edits {
+            if let Edit::Summarize { summary } = edit
+                && summary.entry().is_none()
+            {
+                *summary = Summary::from(self.recall(summary.id())?.into_owned());
+            }
+        }
+        Ok(full)
     }
 
     /// Applies a compaction record to the view, recording its summary entries:
@@ -296,7 +345,8 @@ impl History {
             match edit {
                 Edit::Drop { id } => gone.push(*id),
                 Edit::Summarize { summary } => {
-                    if let EntryKind::Summary { replaces } = &summary.kind {
+                    if let Some(EntryKind::Summary { replaces }) = summary.entry().map(|e| &*e.kind)
+                    {
                         gone.extend_from_slice(replaces);
                     }
                 }
@@ -325,6 +375,16 @@ fn check_message(e: &Entry) -> Result<(), RecordError> {
         .iter()
         .try_for_each(crate::model::parts::check_part)
         .map_err(|problem| RecordError::Part { id: e.id, problem })
+}
+
+/// Makes room for one more entry, growing by an eighth instead of doubling: the entries
+/// are held for the life of the history, and a doubled vector is up to half empty (at a
+/// million entries, 128 MB of nothing). Large vectors are moved by the allocator's
+/// `realloc` (page remapping on Linux), so the extra growth steps cost little.
+fn grow_gently<T>(entries: &mut Vec<T>) {
+    if entries.len() == entries.capacity() {
+        entries.reserve_exact((entries.len() / 8).max(16));
+    }
 }
 
 #[cfg(test)]
@@ -377,7 +437,7 @@ mod tests {
         let c = Compaction {
             tier: 1,
             edits: vec![
-                Edit::Summarize { summary: s },
+                Edit::Summarize { summary: s.into() },
                 Edit::Drop { id: ids[4] },
                 // Summarized but kept in another form: stays.
                 Edit::Reform {

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::compact::plan::Staying;
+pub use crate::history::summary::Summary;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Message, Role};
 use crate::model::retention::Retention;
@@ -282,8 +283,9 @@ pub enum Edit {
     /// The entries in `replaces` (a contiguous run of the view) leave it and `summary`, a
     /// new entry of kind [`EntryKind::Summary`], takes their place.
     Summarize {
-        /// The new summary entry; its id must be the history's next id.
-        summary: Entry,
+        /// The new summary entry (its id must be the history's next id); in a record a
+        /// history holds, only its id (see [`Summary`]).
+        summary: Summary,
     },
     /// The entry leaves the view (it stays in the history, retrievable by id).
     Drop {
@@ -385,6 +387,14 @@ pub enum ApplyError {
         /// The summary.
         id: EntryId,
     },
+    /// A summarize edit names its summary by id only (as the records a history holds
+    /// do): a record to apply carries the entry (see
+    /// [`History::compaction_in_full`](crate::History::compaction_in_full)).
+    #[error("summary {id} is named by id only, without its entry")]
+    SummaryNotHeld {
+        /// The summary's id.
+        id: EntryId,
+    },
     /// A placeholder form points at a summary that the compaction does not write and the
     /// view does not hold (or at an entry that is not a summary).
     #[error("placeholder for {id} points at unknown summary {summary}")]
@@ -452,6 +462,9 @@ pub(crate) fn derive(
                 dropped.insert(*id);
             }
             Edit::Summarize { summary } => {
+                let Some(summary) = summary.entry() else {
+                    return Err(ApplyError::SummaryNotHeld { id: summary.id() });
+                };
                 if summary.id != expected {
                     return Err(ApplyError::SummaryId {
                         expected,
@@ -459,7 +472,7 @@ pub(crate) fn derive(
                     });
                 }
                 expected = EntryId(expected.0 + 1);
-                let EntryKind::Summary { replaces } = &summary.kind else {
+                let EntryKind::Summary { replaces } = &*summary.kind else {
                     return Err(ApplyError::NotASummary { id: summary.id });
                 };
                 if replaces.is_empty() {

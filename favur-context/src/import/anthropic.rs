@@ -1,10 +1,10 @@
 //! Anthropic Messages (`system` + `messages` with content blocks).
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value};
 
-use super::{
-    Calls, Format, ImportError, Transcript, TranscriptMessage, bad, message_list, object, role_of,
-};
+use super::{Calls, ImportError, Sink, TranscriptMessage, bad, object, role_of};
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 
 /// A transcript message that is not pinned, answers nothing and has no reported size.
@@ -26,9 +26,9 @@ fn cache_control(block: &Value, ext: &mut Map<String, Value>) {
     }
 }
 
-fn system(value: &Value) -> Result<Vec<TranscriptMessage>, ImportError> {
+fn system(value: Option<&Value>) -> Result<Vec<TranscriptMessage>, ImportError> {
     let mut out = Vec::new();
-    match value.get("system") {
+    match value {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => {
             let mut m = msg(0, None, Message::system(s.clone()));
@@ -90,12 +90,20 @@ fn result_text(index: usize, content: Option<&Value>) -> Result<String, ImportEr
     }
 }
 
-pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
-    let list = message_list(value, "Anthropic messages")?;
-    let mut messages = system(value)?;
+/// Reads the `system` parameter, then the messages one by one, handing each message to
+/// `sink` (Anthropic has no exit record).
+pub(super) fn parse_each<M: Borrow<Value>>(
+    system_param: Option<&Value>,
+    list: impl Iterator<Item = Result<M, ImportError>>,
+    sink: &mut Sink<'_>,
+) -> Result<Option<String>, ImportError> {
+    for m in system(system_param)? {
+        sink(m)?;
+    }
     let mut calls = Calls::default();
-    for (index, m) in list.iter().enumerate() {
-        let obj = object(index, m)?;
+    for (index, m) in list.enumerate() {
+        let m = m?;
+        let obj = object(index, m.borrow())?;
         let role = match role_of(index, obj)? {
             "user" => Role::User,
             "assistant" => Role::Assistant,
@@ -187,7 +195,7 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
                     let mut t = msg(index, Some(k), message);
                     t.action = Some(call);
                     t.is_result = true;
-                    messages.push(t);
+                    sink(t)?;
                 }
                 (Some(other @ ("tool_use" | "tool_result")), _) => {
                     return Err(bad(
@@ -219,8 +227,8 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
             } else {
                 None
             };
-            messages.push(msg(index, block, message));
+            sink(msg(index, block, message))?;
         }
     }
-    Ok(Transcript::new(Format::Anthropic, messages, None))
+    Ok(None)
 }

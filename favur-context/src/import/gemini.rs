@@ -4,33 +4,19 @@
 //! with the responses of the next user turn in order; the model turn is marked so the
 //! Gemini renderer sends them without ids again, as they came.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value};
 
 use super::anthropic::msg;
-use super::{Calls, Format, ImportError, Transcript, TranscriptMessage, bad, object, role_of};
+use super::each::Sink;
+use super::{Calls, ImportError, TranscriptMessage, bad, object, role_of};
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 use crate::model::parts::{Media, Provider, Reasoning};
 use crate::request::render::SYNTHESIZED_IDS;
 
-fn contents(value: &Value) -> Result<&[Value], ImportError> {
-    match value {
-        Value::Array(a) => Ok(a),
-        Value::Object(o) => match o.get("contents") {
-            Some(Value::Array(a)) => Ok(a),
-            Some(_) => Err(ImportError::Shape("`contents` is not an array".into())),
-            None => Err(ImportError::Shape(
-                "expected Gemini contents: an array of contents or an object with `contents`"
-                    .into(),
-            )),
-        },
-        _ => Err(ImportError::Shape(
-            "expected Gemini contents: an array of contents or an object with `contents`".into(),
-        )),
-    }
-}
-
-fn system(value: &Value, out: &mut Vec<TranscriptMessage>) -> Result<(), ImportError> {
-    let Some(system) = value.get("systemInstruction") else {
+fn system(system: Option<&Value>, sink: &mut Sink<'_>) -> Result<(), ImportError> {
+    let Some(system) = system else {
         return Ok(());
     };
     let Some(Value::Array(parts)) = system.get("parts") else {
@@ -46,7 +32,7 @@ fn system(value: &Value, out: &mut Vec<TranscriptMessage>) -> Result<(), ImportE
         };
         let mut m = msg(0, Some(k), Message::system(text.clone()));
         m.pin = true;
-        out.push(m);
+        sink(m)?;
     }
     Ok(())
 }
@@ -370,21 +356,28 @@ fn user_turn(
     Ok(())
 }
 
-pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
-    let list = contents(value)?;
-    let mut messages = Vec::with_capacity(list.len() + 1);
-    system(value, &mut messages)?;
+/// Reads the contents one by one, handing each message they hold to `sink`, after the
+/// `systemInstruction`'s (Gemini has no exit record).
+pub(super) fn parse_each<M: Borrow<Value>>(
+    system_instruction: Option<&Value>,
+    list: impl Iterator<Item = Result<M, ImportError>>,
+    sink: &mut Sink<'_>,
+) -> Result<Option<String>, ImportError> {
+    system(system_instruction, sink)?;
     let mut calls = Calls::default();
     let mut pending: Option<Pending> = None;
-    for (index, c) in list.iter().enumerate() {
-        let obj = object(index, c)?;
+    // The messages of one content (a user turn's results take the media after them).
+    let mut turn = Vec::new();
+    for (index, c) in list.enumerate() {
+        let c = c?;
+        let obj = object(index, c.borrow())?;
         let role = role_of(index, obj)?;
         let parts = match obj.get("parts") {
             Some(Value::Array(p)) if !p.is_empty() => p,
             _ => return Err(bad(index, "`parts` must be a non-empty array")),
         };
         match role {
-            "user" => user_turn(index, parts, pending.take(), &mut calls, &mut messages)?,
+            "user" => user_turn(index, parts, pending.take(), &mut calls, &mut turn)?,
             "model" => {
                 if let Some(p) = pending.take() {
                     return Err(ImportError::ResponseCount {
@@ -397,10 +390,11 @@ pub(super) fn parse(value: &Value) -> Result<Transcript, ImportError> {
                 if !made.is_empty() {
                     pending = Some(Pending { index, calls: made });
                 }
-                messages.push(msg(index, None, message));
+                turn.push(msg(index, None, message));
             }
             other => return Err(bad(index, format!("unknown role `{other}`"))),
         }
+        turn.drain(..).try_for_each(&mut *sink)?;
     }
-    Ok(Transcript::new(Format::Gemini, messages, None))
+    Ok(None)
 }

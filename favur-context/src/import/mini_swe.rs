@@ -1,11 +1,12 @@
 //! mini-swe-agent trajectories, plain chat and tool calling.
 
+use std::borrow::Borrow;
+
 use serde_json::{Value, json};
 
 use super::openai::{tool_calls, tool_message};
 use super::{
-    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, bad, message_list,
-    object, role_of, text_content,
+    Calls, ImportError, ParseOptions, Sink, TranscriptMessage, bad, object, role_of, text_content,
 };
 use crate::model::message::{Message, Part, Role, ToolCall};
 
@@ -36,16 +37,21 @@ pub(crate) fn bash_blocks(text: &str) -> Vec<&str> {
     found
 }
 
-pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, ImportError> {
-    let list = message_list(value, "a mini-swe-agent trajectory")?;
-    let mut messages: Vec<TranscriptMessage> = Vec::with_capacity(list.len());
+/// Reads the messages of a trajectory one by one, handing each to `sink`; returns the
+/// exit record.
+pub(super) fn parse_each<M: Borrow<Value>>(
+    list: impl Iterator<Item = Result<M, ImportError>>,
+    options: ParseOptions,
+    sink: &mut Sink<'_>,
+) -> Result<Option<String>, ImportError> {
     let mut calls = Calls::default();
     let mut exit = None;
     let mut leading = true;
     // The action of the previous message if it was an assistant message.
     let mut after_assistant: Option<Option<ToolCall>> = None;
-    for (index, m) in list.iter().enumerate() {
-        let obj = object(index, m)?;
+    for (index, m) in list.enumerate() {
+        let m = m?;
+        let obj = object(index, m.borrow())?;
         let role = role_of(index, obj)?;
         if exit.is_some() {
             return Err(bad(index, "message after the `exit` record"));
@@ -118,9 +124,9 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
             other => return Err(bad(index, format!("unknown role `{other}`"))),
         }
         leading &= out.pin;
-        messages.push(out);
+        sink(out)?;
     }
-    Ok(Transcript::new(Format::MiniSweAgent, messages, exit))
+    Ok(exit)
 }
 
 #[cfg(test)]

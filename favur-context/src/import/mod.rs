@@ -12,6 +12,10 @@
 //!    [`Transcript::import_into`] appends them all to a history. All or nothing: the
 //!    history is only touched once every message is classified.
 //!
+//! [`classify_str`] does both steps reading one message at a time (a large transcript
+//! is never held whole as a value nor as a [`Transcript`]), and [`import`] records what
+//! it gives: the same messages and errors as the two steps, in a fraction of the memory.
+//!
 //! ```
 //! use favur_context::{History, Retention};
 //! use favur_context::import::{self, Format, IncomingMessage};
@@ -40,11 +44,16 @@ mod incoming;
 pub use incoming::IncomingMessage;
 
 mod anthropic;
+mod classifying;
+mod each;
 mod gemini;
 pub mod mcp;
 pub(crate) mod mini_swe;
+use each::Sink;
 mod openai;
 pub mod shell;
+mod stream;
+pub use stream::{Imported, classify_str};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -58,7 +67,7 @@ use crate::model::message::{
     Arguments, CallIdError, Message, Part, Role, ToolCall, check_call_ids,
 };
 use crate::model::retention::Retention;
-use crate::model::site::CallSite;
+use classifying::Classifying;
 
 /// A transcript format [`parse`] reads.
 ///
@@ -515,43 +524,11 @@ impl Transcript {
         &self,
         classifier: &C,
     ) -> Result<Vec<ImportedMessage>, ImportError> {
-        let mut out = Vec::with_capacity(self.messages.len());
-        let mut unclassified = Vec::new();
-        for i in 0..self.messages.len() {
-            let Some(incoming) = self.incoming(i) else {
-                continue;
-            };
-            let inner = &self.messages[i];
-            match classifier.classify(&incoming) {
-                Ok(decision) => {
-                    let file = match &decision.rule {
-                        Some(rule) => format!("import:{}/{rule}", self.format),
-                        None => format!("import:{}", self.format),
-                    };
-                    let line = u32::try_from(inner.index).unwrap_or(u32::MAX);
-                    let column = inner
-                        .block
-                        .and_then(|b| u32::try_from(b + 1).ok())
-                        .unwrap_or(1);
-                    out.push(ImportedMessage {
-                        index: inner.index,
-                        pin: inner.pin || decision.pin,
-                        classified: Classified::with_site(
-                            inner.message.clone(),
-                            decision.class,
-                            CallSite::from_parts(file, line, column),
-                        ),
-                        prompt_tokens: inner.prompt_tokens,
-                    });
-                }
-                Err(Unclassified(reason)) => unclassified.push((inner.index, reason)),
-            }
+        let mut classifying = Classifying::new(self.format, classifier, self.messages.len());
+        for inner in &self.messages {
+            classifying.take(Cow::Borrowed(inner));
         }
-        if unclassified.is_empty() {
-            Ok(out)
-        } else {
-            Err(ImportError::Unclassified { unclassified })
-        }
+        classifying.finish()
     }
 
     /// Classifies every message and records them in `history` (pinning the leading
@@ -571,19 +548,7 @@ impl Transcript {
         classifier: &C,
     ) -> Result<ImportReport, ImportError> {
         let classified = self.classify(classifier)?;
-        let mut ids = Vec::with_capacity(classified.len());
-        for m in classified {
-            let id = if m.pin {
-                history.pin(m.classified)
-            } else {
-                history.append(m.classified)
-            };
-            ids.push((m.index, id));
-        }
-        Ok(ImportReport {
-            ids,
-            exit: self.exit.clone(),
-        })
+        Ok(classifying::record(history, classified, self.exit.clone()))
     }
 }
 
@@ -632,16 +597,23 @@ pub fn parse_value(
     value: &Value,
     options: ParseOptions,
 ) -> Result<Transcript, ImportError> {
-    match format {
-        Format::OpenAi => openai::parse(value, options),
-        Format::Anthropic => anthropic::parse(value),
-        Format::MiniSweAgent => mini_swe::parse(value, options),
-        Format::Gemini => gemini::parse(value),
-    }
+    let list = message_list(value, format)?;
+    let mut messages = Vec::with_capacity(list.len());
+    let system = each::system_key(format).and_then(|key| value.get(key));
+    let exit = each::read_each(format, system, list.iter().map(Ok), options, &mut |m| {
+        messages.push(m);
+        Ok(())
+    })?;
+    Ok(Transcript::new(format, messages, exit))
 }
 
 /// Parses `json` as `format`, classifies every message with `classifier` and records them
 /// in `history`. All or nothing: on error the history is unchanged.
+///
+/// Streams: the messages are read and classified one at a time ([`classify_str`]), so
+/// the document is never held as a [`Value`] or a [`Transcript`]; the history is only
+/// touched once every message is read and classified. The same entries and errors as
+/// [`parse`] then [`Transcript::import_into`].
 ///
 /// ```
 /// use favur_context::{History, Retention};
@@ -658,23 +630,31 @@ pub fn import<C: Classifier + ?Sized>(
     json: &str,
     classifier: &C,
 ) -> Result<ImportReport, ImportError> {
-    parse(format, json)?.import_into(history, classifier)
+    let imported = stream::classify_str(format, json, ParseOptions::default(), classifier)?;
+    Ok(classifying::record(
+        history,
+        imported.messages,
+        imported.exit,
+    ))
 }
 
 /// The list of messages of a document: the array itself, or its `messages` array.
-pub(crate) fn message_list<'v>(value: &'v Value, what: &str) -> Result<&'v [Value], ImportError> {
+pub(crate) fn message_list(value: &Value, format: Format) -> Result<&[Value], ImportError> {
+    let key = each::list_key(format);
+    let expected = || {
+        let what = each::document_name(format);
+        ImportError::Shape(format!(
+            "expected {what}: an array of messages or an object with `{key}`"
+        ))
+    };
     match value {
         Value::Array(a) => Ok(a),
-        Value::Object(o) => match o.get("messages") {
+        Value::Object(o) => match o.get(key) {
             Some(Value::Array(a)) => Ok(a),
-            Some(_) => Err(ImportError::Shape("`messages` is not an array".into())),
-            None => Err(ImportError::Shape(format!(
-                "expected {what}: an array of messages or an object with `messages`"
-            ))),
+            Some(_) => Err(ImportError::Shape(format!("`{key}` is not an array"))),
+            None => Err(expected()),
         },
-        _ => Err(ImportError::Shape(format!(
-            "expected {what}: an array of messages or an object with `messages`"
-        ))),
+        _ => Err(expected()),
     }
 }
 

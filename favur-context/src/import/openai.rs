@@ -1,10 +1,12 @@
 //! OpenAI Chat Completions messages.
 
+use std::borrow::Borrow;
+
 use serde_json::{Map, Value};
 
 use super::{
-    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad,
-    message_list, object, role_of, text_content,
+    Calls, ImportError, ParseOptions, Sink, TranscriptMessage, arguments, bad, object, role_of,
+    text_content,
 };
 use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
 
@@ -87,13 +89,17 @@ pub(super) fn tool_calls(
     Ok(out)
 }
 
-pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, ImportError> {
-    let list = message_list(value, "OpenAI chat messages")?;
-    let mut messages = Vec::with_capacity(list.len());
+/// Reads the messages one by one, handing each to `sink` (OpenAI has no exit record).
+pub(super) fn parse_each<M: Borrow<Value>>(
+    list: impl Iterator<Item = Result<M, ImportError>>,
+    options: ParseOptions,
+    sink: &mut Sink<'_>,
+) -> Result<Option<String>, ImportError> {
     let mut calls = Calls::default();
     let mut leading = true;
-    for (index, m) in list.iter().enumerate() {
-        let obj = object(index, m)?;
+    for (index, m) in list.enumerate() {
+        let m = m?;
+        let obj = object(index, m.borrow())?;
         let role = role_of(index, obj)?;
         let content = obj.get("content");
         let mut out = TranscriptMessage {
@@ -140,7 +146,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
             other => return Err(bad(index, format!("unknown role `{other}`"))),
         }
         leading &= out.pin;
-        messages.push(out);
+        sink(out)?;
     }
-    Ok(Transcript::new(Format::OpenAi, messages, None))
+    Ok(None)
 }

@@ -128,7 +128,7 @@ pub(crate) fn find_entry(record: RecordIn, id: EntryId) -> Option<Entry> {
         RecordIn::Entry(e) => (e.id == id).then_some(e),
         RecordIn::Batch(entries) => entries.into_iter().find(|e| e.id == id),
         RecordIn::Compaction(c) => c.edits.into_iter().find_map(|edit| match edit {
-            Edit::Summarize { summary } if summary.id == id => Some(summary),
+            Edit::Summarize { summary } if summary.id() == id => summary.into_entry(),
             _ => None,
         }),
         RecordIn::Journal(_) => None,

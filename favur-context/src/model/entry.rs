@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::entry_kind::Kind;
 use crate::model::message::Message;
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
@@ -79,11 +80,11 @@ pub struct Entry {
     pub(crate) tokens: u32,
     pub(crate) site: CallSite,
     #[serde(default, skip_serializing_if = "is_appended")]
-    pub(crate) kind: EntryKind,
+    pub(crate) kind: Kind,
     pub(crate) message: Message,
 }
 
-fn is_appended(kind: &EntryKind) -> bool {
+fn is_appended(kind: &Kind) -> bool {
     *kind == EntryKind::Appended
 }
 
@@ -109,7 +110,7 @@ impl Entry {
             retention,
             tokens,
             site,
-            kind,
+            kind: kind.into(),
             message,
         }
     }

@@ -3,6 +3,7 @@
 
 pub(crate) mod classify;
 pub(crate) mod entry;
+mod entry_kind;
 pub mod kinds;
 pub(crate) mod message;
 pub(crate) mod parts;

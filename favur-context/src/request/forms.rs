@@ -334,7 +334,7 @@ pub(crate) fn is_directive_kind(message: &Message) -> bool {
 /// The message `entry` shows in `form`, as both renderers send it before the tool-call
 /// pairing is repaired. Unchanged messages are borrowed.
 pub(crate) fn shown<'a>(entry: &'a Entry, form: &'a Form) -> Cow<'a, Message> {
-    if let EntryKind::Summary { replaces } = &entry.kind {
+    if let EntryKind::Summary { replaces } = &*entry.kind {
         let text = match form {
             Form::Capped(m) => joined_text(m),
             _ => joined_text(&entry.message),

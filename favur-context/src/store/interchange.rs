@@ -54,7 +54,7 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
         // the next ids then, above every id it names), or with no summary right after
         // the last entry it names: its edits apply there alike.
         let at = compaction.edits.iter().map(|e| match e {
-            Edit::Summarize { summary } => summary.id.0,
+            Edit::Summarize { summary } => summary.id().0,
             Edit::Drop { id } | Edit::Reform { id, .. } => id.0 + 1,
         });
         let at = at.max().unwrap_or(0).max(floor);
@@ -63,7 +63,10 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
             line(&mut out, &RecordOut::Entry(entries[written]))?;
             written += 1;
         }
-        line(&mut out, &RecordOut::Compaction(compaction))?;
+        let compaction = full
+            .compaction_in_full(compaction)
+            .map_err(io::Error::other)?;
+        line(&mut out, &RecordOut::Compaction(&compaction))?;
     }
     for entry in &entries[written..] {
         line(&mut out, &RecordOut::Entry(entry))?;

@@ -127,7 +127,9 @@ fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Err
     history.apply(Compaction {
         tier: 2,
         edits: vec![
-            Edit::Summarize { summary },
+            Edit::Summarize {
+                summary: summary.into(),
+            },
             Edit::Drop { id: items[3] },
             Edit::Reform {
                 id: items[4],

@@ -1,0 +1,89 @@
+//! How an entry stores its kind: in one word, since almost every entry is appended.
+
+use std::fmt;
+use std::ops::Deref;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::model::entry::EntryKind;
+
+/// An [`EntryKind`] in 8 bytes: an appended entry (nearly all of them) holds nothing,
+/// a pinned one or a summary (with its list of replaced ids) a box. Reads as the
+/// `EntryKind` it holds; shown, compared and serialized as that `EntryKind`.
+#[derive(Clone, Default)]
+pub(crate) struct Kind(Option<Box<EntryKind>>);
+
+static APPENDED: EntryKind = EntryKind::Appended;
+
+impl Deref for Kind {
+    type Target = EntryKind;
+
+    fn deref(&self) -> &EntryKind {
+        self.0.as_deref().unwrap_or(&APPENDED)
+    }
+}
+
+impl From<EntryKind> for Kind {
+    fn from(kind: EntryKind) -> Self {
+        match kind {
+            EntryKind::Appended => Kind(None),
+            other => Kind(Some(Box::new(other))),
+        }
+    }
+}
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Kind) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<EntryKind> for Kind {
+    fn eq(&self, other: &EntryKind) -> bool {
+        **self == *other
+    }
+}
+
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        EntryKind::deserialize(d).map(Kind::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::entry::{Entry, EntryId};
+
+    #[test]
+    fn a_kind_is_one_word_and_reads_as_its_entry_kind() {
+        assert_eq!(std::mem::size_of::<Kind>(), 8);
+        assert!(std::mem::size_of::<Entry>() <= 112);
+        // A kept compaction record holds one edit per entry it drops.
+        assert!(std::mem::size_of::<crate::Edit>() <= 32);
+        let summary = EntryKind::Summary {
+            replaces: vec![EntryId(1)],
+        };
+        for kind in [EntryKind::Appended, EntryKind::Pinned, summary] {
+            let k = Kind::from(kind.clone());
+            assert_eq!(*k, kind);
+            assert_eq!(format!("{k:?}"), format!("{kind:?}"));
+            assert_eq!(
+                serde_json::to_string(&k).unwrap(),
+                serde_json::to_string(&kind).unwrap()
+            );
+        }
+    }
+}
