@@ -131,9 +131,22 @@ fn malformed_documents_fail_the_same_streamed() {
         r#"{"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "tool_result", "tool_use_id": "zz"}]}]}"#,
         r#"[{"role": "user", "content": "\ud800"}]"#,
         r#"[{"role": "user", "content": "x", "n": 1e999}]"#,
+        // Gemini contents.
+        r#"{"contents": 3}"#,
+        r#"{"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "systemInstruction": {"parts": [{"text": "late"}]}}"#,
+        r#"{"systemInstruction": {"parts": [{"inlineData": {}}]}, "contents": []}"#,
+        r#"[{"role": "user", "parts": []}]"#,
+        r#"[{"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}]}, {"role": "user", "parts": [{"text": "no answer"}]}]"#,
+        r#"[{"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}, {"functionCall": {"name": "cat", "args": {}}}]}, {"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"output": "a"}}}, {"functionResponse": {"name": "cat", "response": {"output": "b"}}}]}, {"role": "model", "parts": [{"text": "decline me"}]}]"#,
+        r#"[{"role": "model", "parts": [{"thoughtSignature": "c2ln", "functionCall": {"name": "ls", "args": {}}}]}, {"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"output": "a"}}}, {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}]}]"#,
     ];
     for doc in docs {
-        for format in [Format::OpenAi, Format::Anthropic, Format::MiniSweAgent] {
+        for format in [
+            Format::OpenAi,
+            Format::Anthropic,
+            Format::MiniSweAgent,
+            Format::Gemini,
+        ] {
             same(format, doc);
         }
     }

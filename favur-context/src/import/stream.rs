@@ -145,9 +145,10 @@ fn read_messages(
     match read {
         Ok(()) if state.found => Ok(state.exit),
         Ok(()) => Err(expected()),
-        Err(_) if state.in_messages && !state.messages_array => {
-            Err(ImportError::Shape(format!("`{}` is not an array", each::list_key(format))))
-        }
+        Err(_) if state.in_messages && !state.messages_array => Err(ImportError::Shape(format!(
+            "`{}` is not an array",
+            each::list_key(format)
+        ))),
         Err(_) if !state.entered => Err(expected()),
         Err(e) => Err(ImportError::Json(e.to_string())),
     }
