@@ -1,5 +1,5 @@
-//! Classified import of existing transcripts: OpenAI chat messages, Anthropic messages and
-//! mini-swe-agent trajectories.
+//! Classified import of existing transcripts: OpenAI chat messages, OpenAI Responses
+//! items, Anthropic messages and mini-swe-agent trajectories.
 //!
 //! Import is in two steps, and the second needs a [`Classifier`]: there is no default
 //! class and no way to import without one.
@@ -42,6 +42,8 @@ pub use incoming::IncomingMessage;
 mod anthropic;
 pub(crate) mod mini_swe;
 mod openai;
+mod parts;
+mod responses;
 pub mod shell;
 
 use std::borrow::Cow;
@@ -75,6 +77,9 @@ pub enum Format {
     /// observation in the next user message) or tool calling (`tool_calls` answered by
     /// `tool` messages).
     MiniSweAgent,
+    /// OpenAI Responses items (`message`, `reasoning`, `function_call`,
+    /// `function_call_output`): a list, or an object with `input`/`output` lists.
+    Responses,
 }
 
 impl Format {
@@ -88,6 +93,7 @@ impl Format {
             Format::OpenAi => "openai",
             Format::Anthropic => "anthropic",
             Format::MiniSweAgent => "mini-swe-agent",
+            Format::Responses => "responses",
         }
     }
 }
@@ -151,6 +157,15 @@ pub enum ImportError {
         index: usize,
         /// What is wrong.
         problem: CallIdError,
+    },
+    /// A reasoning, image or document part is malformed (an empty media type or source,
+    /// an empty reasoning part).
+    #[error("message {index}: {problem}")]
+    Part {
+        /// The message's index.
+        index: usize,
+        /// What is wrong.
+        problem: crate::model::parts::PartError,
     },
     /// A call is answered twice.
     #[error("message {index}: second result for call `{call_id}`")]
@@ -617,6 +632,7 @@ pub fn parse_value(
         Format::OpenAi => openai::parse(value, options),
         Format::Anthropic => anthropic::parse(value),
         Format::MiniSweAgent => mini_swe::parse(value, options),
+        Format::Responses => responses::parse(value, options),
     }
 }
 
@@ -743,8 +759,9 @@ impl Calls {
     }
 }
 
-/// Text content given as a string, `null`/absent (no text), or an array of text parts
-/// (`{"type": "text", "text": ...}`). Other part types are not supported.
+/// Content given as a string, `null`/absent (no text), or an array of text parts
+/// (`{"type": "text", "text": ...}`), `image_url` parts and `file` parts (as Chat
+/// Completions sends them). Other part types are not supported.
 pub(crate) fn text_content(
     index: usize,
     content: Option<&Value>,
@@ -758,9 +775,22 @@ pub(crate) fn text_content(
             .map(|(k, p)| match (p.get("type").and_then(Value::as_str), p.get("text")) {
                 (Some("text"), Some(Value::String(t))) => Ok(Part::Text(t.clone())),
                 (Some("text"), _) => Err(bad(index, format!("content part {k} has no `text` string"))),
+                (Some("image_url"), _) => match p["image_url"]["url"].as_str() {
+                    Some(url) => parts::from_url(index, true, url, None),
+                    None => Err(bad(index, format!("content part {k} has no `image_url.url`"))),
+                },
+                (Some("file"), _) => {
+                    let file = &p["file"];
+                    let name = file["filename"].as_str();
+                    match (file["file_data"].as_str(), file["file_id"].as_str()) {
+                        (Some(data), _) => parts::from_url(index, false, data, name),
+                        (None, Some(id)) => parts::from_file_id(index, false, id, name),
+                        (None, None) => Err(bad(index, format!("file part {k} has no source"))),
+                    }
+                }
                 (Some(other), _) => Err(bad(
                     index,
-                    format!("content part {k} has type `{other}`, which is not supported (text only)"),
+                    format!("content part {k} has type `{other}`, which is not supported (text, image_url, file)"),
                 )),
                 (None, _) => Err(bad(index, format!("content part {k} has no `type`"))),
             })

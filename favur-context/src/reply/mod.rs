@@ -169,6 +169,18 @@ impl Reply {
         }
     }
 
+    /// The same reply with `reasoning` first in its message (as the provider sent it,
+    /// before the text and calls it led to).
+    pub(crate) fn with_reasoning(
+        mut self,
+        reasoning: Vec<crate::model::parts::Reasoning>,
+    ) -> Reply {
+        self.message
+            .parts
+            .splice(0..0, reasoning.into_iter().map(Part::Reasoning));
+        self
+    }
+
     /// Parses an OpenAI Chat Completions response body (`choices[0]`).
     ///
     /// # Errors

@@ -93,13 +93,16 @@ enum Block {
         /// Anthropic's `input` from `content_block_start`, used when no delta follows.
         input: Option<Value>,
     },
+    /// Anthropic thinking or redacted thinking.
+    Thinking(crate::model::parts::Reasoning),
     Other,
 }
 
 /// Assembles a streamed reply: OpenAI Chat Completions chunks (`choices[0].delta` with
 /// text and tool-call argument deltas, ending with `data: [DONE]`) or Anthropic Messages
-/// events (`content_block_start`/`_delta`/`_stop` with `text_delta` and
-/// `input_json_delta`, ending with `message_stop`). Feed it the raw bytes as they arrive.
+/// events (`content_block_start`/`_delta`/`_stop` with `text_delta`,
+/// `input_json_delta`, `thinking_delta` and `signature_delta`, ending with
+/// `message_stop`; thinking blocks are kept as [`Reasoning`](crate::Reasoning) parts). Feed it the raw bytes as they arrive.
 ///
 /// ```
 /// use favur_context::{ReplyStream, StopReason};
@@ -247,6 +250,7 @@ impl ReplyStream {
         }
         let mut text = String::new();
         let mut calls = Vec::new();
+        let mut reasoning = Vec::new();
         for (index, block) in self.blocks {
             match block {
                 Block::Text(t) => text.push_str(&t),
@@ -274,6 +278,7 @@ impl ReplyStream {
                     };
                     calls.push(ToolCall::new(id, name, arguments));
                 }
+                Block::Thinking(r) => reasoning.push(r),
                 Block::Other => {}
             }
         }
@@ -289,7 +294,8 @@ impl ReplyStream {
             usage,
             Some(self.refusal),
             self.model,
-        ))
+        )
+        .with_reasoning(reasoning))
     }
 
     fn block(&mut self, index: u64) -> Option<&mut Block> {
@@ -439,6 +445,10 @@ impl ReplyStream {
                             input: input.or(Some(Value::Object(Default::default()))),
                         }
                     }
+                    Some("thinking" | "redacted_thinking") => Block::Thinking(
+                        anthropic::thinking(b, &format!("content block {i}"))
+                            .map_err(|e| e.to_string())?,
+                    ),
                     Some(_) => Block::Other,
                     None => return Err(format!("content block {i}: `type` missing")),
                 };
@@ -469,6 +479,10 @@ impl ReplyStream {
                             })?,
                     ),
                     (_, Block::Other) => {}
+                    (k, Block::Thinking(r)) => {
+                        anthropic::thinking_delta(r, k, d)
+                            .map_err(|e| format!("content block {i}: {e}"))?;
+                    }
                     ("text_delta" | "input_json_delta", _) => {
                         return Err(format!(
                             "content block {i}: a {dkind} does not fit this block's type"

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use super::neutral::Piece;
 use super::openai::media_note;
 use crate::model::parts::{Media, MediaSource, Provider, Reasoning};
+use crate::request::validate::{DOCUMENT_MEDIA_TYPES, IMAGE_MEDIA_TYPES};
 
 /// The block of a reasoning part, if it is Anthropic's.
 pub(super) fn reasoning_block(r: &Reasoning) -> Option<Value> {
@@ -45,7 +46,13 @@ pub(super) fn media_block(piece: &Piece<'_>, in_user_turn: bool) -> Option<Value
         Piece::Document(m) => (m, "document"),
         _ => return None,
     };
-    if !in_user_turn {
+    let accepted: &[&str] = if kind == "image" {
+        &IMAGE_MEDIA_TYPES
+    } else {
+        &DOCUMENT_MEDIA_TYPES
+    };
+    let base64 = matches!(media.source, MediaSource::Base64 { .. });
+    if !in_user_turn || (base64 && !accepted.contains(&media.media_type.as_str())) {
         return media_note(piece).map(|note| json!({"type": "text", "text": note}));
     }
     let mut block = Map::new();

@@ -33,10 +33,10 @@ pub(super) fn data_url(media_type: &str, data: &str) -> String {
 /// A media piece as a Chat content part of a user message, if Chat carries it there.
 fn media_part(media: &Media, document: bool) -> Option<Value> {
     match (&media.source, document) {
-        (MediaSource::Base64 { data }, false) => Some(
+        (MediaSource::Base64 { data }, false) if media.media_type.starts_with("image/") => Some(
             json!({"type": "image_url", "image_url": {"url": data_url(&media.media_type, data)}}),
         ),
-        (MediaSource::Url { url }, false) => {
+        (MediaSource::Url { url }, false) if is_http(url) => {
             Some(json!({"type": "image_url", "image_url": {"url": url}}))
         }
         (MediaSource::Base64 { data }, true) => {
@@ -52,6 +52,11 @@ fn media_part(media: &Media, document: bool) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// Whether a URL is one the OpenAI formats fetch (`http(s)`).
+pub(super) fn is_http(url: &str) -> bool {
+    url.starts_with("https://") || url.starts_with("http://")
 }
 
 /// The text note sent for a media piece a format cannot carry where it is.
