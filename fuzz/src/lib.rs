@@ -37,6 +37,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("openai", openai),
     ("anthropic", anthropic),
     ("mini_swe", mini_swe),
+    ("responses", responses),
     ("policy", policy),
     ("rules", rules),
     ("validate", validate),
@@ -136,6 +137,15 @@ pub fn mini_swe(data: &[u8]) {
     import(Format::MiniSweAgent, data);
 }
 
+/// OpenAI Responses transcripts (items with reasoning, media and calls).
+///
+/// ```
+/// favur_context_fuzz::responses(br#"[{"role":"user","content":"hi"}]"#);
+/// ```
+pub fn responses(data: &[u8]) {
+    import(Format::Responses, data);
+}
+
 /// Policy files: a policy or a typed error; a policy that loads compacts a history.
 ///
 /// ```
@@ -192,4 +202,5 @@ pub fn validate(data: &[u8]) {
     let _ = favur_context::validate::validate_openai_strict(&value);
     let _ = favur_context::validate::validate_anthropic(&value);
     let _ = favur_context::validate::validate_anthropic_strict(&value);
+    let _ = favur_context::validate::validate_responses_strict(&value);
 }

@@ -30,6 +30,12 @@ const SAMPLE_ANTHROPIC: &str = r#"{"system":"You are a coding agent.","messages"
 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"src\ntests","is_error":false}]},
 {"role":"assistant","content":"Done."}]}"#;
 
+const SAMPLE_RESPONSES: &str = r#"{"instructions":"You are a coding agent.","input":[
+{"role":"user","content":[{"type":"input_text","text":"Fix it."},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"}]},
+{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"look"}],"encrypted_content":"ENC"},
+{"type":"function_call","id":"fc_1","call_id":"c1","name":"bash","arguments":"{\"command\":\"ls\"}"},
+{"type":"function_call_output","call_id":"c1","output":"src"}]}"#;
+
 const SAMPLE_MINI_SWE: &str = r#"{"messages":[
 {"role":"system","content":"You are a coding agent."},
 {"role":"user","content":"Fix the failing test."},
@@ -166,6 +172,7 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
             v
         }
         "mini_swe" => vec![SAMPLE_MINI_SWE.as_bytes().to_vec()],
+        "responses" => vec![SAMPLE_RESPONSES.as_bytes().to_vec()],
         // Programs: every step once, then calls, results, compactions and reopens.
         "model" => vec![
             (0..=255u8).collect(),
