@@ -107,7 +107,8 @@ fn journals_with_the_new_parts_reopen_identically() {
     {
         let mut j = JournaledHistory::open(&path).unwrap();
         for e in expected.entries() {
-            j.append(e.message().clone().classify(e.retention())).unwrap();
+            j.append(e.message().clone().classify(e.retention()))
+                .unwrap();
         }
     }
     let j = JournaledHistory::open(&path).unwrap();

@@ -43,6 +43,7 @@ mod anthropic;
 pub(crate) mod mini_swe;
 mod openai;
 mod parts;
+pub(crate) use parts::text_content;
 mod responses;
 pub mod shell;
 
@@ -54,9 +55,7 @@ use serde_json::{Map, Value};
 use crate::history::History;
 use crate::model::classify::Classified;
 use crate::model::entry::EntryId;
-use crate::model::message::{
-    Arguments, CallIdError, Message, Part, Role, ToolCall, check_call_ids,
-};
+use crate::model::message::{Arguments, CallIdError, Message, Role, ToolCall, check_call_ids};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
 
@@ -756,45 +755,5 @@ impl Calls {
                 call_id: id.to_owned(),
             }),
         }
-    }
-}
-
-/// Content given as a string, `null`/absent (no text), or an array of text parts
-/// (`{"type": "text", "text": ...}`), `image_url` parts and `file` parts (as Chat
-/// Completions sends them). Other part types are not supported.
-pub(crate) fn text_content(
-    index: usize,
-    content: Option<&Value>,
-) -> Result<Vec<Part>, ImportError> {
-    match content {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .enumerate()
-            .map(|(k, p)| match (p.get("type").and_then(Value::as_str), p.get("text")) {
-                (Some("text"), Some(Value::String(t))) => Ok(Part::Text(t.clone())),
-                (Some("text"), _) => Err(bad(index, format!("content part {k} has no `text` string"))),
-                (Some("image_url"), _) => match p["image_url"]["url"].as_str() {
-                    Some(url) => parts::from_url(index, true, url, None),
-                    None => Err(bad(index, format!("content part {k} has no `image_url.url`"))),
-                },
-                (Some("file"), _) => {
-                    let file = &p["file"];
-                    let name = file["filename"].as_str();
-                    match (file["file_data"].as_str(), file["file_id"].as_str()) {
-                        (Some(data), _) => parts::from_url(index, false, data, name),
-                        (None, Some(id)) => parts::from_file_id(index, false, id, name),
-                        (None, None) => Err(bad(index, format!("file part {k} has no source"))),
-                    }
-                }
-                (Some(other), _) => Err(bad(
-                    index,
-                    format!("content part {k} has type `{other}`, which is not supported (text, image_url, file)"),
-                )),
-                (None, _) => Err(bad(index, format!("content part {k} has no `type`"))),
-            })
-            .collect(),
-        Some(_) => Err(bad(index, "`content` must be a string, null or an array of parts")),
     }
 }

@@ -1,7 +1,8 @@
 //! Reasoning and media read from transcripts: Anthropic `thinking`,
 //! `redacted_thinking`, `image` and `document` blocks, and the `data:` URLs the OpenAI
-//! formats carry media in. Every part read is checked ([`check_part`]): a malformed
-//! one is an [`ImportError::Part`] naming the message.
+//! formats carry media in, and Chat-style content lists ([`text_content`]). Every part
+//! read is checked ([`check_part`]): a malformed one is an [`ImportError::Part`] naming
+//! the message.
 
 use serde_json::Value;
 
@@ -162,4 +163,44 @@ pub(super) fn from_file_id(
     let mut media = Media::file(guess(fallback, name.unwrap_or_default()), file_id);
     media.name = name.map(str::to_owned);
     checked(index, media_part(image, media))
+}
+
+/// Content given as a string, `null`/absent (no text), or an array of text parts
+/// (`{"type": "text", "text": ...}`), `image_url` parts and `file` parts (as Chat
+/// Completions sends them). Other part types are not supported.
+pub(crate) fn text_content(
+    index: usize,
+    content: Option<&Value>,
+) -> Result<Vec<Part>, ImportError> {
+    match content {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .enumerate()
+            .map(|(k, p)| match (p.get("type").and_then(Value::as_str), p.get("text")) {
+                (Some("text"), Some(Value::String(t))) => Ok(Part::Text(t.clone())),
+                (Some("text"), _) => Err(bad(index, format!("content part {k} has no `text` string"))),
+                (Some("image_url"), _) => match p["image_url"]["url"].as_str() {
+                    Some(url) => from_url(index, true, url, None),
+                    None => Err(bad(index, format!("content part {k} has no `image_url.url`"))),
+                },
+                (Some("file"), _) => {
+                    let file = &p["file"];
+                    let name = file["filename"].as_str();
+                    match (file["file_data"].as_str(), file["file_id"].as_str()) {
+                        (Some(data), _) => from_url(index, false, data, name),
+                        (None, Some(id)) => from_file_id(index, false, id, name),
+                        (None, None) => Err(bad(index, format!("file part {k} has no source"))),
+                    }
+                }
+                (Some(other), _) => Err(bad(
+                    index,
+                    format!("content part {k} has type `{other}`, which is not supported (text, image_url, file)"),
+                )),
+                (None, _) => Err(bad(index, format!("content part {k} has no `type`"))),
+            })
+            .collect(),
+        Some(_) => Err(bad(index, "`content` must be a string, null or an array of parts")),
+    }
 }
