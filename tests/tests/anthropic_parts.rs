@@ -270,3 +270,23 @@ fn chat_carries_images_in_user_messages_and_notes_elsewhere() {
     assert!(!o.to_string().contains("SIG-G") && !a.to_string().contains("SIG-G"));
     assert_eq!(Reasoning::gemini_signature("x").provider, Provider::Gemini);
 }
+
+#[test]
+fn a_thinking_block_without_its_signature_is_left_out() {
+    let mut unsigned = Reasoning::anthropic("cut short", "");
+    unsigned.signature = None;
+    let mut h = History::new();
+    h.append(fuzzy!(user: "go"));
+    h.append(
+        Message::new(
+            Role::Assistant,
+            vec![Part::Reasoning(unsigned), Part::Text("ok".into())],
+        )
+        .classify(Retention::Fuzzy),
+    );
+    let (_, anthropic) = render_valid(&h, true);
+    assert_eq!(
+        anthropic["messages"][1]["content"],
+        json!([{"type": "text", "text": "ok"}])
+    );
+}

@@ -595,3 +595,51 @@ fn reasoning_from_another_provider_is_not_sent_and_media_are_never_dropped() {
     );
     assert_eq!(responses["input"][3]["output"][1]["file_id"], "file_shot");
 }
+
+#[test]
+fn a_responses_reply_appended_sends_its_reasoning_back_with_its_calls() {
+    let body = json!({
+        "id": "resp_1", "status": "completed", "model": "o4-mini", "error": null,
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "list first"}], "encrypted_content": "ENC-1"},
+            {"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": "Listing.", "annotations": []}]},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "ls", "arguments": "{\"path\":\".\"}"},
+        ],
+        "usage": {"input_tokens": 30, "output_tokens": 12},
+    });
+    let reply = favur_context::Reply::from_responses(&body.to_string()).unwrap();
+    assert_eq!(reply.usage().unwrap().input_tokens, 30);
+    let mut h = History::new();
+    h.append(Message::user("list").classify(Retention::Strict));
+    h.append(Message::from(reply).classify(Retention::Fuzzy));
+    h.append(Message::tool_result("call_1", "a.rs", false).classify(Retention::Fuzzy));
+    let input = render_responses(&h)["input"].clone();
+    let kinds: Vec<&str> = input
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "reasoning",
+            "message",
+            "function_call",
+            "function_call_output"
+        ]
+    );
+    assert_eq!(input[1]["encrypted_content"], "ENC-1");
+    assert_eq!(input[2]["id"], "msg_1");
+    assert_eq!(input[3]["id"], "fc_1");
+    validate_responses_strict(&json!({"store": false, "input": input})).unwrap();
+    let err = favur_context::Reply::from_responses(
+        r#"{"output":[{"type":"function_call","call_id":"c","arguments":"{}"}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "malformed reply at output[0].name: missing"
+    );
+}

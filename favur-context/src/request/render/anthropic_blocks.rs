@@ -13,7 +13,9 @@ use super::openai::media_note;
 use crate::model::parts::{Media, MediaSource, Provider, Reasoning};
 use crate::request::validate::{DOCUMENT_MEDIA_TYPES, IMAGE_MEDIA_TYPES};
 
-/// The block of a reasoning part, if it is Anthropic's.
+/// The block of a reasoning part, if it is Anthropic's and can be sent back: a thinking
+/// block without its signature (a stream cut before its `signature_delta`) cannot, and
+/// is left out.
 pub(super) fn reasoning_block(r: &Reasoning) -> Option<Value> {
     if r.provider != Provider::Anthropic {
         return None;
@@ -23,7 +25,7 @@ pub(super) fn reasoning_block(r: &Reasoning) -> Option<Value> {
         None => json!({
             "type": "thinking",
             "thinking": r.joined_text(),
-            "signature": r.signature.as_deref().unwrap_or_default(),
+            "signature": r.signature.as_deref().filter(|s| !s.is_empty())?,
         }),
     })
 }
