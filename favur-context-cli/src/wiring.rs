@@ -84,6 +84,9 @@ pub enum InputFormat {
     /// A mini-swe-agent trajectory (plain chat or tool calling).
     #[value(name = "mini-swe-agent")]
     MiniSweAgent,
+    /// OpenAI Responses items (a list, or an object with `input`/`output`).
+    #[value(name = "responses")]
+    Responses,
 }
 
 impl From<InputFormat> for Format {
@@ -92,6 +95,7 @@ impl From<InputFormat> for Format {
             InputFormat::OpenAi => Format::OpenAi,
             InputFormat::Anthropic => Format::Anthropic,
             InputFormat::MiniSweAgent => Format::MiniSweAgent,
+            InputFormat::Responses => Format::Responses,
         }
     }
 }
