@@ -59,13 +59,15 @@ pub(super) fn is_http(url: &str) -> bool {
     url.starts_with("https://") || url.starts_with("http://")
 }
 
-/// The text note sent for a media piece a format cannot carry where it is.
+/// The text note sent for a media piece a format cannot carry where it is; its name and
+/// URL are data, [`neutralize_quoted`](crate::render::neutralize_quoted).
 pub(super) fn media_note(piece: &Piece<'_>) -> Option<String> {
-    match piece {
-        Piece::Image(m) => Some(m.describe("image")),
-        Piece::Document(m) => Some(m.describe("document")),
-        _ => None,
-    }
+    let note = match piece {
+        Piece::Image(m) => m.describe("image"),
+        Piece::Document(m) => m.describe("document"),
+        _ => return None,
+    };
+    Some(crate::request::forms::neutralize_quoted(&note).into_owned())
 }
 
 /// The content parts of a message of `role` (reasoning left out, media as parts in a
