@@ -643,3 +643,54 @@ fn a_responses_reply_appended_sends_its_reasoning_back_with_its_calls() {
         "malformed reply at output[0].name: missing"
     );
 }
+
+#[test]
+fn a_streamed_responses_reply_is_its_completed_response() {
+    let mut s = favur_context::ReplyStream::responses();
+    let completed = json!({"type": "response.completed", "response": {
+        "status": "completed", "model": "o4-mini",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "ENC-2"},
+            {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "ls", "arguments": "{}"},
+        ],
+        "usage": {"input_tokens": 5, "output_tokens": 3},
+    }});
+    for event in [
+        json!({"type": "response.created", "response": {"status": "in_progress"}}),
+        json!({"type": "response.output_text.delta", "delta": "Li"}),
+        json!({"type": "response.output_text.delta", "delta": "sting"}),
+        completed,
+    ] {
+        let frame = format!("event: x\ndata: {event}\n\n");
+        s.feed(frame.as_bytes()).unwrap();
+    }
+    assert_eq!(s.text(), "Listing");
+    let reply = s.finish().unwrap();
+    assert_eq!(reply.tool_calls()[0].provider_id.as_deref(), Some("fc_2"));
+    assert_eq!(
+        reply
+            .message()
+            .reasoning()
+            .next()
+            .unwrap()
+            .encrypted
+            .as_deref(),
+        Some("ENC-2")
+    );
+    // Cut before the end, or failed: typed errors.
+    let mut cut = favur_context::ReplyStream::responses();
+    cut.push_data(r#"{"type":"response.output_text.delta","delta":"x"}"#)
+        .unwrap();
+    assert!(matches!(
+        cut.finish(),
+        Err(favur_context::ReplyError::Incomplete(_))
+    ));
+    let mut failed = favur_context::ReplyStream::responses();
+    let err = failed
+        .push_data(r#"{"type":"error","code":"rate_limit_exceeded","message":"slow down"}"#)
+        .unwrap_err();
+    assert!(
+        matches!(err, favur_context::ReplyError::Api { .. }),
+        "{err}"
+    );
+}
