@@ -229,7 +229,8 @@ pub enum TranscriptError {
 /// The format of a transcript document: mini-swe-agent when it says so (`format` starts
 /// with `mini-swe-agent`, or a `trajectory_format`/`info` field), Gemini when it has
 /// `contents` or `systemInstruction`, Anthropic when it has a top-level `system` or
-/// content blocks of type `tool_use`/`tool_result`, OpenAI otherwise.
+/// content blocks of type `tool_use`/`tool_result`, OpenAI Responses when it has
+/// `input`/`output` lists or typed Responses items, OpenAI otherwise.
 ///
 /// ```
 /// use favur_context::import::Format;
@@ -238,6 +239,7 @@ pub enum TranscriptError {
 /// assert_eq!(detect_format(&serde_json::json!({"system": "s", "messages": []})), Format::Anthropic);
 /// assert_eq!(detect_format(&serde_json::json!({"contents": []})), Format::Gemini);
 /// assert_eq!(detect_format(&serde_json::json!([{"role": "user", "content": "hi"}])), Format::OpenAi);
+/// assert_eq!(detect_format(&serde_json::json!({"input": [], "output": []})), Format::Responses);
 /// ```
 pub fn detect_format(value: &Value) -> Format {
     if let Some(f) = value.get("format").and_then(Value::as_str)
@@ -253,6 +255,9 @@ pub fn detect_format(value: &Value) -> Format {
     }
     if value.get("system").is_some() {
         return Format::Anthropic;
+    }
+    if is_responses(value) {
+        return Format::Responses;
     }
     let messages = match value {
         Value::Array(a) => Some(a),
@@ -276,6 +281,22 @@ pub fn detect_format(value: &Value) -> Format {
         Format::Anthropic
     } else {
         Format::OpenAi
+    }
+}
+
+/// Whether `value` is a Responses transcript: an object with `input` or `output`, or a
+/// list holding a typed Responses item (`function_call`, `function_call_output`,
+/// `reasoning`).
+fn is_responses(value: &Value) -> bool {
+    match value {
+        Value::Object(o) => o.contains_key("input") || o.contains_key("output"),
+        Value::Array(items) => items.iter().any(|i| {
+            matches!(
+                i.get("type").and_then(Value::as_str),
+                Some("function_call" | "function_call_output" | "reasoning")
+            )
+        }),
+        _ => false,
     }
 }
 

@@ -87,6 +87,9 @@ pub enum InputFormat {
     /// Gemini `contents` (with an optional `systemInstruction`).
     #[value(name = "gemini")]
     Gemini,
+    /// OpenAI Responses items (a list, or an object with `input`/`output`).
+    #[value(name = "responses")]
+    Responses,
 }
 
 impl From<InputFormat> for Format {
@@ -96,6 +99,7 @@ impl From<InputFormat> for Format {
             InputFormat::Anthropic => Format::Anthropic,
             InputFormat::MiniSweAgent => Format::MiniSweAgent,
             InputFormat::Gemini => Format::Gemini,
+            InputFormat::Responses => Format::Responses,
         }
     }
 }

@@ -39,6 +39,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("mini_swe", mini_swe),
     ("gemini", gemini),
     ("mcp", mcp),
+    ("responses", responses),
     ("policy", policy),
     ("rules", rules),
     ("validate", validate),
@@ -198,6 +199,15 @@ pub fn mcp(data: &[u8]) {
     }
 }
 
+/// OpenAI Responses transcripts (items with reasoning, media and calls).
+///
+/// ```
+/// favur_context_fuzz::responses(br#"[{"role":"user","content":"hi"}]"#);
+/// ```
+pub fn responses(data: &[u8]) {
+    import(Format::Responses, data);
+}
+
 /// Policy files: a policy or a typed error; a policy that loads compacts a history.
 ///
 /// ```
@@ -256,4 +266,5 @@ pub fn validate(data: &[u8]) {
     let _ = favur_context::validate::validate_anthropic_strict(&value);
     let _ = favur_context::validate::validate_gemini(&value);
     let _ = favur_context::validate::validate_gemini_strict(&value);
+    let _ = favur_context::validate::validate_responses_strict(&value);
 }

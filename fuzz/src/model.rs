@@ -5,8 +5,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use favur_context::{
-    Compactor, JournaledHistory, Message, NewEntry, OpenOptions, Part, Policy, Retention, Role,
-    Store, ToolCall, ToolResult,
+    Compactor, JournaledHistory, Media, Message, NewEntry, OpenOptions, Part, Policy, Reasoning,
+    Retention, Role, Store, ToolCall, ToolResult,
 };
 
 use crate::assert_renders_valid;
@@ -103,6 +103,22 @@ fn run(data: &[u8], path: &std::path::Path) {
             2 => {
                 let n = usize::from(input.next() % 4) + 1;
                 let mut parts = vec![Part::Text(input.text())];
+                // Reasoning of either provider leads the calls it came with.
+                match input.next() % 3 {
+                    0 => parts.insert(
+                        0,
+                        Part::Reasoning(Reasoning::anthropic(input.text(), "SIG")),
+                    ),
+                    1 => parts.insert(
+                        0,
+                        Part::Reasoning(Reasoning::openai(
+                            input.call_id() + "rs",
+                            [input.text()],
+                            Some("ENC".into()),
+                        )),
+                    ),
+                    _ => {}
+                }
                 for _ in 0..n {
                     let id = input.call_id();
                     parts.push(Part::ToolCall(ToolCall::new(
@@ -124,7 +140,7 @@ fn run(data: &[u8], path: &std::path::Path) {
                 }
             }
             3 => {
-                let m = Message::new(
+                let mut m = Message::new(
                     Role::Tool,
                     vec![Part::ToolResult(ToolResult {
                         call_id: input.call_id(),
@@ -132,6 +148,11 @@ fn run(data: &[u8], path: &std::path::Path) {
                         is_error: input.next() % 4 == 0,
                     })],
                 );
+                // A tool that returned an image (kept with its result).
+                if input.next() % 3 == 0 {
+                    m.parts
+                        .push(Part::Image(Media::base64("image/png", "iVBORw0KGgo=")));
+                }
                 j.append(m.classify(input.class())).expect("appends");
             }
             4 => {

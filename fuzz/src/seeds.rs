@@ -40,6 +40,11 @@ const SAMPLE_MCP: &str = r#"{"content":[{"type":"text","text":"3 files"},{"type"
 {"type":"audio","data":"UklGRg==","mimeType":"audio/wav"},{"type":"resource_link","uri":"file:///a.rs","name":"a.rs","mimeType":"text/x-rust"},
 {"type":"resource","resource":{"uri":"file:///b.txt","text":"hello"}},{"type":"resource","resource":{"uri":"file:///c.bin","blob":"AAAA"}}],
 "structuredContent":{"count":3},"isError":false}"#;
+const SAMPLE_RESPONSES: &str = r#"{"instructions":"You are a coding agent.","input":[
+{"role":"user","content":[{"type":"input_text","text":"Fix it."},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"}]},
+{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"look"}],"encrypted_content":"ENC"},
+{"type":"function_call","id":"fc_1","call_id":"c1","name":"bash","arguments":"{\"command\":\"ls\"}"},
+{"type":"function_call_output","call_id":"c1","output":"src"}]}"#;
 
 const SAMPLE_MINI_SWE: &str = r#"{"messages":[
 {"role":"system","content":"You are a coding agent."},
@@ -179,6 +184,7 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
         "mini_swe" => vec![SAMPLE_MINI_SWE.as_bytes().to_vec()],
         "gemini" => vec![SAMPLE_GEMINI.as_bytes().to_vec()],
         "mcp" => vec![SAMPLE_MCP.as_bytes().to_vec()],
+        "responses" => vec![SAMPLE_RESPONSES.as_bytes().to_vec()],
         // Programs: every step once, then calls, results, compactions and reopens.
         "model" => vec![
             (0..=255u8).collect(),

@@ -324,9 +324,17 @@ fn malformed_openai_input_names_the_index_and_the_problem() {
             Format::OpenAi,
             json!([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}])
         ),
+        // Images are imported now (issue 13); one without a URL is malformed.
+        msg(0, "content part 0 has no `image_url.url`")
+    );
+    assert_eq!(
+        err(
+            Format::OpenAi,
+            json!([{"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]}])
+        ),
         msg(
             0,
-            "content part 0 has type `image_url`, which is not supported (text only)"
+            "content part 0 has type `input_audio`, which is not supported (text, image_url, file)"
         )
     );
     assert_eq!(
@@ -373,7 +381,21 @@ fn malformed_anthropic_and_mini_swe_agent_input_names_the_index() {
             Format::Anthropic,
             json!({"messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]})
         ),
-        msg(0, "content block 0 of type `image` is not supported")
+        // Images are imported now (issue 13); one without a source type is malformed.
+        msg(
+            0,
+            "image block 0: source has no `type` (base64, url or file)"
+        )
+    );
+    assert_eq!(
+        err(
+            Format::Anthropic,
+            json!({"messages": [{"role": "user", "content": [{"type": "search_result", "source": {}}]}]})
+        ),
+        msg(
+            0,
+            "content block 0 of type `search_result` is not supported"
+        )
     );
     assert!(matches!(
         err(Format::Anthropic, json!({"system": 3, "messages": []})),

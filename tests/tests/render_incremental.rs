@@ -1,5 +1,5 @@
 //! Property: a `Renderer` kept across the requests of a run renders, at every step, byte
-//! for byte what `render_openai` and `render_anthropic` render from scratch: over random
+//! for byte what `render_openai`, `render_anthropic` and `render_responses` render from scratch: over random
 //! histories (every step of `common::steps`, pins of every role along the way, blank
 //! turns, reused call ids, results whose call is long gone, clones that diverge and are rendered in turn), compacted by the
 //! engine at random windows and forced at every tier, rendered after some steps and not
@@ -8,7 +8,7 @@
 mod common;
 
 use common::steps::{Step, append, policy, step};
-use favur_context::render::{Renderer, render_anthropic, render_openai};
+use favur_context::render::{Renderer, render_anthropic, render_openai, render_responses};
 use favur_context::{Compactor, History, Message, Part, Retention, Role, ToolCall};
 use proptest::prelude::*;
 use serde_json::json;
@@ -96,6 +96,9 @@ fn same(renderer: &mut Renderer, h: &History) -> Result<(), TestCaseError> {
     let fresh = serde_json::to_string(&render_anthropic(h).to_value()).unwrap();
     let kept = serde_json::to_string(&renderer.anthropic(h).to_value()).unwrap();
     prop_assert_eq!(kept, fresh, "anthropic");
+    let fresh = serde_json::to_string(&render_responses(h)).unwrap();
+    let kept = serde_json::to_string(renderer.responses(h)).unwrap();
+    prop_assert_eq!(kept, fresh, "responses");
     Ok(())
 }
 

@@ -1,4 +1,6 @@
-//! Anthropic Messages (`system` + `messages` with content blocks).
+//! Anthropic Messages (`system` + `messages` with content blocks): text, tool use and
+//! results, thinking and redacted thinking (assistant turns), images and documents (user
+//! turns and tool results).
 
 use std::borrow::Borrow;
 
@@ -61,27 +63,35 @@ fn system(value: Option<&Value>) -> Result<Vec<TranscriptMessage>, ImportError> 
     Ok(out)
 }
 
-fn result_text(index: usize, content: Option<&Value>) -> Result<String, ImportError> {
+/// A tool result's text, and the images and documents it returned.
+fn result_content(
+    index: usize,
+    content: Option<&Value>,
+) -> Result<(String, Vec<Part>), ImportError> {
     match content {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
+        None | Some(Value::Null) => Ok((String::new(), Vec::new())),
+        Some(Value::String(s)) => Ok((s.clone(), Vec::new())),
         Some(Value::Array(blocks)) => {
             let mut texts = Vec::with_capacity(blocks.len());
-            for b in blocks {
+            let mut media = Vec::new();
+            for (k, b) in blocks.iter().enumerate() {
                 match (b.get("type").and_then(Value::as_str), b.get("text")) {
                     (Some("text"), Some(Value::String(t))) => texts.push(t.as_str()),
+                    (Some("image" | "document"), _) => {
+                        media.push(super::parts::anthropic_media(index, k, b)?);
+                    }
                     (Some(other), _) => {
                         return Err(bad(
                             index,
                             format!(
-                                "tool_result content of type `{other}` is not supported (text only)"
+                                "tool_result content of type `{other}` is not supported (text, image, document)"
                             ),
                         ));
                     }
                     _ => return Err(bad(index, "tool_result content block has no `type`")),
                 }
             }
-            Ok(texts.join("\n"))
+            Ok((texts.join("\n"), media))
         }
         Some(_) => Err(bad(
             index,
@@ -181,23 +191,30 @@ pub(super) fn parse_each<M: Borrow<Value>>(
                         Some(Value::Bool(e)) => *e,
                         Some(_) => return Err(bad(index, "`is_error` is not a boolean")),
                     };
-                    let content = result_text(index, b.get("content"))?;
+                    let (content, media) = result_content(index, b.get("content"))?;
                     let call = calls.answer(index, id)?;
-                    let mut message = Message::new(
-                        Role::Tool,
-                        vec![Part::ToolResult(ToolResult {
-                            call_id: id.to_owned(),
-                            content,
-                            is_error,
-                        })],
-                    );
+                    let mut result = vec![Part::ToolResult(ToolResult {
+                        call_id: id.to_owned(),
+                        content,
+                        is_error,
+                    })];
+                    result.extend(media);
+                    let mut message = Message::new(Role::Tool, result);
                     cache_control(b, &mut message.extensions);
                     let mut t = msg(index, Some(k), message);
                     t.action = Some(call);
                     t.is_result = true;
                     sink(t)?;
                 }
-                (Some(other @ ("tool_use" | "tool_result")), _) => {
+                (Some("thinking" | "redacted_thinking"), Role::Assistant) => {
+                    parts.push(super::parts::anthropic_thinking(index, k, b)?);
+                }
+                (Some("image" | "document"), Role::User) => {
+                    parts.push(super::parts::anthropic_media(index, k, b)?);
+                    first_text.get_or_insert(k);
+                }
+                (Some(other @ ("tool_use" | "tool_result")), _)
+                | (Some(other @ ("thinking" | "redacted_thinking" | "image" | "document")), _) => {
                     return Err(bad(
                         index,
                         format!("a `{other}` block is not allowed in a {role} message"),

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{
     Format, ImportError, ParseOptions, TranscriptMessage, anthropic, gemini, mini_swe, openai,
+    responses,
 };
 
 /// Takes each message a format's reader reads.
@@ -26,6 +27,16 @@ pub(crate) fn read_each<M: Borrow<Value>>(
         Format::Anthropic => anthropic::parse_each(system, list, sink),
         Format::MiniSweAgent => mini_swe::parse_each(list, options, sink),
         Format::Gemini => gemini::parse_each(system, list, sink),
+        Format::Responses => {
+            // Items are paired across the list (a turn's reasoning, calls and text make
+            // one message): read as a whole list.
+            let items = list
+                .map(|m| m.map(|m| m.borrow().clone()))
+                .collect::<Result<Vec<Value>, _>>()?;
+            let transcript = responses::parse(&Value::Array(items), options)?;
+            transcript.messages.into_iter().try_for_each(sink)?;
+            Ok(None)
+        }
     }
 }
 
@@ -36,6 +47,7 @@ pub(crate) fn document_name(format: Format) -> &'static str {
         Format::Anthropic => "Anthropic messages",
         Format::MiniSweAgent => "a mini-swe-agent trajectory",
         Format::Gemini => "Gemini contents",
+        Format::Responses => "OpenAI Responses items",
     }
 }
 
@@ -43,6 +55,7 @@ pub(crate) fn document_name(format: Format) -> &'static str {
 pub(crate) fn list_key(format: Format) -> &'static str {
     match format {
         Format::Gemini => "contents",
+        Format::Responses => "input",
         _ => "messages",
     }
 }

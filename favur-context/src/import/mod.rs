@@ -1,5 +1,5 @@
-//! Classified import of existing transcripts: OpenAI chat messages, Anthropic messages, Gemini `contents` and
-//! mini-swe-agent trajectories.
+//! Classified import of existing transcripts: OpenAI chat messages, OpenAI Responses
+//! items, Anthropic messages, Gemini `contents` and mini-swe-agent trajectories.
 //!
 //! Import is in two steps, and the second needs a [`Classifier`]: there is no default
 //! class and no way to import without one.
@@ -51,6 +51,9 @@ pub mod mcp;
 pub(crate) mod mini_swe;
 use each::Sink;
 mod openai;
+mod parts;
+pub(crate) use parts::text_content;
+mod responses;
 pub mod shell;
 mod stream;
 pub use stream::{Imported, classify_str};
@@ -63,9 +66,7 @@ use serde_json::{Map, Value};
 use crate::history::History;
 use crate::model::classify::Classified;
 use crate::model::entry::EntryId;
-use crate::model::message::{
-    Arguments, CallIdError, Message, Part, Role, ToolCall, check_call_ids,
-};
+use crate::model::message::{Arguments, CallIdError, Message, Role, ToolCall, check_call_ids};
 use crate::model::retention::Retention;
 use classifying::Classifying;
 
@@ -89,6 +90,9 @@ pub enum Format {
     /// Gemini `generateContent` `contents` (`user` and `model` turns of parts), an
     /// object with `contents` and optional `systemInstruction`, or the array alone.
     Gemini,
+    /// OpenAI Responses items (`message`, `reasoning`, `function_call`,
+    /// `function_call_output`): a list, or an object with `input`/`output` lists.
+    Responses,
 }
 
 impl Format {
@@ -103,6 +107,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::MiniSweAgent => "mini-swe-agent",
             Format::Gemini => "gemini",
+            Format::Responses => "responses",
         }
     }
 }
@@ -166,6 +171,15 @@ pub enum ImportError {
         index: usize,
         /// What is wrong.
         problem: CallIdError,
+    },
+    /// A reasoning, image or document part is malformed (an empty media type or source,
+    /// an empty reasoning part).
+    #[error("message {index}: {problem}")]
+    Part {
+        /// The message's index.
+        index: usize,
+        /// What is wrong.
+        problem: crate::model::parts::PartError,
     },
     /// A call is answered twice.
     #[error("message {index}: second result for call `{call_id}`")]
@@ -597,6 +611,10 @@ pub fn parse_value(
     value: &Value,
     options: ParseOptions,
 ) -> Result<Transcript, ImportError> {
+    if format == Format::Responses {
+        // Its items may stand in two lists (`input`, `output`): read whole.
+        return responses::parse(value, options);
+    }
     let list = message_list(value, format)?;
     let mut messages = Vec::with_capacity(list.len());
     let system = each::system_key(format).and_then(|key| value.get(key));
@@ -740,31 +758,5 @@ impl Calls {
                 call_id: id.to_owned(),
             }),
         }
-    }
-}
-
-/// Text content given as a string, `null`/absent (no text), or an array of text parts
-/// (`{"type": "text", "text": ...}`). Other part types are not supported.
-pub(crate) fn text_content(
-    index: usize,
-    content: Option<&Value>,
-) -> Result<Vec<Part>, ImportError> {
-    match content {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(s)) => Ok(vec![Part::Text(s.clone())]),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .enumerate()
-            .map(|(k, p)| match (p.get("type").and_then(Value::as_str), p.get("text")) {
-                (Some("text"), Some(Value::String(t))) => Ok(Part::Text(t.clone())),
-                (Some("text"), _) => Err(bad(index, format!("content part {k} has no `text` string"))),
-                (Some(other), _) => Err(bad(
-                    index,
-                    format!("content part {k} has type `{other}`, which is not supported (text only)"),
-                )),
-                (None, _) => Err(bad(index, format!("content part {k} has no `type`"))),
-            })
-            .collect(),
-        Some(_) => Err(bad(index, "`content` must be a string, null or an array of parts")),
     }
 }

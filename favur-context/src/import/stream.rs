@@ -1,6 +1,7 @@
 //! Streaming import: a document's messages are read, checked and classified one at a
 //! time, so the document is never held as a [`Value`] nor as a [`Transcript`] beside
-//! the classified messages.
+//! the classified messages. (OpenAI Responses transcripts, whose items may stand in two
+//! lists, are read whole.)
 //!
 //! Three passes over the text, none holding more than one message: the strict walk
 //! (repeated keys, syntax), for Anthropic the `system` parameter (it may follow the
@@ -62,6 +63,15 @@ pub fn classify_str<C: Classifier + ?Sized>(
     options: ParseOptions,
     classifier: &C,
 ) -> Result<Imported, ImportError> {
+    if format == Format::Responses {
+        // Responses items may stand in two lists (`input`, `output`) and pair across
+        // them: read whole, then classified.
+        let transcript = super::parse_with(format, json, options)?;
+        return Ok(Imported {
+            messages: transcript.classify(classifier)?,
+            exit: None,
+        });
+    }
     json_keys::check_strict(json.as_bytes()).map_err(|e| match e {
         json_keys::Strict::Duplicate(d) => ImportError::DuplicateKey {
             key: d.key,

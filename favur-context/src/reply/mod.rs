@@ -2,7 +2,8 @@
 //! before it can be appended.
 //!
 //! [`Reply::from_openai`] reads an OpenAI Chat Completions response body and
-//! [`Reply::from_anthropic`] an Anthropic Messages response body; [`ReplyStream`]
+//! [`Reply::from_anthropic`] an Anthropic Messages response body, [`Reply::from_responses`]
+//! an OpenAI Responses body; [`ReplyStream`]
 //! assembles either provider's streamed (server-sent events) answer into the same
 //! [`Reply`]. A reply converts into a [`Message`] (`impl From<Reply> for Message`), so it
 //! is appended with a class like any other message, `fuzzy!(message: reply)`; it carries
@@ -35,6 +36,7 @@
 
 mod anthropic;
 mod openai;
+mod responses;
 mod stream;
 
 use serde_json::Value;
@@ -169,6 +171,18 @@ impl Reply {
         }
     }
 
+    /// The same reply with `reasoning` first in its message (as the provider sent it,
+    /// before the text and calls it led to).
+    pub(crate) fn with_reasoning(
+        mut self,
+        reasoning: Vec<crate::model::parts::Reasoning>,
+    ) -> Reply {
+        self.message
+            .parts
+            .splice(0..0, reasoning.into_iter().map(Part::Reasoning));
+        self
+    }
+
     /// Parses an OpenAI Chat Completions response body (`choices[0]`).
     ///
     /// # Errors
@@ -200,6 +214,27 @@ impl Reply {
     /// ```
     pub fn from_anthropic(body: &str) -> Result<Reply, ReplyError> {
         anthropic::parse(&parse_json(body)?)
+    }
+
+    /// Parses an OpenAI Responses response body (`output`): reasoning items first (ids,
+    /// summaries, `encrypted_content`), then the text, then the `function_call`s with
+    /// their item ids, so that appending the reply sends the reasoning back with its
+    /// calls.
+    ///
+    /// ```
+    /// use favur_context::{Reply, StopReason};
+    /// let body = r#"{"id":"resp_1","status":"completed","model":"o4-mini","output":[
+    ///   {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"list first"}],"encrypted_content":"ENC"},
+    ///   {"type":"function_call","id":"fc_1","call_id":"call_1","name":"ls","arguments":"{}"}],
+    ///   "usage":{"input_tokens":30,"output_tokens":12}}"#;
+    /// let reply = Reply::from_responses(body)?;
+    /// assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
+    /// assert_eq!(reply.tool_calls()[0].provider_id.as_deref(), Some("fc_1"));
+    /// assert_eq!(reply.message().reasoning().next().unwrap().encrypted.as_deref(), Some("ENC"));
+    /// # Ok::<(), favur_context::ReplyError>(())
+    /// ```
+    pub fn from_responses(body: &str) -> Result<Reply, ReplyError> {
+        responses::parse(&parse_json(body)?)
     }
 
     /// The assistant message.

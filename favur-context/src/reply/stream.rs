@@ -80,6 +80,7 @@ impl SseDecoder {
 enum Provider {
     OpenAi,
     Anthropic,
+    Responses,
 }
 
 /// One content block or tool call being assembled.
@@ -93,13 +94,17 @@ enum Block {
         /// Anthropic's `input` from `content_block_start`, used when no delta follows.
         input: Option<Value>,
     },
+    /// Anthropic thinking or redacted thinking.
+    Thinking(crate::model::parts::Reasoning),
     Other,
 }
 
 /// Assembles a streamed reply: OpenAI Chat Completions chunks (`choices[0].delta` with
 /// text and tool-call argument deltas, ending with `data: [DONE]`) or Anthropic Messages
-/// events (`content_block_start`/`_delta`/`_stop` with `text_delta` and
-/// `input_json_delta`, ending with `message_stop`). Feed it the raw bytes as they arrive.
+/// events (`content_block_start`/`_delta`/`_stop` with `text_delta`,
+/// `input_json_delta`, `thinking_delta` and `signature_delta`, ending with
+/// `message_stop`; thinking blocks are kept as [`Reasoning`](crate::Reasoning) parts), or
+/// OpenAI Responses events (see [`ReplyStream::responses`]). Feed it the raw bytes as they arrive.
 ///
 /// ```
 /// use favur_context::{ReplyStream, StopReason};
@@ -132,6 +137,8 @@ pub struct ReplyStream {
     refusal: String,
     model: Option<String>,
     done: bool,
+    /// The Responses stream's final `response` object.
+    response: Option<Value>,
 }
 
 impl ReplyStream {
@@ -147,6 +154,7 @@ impl ReplyStream {
             refusal: String::new(),
             model: None,
             done: false,
+            response: None,
         }
     }
 
@@ -158,6 +166,24 @@ impl ReplyStream {
     /// A stream of Anthropic Messages events.
     pub fn anthropic() -> Self {
         ReplyStream::new(Provider::Anthropic)
+    }
+
+    /// A stream of OpenAI Responses events: `response.output_text.delta` events give the
+    /// text as it streams, and the `response` of `response.completed` (or
+    /// `response.incomplete`) is the reply, read as
+    /// [`Reply::from_responses`](super::Reply::from_responses) reads a body.
+    ///
+    /// ```
+    /// let mut s = favur_context::ReplyStream::responses();
+    /// s.push_data(r#"{"type":"response.output_text.delta","delta":"Hi"}"#)?;
+    /// assert_eq!(s.text(), "Hi");
+    /// s.push_data(r#"{"type":"response.completed","response":{"status":"completed","output":[
+    ///   {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi"}]}]}}"#)?;
+    /// assert_eq!(s.finish()?.text(), "Hi");
+    /// # Ok::<(), favur_context::ReplyError>(())
+    /// ```
+    pub fn responses() -> Self {
+        ReplyStream::new(Provider::Responses)
     }
 
     /// Feeds raw bytes of the response body.
@@ -203,6 +229,7 @@ impl ReplyStream {
         match self.provider {
             Provider::OpenAi => self.openai_chunk(&v).map_err(bad),
             Provider::Anthropic => self.anthropic_event(&v).map_err(bad),
+            Provider::Responses => self.responses_event(v, event),
         }
     }
 
@@ -245,8 +272,12 @@ impl ReplyStream {
                 "the stream ended before its last event".to_owned(),
             ));
         }
+        if let Some(response) = &self.response {
+            return super::responses::parse(response);
+        }
         let mut text = String::new();
         let mut calls = Vec::new();
+        let mut reasoning = Vec::new();
         for (index, block) in self.blocks {
             match block {
                 Block::Text(t) => text.push_str(&t),
@@ -258,7 +289,7 @@ impl ReplyStream {
                 } => {
                     let what = match self.provider {
                         Provider::OpenAi => "tool call",
-                        Provider::Anthropic => "content block",
+                        Provider::Anthropic | Provider::Responses => "content block",
                     };
                     let id = id.ok_or_else(|| {
                         ReplyError::Incomplete(format!("{what} {index} never got an id"))
@@ -274,6 +305,7 @@ impl ReplyStream {
                     };
                     calls.push(ToolCall::new(id, name, arguments));
                 }
+                Block::Thinking(r) => reasoning.push(r),
                 Block::Other => {}
             }
         }
@@ -289,7 +321,8 @@ impl ReplyStream {
             usage,
             Some(self.refusal),
             self.model,
-        ))
+        )
+        .with_reasoning(reasoning))
     }
 
     fn block(&mut self, index: u64) -> Option<&mut Block> {
@@ -393,6 +426,40 @@ impl ReplyStream {
         }
     }
 
+    /// One Responses event: text deltas, the final response, errors.
+    fn responses_event(&mut self, v: Value, event: usize) -> Result<(), ReplyError> {
+        let bad = |problem: String| ReplyError::Event { event, problem };
+        match v.get("type").and_then(Value::as_str) {
+            Some("response.output_text.delta") => {
+                let delta = v.get("delta").and_then(Value::as_str);
+                let delta = delta.ok_or_else(|| bad("a text delta without `delta`".into()))?;
+                self.push_text(u64::MAX, delta);
+            }
+            Some("error") => {
+                let kind = v.get("code").and_then(Value::as_str).map(str::to_owned);
+                let message = v.get("message").and_then(Value::as_str).unwrap_or("error");
+                let message = message.to_owned();
+                return Err(ReplyError::Api { kind, message });
+            }
+            Some("response.failed") => {
+                let failed = v.get("response").cloned().unwrap_or(Value::Null);
+                return Err(api_error(&failed).unwrap_or_else(|| ReplyError::Api {
+                    kind: None,
+                    message: "the response failed".into(),
+                }));
+            }
+            Some("response.completed" | "response.incomplete") => {
+                let response = v.get("response").filter(|r| r.is_object());
+                let response = response.ok_or_else(|| bad("no `response` object".into()))?;
+                self.response = Some(response.clone());
+                self.done = true;
+            }
+            Some(_) => {}
+            None => return Err(bad("`type`: missing".into())),
+        }
+        Ok(())
+    }
+
     fn anthropic_event(&mut self, v: &Value) -> Result<(), String> {
         let kind = v
             .get("type")
@@ -439,6 +506,10 @@ impl ReplyStream {
                             input: input.or(Some(Value::Object(Default::default()))),
                         }
                     }
+                    Some("thinking" | "redacted_thinking") => Block::Thinking(
+                        anthropic::thinking(b, &format!("content block {i}"))
+                            .map_err(|e| e.to_string())?,
+                    ),
                     Some(_) => Block::Other,
                     None => return Err(format!("content block {i}: `type` missing")),
                 };
@@ -469,6 +540,10 @@ impl ReplyStream {
                             })?,
                     ),
                     (_, Block::Other) => {}
+                    (k, Block::Thinking(r)) => {
+                        anthropic::thinking_delta(r, k, d)
+                            .map_err(|e| format!("content block {i}: {e}"))?;
+                    }
                     ("text_delta" | "input_json_delta", _) => {
                         return Err(format!(
                             "content block {i}: a {dkind} does not fit this block's type"

@@ -3,7 +3,8 @@
 //! - feature `async-openai`: [`async_openai`](mod@self::async_openai), the chat request
 //!   message types of the [async-openai](https://docs.rs/async-openai) crate, built with
 //!   `default-features = false, features = ["chat-completion-types"]`, so no HTTP or TLS
-//!   stack comes with it.
+//!   stack comes with it; and [`async_openai_responses`], its Responses input items
+//!   (`response-types`).
 
 /// Conversions between histories and async-openai's chat request messages.
 ///
@@ -98,6 +99,112 @@ pub mod async_openai {
         let value =
             serde_json::to_value(messages).map_err(|e| ImportError::Shape(e.to_string()))?;
         import::parse_value(Format::OpenAi, &value, ParseOptions::default())?
+            .import_into(history, classifier)
+    }
+}
+
+/// Conversions between histories and async-openai's Responses input items (feature
+/// `async-openai`, with async-openai's `response-types`).
+///
+/// ```
+/// use async_openai::types::responses::{CreateResponseArgs, InputItem, InputParam};
+/// use favur_context::{History, Message, Part, Reasoning, Retention, Role, ToolCall};
+/// use favur_context::interop::async_openai_responses::input_items;
+///
+/// let mut h = History::new();
+/// h.append(Message::user("list the files").classify(Retention::Strict));
+/// h.append(Message::new(Role::Assistant, vec![
+///     Part::Reasoning(Reasoning::openai("rs_1", ["listing"], Some("ENC".into()))),
+///     Part::ToolCall(ToolCall::new("call_1", "ls", "{}").with_provider_id("fc_1")),
+/// ]).classify(Retention::Fuzzy));
+/// h.append(Message::tool_result("call_1", "a.rs", false).classify(Retention::Fuzzy));
+/// let items = input_items(&h).unwrap();
+/// assert_eq!(items.len(), 4);
+/// let request = CreateResponseArgs::default()
+///     .model("o4-mini")
+///     .input(InputParam::Items(items))
+///     .store(false)
+///     .build()
+///     .unwrap();
+/// assert!(matches!(request.input, InputParam::Items(ref i) if i.len() == 4));
+/// ```
+pub mod async_openai_responses {
+    use ::async_openai::types::responses::InputItem;
+    use serde_json::{Value, json};
+
+    /// async-openai's Responses types, re-exported.
+    pub use ::async_openai::types::responses as types;
+
+    pub use super::async_openai::InteropError;
+    use crate::History;
+    use crate::import::{self, Classifier, Format, ImportError, ImportReport, ParseOptions};
+    use crate::request::render::render_responses;
+
+    /// An assistant `message` item as async-openai holds it: with an id, an output
+    /// message (`status: completed`, no annotations); without one, an easy message with
+    /// its texts joined by newlines.
+    fn fit(mut item: Value) -> Value {
+        if item["type"] != "message" || item["role"] != "assistant" {
+            return item;
+        }
+        let parts = item["content"].as_array().cloned().unwrap_or_default();
+        if item.get("id").is_some() {
+            item["status"] = json!("completed");
+            for part in item["content"].as_array_mut().into_iter().flatten() {
+                part["annotations"] = json!([]);
+            }
+            return item;
+        }
+        let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+        json!({"type": "message", "role": "assistant", "content": texts.join("\n")})
+    }
+
+    /// The current view rendered by [`render_responses`] as async-openai input items
+    /// (the `input` of a `CreateResponse`), with the same guarantees.
+    ///
+    /// ```
+    /// use favur_context::{strict, History};
+    /// let mut h = History::new();
+    /// h.append(strict!(user: "hi"));
+    /// assert_eq!(favur_context::interop::async_openai_responses::input_items(&h).unwrap().len(), 1);
+    /// ```
+    pub fn input_items(history: &History) -> Result<Vec<InputItem>, InteropError> {
+        let mut body = render_responses(history);
+        let items = match body.get_mut("input") {
+            Some(Value::Array(items)) => std::mem::take(items),
+            _ => Vec::new(),
+        };
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(index, item)| {
+                serde_json::from_value(fit(item)).map_err(|e| InteropError {
+                    index,
+                    message: e.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// Imports async-openai input items into `history`, as [`Format::Responses`]
+    /// transcripts are imported: a classifier is required, all or nothing.
+    ///
+    /// ```
+    /// use async_openai::types::responses::{EasyInputMessage, InputItem};
+    /// use favur_context::{History, Retention};
+    /// use favur_context::import::IncomingMessage;
+    /// let items = vec![InputItem::EasyMessage(EasyInputMessage { content: "hi".into(), ..Default::default() })];
+    /// let mut h = History::new();
+    /// favur_context::interop::async_openai_responses::import_items(&mut h, &items, &|_: &IncomingMessage<'_>| Retention::Strict).unwrap();
+    /// assert_eq!(h.entries()[0].message().text(), "hi");
+    /// ```
+    pub fn import_items<C: Classifier + ?Sized>(
+        history: &mut History,
+        items: &[InputItem],
+        classifier: &C,
+    ) -> Result<ImportReport, ImportError> {
+        let value = serde_json::to_value(items).map_err(|e| ImportError::Shape(e.to_string()))?;
+        import::parse_value(Format::Responses, &value, ParseOptions::default())?
             .import_into(history, classifier)
     }
 }

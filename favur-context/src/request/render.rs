@@ -68,14 +68,17 @@ mod anthropic_blocks;
 mod breakpoints;
 mod cache;
 mod count;
+mod count_parts;
 mod gemini;
 mod neutral;
 mod openai;
+mod responses;
 pub use breakpoints::{BlockAt, CachePlacement, render_anthropic_cached};
 pub use cache::Renderer;
 pub use count::request_tokens;
 pub(crate) use gemini::SYNTHESIZED_IDS;
 pub use gemini::render_gemini;
+pub use responses::ITEM_IDS_EXTENSION;
 
 pub use crate::request::forms::{
     QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block, missing_result,
@@ -215,4 +218,44 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
         system,
         messages: turns.messages,
     }
+}
+
+/// Renders the view as an OpenAI Responses request body: `{"input": [...]}` (merge it
+/// with `model`, `tools`, `store` and, with `store: false`,
+/// `include: ["reasoning.encrypted_content"]`).
+///
+/// Pinned system entries are `system` message items first; user messages are `message`
+/// items (`input_text`, `input_image`, `input_file`); an assistant message is its
+/// `reasoning` items (OpenAI reasoning only), `message` items (`output_text`) and
+/// `function_call` items in its own order, each call followed by its
+/// `function_call_output`. Call ids are unique across the request. See
+/// `docs/formats.md` for every rule.
+///
+/// ```
+/// use favur_context::{History, Message, Part, Reasoning, Retention, Role, ToolCall};
+/// let mut h = History::new();
+/// h.append(Message::user("list the files").classify(Retention::Strict));
+/// h.append(Message::new(Role::Assistant, vec![
+///     Part::Reasoning(Reasoning::openai("rs_1", ["listing"], Some("ENC".into()))),
+///     Part::ToolCall(ToolCall::new("call_1", "ls", "{}").with_provider_id("fc_1")),
+/// ]).classify(Retention::Fuzzy));
+/// h.append(Message::tool_result("call_1", "a.rs", false).classify(Retention::Fuzzy));
+/// let body = favur_context::render::render_responses(&h);
+/// let types: Vec<&str> = body["input"].as_array().unwrap().iter().map(|i| i["type"].as_str().unwrap()).collect();
+/// assert_eq!(types, ["message", "reasoning", "function_call", "function_call_output"]);
+/// assert_eq!(body["input"][2]["id"], "fc_1");
+/// favur_context::validate::validate_responses_strict(&body).unwrap();
+/// ```
+pub fn render_responses(history: &History) -> Value {
+    let (system, seq) = neutral::neutral(history);
+    let mut items = responses::Items::default();
+    items.input.extend(
+        system
+            .into_iter()
+            .map(|(entry, text)| responses::system_message(entry, text)),
+    );
+    for out in seq {
+        items.push(out);
+    }
+    responses::body(items.input)
 }

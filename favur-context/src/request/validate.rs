@@ -22,6 +22,12 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+mod anthropic_blocks;
+mod chat_parts;
+mod responses;
+pub use anthropic_blocks::{DOCUMENT_MEDIA_TYPES, IMAGE_MEDIA_TYPES};
+pub use responses::validate_responses_strict;
+
 /// A rule of a request format that a request breaks.
 ///
 /// ```
@@ -140,6 +146,38 @@ pub enum Rule {
     /// A `cache_control` is malformed or on a block that cannot carry one (Anthropic).
     #[error("bad cache_control: {0}")]
     BadCacheControl(String),
+    /// A thinking block comes after a text or tool_use block of its turn (Anthropic).
+    #[error("thinking blocks must come before the text and tool_use blocks of their turn")]
+    ThinkingNotFirst,
+    /// A thinking block has no signature (Anthropic).
+    #[error("a thinking block needs a non-empty `signature`")]
+    MissingSignature,
+    /// An image or document has a media type the format does not accept.
+    #[error("media type `{media_type}` is not accepted here")]
+    BadMediaType {
+        /// The media type (empty if missing).
+        media_type: String,
+    },
+    /// An image or document source is malformed.
+    #[error("bad source: {0}")]
+    BadSource(String),
+    /// A `function_call` that came with reasoning is not preceded by its `reasoning` item
+    /// (Responses).
+    #[error("function_call `{call_id}` is not preceded by the reasoning item it came with")]
+    MissingReasoning {
+        /// The call.
+        call_id: String,
+    },
+    /// A `reasoning` item has no id, or no `encrypted_content` in a `store: false`
+    /// request (Responses).
+    #[error("bad reasoning item: {0}")]
+    BadReasoning(String),
+    /// An item id is used twice (Responses).
+    #[error("item id `{id}` is used twice")]
+    DuplicateId {
+        /// The id.
+        id: String,
+    },
 }
 
 mod cache_control;
@@ -229,7 +267,7 @@ pub fn validate_openai_strict(request: &Value) -> Result<(), ValidationError> {
     openai(request, true)
 }
 
-fn openai_content(c: Option<&Value>, allow_null: bool) -> Result<(), Rule> {
+fn openai_content(c: Option<&Value>, allow_null: bool, role: &str) -> Result<(), Rule> {
     match c {
         Some(Value::String(_)) => Ok(()),
         Some(Value::Null) | None if allow_null => Ok(()),
@@ -240,7 +278,7 @@ fn openai_content(c: Option<&Value>, allow_null: bool) -> Result<(), Rule> {
                     Some("text") => {
                         return Err(Rule::BadContent("a text part needs a `text` string".into()));
                     }
-                    Some(_) => {}
+                    Some(kind) => chat_parts::check(kind, p, role)?,
                     None => return Err(Rule::BadContent("a content part needs a `type`".into())),
                 }
             }
@@ -311,7 +349,7 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
         }
         match role {
             "system" | "developer" | "user" => {
-                openai_content(obj.get("content"), false).map_err(|r| err(at, r))?;
+                openai_content(obj.get("content"), false, role).map_err(|r| err(at, r))?;
                 answered.clear();
             }
             "assistant" => {
@@ -326,7 +364,8 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                         ));
                     }
                 };
-                openai_content(obj.get("content"), !calls.is_empty()).map_err(|r| err(at, r))?;
+                openai_content(obj.get("content"), !calls.is_empty(), role)
+                    .map_err(|r| err(at, r))?;
                 let mut ids = HashSet::new();
                 for call in calls {
                     let id = call
@@ -385,7 +424,7 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                         Rule::BadContent("a tool message needs a `tool_call_id` string".into()),
                     ));
                 };
-                openai_content(obj.get("content"), false).map_err(|r| err(at, r))?;
+                openai_content(obj.get("content"), false, role).map_err(|r| err(at, r))?;
                 if open.answer(id) {
                     answered.insert(id.to_owned());
                 } else if answered.contains(id) {
@@ -552,6 +591,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
         let waiting_set: HashSet<&str> = waiting.iter().map(String::as_str).collect();
         let mut answered: HashSet<&str> = HashSet::new();
         let mut past_results = false;
+        let mut after_content = false;
         for b in &blocks {
             let Some(kind) = b.get("type").and_then(Value::as_str) else {
                 return Err(err(
@@ -590,7 +630,10 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                         ));
                     }
                     match b.get("content") {
-                        None | Some(Value::String(_)) | Some(Value::Array(_)) => {}
+                        None | Some(Value::String(_)) => {}
+                        Some(Value::Array(inner)) => {
+                            anthropic_blocks::check_result_content(inner).map_err(|r| err(at, r))?
+                        }
                         Some(_) => {
                             return Err(err(
                                 at,
@@ -656,8 +699,11 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     }
                     open.push(id.to_owned());
                 }
-                _ => {}
+                _ => {
+                    anthropic_blocks::check(kind, b, role, after_content).map_err(|r| err(at, r))?
+                }
             }
+            after_content |= matches!(kind, "text" | "tool_use");
             past_results = true;
         }
         // The last message answering some of the calls before it, and nothing else: the

@@ -9,9 +9,10 @@ pub use edits::drop_at;
 
 use favur_context::TokenCounter;
 
-use favur_context::render::{render_anthropic, render_openai};
+use favur_context::render::{render_anthropic, render_openai, render_responses};
 use favur_context::validate::{
     validate_anthropic, validate_anthropic_strict, validate_openai, validate_openai_strict,
+    validate_responses_strict,
 };
 use favur_context::{
     CallSite, Compaction, Edit, Entry, EntryId, EntryKind, Form, History, Message, Retention,
@@ -49,7 +50,8 @@ pub fn apply(h: &mut History, edits: Vec<Edit>) {
 }
 
 /// Renders both formats and checks them with the lenient validators, and with the strict
-/// ones unless the history ends in calls in flight.
+/// ones unless the history ends in calls in flight (then the Responses format too, which
+/// has only a strict validator).
 pub fn render_valid(h: &History, strict: bool) -> (serde_json::Value, serde_json::Value) {
     let openai = render_openai(h);
     let anthropic = render_anthropic(h).to_value();
@@ -65,6 +67,10 @@ pub fn render_valid(h: &History, strict: bool) -> (serde_json::Value, serde_json
         }
         if let Err(e) = validate_anthropic_strict(&anthropic) {
             panic!("anthropic invalid (strict): {e}\n{anthropic:#}");
+        }
+        let responses = render_responses(h);
+        if let Err(e) = validate_responses_strict(&responses) {
+            panic!("responses invalid (strict): {e}\n{responses:#}");
         }
     }
     (openai, anthropic)

@@ -11,8 +11,11 @@ use serde_json::{Map, Value, json};
 use super::neutral::Piece;
 use super::openai::media_note;
 use crate::model::parts::{Media, MediaSource, Provider, Reasoning};
+use crate::request::validate::{DOCUMENT_MEDIA_TYPES, IMAGE_MEDIA_TYPES};
 
-/// The block of a reasoning part, if it is Anthropic's.
+/// The block of a reasoning part, if it is Anthropic's and can be sent back: a thinking
+/// block without its signature (a stream cut before its `signature_delta`) cannot, and
+/// is left out.
 pub(super) fn reasoning_block(r: &Reasoning) -> Option<Value> {
     if r.provider != Provider::Anthropic {
         return None;
@@ -22,7 +25,7 @@ pub(super) fn reasoning_block(r: &Reasoning) -> Option<Value> {
         None => json!({
             "type": "thinking",
             "thinking": r.joined_text(),
-            "signature": r.signature.as_deref().unwrap_or_default(),
+            "signature": r.signature.as_deref().filter(|s| !s.is_empty())?,
         }),
     })
 }
@@ -45,7 +48,13 @@ pub(super) fn media_block(piece: &Piece<'_>, in_user_turn: bool) -> Option<Value
         Piece::Document(m) => (m, "document"),
         _ => return None,
     };
-    if !in_user_turn {
+    let accepted: &[&str] = if kind == "image" {
+        &IMAGE_MEDIA_TYPES
+    } else {
+        &DOCUMENT_MEDIA_TYPES
+    };
+    let base64 = matches!(media.source, MediaSource::Base64 { .. });
+    if !in_user_turn || (base64 && !accepted.contains(&media.media_type.as_str())) {
         return media_note(piece).map(|note| json!({"type": "text", "text": note}));
     }
     let mut block = Map::new();

@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::anthropic::{Mark, Turns};
 use super::neutral::{self, Segment};
-use super::{AnthropicRequest, anthropic, openai};
+use super::responses::{Items, ItemsMark};
+use super::{AnthropicRequest, anthropic, openai, responses};
 use crate::history::History;
 
 /// What a rendering was made from: the history (a clone is another history), its
@@ -92,11 +93,12 @@ impl<O: Default, M: Copy> State<O, M> {
 /// Renders a history's requests incrementally: keep one across the requests of an agent
 /// loop, and each request costs what is new since the last, not the whole view.
 ///
-/// The output is byte for byte what [`render_openai`](super::render_openai) and
-/// [`render_anthropic`](super::render_anthropic) give for the same history. What was
+/// The output is byte for byte what [`render_openai`](super::render_openai),
+/// [`render_anthropic`](super::render_anthropic) and
+/// [`render_responses`](super::render_responses) give for the same history. What was
 /// rendered is kept up to the last point where no tool call was open; only what follows
 /// is rendered again. A compaction, a new pin or another history (a clone included)
-/// starts the rendering over. One renderer keeps both formats, each rendered only when
+/// starts the rendering over. One renderer keeps every format, each rendered only when
 /// asked for.
 ///
 /// ```
@@ -117,6 +119,7 @@ impl<O: Default, M: Copy> State<O, M> {
 pub struct Renderer {
     openai: State<Value, usize>,
     anthropic: State<(AnthropicRequest, Turns), Mark>,
+    responses: State<(Value, Items), ItemsMark>,
 }
 
 impl Default for Renderer {
@@ -140,6 +143,7 @@ impl Renderer {
                 ..State::new()
             },
             anthropic: State::new(),
+            responses: State::new(),
         }
     }
 
@@ -238,6 +242,55 @@ impl Renderer {
             });
         }
         request.messages = std::mem::take(&mut turns.messages);
+        &state.output.0
+    }
+
+    /// The history's view as an OpenAI Responses request body, as
+    /// [`render_responses`](super::render_responses) renders it, rendering only what
+    /// changed since this renderer's last call for the same history.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// use favur_context::render::{render_responses, Renderer};
+    /// let mut h = History::new();
+    /// let mut r = Renderer::new();
+    /// h.append(fuzzy!(user: "hi"));
+    /// assert_eq!(r.responses(&h), &render_responses(&h));
+    /// h.append(fuzzy!(assistant: "hello"));
+    /// assert_eq!(r.responses(&h), &render_responses(&h));
+    /// assert_eq!(r.responses(&h)["input"][1]["role"], "assistant");
+    /// ```
+    pub fn responses(&mut self, history: &History) -> &Value {
+        let state = &mut self.responses;
+        let resume = state.start(Key::of(history), history.view().len());
+        let (body, items) = &mut state.output;
+        items.input = match body.get_mut("input") {
+            Some(Value::Array(input)) => std::mem::take(input),
+            _ => Vec::new(),
+        };
+        let segments = match resume {
+            Some(r) => {
+                items.reset(r.at);
+                neutral::segments(history, r.item, false)
+            }
+            None => {
+                *items = Items::default();
+                items.input.extend(
+                    neutral::system_pins(history)
+                        .into_iter()
+                        .map(|(entry, text)| responses::system_message(entry, text)),
+                );
+                neutral::segments(history, 0, true)
+            }
+        };
+        state.extend(segments, resume.is_some(), |(_, items), segment| {
+            for out in segment.out {
+                items.push(out);
+            }
+            items.mark()
+        });
+        let (body, items) = &mut state.output;
+        *body = responses::body(std::mem::take(&mut items.input));
         &state.output.0
     }
 }

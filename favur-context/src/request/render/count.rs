@@ -7,8 +7,16 @@ use crate::model::message::{Arguments, Part, Role, ToolCall, ToolResult};
 use crate::request::forms;
 
 /// Tokens a rendered request carries, counted from the request itself: an OpenAI
-/// `messages` array (from [`render_openai`](super::render_openai)) or an Anthropic request (from
-/// [`render_anthropic`](super::render_anthropic), as [`AnthropicRequest::to_value`](super::AnthropicRequest::to_value)).
+/// `messages` array (from [`render_openai`](super::render_openai)), an Anthropic request (from
+/// [`render_anthropic`](super::render_anthropic), as [`AnthropicRequest::to_value`](super::AnthropicRequest::to_value))
+/// or a Responses body (from [`render_responses`](super::render_responses)).
+///
+/// Reasoning and media count as usage counts them (a reasoning part its visible text, a
+/// medium its [`Media::estimated_tokens`](crate::Media::estimated_tokens)), so the two agree where a format sends
+/// them as they are: Anthropic and Responses with their own provider's reasoning. Where a
+/// format sends a note instead of a medium, or leaves out reasoning (Chat Completions
+/// always; the others for another provider's reasoning), the request counts what it
+/// sends and usage stays the larger estimate.
 ///
 /// Every content block (a system text, a text, a tool call, a tool result; blank texts
 /// are not counted, and Anthropic does not send them) is counted on its own with `counter` (as a one-part [`Message`](crate::Message) of the role it is sent with) plus
@@ -55,7 +63,7 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                     Value::String(t) => blocks.push((role, Part::Text(t.clone()))),
                     Value::Array(parts) => {
                         for p in parts {
-                            blocks.push((role, Part::Text(text(&p["text"]))));
+                            blocks.push((role, super::count_parts::content_part(p)));
                         }
                     }
                     _ => {}
@@ -73,6 +81,10 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                     ));
                 }
             }
+        }
+        Value::Object(request) if request.contains_key("input") => {
+            let input = request["input"].as_array().map_or(&[][..], Vec::as_slice);
+            super::count_parts::responses(input, &mut blocks);
         }
         Value::Object(request) => {
             for b in request
@@ -105,15 +117,16 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                                 provider_id: None,
                             }),
                         )),
-                        Some("tool_result") => blocks.push((
-                            Role::Tool,
-                            Part::ToolResult(ToolResult {
-                                call_id: text(&b["tool_use_id"]),
-                                content: text(&b["content"]),
-                                is_error: b["is_error"] == true,
-                            }),
-                        )),
-                        _ => blocks.push((role, Part::Text(text(&b["text"])))),
+                        Some("tool_result") => super::count_parts::result_blocks(
+                            text(&b["tool_use_id"]),
+                            &b["content"],
+                            b["is_error"] == true,
+                            &mut blocks,
+                        ),
+                        _ => match super::count_parts::anthropic_block(b) {
+                            Some(part) => blocks.push((role, part)),
+                            None => blocks.push((role, Part::Text(text(&b["text"])))),
+                        },
                     }
                 }
             }

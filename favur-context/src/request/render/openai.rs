@@ -33,10 +33,10 @@ pub(super) fn data_url(media_type: &str, data: &str) -> String {
 /// A media piece as a Chat content part of a user message, if Chat carries it there.
 fn media_part(media: &Media, document: bool) -> Option<Value> {
     match (&media.source, document) {
-        (MediaSource::Base64 { data }, false) => Some(
+        (MediaSource::Base64 { data }, false) if media.media_type.starts_with("image/") => Some(
             json!({"type": "image_url", "image_url": {"url": data_url(&media.media_type, data)}}),
         ),
-        (MediaSource::Url { url }, false) => {
+        (MediaSource::Url { url }, false) if is_http(url) => {
             Some(json!({"type": "image_url", "image_url": {"url": url}}))
         }
         (MediaSource::Base64 { data }, true) => {
@@ -54,13 +54,20 @@ fn media_part(media: &Media, document: bool) -> Option<Value> {
     }
 }
 
-/// The text note sent for a media piece a format cannot carry where it is.
+/// Whether a URL is one the OpenAI formats fetch (`http(s)`).
+pub(super) fn is_http(url: &str) -> bool {
+    url.starts_with("https://") || url.starts_with("http://")
+}
+
+/// The text note sent for a media piece a format cannot carry where it is; its name and
+/// URL are data, [`neutralize_quoted`](crate::render::neutralize_quoted).
 pub(super) fn media_note(piece: &Piece<'_>) -> Option<String> {
-    match piece {
-        Piece::Image(m) => Some(m.describe("image")),
-        Piece::Document(m) => Some(m.describe("document")),
-        _ => None,
-    }
+    let note = match piece {
+        Piece::Image(m) => m.describe("image"),
+        Piece::Document(m) => m.describe("document"),
+        _ => return None,
+    };
+    Some(crate::request::forms::neutralize_quoted(&note).into_owned())
 }
 
 /// The content parts of a message of `role` (reasoning left out, media as parts in a

@@ -1,0 +1,179 @@
+//! The pairing rule both renderers follow ([`Matcher`]) and what rendering adds while
+//! repairing it ([`Repairs`]), kept up to date as entries are recorded so that usage
+//! counts it.
+
+use super::{count_block, missing_result, neutralize, orphan_result, placeholder_text};
+use crate::history::account::TokenCounter;
+use crate::model::entry::{Entry, EntryId};
+use crate::model::message::{Message, Part, Role, ToolResult};
+
+/// The pairing rule both renderers follow: each result answers an unanswered call with
+/// its id before it, of the most recent message that has one, and the calls of that
+/// message in the order they were made (two calls of one message with one id are
+/// answered first to first). `T` is whatever the caller tracks per call; `group` names
+/// the message. O(1) per call and per result.
+#[derive(Debug, Clone)]
+pub(crate) struct Matcher<T> {
+    open: std::collections::HashMap<String, Vec<(u64, std::collections::VecDeque<T>)>>,
+}
+
+impl<T> Default for Matcher<T> {
+    fn default() -> Self {
+        Matcher {
+            open: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl<T> Matcher<T> {
+    /// A call with `id` is made by message `group`.
+    pub(crate) fn call(&mut self, id: &str, group: u64, t: T) {
+        let groups = self.open.entry(id.to_owned()).or_default();
+        match groups.last_mut() {
+            Some((g, calls)) if *g == group => calls.push_back(t),
+            _ => groups.push((group, std::collections::VecDeque::from([t]))),
+        }
+    }
+
+    /// A result for `id` comes: the call it answers, if any (otherwise it is an orphan).
+    pub(crate) fn answer(&mut self, id: &str) -> Option<T> {
+        let groups = self.open.get_mut(id)?;
+        let (_, calls) = groups.last_mut()?;
+        let t = calls.pop_front();
+        if calls.is_empty() {
+            groups.pop();
+        }
+        t
+    }
+}
+
+/// An unanswered call shown in the view, as the accounting tracks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OpenCall {
+    /// The entry that made it.
+    entry: EntryId,
+    /// Its id.
+    call_id: String,
+    /// Whether it is in the in-flight tail (then nothing is sent for its result);
+    /// otherwise `cost` tokens are sent for it (a missing-result note).
+    tail: bool,
+    cost: u32,
+}
+
+/// What the renderers add to the view while repairing the pairing, kept up to date as
+/// entries are recorded so that usage counts it: a note for each call left without a
+/// result (other than the in-flight tail's), and the wrapper of each result whose call
+/// is not in the request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Repairs {
+    matcher: Matcher<u64>,
+    calls: std::collections::HashMap<u64, OpenCall>,
+    next_call: u64,
+    /// The calls of the last item that renders as a message of its own.
+    tail: Vec<u64>,
+    /// Tokens of the missing-result notes sent.
+    missing_tokens: u64,
+    /// Number of those notes (each a block).
+    missing_blocks: u64,
+    /// Tokens orphan wrappers add over the results they wrap (may be negative).
+    orphan_extra: i64,
+}
+
+impl Repairs {
+    /// Tokens and blocks the repairs add to the request.
+    pub(crate) fn added(&self) -> (u64, u64) {
+        let tokens = i64::try_from(self.missing_tokens).unwrap_or(i64::MAX) + self.orphan_extra;
+        (u64::try_from(tokens).unwrap_or(0), self.missing_blocks)
+    }
+
+    /// The next item of the request: `entry` shown as `message`. `later` gives, for a
+    /// call of an entry, a result recorded after it in the history, if any.
+    pub(crate) fn feed(
+        &mut self,
+        counter: &dyn TokenCounter,
+        entry: &Entry,
+        message: &Message,
+        later: &dyn Fn(&str, EntryId) -> Option<EntryId>,
+    ) {
+        let mut own_message = false;
+        let mut after_result = false;
+        for part in &message.parts {
+            match part {
+                Part::ToolResult(r) => match self.matcher.answer(&r.call_id) {
+                    Some(k) => {
+                        // A call answered in the tail leaves `calls`; its number stays
+                        // in `tail` (skipped there), so answering is O(1).
+                        if let Some(call) = self.calls.remove(&k)
+                            && !call.tail
+                        {
+                            self.missing_tokens =
+                                self.missing_tokens.saturating_sub(u64::from(call.cost));
+                            self.missing_blocks = self.missing_blocks.saturating_sub(1);
+                        }
+                    }
+                    None => {
+                        own_message = true;
+                        let wrapped = orphan_result(entry.id, &r.call_id, &r.content, r.is_error);
+                        let as_text = count_block(counter, Role::User, Part::Text(wrapped));
+                        // As the item counted it: its content as sent.
+                        let sent_result = Part::ToolResult(ToolResult {
+                            call_id: r.call_id.clone(),
+                            content: neutralize(&r.content).into_owned(),
+                            is_error: r.is_error,
+                        });
+                        let as_result = count_block(counter, Role::Tool, sent_result);
+                        self.orphan_extra += i64::from(as_text) - i64::from(as_result);
+                    }
+                },
+                // Media after a result belong to it (see `Media`).
+                Part::Image(_) | Part::Document(_) if after_result => {}
+                Part::Text(_) | Part::ToolCall(_) | Part::Reasoning(_) => own_message = true,
+                Part::Image(_) | Part::Document(_) => own_message = true,
+            }
+            after_result |= matches!(part, Part::ToolResult(_));
+        }
+        if !own_message {
+            return;
+        }
+        // This item is now the last message: the calls of the previous one are no
+        // longer in flight.
+        for k in std::mem::take(&mut self.tail) {
+            if let Some(call) = self.calls.get_mut(&k) {
+                call.tail = false;
+                let call_id = call.call_id.clone();
+                let text = match later(&call_id, call.entry) {
+                    Some(r) => placeholder_text(r, None),
+                    None => missing_result().to_owned(),
+                };
+                call.cost = count_block(
+                    counter,
+                    Role::Tool,
+                    Part::ToolResult(ToolResult {
+                        call_id,
+                        content: text,
+                        is_error: false,
+                    }),
+                );
+                self.missing_tokens += u64::from(call.cost);
+                self.missing_blocks += 1;
+            }
+        }
+        if message.role == Role::Assistant {
+            for c in message.tool_calls() {
+                let k = self.next_call;
+                self.next_call += 1;
+                self.matcher.call(&c.id, entry.id.0, k);
+                self.calls.insert(
+                    k,
+                    OpenCall {
+                        entry: entry.id,
+                        call_id: c.id.clone(),
+                        tail: true,
+                        cost: 0,
+                    },
+                );
+                self.tail.push(k);
+            }
+        }
+    }
+}

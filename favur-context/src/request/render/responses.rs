@@ -1,0 +1,249 @@
+//! The neutral sequence as OpenAI Responses `input` items.
+//!
+//! - Pinned system entries are `system` message items at the start of `input` (one per
+//!   pin, as Chat sends them), not `instructions`: `instructions` are not carried from
+//!   one response to the next, the input is.
+//! - A user (or tool-entry) message is a `message` item with `input_text`,
+//!   `input_image` and `input_file` parts.
+//! - An assistant message is its items in its own order: OpenAI reasoning as `reasoning`
+//!   items (`id`, `summary`, `encrypted_content`; reasoning from another provider, or
+//!   without an id, is not sent), texts as `message` items with `output_text` parts
+//!   (the ids recorded in the `favur_item_ids` extension, in order, as their `id`), calls
+//!   as `function_call` items (`call_id`, `name`, `arguments` as a JSON string, the
+//!   call's `provider_id` as `id`). Media of an assistant message are `output_text`
+//!   notes.
+//! - A result is a `function_call_output` item: `output` its text, or with media it
+//!   returned an array of `input_text`, `input_image` and `input_file` parts.
+//!
+//! Call ids are made unique across the request (Responses pairs by `call_id` alone).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::neutral::{Out, OutCall, Piece, UniqueIds, tool_name};
+use super::openai::{data_url, media_note};
+use crate::model::entry::Entry;
+use crate::model::message::Role;
+use crate::model::parts::{Media, MediaSource, Provider, Reasoning};
+
+/// The extension holding the ids of an assistant message's `message` items, in order.
+pub const ITEM_IDS_EXTENSION: &str = "favur_item_ids";
+
+/// A pinned system entry as a `system` message item.
+pub(super) fn system_message(_entry: &Entry, text: String) -> Value {
+    message_item(
+        "system",
+        vec![json!({"type": "input_text", "text": text})],
+        None,
+    )
+}
+
+fn message_item(role: &str, content: Vec<Value>, id: Option<&Value>) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!("message"));
+    if let Some(id) = id {
+        m.insert("id".into(), id.clone());
+    }
+    m.insert("role".into(), json!(role));
+    m.insert("content".into(), Value::Array(content));
+    Value::Object(m)
+}
+
+/// A media piece as an input content part, if Responses carries it there.
+fn input_media(piece: &Piece<'_>) -> Option<Value> {
+    let (media, image): (&Media, bool) = match piece {
+        Piece::Image(m) => (m, true),
+        Piece::Document(m) => (m, false),
+        _ => return None,
+    };
+    let mut part = Map::new();
+    match (&media.source, image) {
+        (MediaSource::Base64 { data }, true) if media.media_type.starts_with("image/") => {
+            part.insert("type".into(), json!("input_image"));
+            part.insert("image_url".into(), json!(data_url(&media.media_type, data)));
+        }
+        (MediaSource::Url { url }, true) if super::openai::is_http(url) => {
+            part.insert("type".into(), json!("input_image"));
+            part.insert("image_url".into(), json!(url));
+        }
+        (MediaSource::File { file_id }, true) => {
+            part.insert("type".into(), json!("input_image"));
+            part.insert("file_id".into(), json!(file_id));
+        }
+        (MediaSource::Base64 { data }, false) => {
+            part.insert("type".into(), json!("input_file"));
+            part.insert("file_data".into(), json!(data_url(&media.media_type, data)));
+        }
+        (MediaSource::Url { url }, false) => {
+            part.insert("type".into(), json!("input_file"));
+            part.insert("file_url".into(), json!(url));
+        }
+        (MediaSource::File { file_id }, false) => {
+            part.insert("type".into(), json!("input_file"));
+            part.insert("file_id".into(), json!(file_id));
+        }
+        _ => return None,
+    }
+    if image {
+        part.insert("detail".into(), json!("auto"));
+    } else if let Some(name) = &media.name {
+        part.insert("filename".into(), json!(name));
+    }
+    Some(Value::Object(part))
+}
+
+/// A piece of a non-assistant message as an input content part (reasoning is not sent
+/// there; media that cannot go there are notes).
+fn input_part(piece: &Piece<'_>) -> Option<Value> {
+    match piece {
+        Piece::Text(t) => Some(json!({"type": "input_text", "text": t.as_ref()})),
+        Piece::Image(_) | Piece::Document(_) => input_media(piece)
+            .or_else(|| media_note(piece).map(|note| json!({"type": "input_text", "text": note}))),
+        Piece::Call(_) | Piece::Reasoning(_) => None,
+    }
+}
+
+/// A reasoning item, if the reasoning is OpenAI's and has an id.
+fn reasoning_item(r: &Reasoning) -> Option<Value> {
+    let id = r.id.as_ref().filter(|_| r.provider == Provider::OpenAi)?;
+    let mut item = Map::new();
+    item.insert("type".into(), json!("reasoning"));
+    item.insert("id".into(), json!(id));
+    let summary: Vec<Value> = r
+        .text
+        .iter()
+        .map(|t| json!({"type": "summary_text", "text": t}))
+        .collect();
+    item.insert("summary".into(), Value::Array(summary));
+    if let Some(enc) = &r.encrypted {
+        item.insert("encrypted_content".into(), json!(enc));
+    }
+    Some(Value::Object(item))
+}
+
+/// Where [`Items`] stood at some point, to go back to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct ItemsMark {
+    items: usize,
+    ids: usize,
+}
+
+/// The input items built so far, and the call ids used.
+#[derive(Debug, Default)]
+pub(super) struct Items {
+    pub(super) input: Vec<Value>,
+    used: UniqueIds,
+    /// Request ids of the calls of the last assistant message, by their own id.
+    current: HashMap<String, String>,
+}
+
+impl Items {
+    /// Adds one message of the neutral sequence.
+    pub(super) fn push(&mut self, out: Out<'_>) {
+        match out {
+            Out::Msg {
+                role: Role::Assistant,
+                pieces,
+                calls,
+                ext,
+            } => self.push_assistant(&pieces, &calls, ext.get(ITEM_IDS_EXTENSION)),
+            Out::Msg { role, pieces, .. } => {
+                let content: Vec<Value> = pieces.iter().filter_map(input_part).collect();
+                if !content.is_empty() {
+                    let role = if role == Role::System {
+                        "system"
+                    } else {
+                        "user"
+                    };
+                    self.input.push(message_item(role, content, None));
+                }
+            }
+            Out::Res {
+                id, content, media, ..
+            } => {
+                let call_id = self.current.get(&id).cloned().unwrap_or(id);
+                let output = if media.is_empty() {
+                    Value::String(content.into_owned())
+                } else {
+                    let mut parts = vec![json!({"type": "input_text", "text": content.as_ref()})];
+                    parts.extend(media.iter().filter_map(input_part));
+                    Value::Array(parts)
+                };
+                self.input.push(json!({
+                    "type": "function_call_output",
+                    "call_id": call_id,
+                    "output": output,
+                }));
+            }
+        }
+    }
+
+    fn push_assistant(&mut self, pieces: &[Piece<'_>], calls: &[OutCall<'_>], ids: Option<&Value>) {
+        self.current.clear();
+        let ids: &[Value] = ids.and_then(Value::as_array).map_or(&[], Vec::as_slice);
+        let mut next_id = ids.iter();
+        let mut texts: Vec<Value> = Vec::new();
+        let flush = |texts: &mut Vec<Value>,
+                     input: &mut Vec<Value>,
+                     next: &mut std::slice::Iter<'_, Value>| {
+            if !texts.is_empty() {
+                input.push(message_item(
+                    "assistant",
+                    std::mem::take(texts),
+                    next.next(),
+                ));
+            }
+        };
+        for piece in pieces {
+            match piece {
+                Piece::Text(t) => texts.push(json!({"type": "output_text", "text": t.as_ref()})),
+                Piece::Image(_) | Piece::Document(_) => {
+                    texts.push(json!({"type": "output_text", "text": media_note(piece)}));
+                }
+                Piece::Reasoning(r) => {
+                    if let Some(item) = reasoning_item(r) {
+                        flush(&mut texts, &mut self.input, &mut next_id);
+                        self.input.push(item);
+                    }
+                }
+                Piece::Call(k) => {
+                    let Some(c) = calls.get(*k) else { continue };
+                    flush(&mut texts, &mut self.input, &mut next_id);
+                    let call_id = self.used.unique(&c.id);
+                    self.current.insert(c.id.clone(), call_id.clone());
+                    let mut item = Map::new();
+                    item.insert("type".into(), json!("function_call"));
+                    if let Some(id) = &c.call.provider_id {
+                        item.insert("id".into(), json!(id));
+                    }
+                    item.insert("call_id".into(), json!(call_id));
+                    item.insert("name".into(), json!(tool_name(&c.call.name)));
+                    item.insert("arguments".into(), json!(c.call.arguments.to_json_string()));
+                    self.input.push(Value::Object(item));
+                }
+            }
+        }
+        flush(&mut texts, &mut self.input, &mut next_id);
+    }
+
+    /// Where the items stand now.
+    pub(super) fn mark(&self) -> ItemsMark {
+        ItemsMark {
+            items: self.input.len(),
+            ids: self.used.mark(),
+        }
+    }
+
+    /// Back to where they stood at `mark`.
+    pub(super) fn reset(&mut self, mark: ItemsMark) {
+        self.input.truncate(mark.items);
+        self.used.reset(mark.ids);
+        self.current.clear();
+    }
+}
+
+/// The request body: `{"input": [...]}`.
+pub(super) fn body(input: Vec<Value>) -> Value {
+    json!({ "input": input })
+}
