@@ -85,7 +85,13 @@ const DEFINITION_STARTS: &[&str] = &[
 /// Whether `code` (a line without its number) starts a definition.
 pub(crate) fn is_definition(code: &str) -> bool {
     let t = code.trim_start();
-    DEFINITION_STARTS.iter().any(|s| t.starts_with(s))
+    // Most lines start with a byte no definition word starts with.
+    let Some(&first) = t.as_bytes().first() else {
+        return false;
+    };
+    DEFINITION_STARTS
+        .iter()
+        .any(|s| s.as_bytes()[0] == first && t.starts_with(s))
         && t.len() > 4
         && t.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -193,14 +199,17 @@ fn is_path_line(t: &str) -> bool {
         Some(w) => w,
         None => return false,
     };
-    let words = t.split_whitespace().count();
-    // `ls -l` rows: permissions first, the name last.
-    let long_listing = words >= 8
+    // `ls -l` rows: permissions first, the name last. The words are counted only for a
+    // line that starts like one (`t` is trimmed: it has more than one word if it has a
+    // space at all).
+    let several = t.contains(char::is_whitespace);
+    let long_listing = several
         && t.starts_with(['-', 'd', 'l'])
         && t.as_bytes()
             .get(1..10)
-            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)));
-    if words > 1 && !long_listing {
+            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
+        && t.split_whitespace().count() >= 8;
+    if several && !long_listing {
         return false;
     }
     last.len() <= 200
