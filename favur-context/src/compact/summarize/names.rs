@@ -1,15 +1,39 @@
 //! Names worth keeping from text the summary does not quote: paths, file names,
 //! `snake_case` and `CamelCase` symbols, dotted names, test ids, error names.
 
-use std::collections::HashSet;
+/// What a byte is, for names: bit flags, one table load per byte.
+const NAME: u8 = 1;
+const ALPHA: u8 = 2;
+const DIGIT: u8 = 4;
+const LOWER: u8 = 8;
+const UPPER: u8 = 16;
+/// `/`, `_`, `:`, `.` and `-`: the bytes that make a word more than letters and digits.
+const MARK: u8 = 32;
+/// `:`, the byte of `::` and `://`.
+const COLON: u8 = 64;
+/// `.`, the byte of dotted names.
+const DOT: u8 = 128;
 
-/// Whether a byte can be part of a name, by byte (one load instead of five compares).
-const NAME_BYTE: [bool; 256] = {
-    let mut t = [false; 256];
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-' | b':');
+        t[b] = if c.is_ascii_lowercase() {
+            NAME | ALPHA | LOWER
+        } else if c.is_ascii_uppercase() {
+            NAME | ALPHA | UPPER
+        } else if c.is_ascii_digit() {
+            NAME | DIGIT
+        } else if c == b':' {
+            NAME | MARK | COLON
+        } else if c == b'.' {
+            NAME | MARK | DOT
+        } else if matches!(c, b'_' | b'/' | b'-') {
+            NAME | MARK
+        } else {
+            0
+        };
         b += 1;
     }
     t
@@ -17,32 +41,42 @@ const NAME_BYTE: [bool; 256] = {
 
 /// Whether a byte can be part of a name.
 fn name_byte(b: u8) -> bool {
-    NAME_BYTE[usize::from(b)]
+    CLASS[usize::from(b)] & NAME != 0
+}
+
+/// [`is_name`] of a word of letters and digits only (`flags`: its bytes' classes, or-ed).
+fn is_plain_name(b: &[u8], flags: u8) -> bool {
+    if b.len() < 3 || b.len() > 160 || flags & ALPHA == 0 {
+        return false;
+    }
+    let camel = flags & (LOWER | UPPER) == LOWER | UPPER
+        && b.windows(2)
+            .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase());
+    camel || flags & DIGIT != 0
 }
 
 /// Whether `w` (already trimmed) is a name worth listing.
+#[cfg(test)]
 pub(crate) fn is_name(w: &str) -> bool {
-    let b = w.as_bytes();
+    let flags = w.bytes().fold(0, |f, b| f | CLASS[usize::from(b)]);
+    is_marked_name(w.as_bytes(), flags)
+}
+
+/// [`is_name`] of `b`, where `flags` holds at least the classes of its bytes (a byte
+/// class missing from `flags` is not in `b`).
+fn is_marked_name(b: &[u8], flags: u8) -> bool {
     if b.len() < 3 || b.len() > 160 || !b.iter().any(u8::is_ascii_alphabetic) {
         return false;
     }
-    // One pass for what the substring searches `"://"` and `"::"` would find.
-    let (mut url, mut path) = (false, false);
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'/' | b'_' => path = true,
-            b':' if b.get(i + 1) == Some(&b':') => path = true,
-            b':' if b.get(i + 1) == Some(&b'/') && b.get(i + 2) == Some(&b'/') => url = true,
-            _ => {}
-        }
-    }
-    if url {
+    let colon = flags & COLON != 0 && b.contains(&b':');
+    if colon && b.windows(3).any(|x| x == b"://") {
         return false; // URLs are rarely what the work refers back to
     }
-    if path {
+    if b.contains(&b'/') || b.contains(&b'_') || (colon && b.windows(2).any(|x| x == b"::")) {
         return true;
     }
     if b.len() >= 4
+        && flags & DOT != 0
         && b.windows(3)
             .any(|x| x[1] == b'.' && x[0].is_ascii_alphanumeric() && x[2].is_ascii_alphanumeric())
     {
@@ -67,10 +101,25 @@ pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
                 i += 1;
             }
             let start = i;
-            while i < bytes.len() && name_byte(bytes[i]) {
+            let mut flags = 0u8;
+            while let Some(&b) = bytes.get(i) {
+                let class = CLASS[usize::from(b)];
+                if class & NAME == 0 {
+                    break;
+                }
+                flags |= class;
                 i += 1;
             }
             if start == i {
+                continue;
+            }
+            if flags & MARK == 0 {
+                // Letters and digits only: nothing to trim, no path, URL or dotted name.
+                if let Some(word) = text.get(start..i)
+                    && is_plain_name(word.as_bytes(), flags)
+                {
+                    return Some(word);
+                }
                 continue;
             }
             // Name bytes are ASCII, so these are character boundaries.
@@ -82,9 +131,11 @@ pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
             while to > from && edge(bytes[to - 1]) {
                 to -= 1;
             }
-            let word = text.get(from..to).unwrap_or("");
-            if is_name(word) {
-                return Some(word);
+            if is_marked_name(&bytes[from..to], flags) {
+                // Name bytes are ASCII, so these are character boundaries.
+                if let Some(word) = text.get(from..to) {
+                    return Some(word);
+                }
             }
         }
         None
@@ -95,7 +146,7 @@ pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
 /// when it appeared as a whole word of shown text.
 #[derive(Debug, Default)]
 pub(crate) struct Shown {
-    seen: HashSet<String>,
+    seen: foldhash::HashSet<String>,
 }
 
 impl Shown {

@@ -1,7 +1,7 @@
 //! What produced each entry of a run, as a summary's header says it: the tool and its
 //! command or arguments, or the command of the plain-chat turn an observation answers.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Arguments, Role, ToolCall};
@@ -26,7 +26,7 @@ pub(super) enum Producer<'a> {
 
 impl<'a> Producers<'a> {
     pub(super) fn new(entries: &[&'a Entry], context: &[&'a Entry]) -> Self {
-        let mut calls = HashMap::new();
+        let mut calls = HashMap::default();
         let mut turns = Vec::new();
         let members = context
             .iter()
