@@ -411,9 +411,9 @@ pub(crate) fn command_text(text: &str) -> String {
         .join("\n\n")
 }
 
-/// Whether a plain-chat assistant text holds a command block (see [`command_text`]).
-pub(crate) fn has_command(text: &str) -> bool {
-    !crate::import::mini_swe::bash_blocks(text).is_empty()
+/// Whether a plain-chat assistant message holds a command block (see [`command_text`]).
+pub(crate) fn has_command(message: &Message) -> bool {
+    !crate::import::mini_swe::bash_blocks(&joined_text(message)).is_empty()
 }
 
 /// `message` as it is sent: every text [`neutralize`]d (blank texts are kept but not
