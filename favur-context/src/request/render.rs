@@ -67,6 +67,7 @@ mod cache;
 mod count;
 mod neutral;
 mod openai;
+mod summaries;
 pub use cache::Renderer;
 pub use count::request_tokens;
 

@@ -82,6 +82,29 @@ const DEFINITION_STARTS: &[&str] = &[
     "#define ",
 ];
 
+/// The bytes a word of [`DEFINITION_STARTS`] starts with.
+const DEFINITION_FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    while k < DEFINITION_STARTS.len() {
+        t[DEFINITION_STARTS[k].as_bytes()[0] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// The bytes an error keyword starts with, in either case (`e`, `f`, `p`, `t`, `a`).
+const KEYWORD_FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let first = *b"efptaEFPTA";
+    while k < first.len() {
+        t[first[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// Whether `code` (a line without its number) starts a definition.
 pub(crate) fn is_definition(code: &str) -> bool {
     let t = code.trim_start();
@@ -89,6 +112,9 @@ pub(crate) fn is_definition(code: &str) -> bool {
     let Some(&first) = t.as_bytes().first() else {
         return false;
     };
+    if !DEFINITION_FIRST[usize::from(first)] {
+        return false;
+    }
     DEFINITION_STARTS
         .iter()
         .any(|s| s.as_bytes()[0] == first && t.starts_with(s))
@@ -316,11 +342,11 @@ fn keyword_strength(line: &[u8]) -> Strength {
     };
     let mut i = start;
     while i + 4 <= n {
-        let c = line[i] | 0x20;
-        if !matches!(c, b'e' | b'f' | b'p' | b't' | b'a') {
+        if !KEYWORD_FIRST[usize::from(line[i])] {
             i += 1;
             continue;
         }
+        let c = line[i] | 0x20;
         let prev = if i > 0 { line[i - 1] } else { b' ' };
         let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
         if prev == b'/' || prev == b'.' || prev == b'_' || (prev.is_ascii_alphanumeric() && !camel)

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::anthropic::{Mark, Turns};
 use super::neutral::{self, Segment};
+use super::summaries::SummaryBlocks;
 use super::{AnthropicRequest, anthropic, openai};
 use crate::history::History;
 
@@ -117,6 +118,8 @@ impl<O: Default, M: Copy> State<O, M> {
 pub struct Renderer {
     openai: State<Value, usize>,
     anthropic: State<(AnthropicRequest, Turns), Mark>,
+    /// The view's summary blocks, written once for both formats.
+    summaries: SummaryBlocks,
 }
 
 impl Default for Renderer {
@@ -140,6 +143,7 @@ impl Renderer {
                 ..State::new()
             },
             anthropic: State::new(),
+            summaries: SummaryBlocks::default(),
         }
     }
 
@@ -159,6 +163,7 @@ impl Renderer {
     /// assert_eq!(r.openai(&h)[2]["content"], "step 2");
     /// ```
     pub fn openai(&mut self, history: &History) -> &Value {
+        self.summaries.update(history);
         let state = &mut self.openai;
         let resume = state.start(Key::of(history), history.view().len());
         if !matches!(state.output, Value::Array(_)) {
@@ -169,7 +174,7 @@ impl Renderer {
                 if let Value::Array(messages) = &mut state.output {
                     messages.truncate(r.at);
                 }
-                neutral::segments(history, r.item, false)
+                neutral::segments(history, r.item, false, &self.summaries)
             }
             None => {
                 let system = neutral::system_pins(history)
@@ -177,7 +182,7 @@ impl Renderer {
                     .map(|(entry, text)| openai::system_message(entry, text))
                     .collect();
                 state.output = Value::Array(system);
-                neutral::segments(history, 0, true)
+                neutral::segments(history, 0, true, &self.summaries)
             }
         };
         state.extend(segments, resume.is_some(), |output, segment| {
@@ -206,6 +211,7 @@ impl Renderer {
     /// assert_eq!(r.anthropic(&h).messages.len(), 3);
     /// ```
     pub fn anthropic(&mut self, history: &History) -> &AnthropicRequest {
+        self.summaries.update(history);
         let state = &mut self.anthropic;
         let resume = state.start(Key::of(history), history.view().len());
         let (request, turns) = &mut state.output;
@@ -213,7 +219,7 @@ impl Renderer {
         let segments = match resume {
             Some(r) => {
                 turns.reset(r.at);
-                neutral::segments(history, r.item, false)
+                neutral::segments(history, r.item, false, &self.summaries)
             }
             None => {
                 request.system = neutral::system_pins(history)
@@ -221,7 +227,7 @@ impl Renderer {
                     .map(|(entry, text)| anthropic::system_block(entry, text))
                     .collect();
                 *turns = Turns::default();
-                neutral::segments(history, 0, true)
+                neutral::segments(history, 0, true, &self.summaries)
             }
         };
         state.extend(segments, resume.is_some(), |(_, turns), segment| {
