@@ -435,7 +435,10 @@ impl BuiltinSummarizer {
         // first; then the rest. An identical line is offered once.
         let first: Vec<bool> = {
             let mut seen: HashSet<&str> = HashSet::default();
-            items.iter().map(|it| seen.insert(it.text.as_str())).collect()
+            items
+                .iter()
+                .map(|it| seen.insert(it.text.as_str()))
+                .collect()
         };
         let mut first = first.into_iter();
         items.retain(|_| first.next().unwrap_or(true));

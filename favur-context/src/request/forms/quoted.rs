@@ -70,4 +70,3 @@ fn split_lines(text: &str) -> impl Iterator<Item = &str> {
         }
     })
 }
-
