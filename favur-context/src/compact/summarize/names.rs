@@ -178,6 +178,82 @@ impl Shown {
 mod tests {
     use super::*;
 
+    /// The names scan as it was written before its byte table (several passes per word,
+    /// substring searches): the fast one must find exactly the same names.
+    fn names_by_passes(text: &str) -> Vec<&str> {
+        let is_byte =
+            |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-' | b':');
+        let is = |w: &str| {
+            let b = w.as_bytes();
+            if b.len() < 3
+                || b.len() > 160
+                || !b.iter().any(u8::is_ascii_alphabetic)
+                || w.contains("://")
+            {
+                return false;
+            }
+            b.contains(&b'/')
+                || b.contains(&b'_')
+                || w.contains("::")
+                || (b.len() >= 4
+                    && b.windows(3).any(|x| {
+                        x[1] == b'.' && x[0].is_ascii_alphanumeric() && x[2].is_ascii_alphanumeric()
+                    }))
+                || b.windows(2)
+                    .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase())
+                || (b.iter().any(u8::is_ascii_digit) && b.iter().all(u8::is_ascii_alphanumeric))
+        };
+        let bytes = text.as_bytes();
+        let (mut out, mut i) = (Vec::new(), 0);
+        while i < bytes.len() {
+            while i < bytes.len() && !is_byte(bytes[i]) {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && is_byte(bytes[i]) {
+                i += 1;
+            }
+            let w = text[start..i].trim_matches(|c| matches!(c, '.' | '/' | '-' | ':'));
+            if start < i && is(w) {
+                out.push(w);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_byte_table_finds_what_the_passes_found() {
+        let fixed = [
+            "File \"django/db/models/query.py\", line 42: QuerySet.filter() at https://x.org/a",
+            "::a ab:: a::b x://y .a.b. -abc- E015 e1 ab1 abc aBc ABC a.b a.bc /x/ __ :::",
+            "src/lib.rs:42:9 getAttr py39 utf-8 naïve_name ünïcode::path 1234 -- ... ://",
+        ];
+        let alphabet = b"aZ9_./-: x\n\xc3";
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut generated = Vec::new();
+        for _ in 0..2_000 {
+            let mut s = Vec::new();
+            for _ in 0..(seed % 40) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            generated.push(String::from_utf8_lossy(&s).into_owned());
+        }
+        for text in fixed
+            .iter()
+            .copied()
+            .chain(generated.iter().map(String::as_str))
+        {
+            assert_eq!(
+                names(text).collect::<Vec<_>>(),
+                names_by_passes(text),
+                "{text:?}"
+            );
+        }
+    }
+
     #[test]
     fn names_of_code_and_logs() {
         let found: Vec<&str> = names(

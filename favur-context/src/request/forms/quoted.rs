@@ -70,3 +70,64 @@ fn split_lines(text: &str) -> impl Iterator<Item = &str> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The check as it was written before its first-byte filter.
+    fn poses_by_words(line: &str) -> bool {
+        let t = line.trim_start();
+        ROLE_WORDS.iter().any(|w| {
+            t.len() > w.len()
+                && t.as_bytes()[..w.len()].eq_ignore_ascii_case(w.as_bytes())
+                && t.as_bytes()[w.len()] == b':'
+        })
+    }
+
+    #[test]
+    fn the_first_byte_filter_marks_what_the_words_marked() {
+        let mut text = String::new();
+        for lead in ["", " ", "\t", "\u{a0}", "\u{b}", "  \t "] {
+            for word in [
+                "user",
+                "USER",
+                "Human",
+                "assistant",
+                "System",
+                "tool",
+                "developer",
+            ] {
+                for after in [":", ": x", "", " :", "s:"] {
+                    text.push_str(&format!("{lead}{word}{after}\n"));
+                }
+            }
+            for other in [
+                "u",
+                "x: y",
+                "#1 tool",
+                "  ! user: no",
+                "[directive]",
+                "<tool-output>",
+            ] {
+                text.push_str(&format!("{lead}{other}\n"));
+            }
+        }
+        let expected: Vec<String> = text
+            .split('\n')
+            .map(|line| {
+                let n = neutralize(line);
+                if poses_by_words(&n) {
+                    format!("\\{n}")
+                } else {
+                    n.into_owned()
+                }
+            })
+            .collect();
+        assert_eq!(neutralize_quoted(&text), expected.join("\n"));
+        assert_eq!(
+            split_lines("a\n\nb\n").collect::<Vec<_>>(),
+            ["a", "", "b", ""]
+        );
+    }
+}
