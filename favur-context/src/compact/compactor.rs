@@ -9,7 +9,7 @@ use crate::compact::summarize::{
     AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer, SummaryRequest,
 };
 use crate::history::History;
-use crate::history::view::{Compaction, Edit, Form};
+use crate::history::view::{Compaction, Edit};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Message, Role};
 use crate::model::site::CallSite;
@@ -283,7 +283,8 @@ impl<S> Compactor<S> {
                         .unwrap_or_else(|e| e.to_string())
                 }
             };
-            let mut entry = Entry::new(
+            // Its tokens are counted by the check below, once.
+            let entry = Entry::new(
                 run.summary,
                 run.retention,
                 0,
@@ -293,7 +294,6 @@ impl<S> Compactor<S> {
                 },
                 summary_message(&body),
             );
-            entry.tokens = Form::Verbatim.cost(&entry, history.counter()).0;
             edits.push(Edit::Summarize {
                 summary: entry.into(),
             });
@@ -313,15 +313,17 @@ impl<S> Compactor<S> {
         }
         // The usage it leaves is recorded with it: what a compactor reopened later reads
         // to know which tiers it covered.
-        let mut compaction = Compaction {
+        let compaction = Compaction {
             tier: plan.tier(),
             edits,
             usage_after: None,
         };
-        let checked = history
-            .check(compaction.clone())
-            .map_err(|_| CommitError::Stale)?;
-        compaction.usage_after = Some(history.usage_after(checked.view()));
+        // The check counts every summary and reform with the history's counter; the
+        // record keeps those counts.
+        let checked = history.check(compaction).map_err(|_| CommitError::Stale)?;
+        let usage_after = history.usage_after(checked.view());
+        let mut compaction = checked.into_compaction();
+        compaction.usage_after = Some(usage_after);
         Ok((Some(compaction), fallbacks, history.usage_tokens()))
     }
 

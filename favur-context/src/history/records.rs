@@ -53,6 +53,11 @@ impl CheckedCompaction {
         &self.compaction
     }
 
+    /// The compaction record, its token counts set by the check (the history's own).
+    pub(crate) fn into_compaction(self) -> Compaction {
+        self.compaction
+    }
+
     /// How many ids its summaries take (from the history's next id on).
     ///
     /// ```

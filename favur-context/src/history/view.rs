@@ -4,7 +4,7 @@
 //! (summaries it wrote, entries it dropped, entries it reshaped) and applied to the view.
 //! Replaying the same records over the same entries gives the same view.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -436,10 +436,10 @@ pub(crate) fn derive(
             Ok(())
         }
     };
-    let mut touched: HashSet<EntryId> = HashSet::new();
-    let mut reform: HashMap<EntryId, (&Form, u32)> = HashMap::new();
-    let mut dropped: HashSet<EntryId> = HashSet::new();
-    let mut summary_of: HashMap<EntryId, usize> = HashMap::new();
+    let mut touched: HashSet<EntryId> = HashSet::default();
+    let mut reform: HashMap<EntryId, (&Form, u32)> = HashMap::default();
+    let mut dropped: HashSet<EntryId> = HashSet::default();
+    let mut summary_of: HashMap<EntryId, usize> = HashMap::default();
     let mut summaries: Vec<&Entry> = Vec::new();
     let mut expected = next_id;
 
@@ -517,7 +517,7 @@ pub(crate) fn derive(
             }
         }
     }
-    let mut anchored: HashMap<EntryId, Vec<usize>> = HashMap::new();
+    let mut anchored: HashMap<EntryId, Vec<usize>> = HashMap::default();
     for (s, a) in anchor.iter().enumerate() {
         if let Some((mut pos, leaves)) = *a {
             if !leaves {

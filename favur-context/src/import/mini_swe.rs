@@ -15,7 +15,7 @@ use crate::model::message::{Message, Part, Role, ToolCall};
 pub(crate) fn bash_blocks(text: &str) -> Vec<&str> {
     let mut found = Vec::new();
     let mut rest = text;
-    while let Some(p) = rest.find("```bash") {
+    while let Some(p) = memchr::memmem::find(rest.as_bytes(), b"```bash") {
         let after = &rest[p + "```bash".len()..];
         let ws = after.len() - after.trim_start().len();
         let Some(nl) = after[..ws].rfind('\n') else {
@@ -26,7 +26,7 @@ pub(crate) fn bash_blocks(text: &str) -> Vec<&str> {
         // The lazy `(.*?)\n```` may match an empty body right at the start.
         let (cmd, next) = if let Some(stripped) = body.strip_prefix("```") {
             ("", stripped)
-        } else if let Some(end) = body.find("\n```") {
+        } else if let Some(end) = memchr::memmem::find(body.as_bytes(), b"\n```") {
             (&body[..end], &body[end + 4..])
         } else {
             break;

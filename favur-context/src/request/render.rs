@@ -73,6 +73,7 @@ mod gemini;
 mod neutral;
 mod openai;
 mod responses;
+mod summaries;
 pub use breakpoints::{BlockAt, CachePlacement, render_anthropic_cached};
 pub use cache::Renderer;
 pub use count::request_tokens;

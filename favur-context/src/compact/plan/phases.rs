@@ -253,7 +253,7 @@ fn keep_command(p: &Planner<'_>, fate: &mut [Fate], start: usize) {
         && !next.shape.summary
         && fate[start + 1] == Fate::Keep
         && p.entry(start).is_some_and(|e| {
-            e.message.tool_calls().next().is_none() && forms::has_command(&e.message.text())
+            e.message.tool_calls().next().is_none() && forms::has_command(&e.message)
         })
     {
         fate[start] = fate[start].staying();
@@ -374,7 +374,7 @@ fn stay_form(p: &Planner<'_>, e: &Entry, current: &Form) -> Option<Staying> {
         (false, false)
             if e.message.role == Role::Assistant
                 && !matches!(current, Form::Command)
-                && forms::has_command(&e.message.text()) =>
+                && forms::has_command(&e.message) =>
         {
             (StayForm::Command, Form::Command)
         }
@@ -577,14 +577,15 @@ pub(super) struct Edits {
 }
 
 /// Shows item `i` (entry `e`) in `form` from now on: the reform, and what it frees.
+/// `known`: what the form costs, if already counted.
 fn reform(
     (freed, reforms): (&mut u64, &mut Vec<PlannedReform>),
     p: &Planner<'_>,
-    i: usize,
-    e: &Entry,
+    (i, e): (usize, &Entry),
     form: Form,
+    known: Option<(u32, u32)>,
 ) {
-    let (tokens, blocks) = forms::cost(p.counter, e, &form);
+    let (tokens, blocks) = known.unwrap_or_else(|| forms::cost(p.counter, e, &form));
     *freed += p
         .now(i)
         .saturating_sub(u64::from(tokens) + p.framing * u64::from(blocks));
@@ -620,9 +621,9 @@ pub(super) fn edits(
                     reform(
                         (&mut out.freed, &mut out.reforms),
                         p,
-                        i,
-                        e,
+                        (i, e),
                         Form::Capped(Box::new(capped)),
+                        None,
                     );
                 }
                 cell.kept.add(item.tokens);
@@ -640,14 +641,16 @@ pub(super) fn edits(
                 let (Some(e), Some(s)) = (p.entry(i), staying[i]) else {
                     continue;
                 };
-                let form = match s.form {
-                    StayForm::CallsOnly => Form::CallsOnly,
-                    StayForm::Command => Form::Command,
-                    StayForm::Placeholder => Form::Placeholder {
-                        summary: runs.run_of[i].map(|k| runs.runs[k].summary),
-                    },
+                // A placeholder names its summary: counted again with the real id.
+                let (form, known) = match s.form {
+                    StayForm::CallsOnly => (Form::CallsOnly, Some((s.tokens, s.blocks))),
+                    StayForm::Command => (Form::Command, Some((s.tokens, s.blocks))),
+                    StayForm::Placeholder => {
+                        let summary = runs.run_of[i].map(|k| runs.runs[k].summary);
+                        (Form::Placeholder { summary }, None)
+                    }
                 };
-                reform((&mut out.freed, &mut out.reforms), p, i, e, form);
+                reform((&mut out.freed, &mut out.reforms), p, (i, e), form, known);
                 if fate[i] == Fate::SummarizeStay {
                     cell.summarized.add(item.tokens);
                 } else {

@@ -1,6 +1,6 @@
 //! The built-in summarizer: deterministic, no model, no network.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::lines::{self, LineKind};
@@ -274,7 +274,7 @@ impl BuiltinSummarizer {
         let m = e.message();
         let mut header = format!("{}", e.id());
         let mut items: Vec<Item> = Vec::new();
-        let mut names_seen: HashMap<&'a str, ()> = HashMap::new();
+        let mut names_seen: HashMap<&'a str, ()> = HashMap::default();
         let mut names: Vec<&'a str> = Vec::new();
         let mut status: Option<String> = None;
         let mut lines_total = 0usize;
@@ -441,8 +441,15 @@ impl BuiltinSummarizer {
         group_hits(&mut items, limit);
         // Frames: those in the project's own code first, the innermost (last) of them
         // first; then the rest. An identical line is offered once.
-        let mut seen_texts: HashMap<String, ()> = HashMap::new();
-        items.retain(|it| seen_texts.insert(it.text.clone(), ()).is_none());
+        let first: Vec<bool> = {
+            let mut seen: HashSet<&str> = HashSet::default();
+            items
+                .iter()
+                .map(|it| seen.insert(it.text.as_str()))
+                .collect()
+        };
+        let mut first = first.into_iter();
+        items.retain(|_| first.next().unwrap_or(true));
         let (frames, mut ordered): (Vec<Item>, Vec<Item>) = items
             .into_iter()
             .partition(|it| it.kind == LineKind::Location);
@@ -475,7 +482,7 @@ impl BuiltinSummarizer {
 
 /// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
 fn group_hits(items: &mut Vec<Item>, limit: usize) {
-    let mut by_path: HashMap<String, usize> = HashMap::new();
+    let mut by_path: HashMap<String, usize> = HashMap::default();
     let mut grouped: Vec<Item> = Vec::with_capacity(items.len());
     let mut counts: Vec<(usize, Vec<String>, String)> = Vec::new();
     for it in items.drain(..) {

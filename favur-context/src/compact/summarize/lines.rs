@@ -82,10 +82,42 @@ const DEFINITION_STARTS: &[&str] = &[
     "#define ",
 ];
 
+/// The bytes a word of [`DEFINITION_STARTS`] starts with.
+const DEFINITION_FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    while k < DEFINITION_STARTS.len() {
+        t[DEFINITION_STARTS[k].as_bytes()[0] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// The bytes an error keyword starts with, in either case (`e`, `f`, `p`, `t`, `a`).
+const KEYWORD_FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let first = *b"efptaEFPTA";
+    while k < first.len() {
+        t[first[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// Whether `code` (a line without its number) starts a definition.
 pub(crate) fn is_definition(code: &str) -> bool {
     let t = code.trim_start();
-    DEFINITION_STARTS.iter().any(|s| t.starts_with(s))
+    // Most lines start with a byte no definition word starts with.
+    let Some(&first) = t.as_bytes().first() else {
+        return false;
+    };
+    if !DEFINITION_FIRST[usize::from(first)] {
+        return false;
+    }
+    DEFINITION_STARTS
+        .iter()
+        .any(|s| s.as_bytes()[0] == first && t.starts_with(s))
         && t.len() > 4
         && t.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -193,14 +225,17 @@ fn is_path_line(t: &str) -> bool {
         Some(w) => w,
         None => return false,
     };
-    let words = t.split_whitespace().count();
-    // `ls -l` rows: permissions first, the name last.
-    let long_listing = words >= 8
+    // `ls -l` rows: permissions first, the name last. The words are counted only for a
+    // line that starts like one (`t` is trimmed: it has more than one word if it has a
+    // space at all).
+    let several = t.contains(char::is_whitespace);
+    let long_listing = several
         && t.starts_with(['-', 'd', 'l'])
         && t.as_bytes()
             .get(1..10)
-            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)));
-    if words > 1 && !long_listing {
+            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
+        && t.split_whitespace().count() >= 8;
+    if several && !long_listing {
         return false;
     }
     last.len() <= 200
@@ -307,11 +342,11 @@ fn keyword_strength(line: &[u8]) -> Strength {
     };
     let mut i = start;
     while i + 4 <= n {
-        let c = line[i] | 0x20;
-        if !matches!(c, b'e' | b'f' | b'p' | b't' | b'a') {
+        if !KEYWORD_FIRST[usize::from(line[i])] {
             i += 1;
             continue;
         }
+        let c = line[i] | 0x20;
         let prev = if i > 0 { line[i - 1] } else { b' ' };
         let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
         if prev == b'/' || prev == b'.' || prev == b'_' || (prev.is_ascii_alphanumeric() && !camel)

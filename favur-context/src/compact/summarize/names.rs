@@ -1,26 +1,82 @@
 //! Names worth keeping from text the summary does not quote: paths, file names,
 //! `snake_case` and `CamelCase` symbols, dotted names, test ids, error names.
 
-use std::collections::HashSet;
+/// What a byte is, for names: bit flags, one table load per byte.
+const NAME: u8 = 1;
+const ALPHA: u8 = 2;
+const DIGIT: u8 = 4;
+const LOWER: u8 = 8;
+const UPPER: u8 = 16;
+/// `/`, `_`, `:`, `.` and `-`: the bytes that make a word more than letters and digits.
+const MARK: u8 = 32;
+/// `:`, the byte of `::` and `://`.
+const COLON: u8 = 64;
+/// `.`, the byte of dotted names.
+const DOT: u8 = 128;
+
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_lowercase() {
+            NAME | ALPHA | LOWER
+        } else if c.is_ascii_uppercase() {
+            NAME | ALPHA | UPPER
+        } else if c.is_ascii_digit() {
+            NAME | DIGIT
+        } else if c == b':' {
+            NAME | MARK | COLON
+        } else if c == b'.' {
+            NAME | MARK | DOT
+        } else if matches!(c, b'_' | b'/' | b'-') {
+            NAME | MARK
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
 
 /// Whether a byte can be part of a name.
 fn name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-' | b':')
+    CLASS[usize::from(b)] & NAME != 0
+}
+
+/// [`is_name`] of a word of letters and digits only (`flags`: its bytes' classes, or-ed).
+fn is_plain_name(b: &[u8], flags: u8) -> bool {
+    if b.len() < 3 || b.len() > 160 || flags & ALPHA == 0 {
+        return false;
+    }
+    let camel = flags & (LOWER | UPPER) == LOWER | UPPER
+        && b.windows(2)
+            .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase());
+    camel || flags & DIGIT != 0
 }
 
 /// Whether `w` (already trimmed) is a name worth listing.
+#[cfg(test)]
 pub(crate) fn is_name(w: &str) -> bool {
-    let b = w.as_bytes();
+    let flags = w.bytes().fold(0, |f, b| f | CLASS[usize::from(b)]);
+    is_marked_name(w.as_bytes(), flags)
+}
+
+/// [`is_name`] of `b`, where `flags` holds at least the classes of its bytes (a byte
+/// class missing from `flags` is not in `b`).
+fn is_marked_name(b: &[u8], flags: u8) -> bool {
     if b.len() < 3 || b.len() > 160 || !b.iter().any(u8::is_ascii_alphabetic) {
         return false;
     }
-    if w.contains("://") {
+    let colon = flags & COLON != 0 && b.contains(&b':');
+    if colon && b.windows(3).any(|x| x == b"://") {
         return false; // URLs are rarely what the work refers back to
     }
-    if b.contains(&b'/') || b.contains(&b'_') || w.contains("::") {
+    if b.contains(&b'/') || b.contains(&b'_') || (colon && b.windows(2).any(|x| x == b"::")) {
         return true;
     }
     if b.len() >= 4
+        && flags & DOT != 0
         && b.windows(3)
             .any(|x| x[1] == b'.' && x[0].is_ascii_alphanumeric() && x[2].is_ascii_alphanumeric())
     {
@@ -45,19 +101,41 @@ pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
                 i += 1;
             }
             let start = i;
-            while i < bytes.len() && name_byte(bytes[i]) {
+            let mut flags = 0u8;
+            while let Some(&b) = bytes.get(i) {
+                let class = CLASS[usize::from(b)];
+                if class & NAME == 0 {
+                    break;
+                }
+                flags |= class;
                 i += 1;
             }
             if start == i {
                 continue;
             }
+            if flags & MARK == 0 {
+                // Letters and digits only: nothing to trim, no path, URL or dotted name.
+                if let Some(word) = text.get(start..i)
+                    && is_plain_name(word.as_bytes(), flags)
+                {
+                    return Some(word);
+                }
+                continue;
+            }
             // Name bytes are ASCII, so these are character boundaries.
-            let word = text
-                .get(start..i)
-                .unwrap_or("")
-                .trim_matches(|c| matches!(c, '.' | '/' | '-' | ':'));
-            if is_name(word) {
-                return Some(word);
+            let (mut from, mut to) = (start, i);
+            let edge = |b: u8| matches!(b, b'.' | b'/' | b'-' | b':');
+            while from < to && edge(bytes[from]) {
+                from += 1;
+            }
+            while to > from && edge(bytes[to - 1]) {
+                to -= 1;
+            }
+            if is_marked_name(&bytes[from..to], flags) {
+                // Name bytes are ASCII, so these are character boundaries.
+                if let Some(word) = text.get(from..to) {
+                    return Some(word);
+                }
             }
         }
         None
@@ -68,7 +146,7 @@ pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
 /// when it appeared as a whole word of shown text.
 #[derive(Debug, Default)]
 pub(crate) struct Shown {
-    seen: HashSet<String>,
+    seen: foldhash::HashSet<String>,
 }
 
 impl Shown {
@@ -99,6 +177,82 @@ impl Shown {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names scan as it was written before its byte table (several passes per word,
+    /// substring searches): the fast one must find exactly the same names.
+    fn names_by_passes(text: &str) -> Vec<&str> {
+        let is_byte =
+            |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-' | b':');
+        let is = |w: &str| {
+            let b = w.as_bytes();
+            if b.len() < 3
+                || b.len() > 160
+                || !b.iter().any(u8::is_ascii_alphabetic)
+                || w.contains("://")
+            {
+                return false;
+            }
+            b.contains(&b'/')
+                || b.contains(&b'_')
+                || w.contains("::")
+                || (b.len() >= 4
+                    && b.windows(3).any(|x| {
+                        x[1] == b'.' && x[0].is_ascii_alphanumeric() && x[2].is_ascii_alphanumeric()
+                    }))
+                || b.windows(2)
+                    .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase())
+                || (b.iter().any(u8::is_ascii_digit) && b.iter().all(u8::is_ascii_alphanumeric))
+        };
+        let bytes = text.as_bytes();
+        let (mut out, mut i) = (Vec::new(), 0);
+        while i < bytes.len() {
+            while i < bytes.len() && !is_byte(bytes[i]) {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && is_byte(bytes[i]) {
+                i += 1;
+            }
+            let w = text[start..i].trim_matches(|c| matches!(c, '.' | '/' | '-' | ':'));
+            if start < i && is(w) {
+                out.push(w);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_byte_table_finds_what_the_passes_found() {
+        let fixed = [
+            "File \"django/db/models/query.py\", line 42: QuerySet.filter() at https://x.org/a",
+            "::a ab:: a::b x://y .a.b. -abc- E015 e1 ab1 abc aBc ABC a.b a.bc /x/ __ :::",
+            "src/lib.rs:42:9 getAttr py39 utf-8 naïve_name ünïcode::path 1234 -- ... ://",
+        ];
+        let alphabet = b"aZ9_./-: x\n\xc3";
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut generated = Vec::new();
+        for _ in 0..2_000 {
+            let mut s = Vec::new();
+            for _ in 0..(seed % 40) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            generated.push(String::from_utf8_lossy(&s).into_owned());
+        }
+        for text in fixed
+            .iter()
+            .copied()
+            .chain(generated.iter().map(String::as_str))
+        {
+            assert_eq!(
+                names(text).collect::<Vec<_>>(),
+                names_by_passes(text),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn names_of_code_and_logs() {

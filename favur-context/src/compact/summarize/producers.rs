@@ -1,7 +1,7 @@
 //! What produced each entry of a run, as a summary's header says it: the tool and its
 //! command or arguments, or the command of the plain-chat turn an observation answers.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Arguments, Role, ToolCall};
@@ -26,7 +26,7 @@ pub(super) enum Producer<'a> {
 
 impl<'a> Producers<'a> {
     pub(super) fn new(entries: &[&'a Entry], context: &[&'a Entry]) -> Self {
-        let mut calls = HashMap::new();
+        let mut calls = HashMap::default();
         let mut turns = Vec::new();
         let members = context
             .iter()
@@ -162,10 +162,16 @@ pub(super) fn cut(s: &str, limit: usize) -> String {
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    let mut out: String = s[..end]
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let kept = &s[..end];
+    // Control characters are U+0000-U+001F, U+007F and U+0080-U+009F (`C2 80`-`C2 9F`
+    // in UTF-8): text without those bytes is copied as it is.
+    let plain = kept.bytes().all(|b| b >= 0x20 && b != 0x7f && b != 0xc2);
+    let mut out = String::with_capacity(end + '…'.len_utf8());
+    if plain {
+        out.push_str(kept);
+    } else {
+        out.extend(kept.chars().map(|c| if c.is_control() { ' ' } else { c }));
+    }
     if end < s.len() {
         out.push('…');
     }

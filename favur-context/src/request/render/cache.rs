@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::anthropic::{Mark, Turns};
 use super::neutral::{self, Segment};
 use super::responses::{Items, ItemsMark};
+use super::summaries::SummaryBlocks;
 use super::{AnthropicRequest, anthropic, openai, responses};
 use crate::history::History;
 
@@ -120,6 +121,8 @@ pub struct Renderer {
     openai: State<Value, usize>,
     anthropic: State<(AnthropicRequest, Turns), Mark>,
     responses: State<(Value, Items), ItemsMark>,
+    /// The view's summary blocks, written once for both formats.
+    summaries: SummaryBlocks,
 }
 
 impl Default for Renderer {
@@ -144,6 +147,7 @@ impl Renderer {
             },
             anthropic: State::new(),
             responses: State::new(),
+            summaries: SummaryBlocks::default(),
         }
     }
 
@@ -163,6 +167,7 @@ impl Renderer {
     /// assert_eq!(r.openai(&h)[2]["content"], "step 2");
     /// ```
     pub fn openai(&mut self, history: &History) -> &Value {
+        self.summaries.update(history);
         let state = &mut self.openai;
         let resume = state.start(Key::of(history), history.view().len());
         if !matches!(state.output, Value::Array(_)) {
@@ -173,7 +178,7 @@ impl Renderer {
                 if let Value::Array(messages) = &mut state.output {
                     messages.truncate(r.at);
                 }
-                neutral::segments(history, r.item, false)
+                neutral::segments(history, r.item, false, &self.summaries)
             }
             None => {
                 let system = neutral::system_pins(history)
@@ -181,7 +186,7 @@ impl Renderer {
                     .map(|(entry, text)| openai::system_message(entry, text))
                     .collect();
                 state.output = Value::Array(system);
-                neutral::segments(history, 0, true)
+                neutral::segments(history, 0, true, &self.summaries)
             }
         };
         state.extend(segments, resume.is_some(), |output, segment| {
@@ -210,6 +215,7 @@ impl Renderer {
     /// assert_eq!(r.anthropic(&h).messages.len(), 3);
     /// ```
     pub fn anthropic(&mut self, history: &History) -> &AnthropicRequest {
+        self.summaries.update(history);
         let state = &mut self.anthropic;
         let resume = state.start(Key::of(history), history.view().len());
         let (request, turns) = &mut state.output;
@@ -217,7 +223,7 @@ impl Renderer {
         let segments = match resume {
             Some(r) => {
                 turns.reset(r.at);
-                neutral::segments(history, r.item, false)
+                neutral::segments(history, r.item, false, &self.summaries)
             }
             None => {
                 request.system = neutral::system_pins(history)
@@ -225,7 +231,7 @@ impl Renderer {
                     .map(|(entry, text)| anthropic::system_block(entry, text))
                     .collect();
                 *turns = Turns::default();
-                neutral::segments(history, 0, true)
+                neutral::segments(history, 0, true, &self.summaries)
             }
         };
         state.extend(segments, resume.is_some(), |(_, turns), segment| {

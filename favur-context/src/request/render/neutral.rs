@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::FIRST_TURN_NOTE;
+use super::summaries::SummaryBlocks;
 use crate::history::History;
 use crate::history::view::ViewItem;
 use crate::model::entry::{Entry, EntryId};
@@ -256,11 +257,29 @@ pub(super) fn system_pins(history: &History) -> Vec<(&Entry, String)> {
     system
 }
 
-/// The items view item `item` is sent as (none if its entry is not held).
-fn push_item<'h>(items: &mut Vec<Item<'h>>, history: &'h History, item: &'h ViewItem) {
-    if let Some(entry) = history.entry(item.id) {
-        push_message(items, item.form.message_for(entry), entry);
+/// The items view item `item` is sent as (none if its entry is not held); a summary
+/// whose block `blocks` holds borrows it.
+fn push_item<'h>(
+    items: &mut Vec<Item<'h>>,
+    history: &'h History,
+    item: &'h ViewItem,
+    blocks: Option<&'h SummaryBlocks>,
+) {
+    let Some(entry) = history.entry(item.id) else {
+        return;
+    };
+    if let Some(text) = blocks.and_then(|b| b.text_of(item, entry)) {
+        // What `push_message` makes of the summary's message (one user text).
+        items.push(Item::Msg {
+            role: Role::User,
+            texts: vec![text],
+            calls: Vec::new(),
+            ext: &entry.message().extensions,
+            entry: entry.id(),
+        });
+        return;
     }
+    push_message(items, item.form.message_for(entry), entry);
 }
 
 /// Whether the first turn note goes first: when the first message that sends something
@@ -297,7 +316,7 @@ pub(super) fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>
     let system = system_pins(history);
     let mut items: Vec<Item<'_>> = Vec::new();
     for item in history.view().items() {
-        push_item(&mut items, history, item);
+        push_item(&mut items, history, item, None);
     }
     let mut out = pair(history, items);
     if needs_note(out.iter(), history.view().is_empty()) {
@@ -327,7 +346,12 @@ pub(super) struct Segment<'h> {
 /// note is put first where [`neutral`] puts it. Pairing them one by one gives the
 /// sequence [`neutral`] gives: a result only answers a call made before it, so the
 /// pairing never crosses a point where no call is open.
-pub(super) fn segments(history: &History, from: usize, note_first: bool) -> Vec<Segment<'_>> {
+pub(super) fn segments<'h>(
+    history: &'h History,
+    from: usize,
+    note_first: bool,
+    blocks: &'h SummaryBlocks,
+) -> Vec<Segment<'h>> {
     let view = history.view().items();
     let mut out = Vec::new();
     let mut items: Vec<Item<'_>> = Vec::new();
@@ -337,7 +361,7 @@ pub(super) fn segments(history: &History, from: usize, note_first: bool) -> Vec<
     let mut group = 0u64;
     for (i, item) in view.iter().enumerate().skip(from) {
         let at = items.len();
-        push_item(&mut items, history, item);
+        push_item(&mut items, history, item, Some(blocks));
         for it in &items[at..] {
             match it {
                 Item::Msg { calls, .. } => {
