@@ -393,6 +393,15 @@ fn opt_str<'a>(v: &'a Value, key: &str, at: &str) -> Result<Option<&'a str>, Rep
 }
 
 /// `v[key]` as a string that must be there.
+/// The elements of the array `v[key]`, numbered (none if it is missing or not an array).
+fn elements<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = (usize, &'a Value)> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+}
+
 fn req_str<'a>(v: &'a Value, key: &str, at: &str) -> Result<&'a str, ReplyError> {
     opt_str(v, key, at)?.ok_or_else(|| malformed(format!("{at}.{key}"), "missing"))
 }

@@ -25,13 +25,7 @@ pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
         match req_str(item, "type", &at)? {
             "reasoning" => {
                 let mut summary = Vec::new();
-                for (k, s) in item
-                    .get("summary")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                {
+                for (k, s) in super::elements(item, "summary") {
                     summary.push(req_str(s, "text", &format!("{at}.summary[{k}]"))?.to_owned());
                 }
                 let encrypted = opt_str(item, "encrypted_content", &at)?.map(str::to_owned);
@@ -45,13 +39,7 @@ pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
                 if let Some(id) = opt_str(item, "id", &at)? {
                     ids.push(Value::String(id.to_owned()));
                 }
-                for (k, c) in item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                {
+                for (k, c) in super::elements(item, "content") {
                     let at = format!("{at}.content[{k}]");
                     match req_str(c, "type", &at)? {
                         "output_text" => text.push_str(req_str(c, "text", &at)?),

@@ -162,7 +162,8 @@ pub fn render_anthropic_cached(history: &History) -> (AnthropicRequest, CachePla
     // The stable points after each settled segment, and the durable one.
     let mut points: Vec<BlockAt> = Vec::new();
     let mut durable_point = None;
-    for segment in neutral::segments(history, 0, true) {
+    let blocks = super::summaries::SummaryBlocks::default();
+    for segment in neutral::segments(history, 0, true, &blocks) {
         let (end, settled) = (segment.end, segment.settled);
         for out in segment.out {
             turns.push(out);

@@ -35,6 +35,19 @@ impl Key {
     }
 }
 
+/// The view's segments after view item `from` (a resumed render), or all of them with
+/// the first turn note placed (a render from the start).
+fn segments_after<'h>(
+    history: &'h History,
+    from: Option<usize>,
+    summaries: &'h SummaryBlocks,
+) -> Vec<neutral::Segment<'h>> {
+    match from {
+        Some(item) => neutral::segments(history, item, false, summaries),
+        None => neutral::segments(history, 0, true, summaries),
+    }
+}
+
 /// Where to resume: the view item after the last settled segment, and where the
 /// output stood after it.
 #[derive(Debug, Clone, Copy)]
@@ -173,12 +186,11 @@ impl Renderer {
         if !matches!(state.output, Value::Array(_)) {
             state.output = Value::Array(Vec::new());
         }
-        let segments = match resume {
+        match resume {
             Some(r) => {
                 if let Value::Array(messages) = &mut state.output {
                     messages.truncate(r.at);
                 }
-                neutral::segments(history, r.item, false, &self.summaries)
             }
             None => {
                 let system = neutral::system_pins(history)
@@ -186,9 +198,9 @@ impl Renderer {
                     .map(|(entry, text)| openai::system_message(entry, text))
                     .collect();
                 state.output = Value::Array(system);
-                neutral::segments(history, 0, true, &self.summaries)
             }
-        };
+        }
+        let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
         state.extend(segments, resume.is_some(), |output, segment| {
             let Value::Array(messages) = output else {
                 return 0;
@@ -220,10 +232,9 @@ impl Renderer {
         let resume = state.start(Key::of(history), history.view().len());
         let (request, turns) = &mut state.output;
         turns.messages = std::mem::take(&mut request.messages);
-        let segments = match resume {
+        match resume {
             Some(r) => {
                 turns.reset(r.at);
-                neutral::segments(history, r.item, false, &self.summaries)
             }
             None => {
                 request.system = neutral::system_pins(history)
@@ -231,9 +242,9 @@ impl Renderer {
                     .map(|(entry, text)| anthropic::system_block(entry, text))
                     .collect();
                 *turns = Turns::default();
-                neutral::segments(history, 0, true, &self.summaries)
             }
-        };
+        }
+        let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
         state.extend(segments, resume.is_some(), |(_, turns), segment| {
             for out in segment.out {
                 turns.push(out);
@@ -267,6 +278,7 @@ impl Renderer {
     /// assert_eq!(r.responses(&h)["input"][1]["role"], "assistant");
     /// ```
     pub fn responses(&mut self, history: &History) -> &Value {
+        self.summaries.update(history);
         let state = &mut self.responses;
         let resume = state.start(Key::of(history), history.view().len());
         let (body, items) = &mut state.output;
@@ -274,10 +286,9 @@ impl Renderer {
             Some(Value::Array(input)) => std::mem::take(input),
             _ => Vec::new(),
         };
-        let segments = match resume {
+        match resume {
             Some(r) => {
                 items.reset(r.at);
-                neutral::segments(history, r.item, false)
             }
             None => {
                 *items = Items::default();
@@ -286,9 +297,9 @@ impl Renderer {
                         .into_iter()
                         .map(|(entry, text)| responses::system_message(entry, text)),
                 );
-                neutral::segments(history, 0, true)
             }
-        };
+        }
+        let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
         state.extend(segments, resume.is_some(), |(_, items), segment| {
             for out in segment.out {
                 items.push(out);
