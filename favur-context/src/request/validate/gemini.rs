@@ -1,6 +1,6 @@
 //! Gemini `generateContent` bodies: `systemInstruction` and `contents`.
 //!
-//! The rules, from Google's Gemini API documentation (see `docs/formats-gemini-mcp.md`
+//! The rules, from Google's Gemini API documentation (see `docs/formats.md`
 //! for each rule, its source and the test that checks it):
 //!
 //! - a `Content` has a `role` of `user` or `model` and a non-empty list of `parts`; each
