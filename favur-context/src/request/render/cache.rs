@@ -267,6 +267,7 @@ impl Renderer {
     /// assert_eq!(r.responses(&h)["input"][1]["role"], "assistant");
     /// ```
     pub fn responses(&mut self, history: &History) -> &Value {
+        self.summaries.update(history);
         let state = &mut self.responses;
         let resume = state.start(Key::of(history), history.view().len());
         let (body, items) = &mut state.output;
@@ -277,7 +278,7 @@ impl Renderer {
         let segments = match resume {
             Some(r) => {
                 items.reset(r.at);
-                neutral::segments(history, r.item, false)
+                neutral::segments(history, r.item, false, &self.summaries)
             }
             None => {
                 *items = Items::default();
@@ -286,7 +287,7 @@ impl Renderer {
                         .into_iter()
                         .map(|(entry, text)| responses::system_message(entry, text)),
                 );
-                neutral::segments(history, 0, true)
+                neutral::segments(history, 0, true, &self.summaries)
             }
         };
         state.extend(segments, resume.is_some(), |(_, items), segment| {

@@ -272,7 +272,7 @@ fn push_item<'h>(
         // What `push_message` makes of the summary's message (one user text).
         items.push(Item::Msg {
             role: Role::User,
-            texts: vec![text],
+            pieces: vec![Piece::Text(text)],
             calls: Vec::new(),
             ext: &entry.message().extensions,
             entry: entry.id(),
