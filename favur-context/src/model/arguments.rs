@@ -7,7 +7,7 @@ use serde_json::Value;
 /// invalid JSON (kept verbatim so nothing is lost and the error can be reported).
 ///
 /// Valid JSON is held as its canonical compact serialization (what
-/// [`Value::to_string`] gives for the parsed value), so equal values compare equal and
+/// `Value::to_string` gives for the parsed value), so equal values compare equal and
 /// render byte-identically; the value is parsed on demand by [`to_value`](Self::to_value).
 /// Holding the text, not a [`Value`], keeps a one-key object at its length instead of a
 /// map node of several hundred bytes.
