@@ -98,7 +98,7 @@ pub trait IntoArguments {
 impl IntoArguments for ::serde_json::Value {
     #[inline]
     fn into_arguments(self) -> Arguments {
-        Arguments::Json(self)
+        Arguments::json(self)
     }
 }
 impl IntoArguments for Arguments {

@@ -67,11 +67,11 @@ fn round_trip() {
     let calls: Vec<_> = back.entries()[2].message().tool_calls().cloned().collect();
     assert_eq!(
         calls[0].arguments,
-        Arguments::Json(json!({"path": "src/lexer.rs"}))
+        Arguments::json(json!({"path": "src/lexer.rs"}))
     );
     assert_eq!(
         calls[1].arguments,
-        Arguments::Invalid("{\"command\": \"cargo te".into())
+        Arguments::invalid("{\"command\": \"cargo te")
     );
 
     // The call sites survive (owned file names once read back).
