@@ -98,7 +98,7 @@ pub trait IntoArguments {
 impl IntoArguments for ::serde_json::Value {
     #[inline]
     fn into_arguments(self) -> Arguments {
-        Arguments::json(self)
+        Arguments::Json(self)
     }
 }
 impl IntoArguments for Arguments {

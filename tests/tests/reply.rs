@@ -60,11 +60,11 @@ fn openai_tool_calls_are_parsed_in_order() {
         ("call_abc", "read_file")
     );
     assert_eq!(
-        calls[0].arguments.to_value().unwrap()["path"],
+        calls[0].arguments.as_json().unwrap()["path"],
         "src/parse.rs"
     );
     assert_eq!(
-        calls[1].arguments.to_value().unwrap()["command"],
+        calls[1].arguments.as_json().unwrap()["command"],
         "cargo test"
     );
     assert_eq!(reply.text(), "");
@@ -83,7 +83,7 @@ fn openai_text_reply_and_invalid_arguments_kept_raw() {
     assert_eq!(reply.text(), "Let me look.");
     assert_eq!(
         reply.tool_calls()[0].arguments,
-        Arguments::invalid("{\"command\": \"ls")
+        Arguments::Invalid("{\"command\": \"ls".into())
     );
     let m = Message::from(reply);
     assert_eq!(m.parts.len(), 2, "text first, then the call");
@@ -182,7 +182,7 @@ fn anthropic_tool_use() {
     assert_eq!(reply.text(), "I'll check the test first.");
     let calls = tool_calls_of(&reply, (2195, 503), 2);
     assert_eq!(calls[0].id, "toolu_01A09q90qw90lq917835lq9");
-    assert_eq!(calls[1].arguments.to_value().unwrap()["path"], "src/lib.rs");
+    assert_eq!(calls[1].arguments.as_json().unwrap()["path"], "src/lib.rs");
     let mut h = History::new();
     h.append(strict!(message: reply));
     assert_eq!(h.entries()[0].message().tool_calls().count(), 2);
@@ -251,7 +251,7 @@ fn openai_stream_assembles_whatever_the_chunk_boundaries() {
     };
     assert_eq!(whole.text(), "Running.");
     let calls = tool_calls_of(&whole, (90, 30), 2);
-    assert_eq!(calls[0].arguments.to_value().unwrap()["command"], "ls");
+    assert_eq!(calls[0].arguments.as_json().unwrap()["command"], "ls");
     assert_eq!(calls[1].name, "read_file");
     // Every split point, with CRLF line ends too.
     let crlf = OPENAI_STREAM.replace('\n', "\r\n");
@@ -323,7 +323,7 @@ fn anthropic_stream_assembles_text_and_input_json() {
     let calls = tool_calls_of(&reply, (472, 89), 1);
     assert_eq!(calls[0].name, "get_weather");
     assert_eq!(
-        calls[0].arguments.to_value().unwrap()["location"],
+        calls[0].arguments.as_json().unwrap()["location"],
         "San Francisco, CA"
     );
 }

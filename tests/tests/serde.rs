@@ -67,11 +67,11 @@ fn round_trip() {
     let calls: Vec<_> = back.entries()[2].message().tool_calls().cloned().collect();
     assert_eq!(
         calls[0].arguments,
-        Arguments::json(json!({"path": "src/lexer.rs"}))
+        Arguments::Json(json!({"path": "src/lexer.rs"}))
     );
     assert_eq!(
         calls[1].arguments,
-        Arguments::invalid("{\"command\": \"cargo te")
+        Arguments::Invalid("{\"command\": \"cargo te".into())
     );
 
     // The call sites survive (owned file names once read back).

@@ -211,8 +211,8 @@ impl RegretEvent {
 /// assert_eq!(c, d);
 /// ```
 pub fn call_key(tool: &str, arguments: &Arguments) -> String {
-    match arguments.to_value() {
-        Some(v) => {
+    match arguments {
+        Arguments::Json(v) => {
             let command = v
                 .get("command")
                 .or_else(|| v.get("cmd"))
@@ -224,12 +224,12 @@ pub fn call_key(tool: &str, arguments: &Arguments) -> String {
                 ),
                 None => {
                     let mut out = format!("{tool} ");
-                    canonical(&v, &mut out);
+                    canonical(v, &mut out);
                     out
                 }
             }
         }
-        None => format!("{tool} {}", arguments.as_str().trim()),
+        Arguments::Invalid(raw) => format!("{tool} {}", raw.trim()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Token accounting: counting is done once per entry, when it is appended.
 
-use crate::model::message::{Message, Part};
+use crate::model::message::{Arguments, Message, Part};
 
 /// Counts the tokens a piece of text or a message costs in a model request.
 ///
@@ -52,7 +52,10 @@ pub trait TokenCounter: Send + Sync {
             let n = match part {
                 Part::Text(t) => self.count_text(t),
                 Part::ToolCall(call) => {
-                    let args = self.count_text(call.arguments.as_str());
+                    let args = match &call.arguments {
+                        Arguments::Json(v) => self.count_text(&v.to_string()),
+                        Arguments::Invalid(raw) => self.count_text(raw),
+                    };
                     self.count_text(&call.name)
                         .saturating_add(args)
                         .saturating_add(4)

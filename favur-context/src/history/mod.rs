@@ -26,7 +26,7 @@ use crate::history::result_ids::ResultIds;
 use crate::history::view::{Compaction, View};
 use crate::model::classify::{Classified, Classify};
 use crate::model::entry::{Entry, EntryId};
-use crate::model::message::{Message, ToolCall};
+use crate::model::message::{Arguments, Message, ToolCall};
 use crate::model::site::CallSite;
 use crate::request::forms;
 use crate::store::{NewEntry, Originals};
@@ -648,11 +648,10 @@ pub(crate) fn tool_result<T: ClassifiedTool + ?Sized>(
 
 /// Runs `tool` for `call`; invalid JSON arguments are an error output, not a call.
 pub(crate) fn run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Result<String, String> {
-    match call.arguments.to_value() {
-        Some(args) => tool.call(&args),
-        None => Err(format!(
-            "the arguments of this call are not valid JSON: {}",
-            call.arguments.as_str()
+    match &call.arguments {
+        Arguments::Json(args) => tool.call(args),
+        Arguments::Invalid(raw) => Err(format!(
+            "the arguments of this call are not valid JSON: {raw}"
         )),
     }
 }

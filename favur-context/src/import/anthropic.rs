@@ -172,7 +172,7 @@ pub(super) fn parse_each<M: Borrow<Value>>(
                     let Some(input) = b.get("input") else {
                         return Err(bad(index, format!("tool_use `{id}` has no `input`")));
                     };
-                    let call = ToolCall::new(id, name, Arguments::json(input.clone()));
+                    let call = ToolCall::new(id, name, Arguments::Json(input.clone()));
                     parts.push(Part::ToolCall(call));
                     cache_control(b, &mut ext);
                 }

@@ -49,12 +49,10 @@ impl<'c, C: Classifier + ?Sized> Classifying<'c, C> {
         let role = seen_role(&inner) as usize;
         let first = !self.seen[role];
         self.seen[role] = true;
-        let command = super::incoming::command_of(super::incoming::call_of(&inner));
         let incoming = IncomingMessage {
             format: self.format,
             inner: &inner,
             first,
-            command: command.as_deref(),
         };
         match self.classifier.classify(&incoming) {
             Ok(decision) => {

@@ -217,7 +217,7 @@ fn model_turn(
                         ));
                     }
                 };
-                let call = ToolCall::new(id, name, Arguments::json(args));
+                let call = ToolCall::new(id, name, Arguments::Json(args));
                 made.push(call.clone());
                 out.push(Part::ToolCall(call));
             }

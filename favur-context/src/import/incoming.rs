@@ -29,25 +29,6 @@ pub struct IncomingMessage<'a> {
     pub(super) format: Format,
     pub(super) inner: &'a TranscriptMessage,
     pub(super) first: bool,
-    pub(super) command: Option<&'a str>,
-}
-
-/// The call a transcript message makes or answers (see [`IncomingMessage::call`]).
-pub(super) fn call_of(inner: &TranscriptMessage) -> Option<&ToolCall> {
-    if inner.is_result {
-        return inner.action.as_ref();
-    }
-    inner.message.tool_calls().next().or(inner.action.as_ref())
-}
-
-/// The `command` (or `cmd`) string argument of `call`, computed once per message when
-/// the transcript is built (the arguments are held as text, so it is parsed here).
-pub(super) fn command_of(call: Option<&ToolCall>) -> Option<Box<str>> {
-    let args = call?.arguments.to_value()?;
-    args.get("command")
-        .or_else(|| args.get("cmd"))
-        .and_then(Value::as_str)
-        .map(Box::from)
 }
 
 impl<'a> IncomingMessage<'a> {
@@ -170,7 +151,14 @@ impl<'a> IncomingMessage<'a> {
     /// assert!(t.incoming(0).unwrap().call().is_none());
     /// ```
     pub fn call(&self) -> Option<&'a ToolCall> {
-        call_of(self.inner)
+        if self.inner.is_result {
+            return self.inner.action.as_ref();
+        }
+        self.inner
+            .message
+            .tool_calls()
+            .next()
+            .or(self.inner.action.as_ref())
     }
 
     /// For a result, the call it answers.
@@ -223,7 +211,10 @@ impl<'a> IncomingMessage<'a> {
     /// assert_eq!(t.incoming(2).unwrap().returncode(), Some(0));
     /// ```
     pub fn command(&self) -> Option<&'a str> {
-        self.command
+        let args = self.arguments()?.as_json()?;
+        args.get("command")
+            .or_else(|| args.get("cmd"))
+            .and_then(Value::as_str)
     }
 
     /// The `<returncode>N</returncode>` of a result, where the agent reports one.

@@ -254,7 +254,7 @@ pub(crate) fn bad(index: usize, problem: impl Into<String>) -> ImportError {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ParseOptions {
     /// Keep tool-call arguments that are not valid JSON verbatim (as
-    /// [`Arguments::invalid`]) instead of rejecting the transcript. Models do produce
+    /// [`Arguments::Invalid`]) instead of rejecting the transcript. Models do produce
     /// such calls; the default rejects them as malformed input.
     pub keep_invalid_arguments: bool,
 }
@@ -306,8 +306,6 @@ pub struct TranscriptMessage {
 pub struct Transcript {
     format: Format,
     messages: Vec<TranscriptMessage>,
-    /// The command of each message's call ([`IncomingMessage::command`]), parsed once.
-    commands: Vec<Option<Box<str>>>,
     exit: Option<String>,
 }
 
@@ -466,14 +464,9 @@ impl Transcript {
         messages: Vec<TranscriptMessage>,
         exit: Option<String>,
     ) -> Self {
-        let commands = messages
-            .iter()
-            .map(|m| incoming::command_of(incoming::call_of(m)))
-            .collect();
         Transcript {
             format,
             messages,
-            commands,
             exit,
         }
     }
@@ -527,7 +520,6 @@ impl Transcript {
             format: self.format,
             inner,
             first: !self.messages[..i].iter().any(|m| role(m) == role(inner)),
-            command: self.commands.get(i).and_then(|c| c.as_deref()),
         })
     }
 
@@ -713,8 +705,8 @@ pub(crate) fn arguments(
         });
     };
     match serde_json::from_str::<Value>(raw) {
-        Ok(v) => Ok(Arguments::json(v)),
-        Err(_) if options.keep_invalid_arguments => Ok(Arguments::invalid(raw.clone())),
+        Ok(v) => Ok(Arguments::Json(v)),
+        Err(_) if options.keep_invalid_arguments => Ok(Arguments::Invalid(raw.clone())),
         Err(e) => Err(ImportError::InvalidArguments {
             index,
             call_id: call_id.to_owned(),

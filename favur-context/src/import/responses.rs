@@ -236,7 +236,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                 let name = str_field(index, obj, "name", "a function_call")?;
                 let args = arguments(index, call_id, obj.get("arguments"), options)?;
                 let mut call = ToolCall::new(call_id, name, args);
-                call.provider_id = obj.get("id").and_then(Value::as_str).map(Box::from);
+                call.provider_id = obj.get("id").and_then(Value::as_str).map(str::to_owned);
                 turn.at(index).parts.push(Part::ToolCall(call));
                 leading = false;
             }

@@ -293,12 +293,12 @@ impl<'a> MessageFacts<'a> {
 /// assert_eq!(command_of(&Arguments::parse(r#"{"path":"a.rs"}"#)), r#"{"path":"a.rs"}"#);
 /// ```
 pub fn command_of(arguments: &Arguments) -> String {
-    match arguments.to_value() {
-        Some(v) => match v.get("command").and_then(|c| c.as_str()) {
+    match arguments {
+        Arguments::Json(v) => match v.get("command").and_then(|c| c.as_str()) {
             Some(c) => c.to_owned(),
-            None => arguments.to_json_string(),
+            None => v.to_string(),
         },
-        None => arguments.to_json_string(),
+        Arguments::Invalid(raw) => raw.clone(),
     }
 }
 

@@ -6,8 +6,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use super::arguments::Arguments;
-
 use super::parts::{Media, Reasoning};
 
 /// Who a message is from.
@@ -51,6 +49,85 @@ impl std::fmt::Display for Role {
     }
 }
 
+/// The arguments of a tool call: parsed JSON, or the raw text when the model produced
+/// invalid JSON (kept verbatim so nothing is lost and the error can be reported).
+///
+/// ```
+/// use favur_context::Arguments;
+/// assert_eq!(Arguments::parse(r#"{"path":"src"}"#), Arguments::Json(serde_json::json!({"path": "src"})));
+/// assert_eq!(Arguments::parse("{oops"), Arguments::Invalid("{oops".to_owned()));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arguments {
+    /// Well-formed JSON arguments.
+    Json(Value),
+    /// The raw string the model produced, which is not valid JSON.
+    Invalid(String),
+}
+
+impl Arguments {
+    /// Parses `raw` as JSON, keeping it verbatim as [`Arguments::Invalid`] if it is not.
+    ///
+    /// ```
+    /// use favur_context::Arguments;
+    /// assert!(Arguments::parse("[1, 2]").as_json().is_some());
+    /// assert!(Arguments::parse("[1, 2").as_json().is_none());
+    /// ```
+    pub fn parse(raw: impl Into<String>) -> Self {
+        let raw = raw.into();
+        match serde_json::from_str(&raw) {
+            Ok(value) => Arguments::Json(value),
+            Err(_) => Arguments::Invalid(raw),
+        }
+    }
+
+    /// The parsed value, if the arguments were valid JSON.
+    ///
+    /// ```
+    /// use favur_context::Arguments;
+    /// assert_eq!(Arguments::parse("3").as_json(), Some(&serde_json::json!(3)));
+    /// ```
+    pub fn as_json(&self) -> Option<&Value> {
+        match self {
+            Arguments::Json(v) => Some(v),
+            Arguments::Invalid(_) => None,
+        }
+    }
+
+    /// The arguments as a JSON string: the serialized value, or the raw invalid text.
+    ///
+    /// ```
+    /// use favur_context::Arguments;
+    /// assert_eq!(Arguments::parse(r#"{"a":1}"#).to_json_string(), r#"{"a":1}"#);
+    /// assert_eq!(Arguments::parse("{a").to_json_string(), "{a");
+    /// ```
+    pub fn to_json_string(&self) -> String {
+        match self {
+            Arguments::Json(v) => v.to_string(),
+            Arguments::Invalid(raw) => raw.clone(),
+        }
+    }
+}
+
+impl From<Value> for Arguments {
+    fn from(value: Value) -> Self {
+        Arguments::Json(value)
+    }
+}
+
+impl From<&str> for Arguments {
+    fn from(raw: &str) -> Self {
+        Arguments::parse(raw)
+    }
+}
+
+impl From<String> for Arguments {
+    fn from(raw: String) -> Self {
+        Arguments::parse(raw)
+    }
+}
+
 /// A request from the model to run a tool.
 ///
 /// ```
@@ -69,7 +146,7 @@ pub struct ToolCall {
     /// The provider's id for the call item when it differs from [`id`](Self::id) (OpenAI
     /// Responses: the `function_call` item's `fc_...` id; `id` holds its `call_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider_id: Option<Box<str>>,
+    pub provider_id: Option<String>,
 }
 
 impl ToolCall {
@@ -78,7 +155,7 @@ impl ToolCall {
     /// ```
     /// use favur_context::{Arguments, ToolCall};
     /// let call = ToolCall::new("c1", "read", r#"{"path":"a.rs"}"#);
-    /// assert!(call.arguments.is_valid());
+    /// assert!(matches!(call.arguments, Arguments::Json(_)));
     /// ```
     pub fn new(
         id: impl Into<String>,
@@ -100,7 +177,7 @@ impl ToolCall {
     /// assert_eq!(call.provider_id.as_deref(), Some("fc_1"));
     /// ```
     pub fn with_provider_id(mut self, id: impl Into<String>) -> Self {
-        self.provider_id = Some(id.into().into_boxed_str());
+        self.provider_id = Some(id.into());
         self
     }
 }
@@ -393,6 +470,9 @@ impl Message {
                 Part::ToolCall(c) => {
                     c.id.shrink_to_fit();
                     c.name.shrink_to_fit();
+                    if let Arguments::Invalid(raw) = &mut c.arguments {
+                        raw.shrink_to_fit();
+                    }
                 }
                 Part::ToolResult(r) => {
                     r.call_id.shrink_to_fit();

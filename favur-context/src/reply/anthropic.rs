@@ -88,7 +88,7 @@ pub(super) fn tool_use(b: &Value, at: &str) -> Result<ToolCall, ReplyError> {
             ));
         }
     };
-    Ok(ToolCall::new(id, name, Arguments::json(input)))
+    Ok(ToolCall::new(id, name, Arguments::Json(input)))
 }
 
 /// `usage`: input tokens including cache reads and writes; `output` overrides the output

@@ -127,11 +127,11 @@ fn tool_calls(calls: Option<&Value>, at: &str) -> Result<Vec<ToolCall>, ReplyErr
 /// `function.arguments`: JSON text (kept raw if invalid); an object is taken as it is.
 pub(super) fn arguments(v: Option<&Value>) -> Arguments {
     match v {
-        None | Some(Value::Null) => Arguments::json(Value::Object(Default::default())),
+        None | Some(Value::Null) => Arguments::Json(Value::Object(Default::default())),
         Some(Value::String(s)) if s.trim().is_empty() => {
-            Arguments::json(Value::Object(Default::default()))
+            Arguments::Json(Value::Object(Default::default()))
         }
         Some(Value::String(s)) => Arguments::parse(s.as_str()),
-        Some(other) => Arguments::json(other.clone()),
+        Some(other) => Arguments::Json(other.clone()),
     }
 }

@@ -55,7 +55,7 @@ pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
                 }
                 let arguments = super::openai::arguments(item.get("arguments"));
                 let mut call = ToolCall::new(req_str(item, "call_id", &at)?, name, arguments);
-                call.provider_id = opt_str(item, "id", &at)?.map(Box::from);
+                call.provider_id = opt_str(item, "id", &at)?.map(str::to_owned);
                 calls.push(call);
             }
             _ => {}

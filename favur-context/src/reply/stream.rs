@@ -122,7 +122,7 @@ enum Block {
 /// "#)?;
 /// let reply = stream.finish()?;
 /// assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
-/// assert_eq!(reply.tool_calls()[0].arguments.to_value().unwrap()["command"], "ls");
+/// assert_eq!(reply.tool_calls()[0].arguments.as_json().unwrap()["command"], "ls");
 /// # Ok::<(), favur_context::ReplyError>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -300,7 +300,7 @@ impl ReplyStream {
                         )));
                     }
                     let arguments = match input {
-                        Some(v) if arguments.trim().is_empty() => Arguments::json(v),
+                        Some(v) if arguments.trim().is_empty() => Arguments::Json(v),
                         _ => openai::arguments(Some(&Value::String(arguments))),
                     };
                     calls.push(ToolCall::new(id, name, arguments));
@@ -496,8 +496,9 @@ impl ReplyStream {
                             .map_err(|e| e.to_string())?;
                         let input = call
                             .arguments
-                            .to_value()
-                            .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()));
+                            .as_json()
+                            .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                            .cloned();
                         Block::Call {
                             id: Some(call.id),
                             name: call.name,

@@ -422,8 +422,7 @@ fn ceil_char(s: &str, mut i: usize) -> usize {
 }
 
 fn parse_page(arguments: &Arguments) -> Result<usize, RecallError> {
-    let value = arguments.to_value();
-    let Some(page) = value.as_ref().and_then(|v| v.get("page")) else {
+    let Some(page) = arguments.as_json().and_then(|v| v.get("page")) else {
         return Ok(1);
     };
     let parsed = match page {
@@ -442,11 +441,13 @@ fn parse_page(arguments: &Arguments) -> Result<usize, RecallError> {
 
 pub(crate) fn parse_id(arguments: &Arguments) -> Result<EntryId, RecallError> {
     let invalid = |message: String| RecallError::InvalidArguments { message };
-    let Some(value) = arguments.to_value() else {
-        return Err(invalid(format!(
-            "not valid JSON: {:?}; expected {{\"id\": <integer>}}",
-            arguments.as_str()
-        )));
+    let value = match arguments {
+        Arguments::Json(v) => v,
+        Arguments::Invalid(raw) => {
+            return Err(invalid(format!(
+                "not valid JSON: {raw:?}; expected {{\"id\": <integer>}}"
+            )));
+        }
     };
     let Some(id) = value.get("id") else {
         return Err(invalid(format!(

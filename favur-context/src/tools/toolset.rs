@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::history::History;
 use crate::history::account::TokenCounter;
 use crate::model::classify::Classified;
-use crate::model::message::{Message, ToolCall};
+use crate::model::message::{Arguments, Message, ToolCall};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
 use crate::tools::recall::RecallTool;
@@ -312,15 +312,14 @@ impl ToolSet {
                 );
                 return answer((text, true), self.unrouted);
             };
-            let outcome = match (&registered.tool, call.arguments.to_value()) {
-                (_, None) => Err(format!(
-                    "the arguments of this call are not valid JSON: {}",
-                    call.arguments.as_str()
+            let outcome = match (&registered.tool, &call.arguments) {
+                (_, Arguments::Invalid(raw)) => Err(format!(
+                    "the arguments of this call are not valid JSON: {raw}"
                 )),
-                (None, Some(_)) => RecallTool
-                    .handle_paged(history, &call.arguments, self.recall_pages)
+                (None, arguments) => RecallTool
+                    .handle_paged(history, arguments, self.recall_pages)
                     .map_err(|e| e.to_string()),
-                (Some(tool), Some(args)) => tool.call(&args).await,
+                (Some(tool), Arguments::Json(args)) => tool.call(args).await,
             };
             let pair = match outcome {
                 Ok(out) => (out, false),

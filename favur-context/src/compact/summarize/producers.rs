@@ -4,7 +4,7 @@
 use foldhash::HashMap;
 
 use crate::model::entry::{Entry, EntryId};
-use crate::model::message::{Role, ToolCall};
+use crate::model::message::{Arguments, Role, ToolCall};
 
 /// What produced each entry of a run: the calls of the run and of its context, and the
 /// fenced commands of assistant turns for plain-chat observations.
@@ -99,8 +99,9 @@ pub(super) fn fenced_command(text: &str) -> Option<&str> {
 /// A call's command or arguments on one line: the command of a shell call, the value of
 /// a call with one string argument (`read_file src/a.rs`), else `key=value` pairs.
 pub(super) fn command_line(c: &ToolCall, limit: usize) -> String {
-    let Some(v) = c.arguments.to_value() else {
-        return one_line(c.arguments.as_str(), limit);
+    let v = match &c.arguments {
+        Arguments::Json(v) => v,
+        Arguments::Invalid(raw) => return one_line(raw, limit),
     };
     let Some(obj) = v.as_object() else {
         return one_line(&v.to_string(), limit);

@@ -43,10 +43,10 @@ fn anthropic_id(id: &str) -> String {
 }
 
 pub(super) fn input(arguments: &Arguments) -> Value {
-    match arguments.to_value() {
-        Some(v @ Value::Object(_)) => v,
-        Some(v) => json!({ "arguments": v }),
-        None => json!({ "arguments": arguments.as_str() }),
+    match arguments {
+        Arguments::Json(v @ Value::Object(_)) => v.clone(),
+        Arguments::Json(v) => json!({ "arguments": v }),
+        Arguments::Invalid(raw) => json!({ "arguments": raw }),
     }
 }
 

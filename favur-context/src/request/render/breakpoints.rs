@@ -15,7 +15,6 @@ use super::AnthropicRequest;
 use super::anthropic::{self, Turns};
 use super::anthropic_blocks::is_thinking;
 use super::neutral;
-use super::summaries::SummaryBlocks;
 use crate::history::History;
 use crate::validate::MAX_CACHE_BREAKPOINTS;
 
@@ -163,8 +162,7 @@ pub fn render_anthropic_cached(history: &History) -> (AnthropicRequest, CachePla
     // The stable points after each settled segment, and the durable one.
     let mut points: Vec<BlockAt> = Vec::new();
     let mut durable_point = None;
-    // No summary blocks kept: each summary is written as the uncached render writes it.
-    let blocks = SummaryBlocks::default();
+    let blocks = super::summaries::SummaryBlocks::default();
     for segment in neutral::segments(history, 0, true, &blocks) {
         let (end, settled) = (segment.end, segment.settled);
         for out in segment.out {

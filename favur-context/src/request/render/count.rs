@@ -113,7 +113,7 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                             Part::ToolCall(ToolCall {
                                 id: text(&b["id"]),
                                 name: text(&b["name"]),
-                                arguments: Arguments::json(b["input"].clone()),
+                                arguments: Arguments::Json(b["input"].clone()),
                                 provider_id: None,
                             }),
                         )),

@@ -39,19 +39,19 @@ fn main() {
     assert_eq!(e[0].message().role, Role::Assistant);
     let call = e[0].message().tool_calls().next().unwrap();
     assert_eq!((call.id.as_str(), call.name.as_str()), ("call_1", "list_dir"));
-    assert_eq!(call.arguments, Arguments::json(json!({"path": "src"})));
+    assert_eq!(call.arguments, Arguments::Json(json!({"path": "src"})));
 
     let result = e[1].message().tool_results().next().unwrap();
     assert_eq!(e[1].message().role, Role::Tool);
     assert_eq!((result.call_id.as_str(), result.is_error), ("call_1", false));
 
-    assert!(e[2].message().tool_calls().next().unwrap().arguments.is_valid());
+    assert!(e[2].message().tool_calls().next().unwrap().arguments.as_json().is_some());
     let error = e[3].message().tool_results().next().unwrap();
     assert_eq!((error.call_id.as_str(), error.content.as_str(), error.is_error), ("call_2", "exit status 1", true));
 
     let calls: Vec<_> = e[4].message().tool_calls().collect();
     assert_eq!(calls.len(), 2);
-    assert_eq!(calls[1].arguments, Arguments::invalid("{not json"));
+    assert_eq!(calls[1].arguments, Arguments::Invalid("{not json".into()));
     assert_eq!(e[5].message().tool_results().next().unwrap().content, "fn a() {}");
     assert_eq!((e[6].retention(), e[6].message().text()), (Retention::Fuzzy, "an existing message".into()));
     assert_eq!(e[7].retention(), Retention::Strict);
@@ -59,7 +59,7 @@ fn main() {
     let ids = |i: usize| -> Vec<String> { e[i].message().tool_calls().map(|c| c.id.clone()).collect() };
     assert_eq!((e[8].retention(), e[8].message().role), (Retention::Fuzzy, Role::Assistant));
     assert_eq!(ids(8), ["c6", "c7"]);
-    assert_eq!(e[8].message().tool_calls().next().unwrap().arguments, Arguments::json(json!({"path": "b.rs"})));
+    assert_eq!(e[8].message().tool_calls().next().unwrap().arguments, Arguments::Json(json!({"path": "b.rs"})));
     assert_eq!((e[9].retention(), ids(9)), (Retention::Forgettable, vec!["c8".to_owned(), "c9".to_owned()]));
     assert_eq!((e[10].retention(), ids(10)), (Retention::Strict, vec!["c7".to_owned()]));
 }
