@@ -365,10 +365,11 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(4_000);
-    let mut counters: Vec<(&str, Arc<dyn TokenCounter>)> =
-        vec![("heuristic", Arc::new(HeuristicCounter))];
-    #[cfg(feature = "tiktoken")]
-    counters.push(("o200k", Arc::new(favur_context::TiktokenCounter::o200k())));
+    let counters: Vec<(&str, Arc<dyn TokenCounter>)> = vec![
+        ("heuristic", Arc::new(HeuristicCounter)),
+        #[cfg(feature = "tiktoken")]
+        ("o200k", Arc::new(favur_context::TiktokenCounter::o200k())),
+    ];
     for (name, counter) in &counters {
         println!(
             "counting, {name}: {:.1} MB/s (every message of the stream once)",
