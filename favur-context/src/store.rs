@@ -42,7 +42,7 @@ pub use sqlite::SqliteStore;
 pub const SCHEMA_VERSION: i64 = 1;
 
 use crate::history::view::{ApplyError, Compaction};
-use crate::history::{self, History};
+use crate::history::{self, CheckedCompaction, History};
 use crate::model::classify::{Classified, Classify};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::ToolCall;
@@ -301,6 +301,29 @@ pub trait Store {
     /// ([`RecordError::Compaction`]); then nothing changed.
     fn apply(&mut self, compaction: Compaction) -> Result<(), Self::Error>;
 
+    /// Applies a compaction already checked against this store's history
+    /// ([`History::check`] on [`history`](Store::history)), all or nothing, without
+    /// checking it again: what the compactor does with the record it has just checked.
+    /// By default, [`apply`](Store::apply) of its record (which checks it again).
+    ///
+    /// # Errors
+    ///
+    /// As for [`apply`](Store::apply); [`RecordError::Stale`] (or the store's error for
+    /// it) if the history changed since the check or the check was made on another
+    /// history. Then nothing changed.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, Compaction, Edit, History, Store};
+    /// let mut h = History::new();
+    /// let id = h.append(fuzzy!(user: "old"));
+    /// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+    /// Store::apply_checked(&mut h, checked).unwrap();
+    /// assert!(h.view().is_empty());
+    /// ```
+    fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), Self::Error> {
+        self.apply(checked.into_compaction())
+    }
+
     /// Appends a classified value (see [`History::append`]) and returns its id.
     ///
     /// # Errors
@@ -384,6 +407,10 @@ impl Store for History {
 
     fn apply(&mut self, compaction: Compaction) -> Result<(), RecordError> {
         History::apply(self, compaction)
+    }
+
+    fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), RecordError> {
+        self.commit(checked)
     }
 }
 

@@ -532,3 +532,40 @@ fn reopening_with_another_counter_is_refused() {
     let h = OpenOptions::new().counter(Bytes).open(&path).unwrap();
     assert_eq!(h.history().entries()[0].tokens(), 4);
 }
+
+#[test]
+fn a_checked_compaction_is_written_once_and_only_while_current() {
+    let (_dir, path, mut h) = open_new(OpenOptions::new());
+    let id = h.append(fuzzy!(user: "x")).unwrap();
+    let compaction = Compaction {
+        tier: 2,
+        edits: vec![Edit::Drop { id }],
+        usage_after: None,
+    };
+    // Checked, then the history moves on: refused, and nothing is written.
+    let stale = h.history().check(compaction.clone()).unwrap();
+    h.append(fuzzy!(user: "y")).unwrap();
+    let len = std::fs::metadata(&path).unwrap().len();
+    let err = h.apply_checked(stale).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            JournalError::Record {
+                source: favur_context::RecordError::Stale,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), len);
+    assert!(h.history().compactions().is_empty());
+    // Checked now: written and committed, and the file replays to the same view.
+    let checked = h.history().check(compaction).unwrap();
+    h.apply_checked(checked).unwrap();
+    assert_eq!(h.history().view().len(), 1);
+    let view = h.history().view().clone();
+    drop(h);
+    let reopened = OpenOptions::new().open(&path).unwrap();
+    assert_eq!(reopened.history().view(), &view);
+    assert_eq!(reopened.history().compactions().len(), 1);
+}

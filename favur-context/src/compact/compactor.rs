@@ -8,8 +8,8 @@ use crate::compact::prepared::{PrepareError, Prepared};
 use crate::compact::summarize::{
     AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer, SummaryRequest,
 };
-use crate::history::History;
 use crate::history::view::{Compaction, Edit};
+use crate::history::{CheckedCompaction, History};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Message, Role};
 use crate::model::site::CallSite;
@@ -173,7 +173,7 @@ impl<S> Compactor<S> {
     }
 
     /// Turns `plan` and one summary outcome per run (in the order of [`Plan::runs`]) into
-    /// a [`Compaction`] record and applies it to `store` ([`Store::apply`]); a failed
+    /// a [`Compaction`] record, checks it against the store's history and applies it ([`Store::apply_checked`]); a failed
     /// outcome is replaced by the built-in summarizer's text and listed in the report's
     /// fallbacks. Emits the report as a `tracing` event. With [`plan`](Compactor::plan),
     /// this is how to drive compaction step by step (summaries from any async code).
@@ -203,8 +203,8 @@ impl<S> Compactor<S> {
         outcomes: Vec<Result<String, SummarizeError>>,
     ) -> Result<CompactionReport, CommitError<St::Error>> {
         let (compaction, fallbacks, before) = self.record(store.history(), &plan, outcomes)?;
-        if let Some(c) = compaction {
-            store.apply(c).map_err(CommitError::Store)?;
+        if let Some(checked) = compaction {
+            store.apply_checked(checked).map_err(CommitError::Store)?;
         }
         Ok(self.reported(&plan, before, store.history(), fallbacks))
     }
@@ -235,15 +235,15 @@ impl<S> Compactor<S> {
         report
     }
 
-    /// The compaction record of `plan` with one summary outcome per run (`None` when the
-    /// plan edits nothing), the runs whose summary the built-in summarizer wrote, and the
+    /// The compaction record of `plan` with one summary outcome per run, checked against
+    /// `history` (`None` when the plan edits nothing), the runs whose summary the built-in summarizer wrote, and the
     /// usage before.
     fn record<E>(
         &self,
         history: &History,
         plan: &Plan,
         outcomes: Vec<Result<String, SummarizeError>>,
-    ) -> Result<(Option<Compaction>, Vec<Fallback>, u64), CommitError<E>> {
+    ) -> Result<(Option<CheckedCompaction>, Vec<Fallback>, u64), CommitError<E>> {
         if plan.stamp != Stamp::of(history) {
             return Err(CommitError::Stale);
         }
@@ -320,11 +320,9 @@ impl<S> Compactor<S> {
         };
         // The check counts every summary and reform with the history's counter; the
         // record keeps those counts.
-        let checked = history.check(compaction).map_err(|_| CommitError::Stale)?;
-        let usage_after = history.usage_after(checked.view());
-        let mut compaction = checked.into_compaction();
-        compaction.usage_after = Some(usage_after);
-        Ok((Some(compaction), fallbacks, history.usage_tokens()))
+        let mut checked = history.check(compaction).map_err(|_| CommitError::Stale)?;
+        checked.set_usage_after(history.usage_after(checked.view()));
+        Ok((Some(checked), fallbacks, history.usage_tokens()))
     }
 
     fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
@@ -603,8 +601,8 @@ impl<S: AsyncSummarizer> Compactor<S> {
         else {
             return Ok(None);
         };
-        if let Some(c) = compaction {
-            store.apply(c).await?;
+        if let Some(checked) = compaction {
+            store.apply_checked(checked).await?;
         }
         Ok(Some(self.reported(
             &plan,

@@ -32,8 +32,9 @@ pub struct CheckedCompaction {
     compaction: Compaction,
     view: View,
     summaries: Vec<Entry>,
-    /// The history it was checked against: its next id and number of compactions.
-    stamp: (u64, usize),
+    /// The history it was checked against: its instance, next id and number of
+    /// compactions.
+    stamp: (u64, u64, usize),
 }
 
 impl CheckedCompaction {
@@ -53,9 +54,22 @@ impl CheckedCompaction {
         &self.compaction
     }
 
-    /// The compaction record, its token counts set by the check (the history's own).
-    pub(crate) fn into_compaction(self) -> Compaction {
+    /// The compaction record, its token counts set by the check (the history's own): to
+    /// persist or apply elsewhere.
+    ///
+    /// ```
+    /// use favur_context::{Compaction, History};
+    /// let checked = History::new().check(Compaction { tier: 2, edits: vec![], usage_after: None }).unwrap();
+    /// assert_eq!(checked.into_compaction().tier, 2);
+    /// ```
+    pub fn into_compaction(self) -> Compaction {
         self.compaction
+    }
+
+    /// Records the usage the compaction leaves ([`Compaction::usage_after`]), which the
+    /// check does not read.
+    pub(crate) fn set_usage_after(&mut self, usage: u64) {
+        self.compaction.usage_after = Some(usage);
     }
 
     /// How many ids its summaries take (from the history's next id on).
@@ -230,8 +244,19 @@ impl History {
             compaction,
             view,
             summaries,
-            stamp: (self.next, self.compactions.len()),
+            stamp: self.stamp(),
         })
+    }
+
+    /// What a check is stamped with: this history, and how far it has come.
+    fn stamp(&self) -> (u64, u64, usize) {
+        (self.instance(), self.next, self.compactions.len())
+    }
+
+    /// Whether `checked` was checked against this very history as it is now (not a
+    /// clone, not before a later write): what [`commit`](History::commit) requires.
+    pub(crate) fn is_current(&self, checked: &CheckedCompaction) -> bool {
+        checked.stamp == self.stamp()
     }
 
     /// Commits a compaction checked against this history as it is now: the view becomes
@@ -241,7 +266,8 @@ impl History {
     ///
     /// # Errors
     ///
-    /// [`RecordError::Stale`] if the history changed since the check. Nothing changes.
+    /// [`RecordError::Stale`] if the history changed since the check, or the check was
+    /// made on another history (a clone included). Nothing changes.
     ///
     /// ```
     /// use favur_context::{fuzzy, Compaction, History, RecordError};
@@ -251,7 +277,7 @@ impl History {
     /// assert!(matches!(h.commit(checked), Err(RecordError::Stale)));
     /// ```
     pub fn commit(&mut self, checked: CheckedCompaction) -> Result<(), RecordError> {
-        if checked.stamp != (self.next, self.compactions.len()) {
+        if !self.is_current(&checked) {
             return Err(RecordError::Stale);
         }
         let CheckedCompaction {
@@ -530,5 +556,25 @@ mod tests {
         assert!(matches!(h.commit(checked), Err(RecordError::Stale)));
         assert_eq!(h.view().len(), before.view().len() + 1);
         assert!(h.compactions().is_empty());
+    }
+
+    #[test]
+    fn a_check_commits_only_to_the_history_it_was_made_on() {
+        let mut h = History::new();
+        let id = h.append(fuzzy!(user: "x"));
+        let mut copy = h.clone();
+        let drop = || Compaction {
+            tier: 2,
+            edits: vec![Edit::Drop { id }],
+            usage_after: None,
+        };
+        // Same next id, same number of compactions: still another history.
+        let checked = h.check(drop()).unwrap();
+        assert!(matches!(copy.commit(checked), Err(RecordError::Stale)));
+        assert_eq!(copy.view().len(), 1);
+        let checked = copy.check(drop()).unwrap();
+        copy.commit(checked).unwrap();
+        assert!(copy.view().is_empty());
+        assert_eq!(h.view().len(), 1);
     }
 }

@@ -76,8 +76,8 @@ pub use options::{
     DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
 };
 
-use crate::history::History;
 use crate::history::view::Compaction;
+use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
 use crate::store::{NewEntry, Store};
 pub(crate) use format::{Header, RecordOut};
@@ -486,6 +486,17 @@ impl Store for JournaledHistory {
             .history
             .check(compaction)
             .map_err(|e| self.record_error(e))?;
+        self.apply_checked(checked)
+    }
+
+    /// Writes a compaction checked against this history (one line, one write), then
+    /// commits it in memory as [`apply`](Store::apply) does. A check made before a later
+    /// write, or on another history, is refused before anything is written.
+    fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), JournalError> {
+        self.writer.usable()?;
+        if !self.history.is_current(&checked) {
+            return Err(self.record_error(crate::store::RecordError::Stale));
+        }
         let at = self
             .writer
             .write(&RecordOut::Compaction(checked.compaction()))?;

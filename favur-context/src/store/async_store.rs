@@ -3,8 +3,8 @@
 
 use std::future::Future;
 
-use crate::history::History;
 use crate::history::view::Compaction;
+use crate::history::{CheckedCompaction, History};
 use crate::model::classify::Classify;
 use crate::model::entry::EntryId;
 use crate::model::message::ToolCall;
@@ -78,6 +78,24 @@ pub trait AsyncStore: Send {
         &mut self,
         compaction: Compaction,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+
+    /// Applies a compaction already checked against this store's history, without
+    /// checking it again (see [`Store::apply_checked`]). By default,
+    /// [`apply`](AsyncStore::apply) of its record.
+    ///
+    /// # Errors
+    ///
+    /// As for [`apply`](AsyncStore::apply), and when the history changed since the check
+    /// or the check was made on another history; then nothing changed.
+    fn apply_checked(
+        &mut self,
+        checked: CheckedCompaction,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send
+    where
+        Self: Sized,
+    {
+        self.apply(checked.into_compaction())
+    }
 
     /// Appends a classified value (see [`History::append`]); the call site is this call's.
     ///
@@ -200,6 +218,10 @@ impl<S: Store + Send> AsyncStore for S {
 
     async fn apply(&mut self, compaction: Compaction) -> Result<(), S::Error> {
         Store::apply(self, compaction)
+    }
+
+    async fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), S::Error> {
+        Store::apply_checked(self, checked)
     }
 }
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use tokio_postgres::{Client, NoTls};
 
-use crate::history::History;
 use crate::history::view::Compaction;
+use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
 use crate::store::claim::{self, Holder};
 use crate::store::pg_originals::PgOriginals;
@@ -316,6 +316,13 @@ impl AsyncStore for PgStore {
     /// memory. On any error nothing changed.
     async fn apply(&mut self, compaction: Compaction) -> Result<(), StoreError> {
         let pending = self.core.compaction(compaction)?;
+        self.persist(pending).await.map(|_| ())
+    }
+
+    /// Inserts a compaction checked against this history as one row, then commits it in
+    /// memory, without checking it again. On any error nothing changed.
+    async fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), StoreError> {
+        let pending = self.core.checked(checked)?;
         self.persist(pending).await.map(|_| ())
     }
 }

@@ -9,7 +9,7 @@ use crate::history::{CheckedCompaction, History};
 use crate::journal::OpenOptions;
 use crate::model::entry::{Entry, EntryId};
 use crate::store::rows::Row;
-use crate::store::{NewEntry, StoreError};
+use crate::store::{NewEntry, RecordError, StoreError};
 
 /// The lease a claim holds by default: 30 s, renewed by every write.
 ///
@@ -254,10 +254,17 @@ impl Core {
         let checked = self
             .history
             .check(compaction)
-            .map_err(|source| StoreError::Record {
-                session: self.session.clone(),
-                source,
-            })?;
+            .map_err(|source| self.record_error(source))?;
+        self.checked(checked)
+    }
+
+    /// The write of a compaction already checked against this history: refused (nothing
+    /// written) if it was checked before a later write or on another history.
+    pub(crate) fn checked(&self, checked: CheckedCompaction) -> Result<Pending, StoreError> {
+        self.usable()?;
+        if !self.history.is_current(&checked) {
+            return Err(self.record_error(RecordError::Stale));
+        }
         let row = Row::compaction(
             self.next_seq,
             self.history.next_id(),
@@ -284,12 +291,17 @@ impl Core {
             // Drafted or checked against this very history: cannot happen. If it did,
             // memory is behind the database: stop writing.
             self.stopped = Some(Stopped::Poisoned);
-            return Err(StoreError::Record {
-                session: self.session.clone(),
-                source,
-            });
+            return Err(self.record_error(source));
         }
         Ok(first)
+    }
+
+    /// A record refused by the history, for this session.
+    fn record_error(&self, source: RecordError) -> StoreError {
+        StoreError::Record {
+            session: self.session.clone(),
+            source,
+        }
     }
 
     /// `Err` unless the session takes an import: writable and holding no records.

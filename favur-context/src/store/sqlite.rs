@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
-use crate::history::History;
 use crate::history::view::Compaction;
+use crate::history::{CheckedCompaction, History};
 use crate::model::entry::{Entry, EntryId};
 use crate::store::claim::{self, Holder, now_ms};
 use crate::store::rows::{self, Row, RowIn};
@@ -352,6 +352,13 @@ impl Store for SqliteStore {
     /// memory. On any error nothing changed.
     fn apply(&mut self, compaction: Compaction) -> Result<(), StoreError> {
         let pending = self.core.compaction(compaction)?;
+        self.persist(pending).map(|_| ())
+    }
+
+    /// Inserts a compaction checked against this history as one row, then commits it in
+    /// memory, without checking it again. On any error nothing changed.
+    fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), StoreError> {
+        let pending = self.core.checked(checked)?;
         self.persist(pending).map(|_| ())
     }
 }
