@@ -104,7 +104,9 @@ impl Arguments {
     /// ```
     pub fn to_json_string(&self) -> String {
         match self {
-            Arguments::Json(v) => v.to_string(),
+            // What `Display` writes, without the formatter between (a JSON value always
+            // serializes).
+            Arguments::Json(v) => serde_json::to_string(v).unwrap_or_else(|_| v.to_string()),
             Arguments::Invalid(raw) => raw.clone(),
         }
     }

@@ -3,7 +3,8 @@
 //! the first turn note, shared by both renderers.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+
+use foldhash::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -410,13 +411,41 @@ impl<'h> Segment<'h> {
     }
 }
 
-/// Where each call's result is, and the repaired sequence.
-fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
+/// The ids a message's calls are sent with: each call's own (`call` if empty), made
+/// unique within the message ([`UniqueIds`], only needed when it has several calls).
+fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
+    // An empty id is sent as `call` (a request needs one).
+    fn sent(call: &ToolCall) -> &str {
+        if call.id.is_empty() { "call" } else { &call.id }
+    }
+    if calls.len() == 1 {
+        return calls
+            .into_iter()
+            .map(|call| OutCall {
+                id: sent(&call).to_owned(),
+                call,
+            })
+            .collect();
+    }
+    let mut seen = UniqueIds::default();
+    calls
+        .into_iter()
+        .map(|call| OutCall {
+            id: seen.unique(sent(&call)),
+            call,
+        })
+        .collect()
+}
+
+/// Where each call's result is, and the repaired sequence. Every item is sent once: a
+/// message where it stands, a result after its call's message (or as an orphan note
+/// where it stands), so each gives up its parts to what it is sent as.
+fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
     let mut open: forms::Matcher<(usize, usize)> = forms::Matcher::default();
-    let items = &items;
-    let mut answer: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut answered_res: HashSet<usize> = HashSet::new();
+    let mut answer: HashMap<(usize, usize), usize> = HashMap::default();
+    // Per item: whether it is a result that answers a call of the request.
+    let mut answered = vec![false; items.len()];
     for (i, item) in items.iter().enumerate() {
         match item {
             Item::Msg { calls, .. } => {
@@ -427,7 +456,7 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
             Item::Res { call_id, .. } => {
                 if let Some(call) = open.answer(call_id) {
                     answer.insert(call, i);
-                    answered_res.insert(i);
+                    answered[i] = true;
                 }
             }
         }
@@ -438,16 +467,14 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
         .iter()
         .enumerate()
         .rev()
-        .find(|(i, item)| matches!(item, Item::Msg { .. }) || !answered_res.contains(i))
+        .find(|(i, item)| matches!(item, Item::Msg { .. }) || !answered[*i])
         .map(|(i, _)| i);
-    // Results anywhere in the history (`History::result_entries`, which also knows the
-    // originals a journal evicted), by call id, for calls whose result left the view.
 
     // 2. Emit, pulling each call's result up to directly after its assistant message.
+    // A result pulled up is emitted there, not where it stands.
     let mut out = Vec::with_capacity(items.len());
-    let mut emitted: HashSet<usize> = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        match item {
+    for i in 0..items.len() {
+        match &mut items[i] {
             Item::Msg {
                 role,
                 pieces,
@@ -455,67 +482,61 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                 ext,
                 entry,
             } => {
-                let mut seen = UniqueIds::default();
-                let mut out_calls = Vec::with_capacity(calls.len());
-                for call in calls {
-                    // An empty id is sent as `call` (a request needs one).
-                    let id = if call.id.is_empty() { "call" } else { &call.id };
-                    out_calls.push(OutCall {
-                        id: seen.unique(id),
-                        call: call.clone(),
-                    });
-                }
-                let results: Vec<Out<'h>> = out_calls
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(c, call)| {
-                        if let Some(&r) = answer.get(&(i, c)) {
-                            emitted.insert(r);
-                            if let Item::Res {
+                let (role, ext, entry) = (*role, *ext, *entry);
+                let pieces = std::mem::take(pieces);
+                let out_calls = call_ids(std::mem::take(calls));
+                // The message goes first; its calls are put in once their results
+                // (which need their ids) follow it.
+                let at = out.len();
+                out.push(Out::Msg {
+                    role,
+                    pieces,
+                    calls: Vec::new(),
+                    ext,
+                });
+                for (c, call) in out_calls.iter().enumerate() {
+                    let result = match answer.get(&(i, c)) {
+                        Some(&r) => match &mut items[r] {
+                            Item::Res {
                                 content,
                                 is_error,
                                 media,
                                 ext,
                                 ..
-                            } = &items[r]
-                            {
-                                return Some(Out::Res {
-                                    id: call.id.clone(),
-                                    content: content.clone(),
-                                    is_error: *is_error,
-                                    media: media.clone(),
-                                    ext,
-                                });
+                            } => Out::Res {
+                                id: call.id.clone(),
+                                content: std::mem::take(content),
+                                is_error: *is_error,
+                                media: std::mem::take(media),
+                                ext,
+                            },
+                            Item::Msg { .. } => continue,
+                        },
+                        None => {
+                            let later = history
+                                .result_entries(&call.call.id)
+                                .iter()
+                                .find(|r| **r > entry)
+                                .copied();
+                            let content = match later {
+                                Some(r) => Cow::Owned(placeholder_text(r, None)),
+                                None if Some(i) == last_msg => continue, // in-flight tail
+                                None => Cow::Borrowed(missing_result()),
+                            };
+                            Out::Res {
+                                id: call.id.clone(),
+                                content,
+                                is_error: false,
+                                media: Vec::new(),
+                                ext: empty_map(),
                             }
-                            return None;
                         }
-                        let original = calls[c].id.as_str();
-                        let later = history
-                            .result_entries(original)
-                            .iter()
-                            .find(|r| **r > *entry)
-                            .copied();
-                        let content = match later {
-                            Some(r) => Cow::Owned(placeholder_text(r, None)),
-                            None if Some(i) == last_msg => return None, // in-flight tail
-                            None => Cow::Borrowed(missing_result()),
-                        };
-                        Some(Out::Res {
-                            id: call.id.clone(),
-                            content,
-                            is_error: false,
-                            media: Vec::new(),
-                            ext: empty_map(),
-                        })
-                    })
-                    .collect();
-                out.push(Out::Msg {
-                    role: *role,
-                    pieces: pieces.clone(),
-                    calls: out_calls,
-                    ext,
-                });
-                out.extend(results);
+                    };
+                    out.push(result);
+                }
+                if let Some(Out::Msg { calls, .. }) = out.get_mut(at) {
+                    *calls = out_calls;
+                }
             }
             Item::Res {
                 call_id,
@@ -525,13 +546,13 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                 ext,
                 entry,
             } => {
-                if emitted.contains(&i) {
+                if answered[i] {
                     continue;
                 }
                 let mut pieces = vec![Piece::Text(Cow::Owned(orphan_result(
                     *entry, call_id, content, *is_error,
                 )))];
-                pieces.extend(media.iter().cloned());
+                pieces.append(media);
                 out.push(Out::Msg {
                     role: Role::User,
                     pieces,

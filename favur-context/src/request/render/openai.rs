@@ -93,6 +93,14 @@ fn content_parts(pieces: &[Piece<'_>], role: Role) -> Vec<Value> {
 }
 
 fn content(pieces: &[Piece<'_>], role: Role, null_if_empty: bool) -> Value {
+    // One text and nothing else sent (calls and reasoning are sent elsewhere or not at
+    // all): the text itself, as the parts below would give.
+    let mut sent = pieces
+        .iter()
+        .filter(|p| !matches!(p, Piece::Call(_) | Piece::Reasoning(_)));
+    if let (Some(Piece::Text(t)), None) = (sent.next(), sent.next()) {
+        return Value::String(t.as_ref().to_owned());
+    }
     let mut parts = content_parts(pieces, role);
     let all_text = parts.iter().all(|p| p["type"] == "text");
     match parts.len() {

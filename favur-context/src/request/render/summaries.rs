@@ -12,8 +12,9 @@ use crate::request::forms;
 /// The blocks of the verbatim summary items of one history's view, by entry id.
 #[derive(Debug, Default)]
 pub(super) struct SummaryBlocks {
-    /// The history they were written for ([`History::instance`]).
-    history: Option<u64>,
+    /// The history they were written for ([`History::instance`]) and how many compactions
+    /// it had then: summaries enter, leave and change form only by compaction.
+    history: Option<(u64, usize)>,
     /// In view order; a view holds few summaries.
     blocks: Vec<(EntryId, String)>,
 }
@@ -23,10 +24,13 @@ impl SummaryBlocks {
     /// blocks already written are kept, new ones written, those of summaries no longer
     /// in the view let go.
     pub(super) fn update(&mut self, history: &History) {
-        if self.history != Some(history.instance()) {
-            self.history = Some(history.instance());
-            self.blocks.clear();
+        let now = (history.instance(), history.compactions().len());
+        match self.history {
+            Some(then) if then == now => return,
+            Some((instance, _)) if instance == now.0 => {}
+            _ => self.blocks.clear(),
         }
+        self.history = Some(now);
         let mut old = std::mem::take(&mut self.blocks);
         for item in history.view().items() {
             if !item.shape.summary || item.form != Form::Verbatim {
