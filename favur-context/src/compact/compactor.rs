@@ -167,9 +167,15 @@ impl<S> Compactor<S> {
     /// ```
     pub fn plan(&self, history: &History) -> Option<Plan> {
         let tier = self.due(history)?;
-        let plan = Plan::new(history, &self.policy, tier);
         let forced = history.usage_tokens() >= self.policy.limit_tokens();
-        (forced || plan.reclaim_estimate() >= self.policy.min_reclaim_tokens()).then_some(plan)
+        let min = self.policy.min_reclaim_tokens();
+        // A plan frees at most what the view items it may change hold: when even that is
+        // under the minimum, the plan would not fire, so it is not made.
+        if !forced && Plan::most_freed(history, &self.policy, tier) < min {
+            return None;
+        }
+        let plan = Plan::new(history, &self.policy, tier);
+        (forced || plan.reclaim_estimate() >= min).then_some(plan)
     }
 
     /// Turns `plan` and one summary outcome per run (in the order of [`Plan::runs`]) into

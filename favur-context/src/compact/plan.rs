@@ -219,6 +219,23 @@ fn summary_budget(member_tokens: u32, members: usize, policy: &Policy) -> u32 {
 const MAX_SETTLE_ROUNDS: usize = 4;
 
 impl Plan {
+    /// The most a plan of `tier` can free now (see [`reclaim_estimate`](Plan::reclaim_estimate)),
+    /// read from the view items in one pass: a plan is not worth making when even this
+    /// is under the policy's minimum.
+    pub(crate) fn most_freed(history: &History, policy: &Policy, tier: u8) -> u64 {
+        let Some(row) = policy.tier(tier) else {
+            return 0;
+        };
+        let items = history.view().items();
+        phases::most_freed(
+            items,
+            phases::prefix(items, policy.keep_recent()),
+            row,
+            u64::from(history.framing_tokens()),
+            policy.entry_cap_tokens(),
+        )
+    }
+
     /// Plans a compaction of `history` at `tier` (1-based) under `policy`.
     ///
     /// The rules, all read from classes and positions only:

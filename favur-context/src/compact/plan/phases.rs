@@ -173,25 +173,51 @@ pub(super) fn fates(items: &[ViewItem], end: usize, row: &Tier) -> Vec<Fate> {
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| {
-            if i >= end || item.shape.pinned {
-                // The in-flight tail, and pinned entries: fixed points, shown verbatim.
-                return Fate::Keep;
-            }
-            let reduced = matches!(
-                item.form,
-                Form::CallsOnly | Form::Placeholder { .. } | Form::Command
-            );
-            match (
-                row.action(item.shape.retention),
-                item.shape.summary || reduced,
-            ) {
-                (Action::Keep, _) | (Action::Summarize, true) => Fate::Keep,
-                (Action::Summarize, false) => Fate::Summarize,
-                (Action::Drop, _) => Fate::Drop,
-            }
-        })
+        .map(|(i, item)| fate_of(item, i < end, row))
         .collect()
+}
+
+/// The action item `item` gets by its class alone (`compactable`: before the prefix's
+/// end).
+fn fate_of(item: &ViewItem, compactable: bool, row: &Tier) -> Fate {
+    if !compactable || item.shape.pinned {
+        // The in-flight tail, and pinned entries: fixed points, shown verbatim.
+        return Fate::Keep;
+    }
+    let reduced = matches!(
+        item.form,
+        Form::CallsOnly | Form::Placeholder { .. } | Form::Command
+    );
+    match (
+        row.action(item.shape.retention),
+        item.shape.summary || reduced,
+    ) {
+        (Action::Keep, _) | (Action::Summarize, true) => Fate::Keep,
+        (Action::Summarize, false) => Fate::Summarize,
+        (Action::Drop, _) => Fate::Drop,
+    }
+}
+
+/// The most a plan of `row` can free, framing included (`framing` per block), read from
+/// the view items alone: every item whose class the tier does not keep, or that the
+/// per-entry cap may shorten, freed whole. No plan frees more: pairing only lets items
+/// that would leave stay (reduced), never reduces one that stays, and summaries only
+/// cost.
+pub(super) fn most_freed(
+    items: &[ViewItem],
+    end: usize,
+    row: &Tier,
+    framing: u64,
+    cap: Option<u32>,
+) -> u64 {
+    items
+        .iter()
+        .enumerate()
+        .filter(|&(i, item)| {
+            fate_of(item, i < end, row) != Fate::Keep || cap.is_some_and(|cap| item.tokens > cap)
+        })
+        .map(|(_, item)| u64::from(item.tokens) + framing * u64::from(item.blocks))
+        .sum()
 }
 
 /// Phase 3, tool pairing: a call and its results stay or leave together. Paired exchange
