@@ -4,8 +4,9 @@
 //! rendered form of the items before the last point where no tool call was open cannot
 //! change any more (a result only answers a call made before it, and the first turn note
 //! is decided once something is sent), so a renderer keeps what it rendered up to that
-//! point and renders only what follows. A compaction, a new system pin or another
-//! history starts it over from scratch.
+//! point and renders only what follows. A compaction changes the view from its first
+//! edit on: the rendering is kept up to the last settled point before it. A new system
+//! pin or another history starts it over from scratch.
 
 use serde_json::Value;
 
@@ -15,6 +16,8 @@ use super::responses::{Items, ItemsMark};
 use super::summaries::SummaryBlocks;
 use super::{AnthropicRequest, anthropic, openai, responses};
 use crate::history::History;
+use crate::history::view::{Form, ViewItem};
+use crate::model::entry::EntryId;
 
 /// What a rendering was made from: the history (a clone is another history), its
 /// compactions and its pins. While it is unchanged, the view only grew at its end.
@@ -61,7 +64,11 @@ struct Resume<M> {
 struct State<O, M> {
     key: Option<Key>,
     output: O,
-    resume: Option<Resume<M>>,
+    /// Every settled point of the rendering, in view order.
+    resumes: Vec<Resume<M>>,
+    /// The view items rendered, by id and form: a compaction leaves the rendering of the
+    /// items before the first one it changed as it was.
+    rendered: Vec<(EntryId, Form)>,
 }
 
 impl<O: Default, M: Copy> State<O, M> {
@@ -69,36 +76,60 @@ impl<O: Default, M: Copy> State<O, M> {
         State {
             key: None,
             output: O::default(),
-            resume: None,
+            resumes: Vec::new(),
+            rendered: Vec::new(),
         }
     }
 
-    /// The view item to render from and the mark to go back to (`None`: from scratch).
-    fn start(&mut self, key: Key, len: usize) -> Option<Resume<M>> {
-        let resume = self
-            .resume
-            .filter(|r| self.key == Some(key) && r.item <= len);
-        if resume.is_none() {
-            self.resume = None;
-        }
+    /// The view item to render from and the mark to go back to (`None`: from scratch):
+    /// the last settled point at or before the first item of `view` that is not as it was
+    /// rendered. The view of the same history only grows between compactions; a
+    /// compaction changes it from its first edit on; another history, or a new pin (the
+    /// system prompt), starts over.
+    fn start(&mut self, key: Key, view: &[ViewItem]) -> Option<Resume<M>> {
+        let same = self
+            .key
+            .is_some_and(|k| k.history == key.history && k.pinned == key.pinned);
+        let unchanged = if !same {
+            0
+        } else if self.key == Some(key) {
+            self.rendered.len().min(view.len())
+        } else {
+            self.rendered
+                .iter()
+                .zip(view)
+                .take_while(|((id, form), item)| *id == item.id && *form == item.form)
+                .count()
+        };
+        let keep = self.resumes.partition_point(|r| r.item <= unchanged);
+        self.resumes.truncate(keep);
         self.key = Some(key);
+        let resume = self.resumes.last().copied();
+        self.rendered.truncate(resume.map_or(0, |r| r.item));
         resume
     }
 
     /// Adds the segments, through `emit`, remembering where to resume after each settled
-    /// one (once the first turn note is decided).
+    /// one (once the first turn note is decided), and the view items they rendered.
     fn extend<'h>(
         &mut self,
+        view: &[ViewItem],
         segments: Vec<Segment<'h>>,
         mut decided: bool,
         mut emit: impl FnMut(&mut O, Segment<'h>) -> M,
     ) {
+        let from = self.rendered.len();
+        self.rendered.extend(
+            view.iter()
+                .skip(from)
+                .map(|item| (item.id, item.form.clone())),
+        );
         for segment in segments {
             decided |= segment.sends;
             let (item, settled) = (segment.end, segment.settled);
             let at = emit(&mut self.output, segment);
             if settled && decided {
-                self.resume = Some(Resume { item, at });
+                self.resumes.push(Resume { item, at });
             }
         }
     }
@@ -111,9 +142,10 @@ impl<O: Default, M: Copy> State<O, M> {
 /// [`render_anthropic`](super::render_anthropic) and
 /// [`render_responses`](super::render_responses) give for the same history. What was
 /// rendered is kept up to the last point where no tool call was open; only what follows
-/// is rendered again. A compaction, a new pin or another history (a clone included)
-/// starts the rendering over. One renderer keeps every format, each rendered only when
-/// asked for.
+/// is rendered again. After a compaction, what was rendered is kept up to the last such
+/// point before the first item the compaction changed (the prefix a provider's prompt
+/// cache also keeps); a new pin or another history (a clone included) starts the
+/// rendering over. One renderer keeps every format, each rendered only when asked for.
 ///
 /// ```
 /// use favur_context::{fuzzy, strict, History};
@@ -182,7 +214,7 @@ impl Renderer {
     pub fn openai(&mut self, history: &History) -> &Value {
         self.summaries.update(history);
         let state = &mut self.openai;
-        let resume = state.start(Key::of(history), history.view().len());
+        let resume = state.start(Key::of(history), history.view().items());
         if !matches!(state.output, Value::Array(_)) {
             state.output = Value::Array(Vec::new());
         }
@@ -201,13 +233,18 @@ impl Renderer {
             }
         }
         let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
-        state.extend(segments, resume.is_some(), |output, segment| {
-            let Value::Array(messages) = output else {
-                return 0;
-            };
-            messages.extend(segment.out.into_iter().map(openai::message));
-            messages.len()
-        });
+        state.extend(
+            history.view().items(),
+            segments,
+            resume.is_some(),
+            |output, segment| {
+                let Value::Array(messages) = output else {
+                    return 0;
+                };
+                messages.extend(segment.out.into_iter().map(openai::message));
+                messages.len()
+            },
+        );
         &state.output
     }
 
@@ -229,7 +266,7 @@ impl Renderer {
     pub fn anthropic(&mut self, history: &History) -> &AnthropicRequest {
         self.summaries.update(history);
         let state = &mut self.anthropic;
-        let resume = state.start(Key::of(history), history.view().len());
+        let resume = state.start(Key::of(history), history.view().items());
         let (request, turns) = &mut state.output;
         turns.messages = std::mem::take(&mut request.messages);
         match resume {
@@ -245,18 +282,23 @@ impl Renderer {
             }
         }
         let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
-        state.extend(segments, resume.is_some(), |(_, turns), segment| {
-            for out in segment.out {
-                turns.push(out);
-            }
-            turns.mark()
-        });
+        state.extend(
+            history.view().items(),
+            segments,
+            resume.is_some(),
+            |(_, turns), segment| {
+                for out in segment.out {
+                    turns.push(out);
+                }
+                turns.mark()
+            },
+        );
         let (request, turns) = &mut state.output;
         if resume.is_none() && turns.finish() {
-            state.resume = state.resume.map(|r| Resume {
-                item: r.item,
-                at: r.at.after_note(),
-            });
+            // Every mark of a render from the start is taken before the note went first.
+            for r in &mut state.resumes {
+                r.at = r.at.after_note();
+            }
         }
         request.messages = std::mem::take(&mut turns.messages);
         &state.output.0
@@ -280,7 +322,7 @@ impl Renderer {
     pub fn responses(&mut self, history: &History) -> &Value {
         self.summaries.update(history);
         let state = &mut self.responses;
-        let resume = state.start(Key::of(history), history.view().len());
+        let resume = state.start(Key::of(history), history.view().items());
         let (body, items) = &mut state.output;
         items.input = match body.get_mut("input") {
             Some(Value::Array(input)) => std::mem::take(input),
@@ -300,12 +342,17 @@ impl Renderer {
             }
         }
         let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
-        state.extend(segments, resume.is_some(), |(_, items), segment| {
-            for out in segment.out {
-                items.push(out);
-            }
-            items.mark()
-        });
+        state.extend(
+            history.view().items(),
+            segments,
+            resume.is_some(),
+            |(_, items), segment| {
+                for out in segment.out {
+                    items.push(out);
+                }
+                items.mark()
+            },
+        );
         let (body, items) = &mut state.output;
         *body = responses::body(std::mem::take(&mut items.input));
         &state.output.0
