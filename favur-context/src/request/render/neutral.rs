@@ -103,16 +103,20 @@ impl Piece<'_> {
     }
 }
 
+/// Pieces (text, reasoning, media and, for the assistant, calls) of one role.
+#[derive(Debug, Clone)]
+pub(super) struct Msg<'h> {
+    pub(super) role: Role,
+    pub(super) pieces: Vec<Piece<'h>>,
+    pub(super) calls: Vec<OutCall<'h>>,
+    pub(super) ext: &'h Map<String, Value>,
+}
+
 /// A provider-neutral rendered message.
 #[derive(Debug, Clone)]
 pub(super) enum Out<'h> {
-    /// Pieces (text, reasoning, media and, for the assistant, calls) of one role.
-    Msg {
-        role: Role,
-        pieces: Vec<Piece<'h>>,
-        calls: Vec<OutCall<'h>>,
-        ext: &'h Map<String, Value>,
-    },
+    /// A message of one role (see [`Msg`]).
+    Msg(Msg<'h>),
     /// A tool result answering the call with `id`, and the media it returned.
     Res {
         id: String,
@@ -287,7 +291,7 @@ fn push_item<'h>(
 fn needs_note<'a, 'h: 'a>(mut out: impl Iterator<Item = &'a Out<'h>>, view_empty: bool) -> bool {
     // The first message that sends something (blank texts are not sent by Anthropic).
     match out.find(|o| sends(o)) {
-        Some(Out::Msg { role, .. }) => *role == Role::Assistant,
+        Some(Out::Msg(m)) => m.role == Role::Assistant,
         Some(Out::Res { .. }) => false,
         None => !view_empty,
     }
@@ -296,19 +300,19 @@ fn needs_note<'a, 'h: 'a>(mut out: impl Iterator<Item = &'a Out<'h>>, view_empty
 /// Whether a rendered message sends something (blank texts are not sent by Anthropic).
 fn sends(o: &Out<'_>) -> bool {
     match o {
-        Out::Msg { pieces, .. } => pieces.iter().any(|p| !p.is_blank()),
+        Out::Msg(m) => m.pieces.iter().any(|p| !p.is_blank()),
         Out::Res { .. } => true,
     }
 }
 
 /// The note user turn (see [`FIRST_TURN_NOTE`]).
 fn note() -> Out<'static> {
-    Out::Msg {
+    Out::Msg(Msg {
         role: Role::User,
         pieces: vec![Piece::Text(Cow::Borrowed(FIRST_TURN_NOTE))],
         calls: Vec::new(),
         ext: empty_map(),
-    }
+    })
 }
 
 /// The pinned system texts and the neutral rendered sequence with pairing repaired.
@@ -509,12 +513,12 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                         })
                     })
                     .collect();
-                out.push(Out::Msg {
+                out.push(Out::Msg(Msg {
                     role: *role,
                     pieces: pieces.clone(),
                     calls: out_calls,
                     ext,
-                });
+                }));
                 out.extend(results);
             }
             Item::Res {
@@ -532,12 +536,12 @@ fn pair<'h>(history: &'h History, items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                     *entry, call_id, content, *is_error,
                 )))];
                 pieces.extend(media.iter().cloned());
-                out.push(Out::Msg {
+                out.push(Out::Msg(Msg {
                     role: Role::User,
                     pieces,
                     calls: Vec::new(),
                     ext,
-                });
+                }));
             }
         }
     }
