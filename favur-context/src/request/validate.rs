@@ -209,7 +209,7 @@ pub(crate) fn err(index: Option<usize>, rule: Rule) -> ValidationError {
 
 /// A rule about one tool call (`rule` makes it from the call's id), broken at `index`:
 /// `call_err(at, id, |call_id| Rule::DuplicateResult { call_id })`.
-pub(crate) fn call_err(
+fn call_err(
     index: Option<usize>,
     call_id: impl Into<String>,
     rule: impl FnOnce(String) -> Rule,
