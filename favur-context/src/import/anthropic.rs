@@ -6,21 +6,8 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value};
 
-use super::{Calls, ImportError, Sink, TranscriptMessage, bad, object, role_of};
+use super::{Calls, ImportError, Sink, TranscriptMessage, bad, msg, nonempty_str, object, role_of};
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
-
-/// A transcript message that is not pinned, answers nothing and has no reported size.
-pub(super) fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
-    TranscriptMessage {
-        index,
-        block,
-        message,
-        pin: false,
-        action: None,
-        is_result: false,
-        prompt_tokens: None,
-    }
-}
 
 fn cache_control(block: &Value, ext: &mut Map<String, Value>) {
     if let Some(cc) = block.get("cache_control") {
@@ -151,23 +138,11 @@ pub(super) fn parse_each<M: Borrow<Value>>(
                     cache_control(b, &mut ext);
                 }
                 (Some("tool_use"), Role::Assistant) => {
-                    let id = match b.get("id") {
-                        Some(Value::String(id)) if !id.is_empty() => id.clone(),
-                        _ => {
-                            return Err(bad(
-                                index,
-                                format!("tool_use block {k} has no `id` string"),
-                            ));
-                        }
+                    let Some(id) = nonempty_str(b.get("id")) else {
+                        return Err(bad(index, format!("tool_use block {k} has no `id` string")));
                     };
-                    let name = match b.get("name") {
-                        Some(Value::String(n)) if !n.is_empty() => n.clone(),
-                        _ => {
-                            return Err(bad(
-                                index,
-                                format!("tool_use `{id}` has no `name` string"),
-                            ));
-                        }
+                    let Some(name) = nonempty_str(b.get("name")) else {
+                        return Err(bad(index, format!("tool_use `{id}` has no `name` string")));
                     };
                     let Some(input) = b.get("input") else {
                         return Err(bad(index, format!("tool_use `{id}` has no `input`")));

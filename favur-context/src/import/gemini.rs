@@ -8,9 +8,8 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value};
 
-use super::anthropic::msg;
 use super::each::Sink;
-use super::{Calls, ImportError, TranscriptMessage, bad, object, role_of};
+use super::{Calls, ImportError, TranscriptMessage, bad, msg, nonempty_str, object, role_of};
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 use crate::model::parts::{Media, Provider, Reasoning};
 use crate::request::render::SYNTHESIZED_IDS;
@@ -84,10 +83,8 @@ fn name_of<'v>(
     what: &str,
     v: &'v Map<String, Value>,
 ) -> Result<&'v str, ImportError> {
-    match v.get("name") {
-        Some(Value::String(n)) if !n.is_empty() => Ok(n),
-        _ => Err(bad(index, format!("a `{what}` has no `name` string"))),
-    }
+    nonempty_str(v.get("name"))
+        .ok_or_else(|| bad(index, format!("a `{what}` has no `name` string")))
 }
 
 fn id_of<'v>(

@@ -5,9 +5,7 @@ use std::borrow::Borrow;
 use serde_json::{Value, json};
 
 use super::openai::{tool_calls, tool_message};
-use super::{
-    Calls, ImportError, ParseOptions, Sink, TranscriptMessage, bad, object, role_of, text_content,
-};
+use super::{Calls, ImportError, ParseOptions, Sink, bad, msg, object, role_of, text_content};
 use crate::model::message::{Message, Part, Role, ToolCall};
 
 /// The fenced bash blocks of an assistant text, as mini-swe-agent finds them
@@ -64,15 +62,8 @@ pub(super) fn parse_each<M: Borrow<Value>>(
                     .ok_or_else(|| bad(index, "`prompt_tokens` is not a non-negative integer"))?,
             ),
         };
-        let mut out = TranscriptMessage {
-            index,
-            block: None,
-            message: Message::new(Role::User, Vec::new()),
-            pin: false,
-            action: None,
-            is_result: false,
-            prompt_tokens,
-        };
+        let mut out = msg(index, None, Message::new(Role::User, Vec::new()));
+        out.prompt_tokens = prompt_tokens;
         let previous = after_assistant.take();
         match role {
             "system" => {

@@ -291,6 +291,19 @@ pub struct TranscriptMessage {
     pub prompt_tokens: Option<u64>,
 }
 
+/// A transcript message that is not pinned, answers nothing and has no reported size.
+pub(crate) fn msg(index: usize, block: Option<usize>, message: Message) -> TranscriptMessage {
+    TranscriptMessage {
+        index,
+        block,
+        message,
+        pin: false,
+        action: None,
+        is_result: false,
+        prompt_tokens: None,
+    }
+}
+
 /// A parsed transcript: its messages in order and, for mini-swe-agent runs, the exit
 /// record (not part of any request, so not a message).
 ///
@@ -680,6 +693,11 @@ pub(crate) fn message_list(value: &Value, format: Format) -> Result<&[Value], Im
 pub(crate) fn object(index: usize, m: &Value) -> Result<&Map<String, Value>, ImportError> {
     m.as_object()
         .ok_or_else(|| bad(index, "a message must be a JSON object"))
+}
+
+/// The value if it is a non-empty string (a call's id or name).
+pub(crate) fn nonempty_str(value: Option<&Value>) -> Option<&str> {
+    value.and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
 /// The `role` string of message `index`.

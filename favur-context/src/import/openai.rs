@@ -5,7 +5,7 @@ use std::borrow::Borrow;
 use serde_json::{Map, Value};
 
 use super::{
-    Calls, ImportError, ParseOptions, Sink, TranscriptMessage, arguments, bad, object, role_of,
+    Calls, ImportError, ParseOptions, Sink, arguments, bad, msg, nonempty_str, object, role_of,
     text_content,
 };
 use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
@@ -18,9 +18,6 @@ pub(super) fn extensions(obj: &Map<String, Value>, owned: &[&str]) -> Map<String
         .collect()
 }
 
-/// The calls of an assistant message, in OpenAI's nested form
-/// (`{"id", "type": "function", "function": {"name", "arguments"}}`) or mini-swe-agent's
-/// flat form (`{"id", "name", "arguments"}`).
 /// An OpenAI-style `tool` message (`tool_call_id`, `content`) as a tool-result message,
 /// and the call it answers. Shared by the OpenAI and mini-swe-agent tool-calling formats.
 pub(super) fn tool_message(
@@ -50,6 +47,9 @@ pub(super) fn tool_message(
     Ok((message, call))
 }
 
+/// The calls of an assistant message, in OpenAI's nested form
+/// (`{"id", "type": "function", "function": {"name", "arguments"}}`) or mini-swe-agent's
+/// flat form (`{"id", "name", "arguments"}`).
 pub(super) fn tool_calls(
     index: usize,
     raw: Option<&Value>,
@@ -65,9 +65,8 @@ pub(super) fn tool_calls(
         let Some(call) = call.as_object() else {
             return Err(bad(index, format!("tool call {k} is not an object")));
         };
-        let id = match call.get("id") {
-            Some(Value::String(id)) if !id.is_empty() => id.as_str(),
-            _ => return Err(bad(index, format!("tool call {k} has no `id` string"))),
+        let Some(id) = nonempty_str(call.get("id")) else {
+            return Err(bad(index, format!("tool call {k} has no `id` string")));
         };
         let f = match call.get("function") {
             Some(Value::Object(f)) => f,
@@ -79,9 +78,8 @@ pub(super) fn tool_calls(
             }
             None => call,
         };
-        let name = match f.get("name") {
-            Some(Value::String(n)) if !n.is_empty() => n.as_str(),
-            _ => return Err(bad(index, format!("tool call `{id}` has no `name` string"))),
+        let Some(name) = nonempty_str(f.get("name")) else {
+            return Err(bad(index, format!("tool call `{id}` has no `name` string")));
         };
         let args = arguments(index, id, f.get("arguments"), options)?;
         out.push(ToolCall::new(id, name, args));
@@ -102,15 +100,7 @@ pub(super) fn parse_each<M: Borrow<Value>>(
         let obj = object(index, m.borrow())?;
         let role = role_of(index, obj)?;
         let content = obj.get("content");
-        let mut out = TranscriptMessage {
-            index,
-            block: None,
-            message: Message::new(Role::User, Vec::new()),
-            pin: false,
-            action: None,
-            is_result: false,
-            prompt_tokens: None,
-        };
+        let mut out = msg(index, None, Message::new(Role::User, Vec::new()));
         match role {
             "system" | "developer" | "user" => {
                 if content.is_none() {

@@ -125,44 +125,34 @@ pub(super) fn guess(fallback: &str, name: &str) -> String {
     .to_owned()
 }
 
-/// Media given as a `data:<type>;base64,<data>` URL or a plain URL (OpenAI formats).
-pub(super) fn from_url(
+/// Media as the OpenAI formats give it: a URL (`data:<type>;base64,<data>` or a plain
+/// URL), else a provider file id; `None` when there is neither.
+pub(super) fn openai_media(
     index: usize,
     image: bool,
-    url: &str,
+    url: Option<&str>,
+    file_id: Option<&str>,
     name: Option<&str>,
-) -> Result<Part, ImportError> {
+) -> Result<Option<Part>, ImportError> {
     let fallback = if image { "image/*" } else { "application/pdf" };
-    let media = match url.strip_prefix("data:") {
-        Some(rest) => {
-            let (media_type, data) = rest.split_once(";base64,").ok_or_else(|| {
-                bad(
-                    index,
-                    "a data: URL must be base64 (`data:<type>;base64,...`)",
-                )
-            })?;
-            Media::base64(media_type, data)
-        }
-        None => Media::url(guess(fallback, name.unwrap_or(url)), url),
+    let mut media = match (url, file_id) {
+        (Some(url), _) => match url.strip_prefix("data:") {
+            Some(rest) => {
+                let (media_type, data) = rest.split_once(";base64,").ok_or_else(|| {
+                    bad(
+                        index,
+                        "a data: URL must be base64 (`data:<type>;base64,...`)",
+                    )
+                })?;
+                Media::base64(media_type, data)
+            }
+            None => Media::url(guess(fallback, name.unwrap_or(url)), url),
+        },
+        (None, Some(id)) => Media::file(guess(fallback, name.unwrap_or_default()), id),
+        (None, None) => return Ok(None),
     };
-    let media = match name {
-        Some(n) => media.named(n),
-        None => media,
-    };
-    checked(index, media_part(image, media))
-}
-
-/// Media given by a provider file id.
-pub(super) fn from_file_id(
-    index: usize,
-    image: bool,
-    file_id: &str,
-    name: Option<&str>,
-) -> Result<Part, ImportError> {
-    let fallback = if image { "image/*" } else { "application/pdf" };
-    let mut media = Media::file(guess(fallback, name.unwrap_or_default()), file_id);
     media.name = name.map(str::to_owned);
-    checked(index, media_part(image, media))
+    checked(index, media_part(image, media)).map(Some)
 }
 
 /// Content given as a string, `null`/absent (no text), or an array of text parts
@@ -181,18 +171,16 @@ pub(crate) fn text_content(
             .map(|(k, p)| match (p.get("type").and_then(Value::as_str), p.get("text")) {
                 (Some("text"), Some(Value::String(t))) => Ok(Part::Text(t.clone())),
                 (Some("text"), _) => Err(bad(index, format!("content part {k} has no `text` string"))),
-                (Some("image_url"), _) => match p["image_url"]["url"].as_str() {
-                    Some(url) => from_url(index, true, url, None),
-                    None => Err(bad(index, format!("content part {k} has no `image_url.url`"))),
-                },
+                (Some("image_url"), _) => {
+                    let url = p["image_url"]["url"].as_str();
+                    openai_media(index, true, url, None, None)?
+                        .ok_or_else(|| bad(index, format!("content part {k} has no `image_url.url`")))
+                }
                 (Some("file"), _) => {
                     let file = &p["file"];
-                    let name = file["filename"].as_str();
-                    match (file["file_data"].as_str(), file["file_id"].as_str()) {
-                        (Some(data), _) => from_url(index, false, data, name),
-                        (None, Some(id)) => from_file_id(index, false, id, name),
-                        (None, None) => Err(bad(index, format!("file part {k} has no source"))),
-                    }
+                    let (data, id) = (file["file_data"].as_str(), file["file_id"].as_str());
+                    openai_media(index, false, data, id, file["filename"].as_str())?
+                        .ok_or_else(|| bad(index, format!("file part {k} has no source")))
                 }
                 (Some(other), _) => Err(bad(
                     index,

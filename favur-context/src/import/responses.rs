@@ -13,23 +13,11 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad,
+    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad, msg,
 };
 use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::model::parts::Reasoning;
 use crate::request::render::ITEM_IDS_EXTENSION;
-
-fn msg(index: usize, message: Message) -> TranscriptMessage {
-    TranscriptMessage {
-        index,
-        block: None,
-        message,
-        pin: false,
-        action: None,
-        is_result: false,
-        prompt_tokens: None,
-    }
-}
 
 /// The items of a document: the list itself, or `input` then `output`.
 fn items(value: &Value) -> Result<Vec<&Value>, ImportError> {
@@ -89,7 +77,7 @@ impl Turn {
                 .extensions
                 .insert(ITEM_IDS_EXTENSION.into(), Value::Array(ids));
         }
-        out.push(msg(index, message));
+        out.push(msg(index, None, message));
         Ok(())
     }
 }
@@ -131,13 +119,8 @@ fn content(index: usize, content: Option<&Value>) -> Result<Vec<Part>, ImportErr
                 } else {
                     s("file_data").or(s("file_url"))
                 };
-                match (url, s("file_id")) {
-                    (Some(url), _) => super::parts::from_url(index, image, url, name)?,
-                    (None, Some(id)) => super::parts::from_file_id(index, image, id, name)?,
-                    (None, None) => {
-                        return Err(bad(index, format!("{kind} part {k} has no source")));
-                    }
-                }
+                super::parts::openai_media(index, image, url, s("file_id"), name)?
+                    .ok_or_else(|| bad(index, format!("{kind} part {k} has no source")))?
             }
             Some(other) => {
                 return Err(bad(
@@ -180,7 +163,7 @@ fn reasoning(index: usize, obj: &Map<String, Value>) -> Result<Part, ImportError
 pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, ImportError> {
     let mut out = Vec::new();
     if let Some(Value::String(instructions)) = value.get("instructions") {
-        let mut m = msg(0, Message::system(instructions.clone()));
+        let mut m = msg(0, None, Message::system(instructions.clone()));
         m.pin = true;
         out.push(m);
     }
@@ -221,7 +204,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                     "system" | "developer" => Role::System,
                     other => return Err(bad(index, format!("unknown role `{other}`"))),
                 };
-                let mut m = msg(index, Message::new(role, parts));
+                let mut m = msg(index, None, Message::new(role, parts));
                 m.pin = leading && role == Role::System;
                 leading &= m.pin;
                 out.push(m);
@@ -255,7 +238,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                     is_error: false,
                 })];
                 parts.extend(media);
-                let mut m = msg(index, Message::new(Role::Tool, parts));
+                let mut m = msg(index, None, Message::new(Role::Tool, parts));
                 m.action = Some(call);
                 m.is_result = true;
                 out.push(m);

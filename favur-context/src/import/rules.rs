@@ -78,7 +78,7 @@ use crate::model::retention::Retention;
 mod import;
 mod parse;
 
-use parse::{line_column, parse_class, parse_rule, type_name};
+use parse::{invalid_value, line_column, parse_class, parse_rule, type_name};
 
 /// A parsed, validated rules file.
 ///
@@ -356,13 +356,8 @@ impl Rules {
                 "rule" => match value {
                     toml::Value::Array(items) => raw_rules = Some(items),
                     other => {
-                        return Err(RulesError::InvalidValue {
-                            rule: 0,
-                            name: None,
-                            field: "rule".into(),
-                            expected: "an array of tables (`[[rule]]`)",
-                            found: type_name(other),
-                        });
+                        let expected = "an array of tables (`[[rule]]`)";
+                        return Err(invalid_value(0, None, "rule", expected, type_name(other)));
                     }
                 },
                 other => {

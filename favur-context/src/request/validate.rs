@@ -20,7 +20,7 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 mod anthropic_blocks;
 mod chat_parts;
@@ -207,6 +207,85 @@ pub(crate) fn err(index: Option<usize>, rule: Rule) -> ValidationError {
     ValidationError { index, rule }
 }
 
+/// A rule about one tool call (`rule` makes it from the call's id), broken at `index`:
+/// `call_err(at, id, |call_id| Rule::DuplicateResult { call_id })`.
+fn call_err(
+    index: Option<usize>,
+    call_id: impl Into<String>,
+    rule: impl FnOnce(String) -> Rule,
+) -> ValidationError {
+    err(index, rule(call_id.into()))
+}
+
+/// Message `index` as an object, and its `role` string.
+fn object_and_role(
+    index: Option<usize>,
+    m: &Value,
+) -> Result<(&Map<String, Value>, &str), ValidationError> {
+    let Value::Object(obj) = m else {
+        return Err(err(index, Rule::NotAnObject));
+    };
+    let Some(role) = obj.get("role").and_then(Value::as_str) else {
+        return Err(err(index, Rule::MissingRole));
+    };
+    Ok((obj, role))
+}
+
+/// The turns of a conversation between the user and one other role (Anthropic's
+/// `assistant`, Gemini's `model`): the first turn is the user's and roles alternate.
+struct Turns<'a> {
+    other: &'static str,
+    prev: Option<&'a str>,
+}
+
+impl<'a> Turns<'a> {
+    fn new(other: &'static str) -> Self {
+        Turns { other, prev: None }
+    }
+
+    /// Turn `i`, as an object, and its role.
+    fn next(
+        &mut self,
+        i: usize,
+        m: &'a Value,
+    ) -> Result<(&'a Map<String, Value>, &'a str), ValidationError> {
+        let at = Some(i);
+        let (obj, role) = object_and_role(at, m)?;
+        if role != "user" && role != self.other {
+            return Err(err(at, Rule::UnknownRole(role.to_owned())));
+        }
+        if i == 0 && role != "user" {
+            return Err(err(at, Rule::FirstNotUser));
+        }
+        if self.prev == Some(role) {
+            return Err(err(at, Rule::NotAlternating));
+        }
+        self.prev = Some(role);
+        Ok((obj, role))
+    }
+}
+
+/// A tool result for `call_id` at `index` (Anthropic, Responses): it answers a call it may
+/// answer (`called`), and no call is answered twice.
+fn answer<'a>(
+    index: Option<usize>,
+    call_id: &'a str,
+    called: bool,
+    answered: &mut HashSet<&'a str>,
+) -> Result<(), ValidationError> {
+    if !called {
+        return Err(call_err(index, call_id, |call_id| {
+            Rule::ResultWithoutCall { call_id }
+        }));
+    }
+    if !answered.insert(call_id) {
+        return Err(call_err(index, call_id, |call_id| Rule::DuplicateResult {
+            call_id,
+        }));
+    }
+    Ok(())
+}
+
 /// A `block` (content block or part kind) is not allowed in a message of `role`.
 pub(crate) fn not_allowed(index: Option<usize>, block: &str, role: &str) -> ValidationError {
     let (block, role) = (block.to_owned(), role.to_owned());
@@ -331,21 +410,13 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
     let mut answered: HashSet<String> = HashSet::new();
     for (i, m) in list.iter().enumerate() {
         let at = Some(i);
-        let Value::Object(obj) = m else {
-            return Err(err(at, Rule::NotAnObject));
-        };
-        let Some(role) = obj.get("role").and_then(Value::as_str) else {
-            return Err(err(at, Rule::MissingRole));
-        };
+        let (obj, role) = object_and_role(at, m)?;
         if role != "tool"
             && let Some(call_id) = open.first()
         {
-            return Err(err(
-                Some(open_at),
-                Rule::MissingResult {
-                    call_id: call_id.clone(),
-                },
-            ));
+            return Err(call_err(Some(open_at), call_id, |call_id| {
+                Rule::MissingResult { call_id }
+            }));
         }
         match role {
             "system" | "developer" | "user" => {
@@ -398,20 +469,14 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                         .and_then(|f| f.get("arguments"))
                         .is_some_and(Value::is_string)
                     {
-                        return Err(err(
-                            at,
-                            Rule::ArgumentsNotString {
-                                call_id: id.to_owned(),
-                            },
-                        ));
+                        return Err(call_err(at, id, |call_id| Rule::ArgumentsNotString {
+                            call_id,
+                        }));
                     }
                     if !ids.insert(id) {
-                        return Err(err(
-                            at,
-                            Rule::DuplicateCallId {
-                                call_id: id.to_owned(),
-                            },
-                        ));
+                        return Err(call_err(at, id, |call_id| Rule::DuplicateCallId {
+                            call_id,
+                        }));
                     }
                     open.push(id.to_owned());
                 }
@@ -428,31 +493,22 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                 if open.answer(id) {
                     answered.insert(id.to_owned());
                 } else if answered.contains(id) {
-                    return Err(err(
-                        at,
-                        Rule::DuplicateResult {
-                            call_id: id.to_owned(),
-                        },
-                    ));
+                    return Err(call_err(at, id, |call_id| Rule::DuplicateResult {
+                        call_id,
+                    }));
                 } else {
-                    return Err(err(
-                        at,
-                        Rule::ResultWithoutCall {
-                            call_id: id.to_owned(),
-                        },
-                    ));
+                    return Err(call_err(at, id, |call_id| Rule::ResultWithoutCall {
+                        call_id,
+                    }));
                 }
             }
             other => return Err(err(at, Rule::UnknownRole(other.to_owned()))),
         }
     }
     if strict && let Some(call_id) = open.first() {
-        return Err(err(
-            Some(open_at),
-            Rule::MissingResult {
-                call_id: call_id.clone(),
-            },
-        ));
+        return Err(call_err(Some(open_at), call_id, |call_id| {
+            Rule::MissingResult { call_id }
+        }));
     }
     Ok(())
 }
@@ -549,26 +605,10 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
     let mut ids: HashSet<String> = HashSet::new();
     // tool_use ids of the previous assistant turn, waiting for results.
     let mut open: Vec<String> = Vec::new();
-    let mut open_at = 0usize;
-    let mut prev_role: Option<&str> = None;
+    let mut turns = Turns::new("assistant");
     for (i, m) in list.iter().enumerate() {
         let at = Some(i);
-        let Value::Object(obj) = m else {
-            return Err(err(at, Rule::NotAnObject));
-        };
-        let Some(role) = obj.get("role").and_then(Value::as_str) else {
-            return Err(err(at, Rule::MissingRole));
-        };
-        if role != "user" && role != "assistant" {
-            return Err(err(at, Rule::UnknownRole(role.to_owned())));
-        }
-        if i == 0 && role != "user" {
-            return Err(err(at, Rule::FirstNotUser));
-        }
-        if prev_role == Some(role) {
-            return Err(err(at, Rule::NotAlternating));
-        }
-        prev_role = Some(role);
+        let (obj, role) = turns.next(i, m)?;
         let blocks: Vec<&Value> = match obj.get("content") {
             Some(Value::String(s)) => {
                 if s.trim().is_empty() {
@@ -613,22 +653,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                             Rule::BadContent("a tool_result needs a `tool_use_id`".into()),
                         ));
                     };
-                    if !waiting_set.contains(id) {
-                        return Err(err(
-                            at,
-                            Rule::ResultWithoutCall {
-                                call_id: id.to_owned(),
-                            },
-                        ));
-                    }
-                    if !answered.insert(id) {
-                        return Err(err(
-                            at,
-                            Rule::DuplicateResult {
-                                call_id: id.to_owned(),
-                            },
-                        ));
-                    }
+                    answer(at, id, waiting_set.contains(id), &mut answered)?;
                     match b.get("content") {
                         None | Some(Value::String(_)) => {}
                         Some(Value::Array(inner)) => {
@@ -690,12 +715,9 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                         ));
                     }
                     if !ids.insert(id.to_owned()) {
-                        return Err(err(
-                            at,
-                            Rule::DuplicateCallId {
-                                call_id: id.to_owned(),
-                            },
-                        ));
+                        return Err(call_err(at, id, |call_id| Rule::DuplicateCallId {
+                            call_id,
+                        }));
                     }
                     open.push(id.to_owned());
                 }
@@ -713,27 +735,19 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
             && blocks
                 .iter()
                 .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+        // Waiting calls were made by the turn before (`open` holds one turn's calls).
         if let Some(missing) = waiting.iter().find(|w| !answered.contains(w.as_str()))
             && !in_flight
         {
-            return Err(err(
-                Some(open_at),
-                Rule::MissingResult {
-                    call_id: missing.clone(),
-                },
-            ));
-        }
-        if !open.is_empty() {
-            open_at = i;
+            return Err(call_err(Some(i - 1), missing, |call_id| {
+                Rule::MissingResult { call_id }
+            }));
         }
     }
     if strict && let Some(call_id) = open.first() {
-        return Err(err(
-            Some(open_at),
-            Rule::MissingResult {
-                call_id: call_id.clone(),
-            },
-        ));
+        return Err(call_err(Some(list.len() - 1), call_id, |call_id| {
+            Rule::MissingResult { call_id }
+        }));
     }
     Ok(())
 }

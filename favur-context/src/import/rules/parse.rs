@@ -25,19 +25,31 @@ pub(super) fn type_name(v: &toml::Value) -> String {
     }
 }
 
+/// Field `field` of rule `rule` (named `name`, if known) is `found`, not `expected`.
+pub(super) fn invalid_value(
+    rule: usize,
+    name: Option<&str>,
+    field: &str,
+    expected: &'static str,
+    found: String,
+) -> RulesError {
+    RulesError::InvalidValue {
+        rule,
+        name: name.map(str::to_owned),
+        field: field.to_owned(),
+        expected,
+        found,
+    }
+}
+
 pub(super) fn parse_class(
     value: &toml::Value,
     rule: usize,
     name: Option<&str>,
     field: &str,
 ) -> Result<Retention, RulesError> {
-    let invalid = |found: String| RulesError::InvalidValue {
-        rule,
-        name: name.map(str::to_owned),
-        field: field.to_owned(),
-        expected: "one of \"forgettable\", \"fuzzy\", \"strict\"",
-        found,
-    };
+    let expected = "one of \"forgettable\", \"fuzzy\", \"strict\"";
+    let invalid = |found: String| invalid_value(rule, name, field, expected, found);
     match value {
         toml::Value::String(s) => s.parse().map_err(|_| invalid(format!("{s:?}"))),
         other => Err(invalid(type_name(other))),
@@ -58,13 +70,13 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
     let table = match raw {
         toml::Value::Table(t) => t,
         other => {
-            return Err(RulesError::InvalidValue {
-                rule: number,
-                name: None,
-                field: "rule".into(),
-                expected: "a table",
-                found: type_name(other),
-            });
+            return Err(invalid_value(
+                number,
+                None,
+                "rule",
+                "a table",
+                type_name(other),
+            ));
         }
     };
     let name = match table.get("name") {
@@ -77,13 +89,14 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
         }
         Some(toml::Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(other) => {
-            return Err(RulesError::InvalidValue {
-                rule: number,
-                name: None,
-                field: "name".into(),
-                expected: "a non-empty string",
-                found: type_name(other),
-            });
+            let found = type_name(other);
+            return Err(invalid_value(
+                number,
+                None,
+                "name",
+                "a non-empty string",
+                found,
+            ));
         }
     };
     let named = Some(name.as_str());
@@ -104,13 +117,8 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
             "class" => class = Some(parse_class(value, number, named, "class")?),
             field @ ("first" | "pin") => {
                 let toml::Value::Boolean(b) = value else {
-                    return Err(RulesError::InvalidValue {
-                        rule: number,
-                        name: Some(name.clone()),
-                        field: field.to_owned(),
-                        expected: "true or false",
-                        found: type_name(value),
-                    });
+                    let found = type_name(value);
+                    return Err(invalid_value(number, named, field, "true or false", found));
                 };
                 if field == "first" {
                     rule.first = Some(*b);
@@ -119,13 +127,9 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
                 }
             }
             "role" => {
-                let invalid = |found: String| RulesError::InvalidValue {
-                    rule: number,
-                    name: Some(name.clone()),
-                    field: "role".into(),
-                    expected: "\"system\", \"user\", \"assistant\", \"tool\" or a non-empty array of them",
-                    found,
-                };
+                let expected =
+                    "\"system\", \"user\", \"assistant\", \"tool\" or a non-empty array of them";
+                let invalid = |found: String| invalid_value(number, named, "role", expected, found);
                 let list: Vec<&toml::Value> = match value {
                     toml::Value::Array(items) if !items.is_empty() => items.iter().collect(),
                     toml::Value::Array(_) => return Err(invalid("an empty array".into())),
@@ -147,13 +151,14 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
                 let pattern = match value {
                     toml::Value::String(s) => s,
                     other => {
-                        return Err(RulesError::InvalidValue {
-                            rule: number,
-                            name: Some(name.clone()),
-                            field: field.to_owned(),
-                            expected: "a string (a regex)",
-                            found: type_name(other),
-                        });
+                        let found = type_name(other);
+                        return Err(invalid_value(
+                            number,
+                            named,
+                            field,
+                            "a string (a regex)",
+                            found,
+                        ));
                     }
                 };
                 let re = Regex::new(pattern).map_err(|e| RulesError::InvalidRegex {

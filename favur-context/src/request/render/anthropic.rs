@@ -93,24 +93,20 @@ impl Turns {
     /// the same role.
     pub(super) fn push(&mut self, out: Out<'_>) {
         let (role, mut blocks, ext) = match out {
-            Out::Msg {
-                role,
-                pieces,
-                calls,
-                ext,
-            } => {
+            Out::Msg(msg) => {
+                let role = msg.role;
                 let mut blocks = Vec::new();
                 if role == Role::Assistant {
                     self.current.clear();
                 }
-                for piece in pieces {
+                for piece in msg.pieces {
                     match piece {
                         Piece::Text(t) if t.trim().is_empty() => {}
                         Piece::Text(t) => {
                             blocks.push(json!({"type": "text", "text": t.into_owned()}));
                         }
                         Piece::Call(k) => {
-                            let Some(c) = calls.get(k) else { continue };
+                            let Some(c) = msg.calls.get(k) else { continue };
                             let id = self.used.unique(&anthropic_id(&c.id));
                             self.current.insert(c.id.clone(), id.clone());
                             blocks.push(json!({
@@ -133,7 +129,7 @@ impl Turns {
                 } else {
                     "user"
                 };
-                (role, blocks, ext)
+                (role, blocks, msg.ext)
             }
             Out::Res {
                 id,

@@ -113,19 +113,14 @@ fn with_signature(mut part: Value, signature: Option<String>) -> Value {
 impl Contents {
     fn push(&mut self, out: Out<'_>) {
         let (role, parts) = match out {
-            Out::Msg {
-                role,
-                pieces,
-                calls,
-                ext,
-            } => {
-                let model = role == Role::Assistant;
-                if model && !calls.is_empty() {
+            Out::Msg(msg) => {
+                let model = msg.role == Role::Assistant;
+                if model && !msg.calls.is_empty() {
                     self.calls.clear();
                 }
-                let send_ids = ext.get(SYNTHESIZED_IDS) != Some(&Value::Bool(true));
+                let send_ids = msg.ext.get(SYNTHESIZED_IDS) != Some(&Value::Bool(true));
                 let mut made = Vec::new();
-                let parts = pieces_parts(pieces, &calls, model, |c| {
+                let parts = pieces_parts(msg.pieces, &msg.calls, model, |c| {
                     let name = tool_name(&c.call.name).to_owned();
                     let mut call = Map::new();
                     if send_ids {

@@ -104,16 +104,20 @@ impl Piece<'_> {
     }
 }
 
+/// Pieces (text, reasoning, media and, for the assistant, calls) of one role.
+#[derive(Debug, Clone)]
+pub(super) struct Msg<'h> {
+    pub(super) role: Role,
+    pub(super) pieces: Vec<Piece<'h>>,
+    pub(super) calls: Vec<OutCall<'h>>,
+    pub(super) ext: &'h Map<String, Value>,
+}
+
 /// A provider-neutral rendered message.
 #[derive(Debug, Clone)]
 pub(super) enum Out<'h> {
-    /// Pieces (text, reasoning, media and, for the assistant, calls) of one role.
-    Msg {
-        role: Role,
-        pieces: Vec<Piece<'h>>,
-        calls: Vec<OutCall<'h>>,
-        ext: &'h Map<String, Value>,
-    },
+    /// A message of one role (see [`Msg`]).
+    Msg(Msg<'h>),
     /// A tool result answering the call with `id`, and the media it returned.
     Res {
         id: String,
@@ -288,7 +292,7 @@ fn push_item<'h>(
 fn needs_note<'a, 'h: 'a>(mut out: impl Iterator<Item = &'a Out<'h>>, view_empty: bool) -> bool {
     // The first message that sends something (blank texts are not sent by Anthropic).
     match out.find(|o| sends(o)) {
-        Some(Out::Msg { role, .. }) => *role == Role::Assistant,
+        Some(Out::Msg(m)) => m.role == Role::Assistant,
         Some(Out::Res { .. }) => false,
         None => !view_empty,
     }
@@ -297,19 +301,19 @@ fn needs_note<'a, 'h: 'a>(mut out: impl Iterator<Item = &'a Out<'h>>, view_empty
 /// Whether a rendered message sends something (blank texts are not sent by Anthropic).
 fn sends(o: &Out<'_>) -> bool {
     match o {
-        Out::Msg { pieces, .. } => pieces.iter().any(|p| !p.is_blank()),
+        Out::Msg(m) => m.pieces.iter().any(|p| !p.is_blank()),
         Out::Res { .. } => true,
     }
 }
 
 /// The note user turn (see [`FIRST_TURN_NOTE`]).
 fn note() -> Out<'static> {
-    Out::Msg {
+    Out::Msg(Msg {
         role: Role::User,
         pieces: vec![Piece::Text(Cow::Borrowed(FIRST_TURN_NOTE))],
         calls: Vec::new(),
         ext: empty_map(),
-    }
+    })
 }
 
 /// The pinned system texts and the neutral rendered sequence with pairing repaired.
@@ -488,12 +492,12 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                 // The message goes first; its calls are put in once their results
                 // (which need their ids) follow it.
                 let at = out.len();
-                out.push(Out::Msg {
+                out.push(Out::Msg(Msg {
                     role,
                     pieces,
                     calls: Vec::new(),
                     ext,
-                });
+                }));
                 for (c, call) in out_calls.iter().enumerate() {
                     let result = match answer.get(&(i, c)) {
                         Some(&r) => match &mut items[r] {
@@ -534,8 +538,8 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                     };
                     out.push(result);
                 }
-                if let Some(Out::Msg { calls, .. }) = out.get_mut(at) {
-                    *calls = out_calls;
+                if let Some(Out::Msg(msg)) = out.get_mut(at) {
+                    msg.calls = out_calls;
                 }
             }
             Item::Res {
@@ -553,12 +557,12 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
                     *entry, call_id, content, *is_error,
                 )))];
                 pieces.append(media);
-                out.push(Out::Msg {
+                out.push(Out::Msg(Msg {
                     role: Role::User,
                     pieces,
                     calls: Vec::new(),
                     ext,
-                });
+                }));
             }
         }
     }

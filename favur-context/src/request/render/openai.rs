@@ -115,19 +115,17 @@ fn content(pieces: &[Piece<'_>], role: Role, null_if_empty: bool) -> Value {
 pub(super) fn message(out: Out<'_>) -> Value {
     let mut m = Map::new();
     match out {
-        Out::Msg {
-            role,
-            pieces,
-            calls,
-            ext,
-        } => {
-            m.insert("role".into(), json!(role.as_str()));
+        Out::Msg(msg) => {
+            m.insert("role".into(), json!(msg.role.as_str()));
+            // An assistant message with calls may have no content.
+            let null_if_empty = msg.role == Role::Assistant && !msg.calls.is_empty();
             m.insert(
                 "content".into(),
-                content(&pieces, role, role == Role::Assistant && !calls.is_empty()),
+                content(&msg.pieces, msg.role, null_if_empty),
             );
-            if !calls.is_empty() {
-                let calls: Vec<Value> = calls
+            if !msg.calls.is_empty() {
+                let calls: Vec<Value> = msg
+                    .calls
                     .iter()
                     .map(|c| {
                         json!({
@@ -139,7 +137,7 @@ pub(super) fn message(out: Out<'_>) -> Value {
                     .collect();
                 m.insert("tool_calls".into(), Value::Array(calls));
             }
-            super::add_extensions(&mut m, ext, &OPENAI_OWNED);
+            super::add_extensions(&mut m, msg.ext, &OPENAI_OWNED);
         }
         Out::Res {
             id,

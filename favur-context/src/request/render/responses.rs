@@ -142,16 +142,13 @@ impl Items {
     /// Adds one message of the neutral sequence.
     pub(super) fn push(&mut self, out: Out<'_>) {
         match out {
-            Out::Msg {
-                role: Role::Assistant,
-                pieces,
-                calls,
-                ext,
-            } => self.push_assistant(&pieces, &calls, ext.get(ITEM_IDS_EXTENSION)),
-            Out::Msg { role, pieces, .. } => {
-                let content: Vec<Value> = pieces.iter().filter_map(input_part).collect();
+            Out::Msg(msg) if msg.role == Role::Assistant => {
+                self.push_assistant(&msg.pieces, &msg.calls, msg.ext.get(ITEM_IDS_EXTENSION));
+            }
+            Out::Msg(msg) => {
+                let content: Vec<Value> = msg.pieces.iter().filter_map(input_part).collect();
                 if !content.is_empty() {
-                    let role = if role == Role::System {
+                    let role = if msg.role == Role::System {
                         "system"
                     } else {
                         "user"

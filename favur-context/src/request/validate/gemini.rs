@@ -23,7 +23,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Rule, ValidationError, err, not_allowed};
+use super::{Rule, Turns, ValidationError, call_err, err, not_allowed};
 
 /// The data fields of a Gemini `Part`: exactly one per part.
 const DATA: [&str; 7] = [
@@ -276,25 +276,10 @@ fn gemini(request: &Value, strict: bool) -> Result<(), ValidationError> {
     }
     // The calls of the model turn before, waiting for their responses.
     let mut open: Vec<Call<'_>> = Vec::new();
-    let mut open_at = 0usize;
-    let mut prev_role: Option<&str> = None;
+    let mut turns = Turns::new("model");
     for (i, content) in list.iter().enumerate() {
         let at = Some(i);
-        let Value::Object(obj) = content else {
-            return Err(err(at, Rule::NotAnObject));
-        };
-        let role = match obj.get("role").and_then(Value::as_str) {
-            Some(r @ ("user" | "model")) => r,
-            Some(other) => return Err(err(at, Rule::UnknownRole(other.to_owned()))),
-            None => return Err(err(at, Rule::MissingRole)),
-        };
-        if i == 0 && role != "user" {
-            return Err(err(at, Rule::FirstNotUser));
-        }
-        if prev_role == Some(role) {
-            return Err(err(at, Rule::NotAlternating));
-        }
-        prev_role = Some(role);
+        let (obj, role) = turns.next(i, content)?;
         let parts = match obj.get("parts") {
             Some(Value::Array(p)) if !p.is_empty() => p,
             Some(Value::Array(_)) => {
@@ -315,12 +300,9 @@ fn gemini(request: &Value, strict: bool) -> Result<(), ValidationError> {
         if let Some(first) = responses.first()
             && waiting.is_empty()
         {
-            return Err(err(
-                at,
-                Rule::ResultWithoutCall {
-                    call_id: label(first),
-                },
-            ));
+            return Err(call_err(at, label(first), |call_id| {
+                Rule::ResultWithoutCall { call_id }
+            }));
         }
         if !waiting.is_empty() {
             let in_flight = !strict && i + 1 == list.len() && responses.len() < waiting.len();
@@ -359,17 +341,12 @@ fn gemini(request: &Value, strict: bool) -> Result<(), ValidationError> {
                 }
             }
         }
-        if !open.is_empty() {
-            open_at = i;
-        }
     }
+    // `open` holds the calls of the last turn.
     if strict && let Some(call) = open.first() {
-        return Err(err(
-            Some(open_at),
-            Rule::MissingResult {
-                call_id: label(call),
-            },
-        ));
+        return Err(call_err(Some(list.len() - 1), label(call), |call_id| {
+            Rule::MissingResult { call_id }
+        }));
     }
     Ok(())
 }

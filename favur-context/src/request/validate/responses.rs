@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{Rule, ValidationError, err};
+use super::{Rule, ValidationError, answer, call_err, err};
 
 /// Validates an OpenAI Responses request body (`{"input": [...], ...}`, or the bare
 /// `input` array), every call answered.
@@ -108,19 +108,19 @@ pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError>
                     )));
                 }
                 if text("arguments").is_none() {
-                    return fail(Rule::ArgumentsNotString {
-                        call_id: call_id.to_owned(),
-                    });
+                    return Err(call_err(at, call_id, |call_id| Rule::ArgumentsNotString {
+                        call_id,
+                    }));
                 }
                 if calls.insert(call_id, i).is_some() {
-                    return fail(Rule::DuplicateCallId {
-                        call_id: call_id.to_owned(),
-                    });
+                    return Err(call_err(at, call_id, |call_id| Rule::DuplicateCallId {
+                        call_id,
+                    }));
                 }
                 if has_reasoning && obj.contains_key("id") && !reasoned {
-                    return fail(Rule::MissingReasoning {
-                        call_id: call_id.to_owned(),
-                    });
+                    return Err(call_err(at, call_id, |call_id| Rule::MissingReasoning {
+                        call_id,
+                    }));
                 }
             }
             Some("function_call_output") => {
@@ -129,16 +129,7 @@ pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError>
                         "a function_call_output needs a `call_id` string".into(),
                     ));
                 };
-                if !calls.contains_key(call_id) {
-                    return fail(Rule::ResultWithoutCall {
-                        call_id: call_id.to_owned(),
-                    });
-                }
-                if !answered.insert(call_id) {
-                    return fail(Rule::DuplicateResult {
-                        call_id: call_id.to_owned(),
-                    });
-                }
+                answer(at, call_id, calls.contains_key(call_id), &mut answered)?;
                 match obj.get("output") {
                     Some(Value::String(_)) => {}
                     Some(Value::Array(parts)) => parts
@@ -171,12 +162,9 @@ pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError>
         .collect();
     open.sort_by_key(|&(_, at)| at);
     if let Some(&(call_id, at)) = open.first() {
-        return Err(err(
-            Some(at),
-            Rule::MissingResult {
-                call_id: call_id.to_owned(),
-            },
-        ));
+        return Err(call_err(Some(at), call_id, |call_id| Rule::MissingResult {
+            call_id,
+        }));
     }
     Ok(())
 }
