@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::FIRST_TURN_NOTE;
 use super::anthropic_blocks::{leading_thinking, media_block, reasoning_block};
-use super::neutral::{Out, Piece, UniqueIds, tool_name};
+use super::neutral::{Out, Piece, UniqueIds, object, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Role};
 
@@ -25,6 +25,11 @@ pub(super) fn system_block(entry: &Entry, text: String) -> Value {
         block.insert("cache_control".into(), cc.clone());
     }
     Value::Object(block)
+}
+
+/// A `text` block holding `text`.
+fn text_block(text: String) -> Value {
+    object([("type", Value::from("text")), ("text", Value::String(text))])
 }
 
 /// The id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`).
@@ -45,8 +50,8 @@ fn anthropic_id(id: &str) -> String {
 pub(super) fn input(arguments: &Arguments) -> Value {
     match arguments {
         Arguments::Json(v @ Value::Object(_)) => v.clone(),
-        Arguments::Json(v) => json!({ "arguments": v }),
-        Arguments::Invalid(raw) => json!({ "arguments": raw }),
+        Arguments::Json(v) => object([("arguments", v.clone())]),
+        Arguments::Invalid(raw) => object([("arguments", Value::String(raw.clone()))]),
     }
 }
 
@@ -103,18 +108,18 @@ impl Turns {
                     match piece {
                         Piece::Text(t) if t.trim().is_empty() => {}
                         Piece::Text(t) => {
-                            blocks.push(json!({"type": "text", "text": t.into_owned()}));
+                            blocks.push(text_block(t.into_owned()));
                         }
                         Piece::Call(k) => {
                             let Some(c) = msg.calls.get(k) else { continue };
                             let id = self.used.unique(&anthropic_id(&c.id));
                             self.current.insert(c.id.clone(), id.clone());
-                            blocks.push(json!({
-                                "type": "tool_use",
-                                "id": id,
-                                "name": tool_name(&c.call.name),
-                                "input": input(&c.call.arguments),
-                            }));
+                            blocks.push(object([
+                                ("type", Value::from("tool_use")),
+                                ("id", Value::String(id)),
+                                ("name", Value::from(tool_name(&c.call.name))),
+                                ("input", input(&c.call.arguments)),
+                            ]));
                         }
                         // Reasoning is only sent back in an assistant turn.
                         Piece::Reasoning(r) if role == Role::Assistant => {
@@ -154,7 +159,7 @@ impl Turns {
                     // What the tool returned besides its text, as blocks of its result.
                     let mut inner = Vec::new();
                     if !content.is_empty() {
-                        inner.push(json!({"type": "text", "text": content.into_owned()}));
+                        inner.push(text_block(content.into_owned()));
                     }
                     inner.extend(media.iter().filter_map(|m| media_block(m, true)));
                     block.insert("content".into(), Value::Array(inner));
@@ -182,7 +187,10 @@ impl Turns {
                     existing.append(&mut blocks);
                 }
             }
-            _ => self.messages.push(json!({"role": role, "content": blocks})),
+            _ => self.messages.push(object([
+                ("role", Value::from(role)),
+                ("content", Value::Array(blocks)),
+            ])),
         }
     }
 

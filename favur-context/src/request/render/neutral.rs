@@ -569,6 +569,12 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
     out
 }
 
+/// A JSON object of `fields`, each value moved in: what `json!` builds, without
+/// serializing its values again (`json!` copies every text and value it is given).
+pub(super) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
 pub(super) fn empty_map() -> &'static Map<String, Value> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
     EMPTY.get_or_init(Map::new)

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::neutral::{Out, Piece, tool_name};
+use super::neutral::{Out, Piece, object, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::Role;
 use crate::model::parts::{Media, MediaSource};
@@ -126,13 +126,20 @@ pub(super) fn message(out: Out<'_>) -> Value {
             if !msg.calls.is_empty() {
                 let calls: Vec<Value> = msg
                     .calls
-                    .iter()
+                    .into_iter()
                     .map(|c| {
-                        json!({
-                            "id": c.id,
-                            "type": "function",
-                            "function": {"name": tool_name(&c.call.name), "arguments": c.call.arguments.to_json_string()},
-                        })
+                        let function = object([
+                            ("name", Value::from(tool_name(&c.call.name))),
+                            (
+                                "arguments",
+                                Value::String(c.call.arguments.to_json_string()),
+                            ),
+                        ]);
+                        object([
+                            ("id", Value::String(c.id)),
+                            ("type", Value::from("function")),
+                            ("function", function),
+                        ])
                     })
                     .collect();
                 m.insert("tool_calls".into(), Value::Array(calls));

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::neutral::{Out, OutCall, Piece, UniqueIds, tool_name};
+use super::neutral::{Out, OutCall, Piece, UniqueIds, object, tool_name};
 use super::openai::{data_url, media_note};
 use crate::model::entry::Entry;
 use crate::model::message::Role;
@@ -167,11 +167,11 @@ impl Items {
                     parts.extend(media.iter().filter_map(input_part));
                     Value::Array(parts)
                 };
-                self.input.push(json!({
-                    "type": "function_call_output",
-                    "call_id": call_id,
-                    "output": output,
-                }));
+                self.input.push(object([
+                    ("type", Value::from("function_call_output")),
+                    ("call_id", Value::String(call_id)),
+                    ("output", output),
+                ]));
             }
         }
     }
@@ -216,7 +216,10 @@ impl Items {
                     }
                     item.insert("call_id".into(), json!(call_id));
                     item.insert("name".into(), json!(tool_name(&c.call.name)));
-                    item.insert("arguments".into(), json!(c.call.arguments.to_json_string()));
+                    item.insert(
+                        "arguments".into(),
+                        Value::String(c.call.arguments.to_json_string()),
+                    );
                     self.input.push(Value::Object(item));
                 }
             }
@@ -242,5 +245,5 @@ impl Items {
 
 /// The request body: `{"input": [...]}`.
 pub(super) fn body(input: Vec<Value>) -> Value {
-    json!({ "input": input })
+    object([("input", Value::Array(input))])
 }
