@@ -2,13 +2,11 @@
 
 mod common;
 
+use common::parts::{assistant, call, result, text, tool};
 use common::{apply, reform, render_valid, summary};
 use favur_context::render::{FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai};
 use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
-use favur_context::{
-    Edit, EntryId, Form, History, Message, Part, Retention, Role, ToolCall, ToolResult,
-    forgettable, fuzzy, strict,
-};
+use favur_context::{Edit, EntryId, Form, History, Message, Retention, forgettable, fuzzy, strict};
 use insta::assert_json_snapshot;
 use serde_json::json;
 
@@ -29,13 +27,10 @@ fn base() -> (History, Ids) {
     h.pin(strict!(system: "You are a coding agent."));
     let task = h.append(strict!(user: "Fix the failing test."));
     let a1 = h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Text("Looking around.".into()),
-                Part::ToolCall(ToolCall::new("c1", "bash", json!({"command": "ls"}))),
-            ],
-        )
+        assistant([
+            text("Looking around."),
+            call("c1", "bash", json!({"command": "ls"})),
+        ])
         .classify(Retention::Fuzzy),
     );
     let r1 = h.append(forgettable!(tool_result("c1"): "Cargo.toml\nsrc"));
@@ -323,22 +318,7 @@ fn several_results_in_one_message_render_as_one_tool_message_each() {
     h.append(
         fuzzy!(tool_calls: [("a", "read", r#"{"path":"x"}"#), ("b", "read", r#"{"path":"y"}"#)]),
     );
-    let both = Message::new(
-        Role::Tool,
-        vec![
-            Part::ToolResult(ToolResult {
-                call_id: "b".into(),
-                content: "y!".into(),
-                is_error: false,
-            }),
-            Part::ToolResult(ToolResult {
-                call_id: "a".into(),
-                content: "x!".into(),
-                is_error: false,
-            }),
-        ],
-    );
-    h.append(both.classify(Retention::Fuzzy));
+    h.append(tool([result("b", "y!"), result("a", "x!")]).classify(Retention::Fuzzy));
     let (openai, anthropic) = render_valid(&h, true);
     assert_eq!(openai[2]["tool_call_id"], "a");
     assert_eq!(openai[3]["tool_call_id"], "b");
@@ -425,14 +405,11 @@ fn anthropic_leaves_out_empty_text_and_wraps_non_object_arguments() {
     let mut h = History::new();
     h.append(strict!(user: "go"));
     h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Text("  ".into()),
-                Part::ToolCall(ToolCall::new("c1", "f", "{bad json")),
-                Part::ToolCall(ToolCall::new("c2", "f", json!([1, 2]))),
-            ],
-        )
+        assistant([
+            text("  "),
+            call("c1", "f", "{bad json"),
+            call("c2", "f", json!([1, 2])),
+        ])
         .classify(Retention::Fuzzy),
     );
     h.append(forgettable!(tool_result("c1"): ""));

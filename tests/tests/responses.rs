@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::parts::{assistant, call, document, image, result, text, thinking, tool, user};
 use common::render_valid;
 use common::steps::{policy, words};
 use favur_context::import::{self, Format, IncomingMessage};
@@ -282,7 +283,7 @@ proptest! {
 
 /// A history of every new part, in the shapes each format can carry back.
 fn round_trip_history(provider: Provider) -> History {
-    let thinking = match provider {
+    let thoughts = match provider {
         Provider::OpenAi => vec![Reasoning::openai(
             "rs_1",
             ["look first", "then list"],
@@ -293,39 +294,28 @@ fn round_trip_history(provider: Provider) -> History {
             Reasoning::anthropic_redacted("ENC-2"),
         ],
     };
-    let mut call = ToolCall::new("call_1", "ls", json!({"path": "tests"}));
+    let mut ls = ToolCall::new("call_1", "ls", json!({"path": "tests"}));
     if provider == Provider::OpenAi {
-        call = call.with_provider_id("fc_1");
+        ls = ls.with_provider_id("fc_1");
     }
-    let mut assistant: Vec<Part> = thinking.into_iter().map(Part::Reasoning).collect();
-    assistant.push(Part::Text("Let me look.".into()));
-    assistant.push(Part::ToolCall(call));
+    let turn = thoughts.into_iter().map(thinking);
+    let turn = turn.chain([text("Let me look."), Part::ToolCall(ls)]);
     let mut h = History::new();
     h.append(
-        Message::new(
-            Role::User,
-            vec![
-                Part::Text("what is in these?".into()),
-                Part::Image(Media::base64("image/png", "iVBORw0KGgoAAAANSUhEUg==")),
-                Part::Image(Media::url("image/jpeg", "https://example.com/cat.jpg")),
-                Part::Document(Media::base64("application/pdf", "JVBERi0xLjQ=").named("spec.pdf")),
-            ],
-        )
+        user([
+            text("what is in these?"),
+            image(Media::base64("image/png", "iVBORw0KGgoAAAANSUhEUg==")),
+            image(Media::url("image/jpeg", "https://example.com/cat.jpg")),
+            document(Media::base64("application/pdf", "JVBERi0xLjQ=").named("spec.pdf")),
+        ])
         .classify(Retention::Strict),
     );
-    h.append(Message::new(Role::Assistant, assistant).classify(Retention::Fuzzy));
+    h.append(assistant(turn).classify(Retention::Fuzzy));
     h.append(
-        Message::new(
-            Role::Tool,
-            vec![
-                Part::ToolResult(ToolResult {
-                    call_id: "call_1".into(),
-                    content: "a screenshot".into(),
-                    is_error: false,
-                }),
-                Part::Image(Media::base64("image/png", "iVBORw0KGgoSCREEN")),
-            ],
-        )
+        tool([
+            result("call_1", "a screenshot"),
+            image(Media::base64("image/png", "iVBORw0KGgoSCREEN")),
+        ])
         .classify(Retention::Forgettable),
     );
     h.append(Message::assistant("It is a cat.").classify(Retention::Fuzzy));
@@ -545,28 +535,18 @@ fn reasoning_from_another_provider_is_not_sent_and_media_are_never_dropped() {
     let mut h = History::new();
     h.append(Message::user("go").classify(Retention::Strict));
     h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Reasoning(Reasoning::anthropic("think", "SIG-A")),
-                Part::Reasoning(Reasoning::openai("rs_1", ["summary"], Some("ENC-O".into()))),
-                Part::ToolCall(ToolCall::new("c1", "shot", "{}")),
-            ],
-        )
+        assistant([
+            thinking(Reasoning::anthropic("think", "SIG-A")),
+            thinking(Reasoning::openai("rs_1", ["summary"], Some("ENC-O".into()))),
+            call("c1", "shot", "{}"),
+        ])
         .classify(Retention::Fuzzy),
     );
     h.append(
-        Message::new(
-            Role::Tool,
-            vec![
-                Part::ToolResult(ToolResult {
-                    call_id: "c1".into(),
-                    content: "done".into(),
-                    is_error: false,
-                }),
-                Part::Image(Media::file("image/png", "file_shot")),
-            ],
-        )
+        tool([
+            result("c1", "done"),
+            image(Media::file("image/png", "file_shot")),
+        ])
         .classify(Retention::Fuzzy),
     );
     let (openai, anthropic) = render_valid(&h, true);

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 mod edits;
+pub mod parts;
 pub mod steps;
 
 #[allow(unused_imports)]
