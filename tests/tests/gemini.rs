@@ -6,7 +6,7 @@
 mod common;
 
 use common::parts::{assistant, call, document, text, thinking, user};
-use common::steps::{append, at_every_tier, policy, started, step};
+use common::steps::{append, at_every_tier, run, step};
 use common::{trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportError, IncomingMessage};
@@ -42,18 +42,15 @@ fn signed_call(h: &mut History, class: Retention, k: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn compacted_views_always_render_valid_gemini_bodies(
         steps in prop::collection::vec((step(), prop::option::weighted(0.2, common::class())), 1..30),
-        window in 2_000u64..60_000,
-        cap in prop::option::of(50u32..400),
-        pin in any::<bool>(),
-        user_first in any::<bool>(),
+        run in run(),
     ) {
-        let mut h = started(pin, user_first);
-        let mut compactor = Compactor::new(policy(window, cap));
+        let mut h = run.history();
+        let mut compactor = run.budget.compactor();
         let mut k = 0;
         for (step, signed) in &steps {
             append(&mut h, step, &mut k);
@@ -64,7 +61,7 @@ proptest! {
             compactor.compact(&mut h).unwrap();
             strict_valid(&h);
         }
-        at_every_tier(&h, window, cap, |forced| {
+        at_every_tier(&h, run.budget, |forced| {
             strict_valid(forced);
         });
     }

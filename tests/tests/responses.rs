@@ -9,15 +9,14 @@ mod common;
 
 use common::parts::{assistant, call, document, image, result, text, thinking, tool, user};
 use common::render_valid;
-use common::steps::{policy, words};
+use common::steps::{at_every_tier_then_last, budget_in, started, words};
 use favur_context::import::{self, Format, IncomingMessage};
 use favur_context::render::{
     Renderer, render_anthropic, render_openai, render_responses, request_tokens,
 };
 use favur_context::validate::{Rule, validate_responses_strict};
 use favur_context::{
-    Compactor, History, Media, Message, Part, Provider, Reasoning, Retention, Role, ToolCall,
-    ToolResult,
+    History, Media, Message, Part, Provider, Reasoning, Retention, Role, ToolCall, ToolResult,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -246,22 +245,17 @@ fn only_provider(steps: &[Step]) -> Option<Provider> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn rich_histories_compacted_at_every_tier_render_valid_requests_in_every_format(
         steps in prop::collection::vec(step(), 1..24),
-        window in 3_000u64..60_000,
-        cap in prop::option::of(60u32..400),
+        budget in budget_in(3_000..60_000, 60..400),
         pin in any::<bool>(),
     ) {
-        let mut h = History::new();
-        if pin {
-            h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
-        }
-        h.append(Message::user("the task").classify(Retention::Strict));
+        let mut h = started(pin, true);
         let only = only_provider(&steps);
-        let mut compactor = Compactor::new(policy(window, cap));
+        let mut compactor = budget.compactor();
         let mut renderer = Renderer::new();
         let mut k = 0;
         for step in &steps {
@@ -269,15 +263,12 @@ proptest! {
             compactor.compact(&mut h).unwrap();
             check(&h, &mut renderer, only);
         }
-        let tiers = compactor.policy().tiers().len() as u8;
-        for tier in 1..=tiers {
-            let mut forced = h.clone();
-            let mut c = Compactor::new(policy(window, cap));
-            c.compact_at(&mut forced, tier).unwrap();
-            check(&forced, &mut Renderer::new(), only);
-            c.compact_at(&mut forced, tiers).unwrap();
-            check(&forced, &mut renderer, only);
-        }
+        at_every_tier_then_last(
+            &h,
+            budget,
+            |forced| check(forced, &mut Renderer::new(), only),
+            |forced| check(forced, &mut renderer, only),
+        );
     }
 }
 

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 
 use super::class;
 use serde_json::json;
+use std::ops::Range;
 
 /// One step of an agent run.
 #[derive(Debug, Clone)]
@@ -138,6 +139,60 @@ pub fn append(h: &mut History, step: &Step, k: &mut usize) {
     }
 }
 
+/// The window and per-entry cap a random run is compacted with.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub window: u64,
+    pub cap: Option<u32>,
+}
+
+/// Windows of 2k to 60k tokens, caps of 50 to 400 tokens or none.
+pub fn budget() -> impl Strategy<Value = Budget> {
+    budget_in(2_000..60_000, 50..400)
+}
+
+/// Windows in `windows`, caps in `caps` or none.
+pub fn budget_in(windows: Range<u64>, caps: Range<u32>) -> impl Strategy<Value = Budget> {
+    (windows, prop::option::of(caps)).prop_map(|(window, cap)| Budget { window, cap })
+}
+
+impl Budget {
+    /// Its policy.
+    pub fn policy(self) -> Policy {
+        policy(self.window, self.cap)
+    }
+
+    /// A compactor with its policy.
+    pub fn compactor(self) -> Compactor {
+        Compactor::new(self.policy())
+    }
+}
+
+/// How a random run starts: its budget, the system prompt pinned (`pin`), the task first
+/// (`user_first`).
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    pub budget: Budget,
+    pub pin: bool,
+    pub user_first: bool,
+}
+
+/// Any start, with the usual [`budget`].
+pub fn run() -> impl Strategy<Value = Run> {
+    (budget(), any::<bool>(), any::<bool>()).prop_map(|(budget, pin, user_first)| Run {
+        budget,
+        pin,
+        user_first,
+    })
+}
+
+impl Run {
+    /// The history it starts from (see [`started`]).
+    pub fn history(self) -> History {
+        started(self.pin, self.user_first)
+    }
+}
+
 /// A policy for `window` tokens with an optional per-entry cap.
 pub fn policy(window: u64, cap: Option<u32>) -> Policy {
     Policy::builder()
@@ -161,14 +216,25 @@ pub fn started(pin: bool, user_first: bool) -> History {
 }
 
 /// Every tier applied on top of `h` (a copy), then the last one, each result checked.
-pub fn at_every_tier(h: &History, window: u64, cap: Option<u32>, check: impl Fn(&History)) {
-    let tiers = policy(window, cap).tiers().len() as u8;
-    for tier in 1..=tiers {
+pub fn at_every_tier(h: &History, budget: Budget, check: impl Fn(&History)) {
+    at_every_tier_then_last(h, budget, &check, &check);
+}
+
+/// Every tier applied on top of `h` (a copy), the result checked with `tier`, then the
+/// last tier on top of that, checked with `last`.
+pub fn at_every_tier_then_last(
+    h: &History,
+    budget: Budget,
+    mut tier: impl FnMut(&History),
+    mut last: impl FnMut(&History),
+) {
+    let tiers = budget.policy().tiers().len() as u8;
+    for t in 1..=tiers {
         let mut forced = h.clone();
-        let mut c = Compactor::new(policy(window, cap));
-        c.compact_at(&mut forced, tier).unwrap();
-        check(&forced);
+        let mut c = budget.compactor();
+        c.compact_at(&mut forced, t).unwrap();
+        tier(&forced);
         c.compact_at(&mut forced, tiers).unwrap();
-        check(&forced);
+        last(&forced);
     }
 }
