@@ -18,17 +18,22 @@ pub enum Step {
     User(Retention, usize),
     /// An assistant message of that class and size (words).
     Assistant(Retention, usize),
-    /// Calls, each with (class, size, is_error); `grouped` puts all results in one tool
-    /// message; `missing` leaves the last call unanswered (the conversation goes on);
-    /// `late` records a user message between the calls and their results.
-    Calls {
-        class: Retention,
-        results: Vec<(Retention, usize, bool)>,
-        grouped: bool,
-        missing: bool,
-        late: bool,
-        text: bool,
-    },
+    /// An assistant turn of calls and their results.
+    Calls(Calls),
+}
+
+/// An assistant turn of that class making calls, each with (class, size, is_error) of its
+/// result; `grouped` puts all results in one tool message; `missing` leaves the last call
+/// unanswered (the conversation goes on); `late` records a user message between the
+/// calls and their results; `text` puts a text before the calls.
+#[derive(Debug, Clone)]
+pub struct Calls {
+    pub class: Retention,
+    pub results: Vec<(Retention, usize, bool)>,
+    pub grouped: bool,
+    pub missing: bool,
+    pub late: bool,
+    pub text: bool,
 }
 
 /// Any step.
@@ -44,16 +49,16 @@ pub fn step() -> impl Strategy<Value = Step> {
             prop::bool::weighted(0.1),
             any::<bool>(),
         )
-            .prop_map(
-                |(class, results, grouped, missing, late, text)| Step::Calls {
+            .prop_map(|(class, results, grouped, missing, late, text)| {
+                Step::Calls(Calls {
                     class,
                     results,
                     grouped,
                     missing,
                     late,
                     text,
-                }
-            ),
+                })
+            }),
     ]
 }
 
@@ -73,68 +78,71 @@ pub fn append(h: &mut History, step: &Step, k: &mut usize) {
         Step::Assistant(c, n) => {
             h.append(Message::assistant(words(*n, *k)).classify(*c));
         }
-        Step::Calls {
-            class,
-            results,
-            grouped,
-            missing,
-            late,
-            text,
-        } => {
-            let ids: Vec<String> = results
+        Step::Calls(calls) => calls.append(h, k),
+    }
+}
+
+impl Calls {
+    /// Appends the turn and its results; `k` numbers the calls so ids are unique.
+    fn append(&self, h: &mut History, k: &mut usize) {
+        let ids: Vec<String> = self
+            .results
+            .iter()
+            .map(|_| {
+                *k += 1;
+                format!("call_{k}")
+            })
+            .collect();
+        let mut parts = Vec::new();
+        if self.text {
+            parts.push(Part::Text(words(20, *k)));
+        }
+        for id in &ids {
+            parts.push(Part::ToolCall(ToolCall::new(
+                id.clone(),
+                "bash",
+                json!({"command": format!("run {id}")}),
+            )));
+        }
+        h.append(Message::new(Role::Assistant, parts).classify(self.class));
+        if self.late {
+            h.append(Message::user("meanwhile").classify(Retention::Strict));
+        }
+        let answered = if self.missing {
+            ids.len() - 1
+        } else {
+            ids.len()
+        };
+        let results: Vec<(String, Retention, usize, bool)> = ids
+            .iter()
+            .zip(&self.results)
+            .take(answered)
+            .map(|(id, (c, n, e))| (id.clone(), *c, *n, *e))
+            .collect();
+        if self.grouped && results.len() > 1 {
+            let strictest = results
                 .iter()
-                .map(|_| {
-                    *k += 1;
-                    format!("call_{k}")
+                .map(|r| r.1)
+                .max()
+                .unwrap_or(Retention::Fuzzy);
+            let parts = results
+                .iter()
+                .map(|(id, _, n, e)| {
+                    Part::ToolResult(ToolResult {
+                        call_id: id.clone(),
+                        content: words(*n, *n),
+                        is_error: *e,
+                    })
                 })
                 .collect();
-            let mut parts = Vec::new();
-            if *text {
-                parts.push(Part::Text(words(20, *k)));
+            h.append(Message::new(Role::Tool, parts).classify(strictest));
+        } else {
+            for (id, c, n, e) in results {
+                h.append(Message::tool_result(id, words(n, n), e).classify(c));
             }
-            for id in &ids {
-                parts.push(Part::ToolCall(ToolCall::new(
-                    id.clone(),
-                    "bash",
-                    json!({"command": format!("run {id}")}),
-                )));
-            }
-            h.append(Message::new(Role::Assistant, parts).classify(*class));
-            if *late {
-                h.append(Message::user("meanwhile").classify(Retention::Strict));
-            }
-            let answered = if *missing { ids.len() - 1 } else { ids.len() };
-            let results: Vec<(String, Retention, usize, bool)> = ids
-                .iter()
-                .zip(results)
-                .take(answered)
-                .map(|(id, (c, n, e))| (id.clone(), *c, *n, *e))
-                .collect();
-            if *grouped && results.len() > 1 {
-                let strictest = results
-                    .iter()
-                    .map(|r| r.1)
-                    .max()
-                    .unwrap_or(Retention::Fuzzy);
-                let parts = results
-                    .iter()
-                    .map(|(id, _, n, e)| {
-                        Part::ToolResult(ToolResult {
-                            call_id: id.clone(),
-                            content: words(*n, *n),
-                            is_error: *e,
-                        })
-                    })
-                    .collect();
-                h.append(Message::new(Role::Tool, parts).classify(strictest));
-            } else {
-                for (id, c, n, e) in results {
-                    h.append(Message::tool_result(id, words(n, n), e).classify(c));
-                }
-            }
-            if *missing {
-                h.append(Message::user("continue").classify(Retention::Fuzzy));
-            }
+        }
+        if self.missing {
+            h.append(Message::user("continue").classify(Retention::Fuzzy));
         }
     }
 }
