@@ -3,7 +3,7 @@
 mod common;
 
 use common::parts::{assistant, call, result, text, tool};
-use common::{apply, reform, render_valid, summary};
+use common::{apply, reform, render_valid, summarize};
 use favur_context::render::{FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai};
 use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
 use favur_context::{Edit, EntryId, Form, History, Message, Retention, forgettable, fuzzy, strict};
@@ -106,14 +106,10 @@ fn placeholder_without_summary_points_at_the_original() {
 #[test]
 fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
     let (mut h, ids) = base();
-    let s = summary(&h, &[ids.r2], "lib.rs defines f.");
-    let sid = s.id();
+    let (sid, s) = summarize(&h, &[ids.r2], "lib.rs defines f.");
     apply(
         &mut h,
-        vec![
-            Edit::Summarize { summary: s.into() },
-            reform(ids.r2, Form::Placeholder { summary: Some(sid) }),
-        ],
+        vec![s, reform(ids.r2, Form::Placeholder { summary: Some(sid) })],
     );
     let (openai, anthropic) = render_valid(&h, true);
     let text = favur_context::placeholder_text(ids.r2, Some(sid));
@@ -166,28 +162,12 @@ fn capped_renders_the_capped_message_at_first_and_middle_and_last() {
 #[test]
 fn summaries_at_first_middle_and_last_are_tagged_user_context() {
     let (mut h, ids) = base();
-    let first = summary(&h, &[ids.task], "The user asked for a fix.");
-    let first_id = first.id();
-    apply(
-        &mut h,
-        vec![Edit::Summarize {
-            summary: first.into(),
-        }],
-    );
-    let middle = summary(&h, &[ids.a1, ids.r1], "Listed the repository.");
-    apply(
-        &mut h,
-        vec![Edit::Summarize {
-            summary: middle.into(),
-        }],
-    );
-    let last = summary(&h, &[ids.fin], "Found the failing function.");
-    apply(
-        &mut h,
-        vec![Edit::Summarize {
-            summary: last.into(),
-        }],
-    );
+    let (first_id, first) = summarize(&h, &[ids.task], "The user asked for a fix.");
+    apply(&mut h, vec![first]);
+    let (_, middle) = summarize(&h, &[ids.a1, ids.r1], "Listed the repository.");
+    apply(&mut h, vec![middle]);
+    let (_, last) = summarize(&h, &[ids.fin], "Found the failing function.");
+    apply(&mut h, vec![last]);
     let (openai, anthropic) = render_valid(&h, true);
     let msgs = openai.as_array().unwrap();
     assert_eq!(msgs.len(), 7);

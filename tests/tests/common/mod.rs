@@ -33,6 +33,12 @@ pub fn summary(h: &History, replaces: &[EntryId], text: &str) -> Entry {
     )
 }
 
+/// The edit that records a summary (see [`summary`]) of `replaces`, and the summary's id.
+pub fn summarize(h: &History, replaces: &[EntryId], text: &str) -> (EntryId, Edit) {
+    let s = summary(h, replaces, text);
+    (s.id(), Edit::Summarize { summary: s.into() })
+}
+
 pub fn reform(id: EntryId, form: Form) -> Edit {
     Edit::Reform {
         id,
