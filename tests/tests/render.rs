@@ -8,7 +8,7 @@ use favur_context::render::{FIRST_TURN_NOTE, missing_result, render_anthropic, r
 use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
 use favur_context::{Edit, EntryId, Form, History, Message, Retention, forgettable, fuzzy, strict};
 use insta::assert_json_snapshot;
-use serde_json::json;
+use serde_json::{Value, json};
 
 struct Ids {
     task: EntryId,
@@ -67,11 +67,18 @@ fn verbatim_view_renders_every_message_in_order() {
     assert_json_snapshot!("verbatim_anthropic", anthropic);
 }
 
+/// [`base`] compacted by the `edits` of its ids, rendered to both formats (both valid,
+/// strictly).
+fn base_compacted(edits: impl FnOnce(&Ids) -> Vec<Edit>) -> (Ids, Value, Value) {
+    let (mut h, ids) = base();
+    apply(&mut h, edits(&ids));
+    let (openai, anthropic) = render_valid(&h, true);
+    (ids, openai, anthropic)
+}
+
 #[test]
 fn calls_only_keeps_the_calls_and_drops_the_text() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![reform(ids.a1, Form::CallsOnly)]);
-    let (openai, anthropic) = render_valid(&h, true);
+    let (_, openai, anthropic) = base_compacted(|ids| vec![reform(ids.a1, Form::CallsOnly)]);
     assert_eq!(openai[2]["content"], serde_json::Value::Null);
     assert_eq!(openai[2]["tool_calls"][0]["id"], "c1");
     assert_eq!(
@@ -87,12 +94,8 @@ fn calls_only_keeps_the_calls_and_drops_the_text() {
 
 #[test]
 fn placeholder_without_summary_points_at_the_original() {
-    let (mut h, ids) = base();
-    apply(
-        &mut h,
-        vec![reform(ids.r1, Form::Placeholder { summary: None })],
-    );
-    let (openai, anthropic) = render_valid(&h, true);
+    let (ids, openai, anthropic) =
+        base_compacted(|ids| vec![reform(ids.r1, Form::Placeholder { summary: None })]);
     assert_eq!(
         openai[3]["content"],
         favur_context::placeholder_text(ids.r1, None)
@@ -198,9 +201,7 @@ fn summaries_at_first_middle_and_last_are_tagged_user_context() {
 
 #[test]
 fn anthropic_inserts_a_marked_user_turn_when_the_view_starts_with_the_assistant() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![Edit::Drop { id: ids.task }]);
-    let (openai, anthropic) = render_valid(&h, true);
+    let (_, openai, anthropic) = base_compacted(|ids| vec![Edit::Drop { id: ids.task }]);
     // Both formats send the same note turn first, so both send what usage counts.
     assert_eq!(openai[1]["content"], FIRST_TURN_NOTE);
     assert_eq!(openai[2]["role"], "assistant");
@@ -214,9 +215,7 @@ fn anthropic_inserts_a_marked_user_turn_when_the_view_starts_with_the_assistant(
 
 #[test]
 fn a_dropped_result_whose_call_stays_becomes_a_placeholder_naming_it() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![Edit::Drop { id: ids.r2 }]);
-    let (openai, _) = render_valid(&h, true);
+    let (ids, openai, _) = base_compacted(|ids| vec![Edit::Drop { id: ids.r2 }]);
     assert_eq!(openai[5]["tool_call_id"], "c2");
     assert_eq!(
         openai[5]["content"],
@@ -226,9 +225,7 @@ fn a_dropped_result_whose_call_stays_becomes_a_placeholder_naming_it() {
 
 #[test]
 fn a_result_whose_call_was_dropped_is_rendered_as_marked_context() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![Edit::Drop { id: ids.a1 }]);
-    let (openai, anthropic) = render_valid(&h, true);
+    let (ids, openai, anthropic) = base_compacted(|ids| vec![Edit::Drop { id: ids.a1 }]);
     assert_eq!(openai[2]["role"], "user");
     let text = openai[2]["content"].as_str().unwrap();
     assert!(text.starts_with(&format!("<tool-output entry=\"{}\" call=\"c1\">", ids.r1)));
