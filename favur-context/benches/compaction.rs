@@ -192,11 +192,9 @@ fn bench_compact(c: &mut Criterion) {
     g.finish();
 }
 
-fn bench_summarizer(c: &mut Criterion) {
-    let mut g = c.benchmark_group("summarizer");
-    let h = history(2_000);
-    let entries: Vec<_> = h.entries().iter().collect();
-    let bytes: usize = entries
+/// The bytes of text, results and call arguments in `entries` (what a summarizer reads).
+fn text_bytes(entries: &[&favur_context::Entry]) -> usize {
+    entries
         .iter()
         .flat_map(|e| e.message().parts.iter())
         .map(|p| match p {
@@ -205,23 +203,22 @@ fn bench_summarizer(c: &mut Criterion) {
             favur_context::Part::ToolCall(c) => c.arguments.to_json_string().len(),
             _ => 0,
         })
-        .sum();
+        .sum()
+}
+
+fn bench_summarizer(c: &mut Criterion) {
+    let mut g = c.benchmark_group("summarizer");
+    let h = history(2_000);
+    let entries: Vec<_> = h.entries().iter().collect();
+    let bytes = text_bytes(&entries);
     let s = BuiltinSummarizer::default();
     // One run of 64 entries (a typical summary), and one huge run.
     for take in [64usize, entries.len()] {
         let run = &entries[1..take.min(entries.len())];
-        let run_bytes: usize = if take == entries.len() {
+        let run_bytes = if take == entries.len() {
             bytes
         } else {
-            run.iter()
-                .flat_map(|e| e.message().parts.iter())
-                .map(|p| match p {
-                    favur_context::Part::Text(t) => t.len(),
-                    favur_context::Part::ToolResult(r) => r.content.len(),
-                    favur_context::Part::ToolCall(c) => c.arguments.to_json_string().len(),
-                    _ => 0,
-                })
-                .sum()
+            text_bytes(run)
         };
         g.throughput(Throughput::Bytes(run_bytes as u64));
         g.bench_with_input(BenchmarkId::new("entries", run.len()), run, |b, run| {

@@ -450,7 +450,7 @@ fn run(ops: &[Op], window: u64, keep_recent: usize) -> Result<History, TestCaseE
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
     fn compaction_invariants_hold_after_every_request(

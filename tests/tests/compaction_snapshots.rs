@@ -3,8 +3,8 @@
 
 use favur_context::TokenCounter as _;
 use favur_context::{
-    Compactor, EntryId, EntryKind, Form, History, Plan, Policy, forgettable, fuzzy,
-    kinds::Directive, strict,
+    CompactionReport, Compactor, EntryId, EntryKind, Form, History, Plan, Policy, forgettable,
+    fuzzy, kinds::Directive, strict,
 };
 
 const TRACE: &str = "running 12 tests
@@ -168,6 +168,20 @@ fn usage_recount(h: &History) -> u64 {
     openai
 }
 
+/// `tier` forced on `h`, which must have work for it.
+fn forced(c: &mut Compactor, h: &mut History, tier: u8) -> CompactionReport {
+    c.compact_at(h, tier)
+        .unwrap()
+        .unwrap_or_else(|| panic!("tier {tier} has work"))
+}
+
+/// The view rendered (see [`render`]) once usage is checked against what the rendered
+/// requests count.
+fn recounted_render(h: &History) -> String {
+    assert_eq!(h.usage_tokens(), usage_recount(h));
+    render(h)
+}
+
 #[test]
 fn the_seed_scenario_holds_at_every_tier() {
     let Seed {
@@ -181,10 +195,7 @@ fn the_seed_scenario_holds_at_every_tier() {
     let before = history.clone();
 
     // Tier 1: summarize forgettable and fuzzy, keep strict. Nothing is deleted.
-    let r1 = c
-        .compact_at(&mut history, 1)
-        .unwrap()
-        .expect("tier 1 has work");
+    let r1 = forced(&mut c, &mut history, 1);
     assert_eq!(
         fate(&history, trace),
         "verbatim",
@@ -204,14 +215,10 @@ fn the_seed_scenario_holds_at_every_tier() {
     );
     assert_eq!(r1.classes.strict.summarized.entries, 0);
     assert_eq!(r1.summarizer_calls, r1.summaries.len());
-    assert_eq!(history.usage_tokens(), usage_recount(&history));
-    let tier1 = render(&history);
+    let tier1 = recounted_render(&history);
 
     // Tier 2: drop forgettable and fuzzy (the listing's summary too), summarize strict.
-    let r2 = c
-        .compact_at(&mut history, 2)
-        .unwrap()
-        .expect("tier 2 has work");
+    let r2 = forced(&mut c, &mut history, 2);
     assert!(
         fate(&history, trace).starts_with("summary"),
         "the stack trace is a summary after tier 2"
@@ -241,22 +248,17 @@ fn the_seed_scenario_holds_at_every_tier() {
         favur_context::Retention::Strict
     );
     assert!(r2.classes.strict.summarized.entries >= 2);
-    assert_eq!(history.usage_tokens(), usage_recount(&history));
-    let tier2 = render(&history);
+    let tier2 = recounted_render(&history);
 
     // Tier 3: drop everything compactable, summaries included.
-    let r3 = c
-        .compact_at(&mut history, 3)
-        .unwrap()
-        .expect("tier 3 has work");
+    let r3 = forced(&mut c, &mut history, 3);
     assert_eq!(
         fate(&history, trace),
         "gone",
         "the stack trace is gone after tier 3"
     );
     assert_eq!(fate(&history, listing), "gone");
-    assert_eq!(history.usage_tokens(), usage_recount(&history));
-    let tier3 = render(&history);
+    let tier3 = recounted_render(&history);
 
     // Nothing was lost: every original is still recallable, verbatim.
     for e in before.entries() {

@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::steps::{append, at_every_tier, policy, started, step};
+use common::parts::{assistant, call, document, text, thinking, user};
+use common::steps::{append, at_every_tier, run, step};
 use common::{trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportError, IncomingMessage};
@@ -31,31 +32,25 @@ fn strict_valid(h: &History) -> Value {
 fn signed_call(h: &mut History, class: Retention, k: usize) {
     let id = format!("signed_{k}");
     h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Reasoning(Reasoning::gemini_signature(format!("c2ln{k}"))),
-                Part::ToolCall(ToolCall::new(id.clone(), "read", json!({"path": "a.rs"}))),
-            ],
-        )
+        assistant([
+            thinking(Reasoning::gemini_signature(format!("c2ln{k}"))),
+            call(&id, "read", json!({"path": "a.rs"})),
+        ])
         .classify(class),
     );
     h.append(Message::tool_result(id, "fn main() {}", false).classify(class));
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn compacted_views_always_render_valid_gemini_bodies(
         steps in prop::collection::vec((step(), prop::option::weighted(0.2, common::class())), 1..30),
-        window in 2_000u64..60_000,
-        cap in prop::option::of(50u32..400),
-        pin in any::<bool>(),
-        user_first in any::<bool>(),
+        run in run(),
     ) {
-        let mut h = started(pin, user_first);
-        let mut compactor = Compactor::new(policy(window, cap));
+        let mut h = run.history();
+        let mut compactor = run.budget.compactor();
         let mut k = 0;
         for (step, signed) in &steps {
             append(&mut h, step, &mut k);
@@ -66,7 +61,7 @@ proptest! {
             compactor.compact(&mut h).unwrap();
             strict_valid(&h);
         }
-        at_every_tier(&h, window, cap, |forced| {
+        at_every_tier(&h, run.budget, |forced| {
             strict_valid(forced);
         });
     }
@@ -208,14 +203,11 @@ fn reasoning_from_other_providers_is_not_sent_to_gemini() {
     let mut h = History::new();
     h.append(Message::user("go").classify(Retention::Strict));
     h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Reasoning(Reasoning::anthropic("thinking", "anthropic-sig")),
-                Part::Reasoning(Reasoning::openai("rs_1", ["summary"], Some("enc".into()))),
-                Part::Text("done".into()),
-            ],
-        )
+        assistant([
+            thinking(Reasoning::anthropic("thinking", "anthropic-sig")),
+            thinking(Reasoning::openai("rs_1", ["summary"], Some("enc".into()))),
+            text("done"),
+        ])
         .classify(Retention::Strict),
     );
     let body = strict_valid(&h);
@@ -228,16 +220,8 @@ fn reasoning_from_other_providers_is_not_sent_to_gemini() {
 #[test]
 fn media_from_a_file_id_is_a_note_and_native_ids_are_sent() {
     let mut h = History::new();
-    h.append(
-        Message::new(
-            Role::User,
-            vec![
-                Part::Text("read this".into()),
-                Part::Document(Media::file("application/pdf", "file_9")),
-            ],
-        )
-        .classify(Retention::Strict),
-    );
+    let pdf = Media::file("application/pdf", "file_9");
+    h.append(user([text("read this"), document(pdf)]).classify(Retention::Strict));
     h.append(
         Message::assistant_calls([ToolCall::new("c1", "ls", json!([1]))])
             .classify(Retention::Fuzzy),
@@ -540,13 +524,7 @@ fn provider_of_signatures_is_gemini() {
 #[test]
 fn a_view_whose_first_turn_sends_nothing_to_gemini_starts_with_the_note() {
     let mut h = History::new();
-    h.append(
-        Message::new(
-            Role::User,
-            vec![Part::Reasoning(Reasoning::openai("rs_1", ["x"], None))],
-        )
-        .classify(Retention::Strict),
-    );
+    h.append(user([thinking(Reasoning::openai("rs_1", ["x"], None))]).classify(Retention::Strict));
     h.append(Message::assistant("done").classify(Retention::Fuzzy));
     let body = strict_valid(&h);
     assert_eq!(
@@ -555,11 +533,7 @@ fn a_view_whose_first_turn_sends_nothing_to_gemini_starts_with_the_note() {
     );
     let mut only = History::new();
     only.append(
-        Message::new(
-            Role::Assistant,
-            vec![Part::Reasoning(Reasoning::anthropic("x", "sig"))],
-        )
-        .classify(Retention::Strict),
+        assistant([thinking(Reasoning::anthropic("x", "sig"))]).classify(Retention::Strict),
     );
     let body = strict_valid(&only);
     assert_eq!(body["contents"].as_array().unwrap().len(), 1);

@@ -119,7 +119,7 @@ fn append(h: &mut History, step: &Step, k: &mut usize) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
     fn every_shape_renders_what_the_validators_accept(

@@ -4,14 +4,14 @@
 
 mod common;
 
-use common::{apply, reform, summary};
+use common::{apply, reform, summarize};
 use favur_context::import::IncomingMessage;
 use favur_context::interop::async_openai::types::{
     ChatCompletionRequestMessage, CreateChatCompletionRequest, CreateChatCompletionRequestArgs,
 };
 use favur_context::interop::async_openai::{import_messages, request_messages};
 use favur_context::render::render_openai;
-use favur_context::{Edit, Form, History, Message, Retention, forgettable, fuzzy, strict};
+use favur_context::{Form, History, Message, Retention, forgettable, fuzzy, strict};
 use serde_json::{Value, json};
 
 fn without_null_content(mut v: Value) -> Value {
@@ -37,12 +37,11 @@ fn history() -> History {
     h.append(strict!(tool_error("c2"): "1 failed"));
     let r3 = h.append(fuzzy!(tool_result("c3"): "def f(): pass"));
     h.append(fuzzy!(assistant: "Found it."));
-    let s = summary(&h, &[r3], "a.py defines f.");
-    let sid = s.id();
+    let (sid, s) = summarize(&h, &[r3], "a.py defines f.");
     apply(
         &mut h,
         vec![
-            Edit::Summarize { summary: s.into() },
+            s,
             reform(r3, Form::Placeholder { summary: Some(sid) }),
             reform(r1, Form::Placeholder { summary: None }),
             reform(a1, Form::CallsOnly),

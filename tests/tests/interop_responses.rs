@@ -3,56 +3,41 @@
 //! `cargo test -p favur-context-tests --features async-openai --test interop_responses`.
 #![cfg(feature = "async-openai")]
 
+mod common;
+
+use common::parts::{assistant, document, image, result, text, thinking, tool, user};
 use favur_context::import::IncomingMessage;
 use favur_context::interop::async_openai_responses::types::{
     CreateResponse, CreateResponseArgs, InputItem, InputParam,
 };
 use favur_context::interop::async_openai_responses::{import_items, input_items};
 use favur_context::render::render_responses;
-use favur_context::{
-    History, Media, Message, Part, Reasoning, Retention, Role, ToolCall, ToolResult,
-};
+use favur_context::{History, Media, Message, Part, Reasoning, Retention, ToolCall};
 use serde_json::json;
 
 fn history() -> History {
     let mut h = History::new();
     h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
     h.append(
-        Message::new(
-            Role::User,
-            vec![
-                Part::Text("what is this?".into()),
-                Part::Image(Media::base64("image/png", "iVBORw0KGgo=")),
-                Part::Document(Media::file("application/pdf", "file_1").named("spec.pdf")),
-            ],
-        )
+        user([
+            text("what is this?"),
+            image(Media::base64("image/png", "iVBORw0KGgo=")),
+            document(Media::file("application/pdf", "file_1").named("spec.pdf")),
+        ])
         .classify(Retention::Strict),
     );
     h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Reasoning(Reasoning::openai("rs_1", ["a png"], Some("ENC".into()))),
-                Part::Text("Looking.".into()),
-                Part::ToolCall(
-                    ToolCall::new("call_1", "ls", json!({"path": "."})).with_provider_id("fc_1"),
-                ),
-            ],
-        )
+        assistant([
+            thinking(Reasoning::openai("rs_1", ["a png"], Some("ENC".into()))),
+            text("Looking."),
+            Part::ToolCall(
+                ToolCall::new("call_1", "ls", json!({"path": "."})).with_provider_id("fc_1"),
+            ),
+        ])
         .with_extension("favur_item_ids", json!(["msg_1"]))
         .classify(Retention::Fuzzy),
     );
-    h.append(
-        Message::new(
-            Role::Tool,
-            vec![Part::ToolResult(ToolResult {
-                call_id: "call_1".into(),
-                content: "a.rs".into(),
-                is_error: false,
-            })],
-        )
-        .classify(Retention::Fuzzy),
-    );
+    h.append(tool([result("call_1", "a.rs")]).classify(Retention::Fuzzy));
     h.append(Message::assistant("Done.").classify(Retention::Fuzzy));
     h
 }

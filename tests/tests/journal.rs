@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Ls;
+use common::{Ls, reform};
 use favur_context::{
     Arguments, CallSite, Compaction, Durability, Edit, Entry, EntryId, EntryKind, Form, History,
     JournalError, JournaledHistory, Message, OpenOptions, RecallError, RecallTool, Retention,
@@ -58,11 +58,7 @@ fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
         edits: vec![
             Edit::Summarize { summary: s.into() },
             Edit::Drop { id: ids[6] },
-            Edit::Reform {
-                id: ids[3],
-                form: Form::Placeholder { summary: None },
-                tokens: 1,
-            },
+            reform(ids[3], Form::Placeholder { summary: None }),
         ],
         usage_after: None,
     })

@@ -59,6 +59,21 @@ fn with_room(path: &Path, room: u64, fail_truncate: bool) -> (JournaledHistory, 
     })
 }
 
+/// A filled journal at `path` with room for a few of 400 more entries, not for all of
+/// them (the truncate that would cut a partial write back fails if `fail_truncate`);
+/// returns it, the file's length, the next id and the batch of those 400 entries.
+fn batch_too_big(
+    path: &Path,
+    fail_truncate: bool,
+) -> (JournaledHistory, u64, EntryId, Vec<NewEntry>) {
+    let (h, len) = with_room(path, 2_000, fail_truncate);
+    let next = h.history().next_id();
+    let batch = (0..400)
+        .map(|i| NewEntry::appended(fuzzy!(user: "batched entry {i}")))
+        .collect();
+    (h, len, next, batch)
+}
+
 fn reopened_with_faults(
     path: &Path,
     options: OpenOptions,
@@ -170,12 +185,7 @@ fn a_token_counter_panicking_on_a_summary_changes_nothing() {
 fn a_batch_that_runs_out_of_space_is_cut_back_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    // Room for a few entries of the 400, not for all of them.
-    let (mut h, len) = with_room(&path, 2_000, false);
-    let next = h.history().next_id();
-    let batch: Vec<NewEntry> = (0..400)
-        .map(|i| NewEntry::appended(fuzzy!(user: "batched entry {i}")))
-        .collect();
+    let (mut h, len, next, batch) = batch_too_big(&path, false);
     let err = h.record(batch).unwrap_err();
     assert!(
         matches!(
@@ -204,11 +214,7 @@ fn a_batch_that_runs_out_of_space_is_cut_back_whole() {
 fn a_batch_that_cannot_be_cut_back_poisons_and_is_gone_after_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.jsonl");
-    let (mut h, len) = with_room(&path, 2_000, true);
-    let next = h.history().next_id();
-    let batch: Vec<NewEntry> = (0..400)
-        .map(|i| NewEntry::appended(fuzzy!(user: "batched entry {i}")))
-        .collect();
+    let (mut h, len, next, batch) = batch_too_big(&path, true);
     assert!(matches!(h.record(batch), Err(JournalError::Io { .. })));
     // Part of the batch is in the file: the journal takes no more writes.
     assert!(file_len(&path) > len);

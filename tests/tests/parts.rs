@@ -1,62 +1,49 @@
 //! Reasoning, image and document parts: their JSON form, journals that hold them, records
 //! refused when malformed, and what compaction does with them (issue 13).
 
+mod common;
+
+use common::parts::{assistant, document, image, kinds, result, text, thinking, tool, user};
 use favur_context::{
     BuiltinSummarizer, CallSite, Entry, EntryKind, Form, History, JournaledHistory, Media, Message,
     Part, PartError, Provider, Reasoning, RecordError, Retention, Role, Store, ToolCall,
-    ToolResult,
 };
 
 /// An assistant turn with Anthropic thinking and OpenAI reasoning, a text and a call.
 fn thinking_turn(call: &str) -> Message {
-    Message::new(
-        Role::Assistant,
-        vec![
-            Part::Reasoning(Reasoning::anthropic(
-                "the tests live in tests/",
-                "SIG-ant-123",
-            )),
-            Part::Reasoning(Reasoning::openai(
-                "rs_1",
-                ["look at tests", "then run them"],
-                Some("ENC-openai-456".into()),
-            )),
-            Part::Text("Let me look.".into()),
-            Part::ToolCall(
-                ToolCall::new(call, "ls", serde_json::json!({"path": "tests"}))
-                    .with_provider_id("fc_1"),
-            ),
-        ],
-    )
+    assistant([
+        thinking(Reasoning::anthropic(
+            "the tests live in tests/",
+            "SIG-ant-123",
+        )),
+        thinking(Reasoning::openai(
+            "rs_1",
+            ["look at tests", "then run them"],
+            Some("ENC-openai-456".into()),
+        )),
+        text("Let me look."),
+        Part::ToolCall(
+            ToolCall::new(call, "ls", serde_json::json!({"path": "tests"}))
+                .with_provider_id("fc_1"),
+        ),
+    ])
 }
 
 /// A user message with an image and a document.
 fn media_turn() -> Message {
-    Message::new(
-        Role::User,
-        vec![
-            Part::Text("what is in these?".into()),
-            Part::Image(Media::base64("image/png", "iVBORw0KGgoAAAANSUhEUg==")),
-            Part::Document(
-                Media::url("application/pdf", "https://example.com/spec.pdf").named("spec"),
-            ),
-        ],
-    )
+    user([
+        text("what is in these?"),
+        image(Media::base64("image/png", "iVBORw0KGgoAAAANSUhEUg==")),
+        document(Media::url("application/pdf", "https://example.com/spec.pdf").named("spec")),
+    ])
 }
 
 /// A tool result that returned a screenshot (the image follows the result it belongs to).
 fn screenshot(call: &str) -> Message {
-    Message::new(
-        Role::Tool,
-        vec![
-            Part::ToolResult(ToolResult {
-                call_id: call.into(),
-                content: "took a screenshot".into(),
-                is_error: false,
-            }),
-            Part::Image(Media::file("image/jpeg", "file_77")),
-        ],
-    )
+    tool([
+        result(call, "took a screenshot"),
+        image(Media::file("image/jpeg", "file_77")),
+    ])
 }
 
 #[test]
@@ -193,16 +180,7 @@ fn calls_only_keeps_reasoning_and_the_summarizer_never_copies_payloads() {
     let h = full_history();
     let turn = h.recall(favur_context::EntryId(2)).unwrap();
     let shown = Form::CallsOnly.message_for(&turn);
-    let kinds: Vec<&str> = shown
-        .parts
-        .iter()
-        .map(|p| match p {
-            Part::Reasoning(_) => "reasoning",
-            Part::ToolCall(_) => "call",
-            _ => "other",
-        })
-        .collect();
-    assert_eq!(kinds, ["reasoning", "reasoning", "call"]);
+    assert_eq!(kinds(&shown), ["reasoning", "reasoning", "call"]);
     let entries: Vec<&Entry> = h.entries().iter().collect();
     let summary = BuiltinSummarizer::default().summarize_entries(&entries, 2_000);
     for secret in ["SIG-ant-123", "ENC-openai-456", "iVBORw0KGgo"] {

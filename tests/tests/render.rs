@@ -2,15 +2,13 @@
 
 mod common;
 
-use common::{apply, reform, render_valid, summary};
+use common::parts::{assistant, call, result, text, tool};
+use common::{apply, reform, render_valid, summarize};
 use favur_context::render::{FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai};
 use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
-use favur_context::{
-    Edit, EntryId, Form, History, Message, Part, Retention, Role, ToolCall, ToolResult,
-    forgettable, fuzzy, strict,
-};
+use favur_context::{Edit, EntryId, Form, History, Message, Retention, forgettable, fuzzy, strict};
 use insta::assert_json_snapshot;
-use serde_json::json;
+use serde_json::{Value, json};
 
 struct Ids {
     task: EntryId,
@@ -29,13 +27,10 @@ fn base() -> (History, Ids) {
     h.pin(strict!(system: "You are a coding agent."));
     let task = h.append(strict!(user: "Fix the failing test."));
     let a1 = h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Text("Looking around.".into()),
-                Part::ToolCall(ToolCall::new("c1", "bash", json!({"command": "ls"}))),
-            ],
-        )
+        assistant([
+            text("Looking around."),
+            call("c1", "bash", json!({"command": "ls"})),
+        ])
         .classify(Retention::Fuzzy),
     );
     let r1 = h.append(forgettable!(tool_result("c1"): "Cargo.toml\nsrc"));
@@ -72,11 +67,18 @@ fn verbatim_view_renders_every_message_in_order() {
     assert_json_snapshot!("verbatim_anthropic", anthropic);
 }
 
+/// [`base`] compacted by the `edits` of its ids, rendered to both formats (both valid,
+/// strictly).
+fn base_compacted(edits: impl FnOnce(&Ids) -> Vec<Edit>) -> (Ids, Value, Value) {
+    let (mut h, ids) = base();
+    apply(&mut h, edits(&ids));
+    let (openai, anthropic) = render_valid(&h, true);
+    (ids, openai, anthropic)
+}
+
 #[test]
 fn calls_only_keeps_the_calls_and_drops_the_text() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![reform(ids.a1, Form::CallsOnly)]);
-    let (openai, anthropic) = render_valid(&h, true);
+    let (_, openai, anthropic) = base_compacted(|ids| vec![reform(ids.a1, Form::CallsOnly)]);
     assert_eq!(openai[2]["content"], serde_json::Value::Null);
     assert_eq!(openai[2]["tool_calls"][0]["id"], "c1");
     assert_eq!(
@@ -92,12 +94,8 @@ fn calls_only_keeps_the_calls_and_drops_the_text() {
 
 #[test]
 fn placeholder_without_summary_points_at_the_original() {
-    let (mut h, ids) = base();
-    apply(
-        &mut h,
-        vec![reform(ids.r1, Form::Placeholder { summary: None })],
-    );
-    let (openai, anthropic) = render_valid(&h, true);
+    let (ids, openai, anthropic) =
+        base_compacted(|ids| vec![reform(ids.r1, Form::Placeholder { summary: None })]);
     assert_eq!(
         openai[3]["content"],
         favur_context::placeholder_text(ids.r1, None)
@@ -111,14 +109,10 @@ fn placeholder_without_summary_points_at_the_original() {
 #[test]
 fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
     let (mut h, ids) = base();
-    let s = summary(&h, &[ids.r2], "lib.rs defines f.");
-    let sid = s.id();
+    let (sid, s) = summarize(&h, &[ids.r2], "lib.rs defines f.");
     apply(
         &mut h,
-        vec![
-            Edit::Summarize { summary: s.into() },
-            reform(ids.r2, Form::Placeholder { summary: Some(sid) }),
-        ],
+        vec![s, reform(ids.r2, Form::Placeholder { summary: Some(sid) })],
     );
     let (openai, anthropic) = render_valid(&h, true);
     let text = favur_context::placeholder_text(ids.r2, Some(sid));
@@ -171,28 +165,12 @@ fn capped_renders_the_capped_message_at_first_and_middle_and_last() {
 #[test]
 fn summaries_at_first_middle_and_last_are_tagged_user_context() {
     let (mut h, ids) = base();
-    let first = summary(&h, &[ids.task], "The user asked for a fix.");
-    let first_id = first.id();
-    apply(
-        &mut h,
-        vec![Edit::Summarize {
-            summary: first.into(),
-        }],
-    );
-    let middle = summary(&h, &[ids.a1, ids.r1], "Listed the repository.");
-    apply(
-        &mut h,
-        vec![Edit::Summarize {
-            summary: middle.into(),
-        }],
-    );
-    let last = summary(&h, &[ids.fin], "Found the failing function.");
-    apply(
-        &mut h,
-        vec![Edit::Summarize {
-            summary: last.into(),
-        }],
-    );
+    let (first_id, first) = summarize(&h, &[ids.task], "The user asked for a fix.");
+    apply(&mut h, vec![first]);
+    let (_, middle) = summarize(&h, &[ids.a1, ids.r1], "Listed the repository.");
+    apply(&mut h, vec![middle]);
+    let (_, last) = summarize(&h, &[ids.fin], "Found the failing function.");
+    apply(&mut h, vec![last]);
     let (openai, anthropic) = render_valid(&h, true);
     let msgs = openai.as_array().unwrap();
     assert_eq!(msgs.len(), 7);
@@ -223,9 +201,7 @@ fn summaries_at_first_middle_and_last_are_tagged_user_context() {
 
 #[test]
 fn anthropic_inserts_a_marked_user_turn_when_the_view_starts_with_the_assistant() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![Edit::Drop { id: ids.task }]);
-    let (openai, anthropic) = render_valid(&h, true);
+    let (_, openai, anthropic) = base_compacted(|ids| vec![Edit::Drop { id: ids.task }]);
     // Both formats send the same note turn first, so both send what usage counts.
     assert_eq!(openai[1]["content"], FIRST_TURN_NOTE);
     assert_eq!(openai[2]["role"], "assistant");
@@ -239,9 +215,7 @@ fn anthropic_inserts_a_marked_user_turn_when_the_view_starts_with_the_assistant(
 
 #[test]
 fn a_dropped_result_whose_call_stays_becomes_a_placeholder_naming_it() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![Edit::Drop { id: ids.r2 }]);
-    let (openai, _) = render_valid(&h, true);
+    let (ids, openai, _) = base_compacted(|ids| vec![Edit::Drop { id: ids.r2 }]);
     assert_eq!(openai[5]["tool_call_id"], "c2");
     assert_eq!(
         openai[5]["content"],
@@ -251,9 +225,7 @@ fn a_dropped_result_whose_call_stays_becomes_a_placeholder_naming_it() {
 
 #[test]
 fn a_result_whose_call_was_dropped_is_rendered_as_marked_context() {
-    let (mut h, ids) = base();
-    apply(&mut h, vec![Edit::Drop { id: ids.a1 }]);
-    let (openai, anthropic) = render_valid(&h, true);
+    let (ids, openai, anthropic) = base_compacted(|ids| vec![Edit::Drop { id: ids.a1 }]);
     assert_eq!(openai[2]["role"], "user");
     let text = openai[2]["content"].as_str().unwrap();
     assert!(text.starts_with(&format!("<tool-output entry=\"{}\" call=\"c1\">", ids.r1)));
@@ -323,22 +295,7 @@ fn several_results_in_one_message_render_as_one_tool_message_each() {
     h.append(
         fuzzy!(tool_calls: [("a", "read", r#"{"path":"x"}"#), ("b", "read", r#"{"path":"y"}"#)]),
     );
-    let both = Message::new(
-        Role::Tool,
-        vec![
-            Part::ToolResult(ToolResult {
-                call_id: "b".into(),
-                content: "y!".into(),
-                is_error: false,
-            }),
-            Part::ToolResult(ToolResult {
-                call_id: "a".into(),
-                content: "x!".into(),
-                is_error: false,
-            }),
-        ],
-    );
-    h.append(both.classify(Retention::Fuzzy));
+    h.append(tool([result("b", "y!"), result("a", "x!")]).classify(Retention::Fuzzy));
     let (openai, anthropic) = render_valid(&h, true);
     assert_eq!(openai[2]["tool_call_id"], "a");
     assert_eq!(openai[3]["tool_call_id"], "b");
@@ -425,14 +382,11 @@ fn anthropic_leaves_out_empty_text_and_wraps_non_object_arguments() {
     let mut h = History::new();
     h.append(strict!(user: "go"));
     h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Text("  ".into()),
-                Part::ToolCall(ToolCall::new("c1", "f", "{bad json")),
-                Part::ToolCall(ToolCall::new("c2", "f", json!([1, 2]))),
-            ],
-        )
+        assistant([
+            text("  "),
+            call("c1", "f", "{bad json"),
+            call("c2", "f", json!([1, 2])),
+        ])
         .classify(Retention::Fuzzy),
     );
     h.append(forgettable!(tool_result("c1"): ""));

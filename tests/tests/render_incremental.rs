@@ -7,9 +7,9 @@
 
 mod common;
 
-use common::steps::{Step, append, policy, step};
+use common::steps::{Step, append, budget, step};
 use favur_context::render::{Renderer, render_anthropic, render_openai, render_responses};
-use favur_context::{Compactor, History, Message, Part, Retention, Role, ToolCall};
+use favur_context::{History, Message, Part, Retention, Role, ToolCall};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -103,13 +103,12 @@ fn same(renderer: &mut Renderer, h: &History) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
     fn kept_renderer_renders_what_a_fresh_render_does(
         events in prop::collection::vec((event(), any::<bool>(), any::<bool>()), 1..40),
-        window in 2_000u64..60_000,
-        cap in prop::option::of(50u32..400),
+        budget in budget(),
         assistant_first in any::<bool>(),
     ) {
         let mut h = History::new();
@@ -120,7 +119,7 @@ proptest! {
         // on alternate renders (each format's state on its own).
         let mut both = Renderer::new();
         let mut alternate = Renderer::new();
-        let mut compactor = Compactor::new(policy(window, cap));
+        let mut compactor = budget.compactor();
         let mut k = 0;
         let mut aside = None;
         for (i, (event, compact, render)) in events.iter().enumerate() {
@@ -140,7 +139,7 @@ proptest! {
         // Every tier, applied on top of whatever the run left, then the run goes on.
         let tiers = compactor.policy().tiers().len() as u8;
         for tier in 1..=tiers {
-            let mut c = Compactor::new(policy(window, cap));
+            let mut c = budget.compactor();
             c.compact_at(&mut h, tier).unwrap();
             same(&mut both, &h)?;
             record(&mut h, &mut aside, &Event::Step(Step::User(Retention::Fuzzy, 3)), &mut k);

@@ -6,23 +6,19 @@
 mod common;
 
 use common::render_valid;
-use common::steps::{append, at_every_tier, policy, started, step};
-use favur_context::Compactor;
+use common::steps::{append, at_every_tier, run, step};
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn compacted_views_always_render_valid_requests(
         steps in prop::collection::vec(step(), 1..30),
-        window in 2_000u64..60_000,
-        cap in prop::option::of(50u32..400),
-        pin in any::<bool>(),
-        user_first in any::<bool>(),
+        run in run(),
     ) {
-        let mut h = started(pin, user_first);
-        let mut compactor = Compactor::new(policy(window, cap));
+        let mut h = run.history();
+        let mut compactor = run.budget.compactor();
         let mut k = 0;
         for step in &steps {
             append(&mut h, step, &mut k);
@@ -31,7 +27,7 @@ proptest! {
             render_valid(&h, true);
         }
         // Every tier, applied on top of whatever the replay left.
-        at_every_tier(&h, window, cap, |forced| {
+        at_every_tier(&h, run.budget, |forced| {
             render_valid(forced, true);
         });
     }

@@ -7,16 +7,16 @@
 
 mod common;
 
+use common::parts::{assistant, call, document, image, result, text, thinking, tool, user};
 use common::render_valid;
-use common::steps::{policy, words};
+use common::steps::{at_every_tier_then_last, budget_in, started, words};
 use favur_context::import::{self, Format, IncomingMessage};
 use favur_context::render::{
     Renderer, render_anthropic, render_openai, render_responses, request_tokens,
 };
 use favur_context::validate::{Rule, validate_responses_strict};
 use favur_context::{
-    Compactor, History, Media, Message, Part, Provider, Reasoning, Retention, Role, ToolCall,
-    ToolResult,
+    History, Media, Message, Part, Provider, Reasoning, Retention, Role, ToolCall, ToolResult,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -245,22 +245,17 @@ fn only_provider(steps: &[Step]) -> Option<Provider> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn rich_histories_compacted_at_every_tier_render_valid_requests_in_every_format(
         steps in prop::collection::vec(step(), 1..24),
-        window in 3_000u64..60_000,
-        cap in prop::option::of(60u32..400),
+        budget in budget_in(3_000..60_000, 60..400),
         pin in any::<bool>(),
     ) {
-        let mut h = History::new();
-        if pin {
-            h.pin(Message::system("You are a coding agent.").classify(Retention::Strict));
-        }
-        h.append(Message::user("the task").classify(Retention::Strict));
+        let mut h = started(pin, true);
         let only = only_provider(&steps);
-        let mut compactor = Compactor::new(policy(window, cap));
+        let mut compactor = budget.compactor();
         let mut renderer = Renderer::new();
         let mut k = 0;
         for step in &steps {
@@ -268,21 +263,18 @@ proptest! {
             compactor.compact(&mut h).unwrap();
             check(&h, &mut renderer, only);
         }
-        let tiers = compactor.policy().tiers().len() as u8;
-        for tier in 1..=tiers {
-            let mut forced = h.clone();
-            let mut c = Compactor::new(policy(window, cap));
-            c.compact_at(&mut forced, tier).unwrap();
-            check(&forced, &mut Renderer::new(), only);
-            c.compact_at(&mut forced, tiers).unwrap();
-            check(&forced, &mut renderer, only);
-        }
+        at_every_tier_then_last(
+            &h,
+            budget,
+            |forced| check(forced, &mut Renderer::new(), only),
+            |forced| check(forced, &mut renderer, only),
+        );
     }
 }
 
 /// A history of every new part, in the shapes each format can carry back.
 fn round_trip_history(provider: Provider) -> History {
-    let thinking = match provider {
+    let thoughts = match provider {
         Provider::OpenAi => vec![Reasoning::openai(
             "rs_1",
             ["look first", "then list"],
@@ -293,39 +285,28 @@ fn round_trip_history(provider: Provider) -> History {
             Reasoning::anthropic_redacted("ENC-2"),
         ],
     };
-    let mut call = ToolCall::new("call_1", "ls", json!({"path": "tests"}));
+    let mut ls = ToolCall::new("call_1", "ls", json!({"path": "tests"}));
     if provider == Provider::OpenAi {
-        call = call.with_provider_id("fc_1");
+        ls = ls.with_provider_id("fc_1");
     }
-    let mut assistant: Vec<Part> = thinking.into_iter().map(Part::Reasoning).collect();
-    assistant.push(Part::Text("Let me look.".into()));
-    assistant.push(Part::ToolCall(call));
+    let turn = thoughts.into_iter().map(thinking);
+    let turn = turn.chain([text("Let me look."), Part::ToolCall(ls)]);
     let mut h = History::new();
     h.append(
-        Message::new(
-            Role::User,
-            vec![
-                Part::Text("what is in these?".into()),
-                Part::Image(Media::base64("image/png", "iVBORw0KGgoAAAANSUhEUg==")),
-                Part::Image(Media::url("image/jpeg", "https://example.com/cat.jpg")),
-                Part::Document(Media::base64("application/pdf", "JVBERi0xLjQ=").named("spec.pdf")),
-            ],
-        )
+        user([
+            text("what is in these?"),
+            image(Media::base64("image/png", "iVBORw0KGgoAAAANSUhEUg==")),
+            image(Media::url("image/jpeg", "https://example.com/cat.jpg")),
+            document(Media::base64("application/pdf", "JVBERi0xLjQ=").named("spec.pdf")),
+        ])
         .classify(Retention::Strict),
     );
-    h.append(Message::new(Role::Assistant, assistant).classify(Retention::Fuzzy));
+    h.append(assistant(turn).classify(Retention::Fuzzy));
     h.append(
-        Message::new(
-            Role::Tool,
-            vec![
-                Part::ToolResult(ToolResult {
-                    call_id: "call_1".into(),
-                    content: "a screenshot".into(),
-                    is_error: false,
-                }),
-                Part::Image(Media::base64("image/png", "iVBORw0KGgoSCREEN")),
-            ],
-        )
+        tool([
+            result("call_1", "a screenshot"),
+            image(Media::base64("image/png", "iVBORw0KGgoSCREEN")),
+        ])
         .classify(Retention::Forgettable),
     );
     h.append(Message::assistant("It is a cat.").classify(Retention::Fuzzy));
@@ -545,28 +526,18 @@ fn reasoning_from_another_provider_is_not_sent_and_media_are_never_dropped() {
     let mut h = History::new();
     h.append(Message::user("go").classify(Retention::Strict));
     h.append(
-        Message::new(
-            Role::Assistant,
-            vec![
-                Part::Reasoning(Reasoning::anthropic("think", "SIG-A")),
-                Part::Reasoning(Reasoning::openai("rs_1", ["summary"], Some("ENC-O".into()))),
-                Part::ToolCall(ToolCall::new("c1", "shot", "{}")),
-            ],
-        )
+        assistant([
+            thinking(Reasoning::anthropic("think", "SIG-A")),
+            thinking(Reasoning::openai("rs_1", ["summary"], Some("ENC-O".into()))),
+            call("c1", "shot", "{}"),
+        ])
         .classify(Retention::Fuzzy),
     );
     h.append(
-        Message::new(
-            Role::Tool,
-            vec![
-                Part::ToolResult(ToolResult {
-                    call_id: "c1".into(),
-                    content: "done".into(),
-                    is_error: false,
-                }),
-                Part::Image(Media::file("image/png", "file_shot")),
-            ],
-        )
+        tool([
+            result("c1", "done"),
+            image(Media::file("image/png", "file_shot")),
+        ])
         .classify(Retention::Fuzzy),
     );
     let (openai, anthropic) = render_valid(&h, true);

@@ -22,6 +22,23 @@ fn e(index: Option<usize>, rule: Rule) -> ValidationError {
     ValidationError { index, rule }
 }
 
+type Validator = fn(&Value) -> Result<(), ValidationError>;
+
+/// `v` ends in an assistant message (index 1) whose call `a` is in flight: the lenient
+/// validator accepts it, the strict one reports the missing result.
+fn assert_in_flight(v: &Value, lenient: Validator, strict: Validator) {
+    lenient(v).unwrap();
+    assert_eq!(
+        strict(v).unwrap_err(),
+        e(
+            Some(1),
+            Rule::MissingResult {
+                call_id: "a".into()
+            }
+        )
+    );
+}
+
 #[test]
 fn openai_accepts_a_good_request_in_both_shapes() {
     let messages = json!([
@@ -154,16 +171,7 @@ fn openai_rules() {
 fn openai_strict_reports_calls_in_flight() {
     let v = json!([{"role": "user", "content": "hi"},
         {"role": "assistant", "content": null, "tool_calls": [call("a")]}]);
-    validate_openai(&v).unwrap();
-    assert_eq!(
-        validate_openai_strict(&v).unwrap_err(),
-        e(
-            Some(1),
-            Rule::MissingResult {
-                call_id: "a".into()
-            }
-        )
-    );
+    assert_in_flight(&v, validate_openai, validate_openai_strict);
 }
 
 fn tool_use(id: &str) -> Value {
@@ -382,16 +390,7 @@ fn anthropic_rules() {
 fn anthropic_strict_reports_calls_in_flight() {
     let v = json!({"messages": [{"role": "user", "content": "hi"},
         {"role": "assistant", "content": [tool_use("a")]}]});
-    validate_anthropic(&v).unwrap();
-    assert_eq!(
-        validate_anthropic_strict(&v).unwrap_err(),
-        e(
-            Some(1),
-            Rule::MissingResult {
-                call_id: "a".into()
-            }
-        )
-    );
+    assert_in_flight(&v, validate_anthropic, validate_anthropic_strict);
 }
 
 #[test]

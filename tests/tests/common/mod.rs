@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 mod edits;
+pub mod parts;
 pub mod steps;
 
 #[allow(unused_imports)]
@@ -30,6 +31,12 @@ pub fn summary(h: &History, replaces: &[EntryId], text: &str) -> Entry {
         },
         Message::assistant(text),
     )
+}
+
+/// The edit that records a summary (see [`summary`]) of `replaces`, and the summary's id.
+pub fn summarize(h: &History, replaces: &[EntryId], text: &str) -> (EntryId, Edit) {
+    let s = summary(h, replaces, text);
+    (s.id(), Edit::Summarize { summary: s.into() })
 }
 
 pub fn reform(id: EntryId, form: Form) -> Edit {
