@@ -572,7 +572,12 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
 /// A JSON object of `fields`, each value moved in: what `json!` builds, without
 /// serializing its values again (`json!` copies every text and value it is given).
 pub(super) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+    // Inserted one by one: collecting sorts a buffer first.
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
 }
 
 pub(super) fn empty_map() -> &'static Map<String, Value> {
