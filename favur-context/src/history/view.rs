@@ -126,7 +126,8 @@ impl ViewItem {
 }
 
 /// The few facts about an entry that planning reads for every view item: class, role,
-/// number of parts (saturated) and whether it is a summary.
+/// number of parts (saturated), whether it is a summary, and whether it is a plain-chat
+/// command turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Shape {
     pub(crate) retention: Retention,
@@ -135,6 +136,9 @@ pub(crate) struct Shape {
     pub(crate) summary: bool,
     /// Pinned: shown where it was recorded, verbatim, never compacted.
     pub(crate) pinned: bool,
+    /// A plain-chat assistant turn (no tool calls) that writes a fenced command: it can
+    /// stay as its command ([`Form::Command`]) while its observation stays.
+    pub(crate) command: bool,
 }
 
 impl Shape {
@@ -145,6 +149,9 @@ impl Shape {
             parts: u16::try_from(entry.message.parts.len()).unwrap_or(u16::MAX),
             summary: entry.kind.is_summary(),
             pinned: entry.kind == EntryKind::Pinned,
+            command: entry.message.role == Role::Assistant
+                && entry.message.tool_calls().next().is_none()
+                && crate::request::forms::has_command(&entry.message),
         }
     }
 }

@@ -278,9 +278,8 @@ fn keep_command(p: &Planner<'_>, fate: &mut [Fate], start: usize) {
         && next.shape.role == Role::User
         && !next.shape.summary
         && fate[start + 1] == Fate::Keep
-        && p.entry(start).is_some_and(|e| {
-            e.message.tool_calls().next().is_none() && forms::has_command(&e.message)
-        })
+        && turn.shape.command
+        && p.entry(start).is_some()
     {
         fate[start] = fate[start].staying();
     }
