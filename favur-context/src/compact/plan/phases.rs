@@ -454,9 +454,16 @@ pub(super) fn runs(p: &Planner<'_>, fate: &[Fate], staying: &[Option<Staying>]) 
         match fate[i] {
             Fate::Summarize | Fate::SummarizeStay => {
                 if !open {
+                    // Its members: the summarized items up to the next one that stays
+                    // (dropped ones in between do not break it).
+                    let members = fate[i..]
+                        .iter()
+                        .take_while(|f| !matches!(f, Fate::Keep | Fate::DropStay))
+                        .filter(|f| matches!(f, Fate::Summarize | Fate::SummarizeStay))
+                        .count();
                     out.runs.push(Run {
                         summary: EntryId(next_summary),
-                        members: Vec::new(),
+                        members: Vec::with_capacity(members),
                         retention: Retention::Fuzzy,
                         budget_tokens: 0,
                     });
