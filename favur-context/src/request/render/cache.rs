@@ -109,15 +109,19 @@ impl<O: Default, M: Copy> State<O, M> {
         resume
     }
 
-    /// Adds the segments, through `emit`, remembering where to resume after each settled
-    /// one (once the first turn note is decided), and the view items they rendered.
-    fn extend<'h>(
+    /// Renders `history`'s view from `resume` on (from the start without one), through
+    /// `emit`, remembering where to resume after each settled segment (once the first
+    /// turn note is decided) and the view items rendered.
+    fn render<'h>(
         &mut self,
-        view: &[ViewItem],
-        segments: Vec<Segment<'h>>,
-        mut decided: bool,
+        history: &'h History,
+        resume: Option<Resume<M>>,
+        summaries: &'h SummaryBlocks,
         mut emit: impl FnMut(&mut O, Segment<'h>) -> M,
     ) {
+        let segments = segments_after(history, resume.map(|r| r.item), summaries);
+        let mut decided = resume.is_some();
+        let view = history.view().items();
         let from = self.rendered.len();
         self.rendered.extend(
             view.iter()
@@ -232,19 +236,13 @@ impl Renderer {
                 state.output = Value::Array(system);
             }
         }
-        let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
-        state.extend(
-            history.view().items(),
-            segments,
-            resume.is_some(),
-            |output, segment| {
-                let Value::Array(messages) = output else {
-                    return 0;
-                };
-                messages.extend(segment.out.into_iter().map(openai::message));
-                messages.len()
-            },
-        );
+        state.render(history, resume, &self.summaries, |output, segment| {
+            let Value::Array(messages) = output else {
+                return 0;
+            };
+            messages.extend(segment.out.into_iter().map(openai::message));
+            messages.len()
+        });
         &state.output
     }
 
@@ -281,18 +279,12 @@ impl Renderer {
                 *turns = Turns::default();
             }
         }
-        let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
-        state.extend(
-            history.view().items(),
-            segments,
-            resume.is_some(),
-            |(_, turns), segment| {
-                for out in segment.out {
-                    turns.push(out);
-                }
-                turns.mark()
-            },
-        );
+        state.render(history, resume, &self.summaries, |(_, turns), segment| {
+            for out in segment.out {
+                turns.push(out);
+            }
+            turns.mark()
+        });
         let (request, turns) = &mut state.output;
         if resume.is_none() && turns.finish() {
             // Every mark of a render from the start is taken before the note went first.
@@ -341,18 +333,12 @@ impl Renderer {
                 );
             }
         }
-        let segments = segments_after(history, resume.map(|r| r.item), &self.summaries);
-        state.extend(
-            history.view().items(),
-            segments,
-            resume.is_some(),
-            |(_, items), segment| {
-                for out in segment.out {
-                    items.push(out);
-                }
-                items.mark()
-            },
-        );
+        state.render(history, resume, &self.summaries, |(_, items), segment| {
+            for out in segment.out {
+                items.push(out);
+            }
+            items.mark()
+        });
         let (body, items) = &mut state.output;
         *body = responses::body(std::mem::take(&mut items.input));
         &state.output.0
