@@ -6,7 +6,7 @@
 //! the turn's leading thinking blocks (a thinking block precedes the text and tool uses
 //! of its turn); everything else keeps its order.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use serde_json::{Map, Value, json};
 

@@ -2,7 +2,7 @@
 //! `contents` of `user` and `model` turns, every model turn's calls answered, grouped and
 //! in order, in the single user turn that follows.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use serde_json::{Map, Value, json};
 

@@ -17,7 +17,7 @@
 //!
 //! Call ids are made unique across the request (Responses pairs by `call_id` alone).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use serde_json::{Map, Value, json};
 
