@@ -1,11 +1,14 @@
 //! The built-in summarizer: deterministic, no model, no network.
 
 use foldhash::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::lines::{self, LineKind};
-use super::names::{self, Shown};
-use super::producers::{Producer, Producers, command_line, cut, fenced_command, one_line};
+use super::names::{self, EntryNames, Shown};
+use super::producers::{
+    Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
+};
 use super::{SummarizeError, Summarizer, SummaryRequest};
 use crate::model::entry::Entry;
 use crate::model::message::{Part, Role};
@@ -77,23 +80,22 @@ impl Summarizer for BuiltinSummarizer {
 }
 
 /// A candidate line of one entry.
-struct Item {
+struct Item<'a> {
     kind: LineKind,
     /// Position in the entry (lines are shown in this order).
     order: usize,
-    /// What is shown.
-    text: String,
+    /// What is shown (borrowed from the entry when shown as it is).
+    text: Cow<'a, str>,
 }
 
 /// What one entry contributes.
 struct Digest<'a> {
     header: String,
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
     chosen: Vec<usize>,
     /// Names of the entry's text, in order of appearance, not repeated.
-    names: Vec<&'a str>,
+    names: EntryNames<'a>,
     listed: Vec<&'a str>,
-    next_name: usize,
 }
 
 /// Tokens `text` costs by the heuristic counter's rule, plus one for its line break.
@@ -199,15 +201,13 @@ impl BuiltinSummarizer {
             loop {
                 let mut any = false;
                 for d in digests_shown.iter_mut() {
-                    while d.next_name < d.names.len() {
-                        let n = d.names[d.next_name];
-                        d.next_name += 1;
+                    while let Some(n) = d.names.next() {
                         if shown.contains(n) {
                             continue;
                         }
                         let c = n.len().div_ceil(4).max(1) + usize::from(d.listed.is_empty()) * 3;
                         if used + c > budget || listed >= self.max_identifiers {
-                            d.next_name = d.names.len();
+                            d.names.stop();
                             break;
                         }
                         shown.insert(n);
@@ -273,9 +273,7 @@ impl BuiltinSummarizer {
     fn digest<'a>(&self, e: &'a Entry, producers: &Producers<'a>) -> Digest<'a> {
         let m = e.message();
         let mut header = format!("{}", e.id());
-        let mut items: Vec<Item> = Vec::new();
-        let mut names_seen: HashMap<&'a str, ()> = HashMap::default();
-        let mut names: Vec<&'a str> = Vec::new();
+        let mut items: Vec<Item<'a>> = Vec::new();
         let mut status: Option<String> = None;
         let mut lines_total = 0usize;
         let mut error = false;
@@ -340,20 +338,16 @@ impl BuiltinSummarizer {
                 && producers.command_before(e).is_none()
                 && !e.kind().is_summary());
         let mut leads = 0usize;
+        let names = EntryNames::new(texts.clone());
         for t in texts {
             let mut in_fence = false;
             for line in t.lines() {
                 order += 1;
                 lines_total += 1;
-                let trimmed = line.trim();
+                let trimmed = lines::trim(line);
                 if trimmed.starts_with("```") {
                     in_fence = !in_fence;
                     continue;
-                }
-                for n in names::names(line) {
-                    if names_seen.insert(n, ()).is_none() {
-                        names.push(n);
-                    }
                 }
                 if in_fence && m.role == Role::Assistant {
                     continue; // the command is in the header
@@ -364,7 +358,7 @@ impl BuiltinSummarizer {
                         items.push(Item {
                             kind: LineKind::Error,
                             order,
-                            text: cut(trimmed, limit),
+                            text: cut_borrowed(trimmed, limit),
                         });
                         continue;
                     }
@@ -406,25 +400,28 @@ impl BuiltinSummarizer {
                         items.push(Item {
                             kind: LineKind::Plain,
                             order,
-                            text: cut(content, limit),
+                            text: cut_borrowed(content, limit),
                         });
                     }
                     LineKind::Plain => {}
                     LineKind::Location => {
-                        let text = lines::frame(content).unwrap_or_else(|| cut(content, limit));
+                        let text = match lines::frame(content) {
+                            Some(f) => Cow::Owned(f),
+                            None => cut_borrowed(content, limit),
+                        };
                         items.push(Item { kind, order, text });
                     }
                     LineKind::Path => items.push(Item {
                         kind,
                         order,
-                        text: cut(&lines::listed_path(content), limit),
+                        text: cut_cow(lines::listed_path(content), limit),
                     }),
                     LineKind::Definition => {
                         let (number, code) = lines::split_line_number(content);
                         let code = cut(code.trim(), 120);
                         let text = match number {
-                            Some(n) => format!("{n}: {code}"),
-                            None => code,
+                            Some(n) => Cow::Owned(format!("{n}: {code}")),
+                            None => Cow::Owned(code),
                         };
                         items.push(Item { kind, order, text });
                     }
@@ -432,7 +429,7 @@ impl BuiltinSummarizer {
                         items.push(Item {
                             kind,
                             order,
-                            text: cut(content, limit),
+                            text: cut_borrowed(content, limit),
                         });
                     }
                 }
@@ -443,10 +440,7 @@ impl BuiltinSummarizer {
         // first; then the rest. An identical line is offered once.
         let first: Vec<bool> = {
             let mut seen: HashSet<&str> = HashSet::default();
-            items
-                .iter()
-                .map(|it| seen.insert(it.text.as_str()))
-                .collect()
+            items.iter().map(|it| seen.insert(&*it.text)).collect()
         };
         let mut first = first.into_iter();
         items.retain(|_| first.next().unwrap_or(true));
@@ -475,13 +469,12 @@ impl BuiltinSummarizer {
             chosen: Vec::new(),
             names,
             listed: Vec::new(),
-            next_name: 0,
         }
     }
 }
 
 /// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
-fn group_hits(items: &mut Vec<Item>, limit: usize) {
+fn group_hits(items: &mut Vec<Item<'_>>, limit: usize) {
     let mut by_path: HashMap<String, usize> = HashMap::default();
     let mut grouped: Vec<Item> = Vec::with_capacity(items.len());
     let mut counts: Vec<(usize, Vec<String>, String)> = Vec::new();
@@ -517,19 +510,19 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
                 grouped.push(Item {
                     kind: LineKind::Hit,
                     order: it.order,
-                    text: path.to_owned(),
+                    text: Cow::Owned(path.to_owned()),
                 });
             }
         }
     }
     let mut g = 0usize;
     for it in &mut grouped {
-        if it.kind != LineKind::Hit || !by_path.contains_key(&it.text) {
+        if it.kind != LineKind::Hit || !by_path.contains_key(&*it.text) {
             continue;
         }
         let (n, lines, first) = &counts[g];
         g += 1;
-        let mut text = it.text.clone();
+        let mut text = it.text.clone().into_owned();
         if !lines.is_empty() {
             text.push(':');
             for l in lines.iter().take(12) {
@@ -547,7 +540,7 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
             text.push_str(": ");
             text.push_str(&cut(first, 80));
         }
-        it.text = cut(&text, limit);
+        it.text = Cow::Owned(cut(&text, limit));
     }
     *items = grouped;
 }
