@@ -237,18 +237,14 @@ impl<'a> Iterator for EntryNames<'a> {
 /// Names already shown in a summary, so that each is listed once. A name counts as shown
 /// when it appeared as a whole word of shown text.
 #[derive(Debug, Default)]
-pub(crate) struct Shown {
-    seen: foldhash::HashSet<String>,
+pub(crate) struct Shown<'s> {
+    seen: foldhash::HashSet<&'s str>,
 }
 
-impl Shown {
+impl<'s> Shown<'s> {
     /// Records every name of `text` as shown.
-    pub(crate) fn add_text(&mut self, text: &str) {
-        for n in names(text) {
-            if !self.seen.contains(n) {
-                self.seen.insert(n.to_owned());
-            }
-        }
+    pub(crate) fn add_text(&mut self, text: &'s str) {
+        self.seen.extend(names(text));
     }
 
     /// Whether `name` was shown.
@@ -257,12 +253,8 @@ impl Shown {
     }
 
     /// Records one name as shown; whether it was new.
-    pub(crate) fn insert(&mut self, name: &str) -> bool {
-        if self.seen.contains(name) {
-            return false;
-        }
-        self.seen.insert(name.to_owned());
-        true
+    pub(crate) fn insert(&mut self, name: &'s str) -> bool {
+        self.seen.insert(name)
     }
 }
 
