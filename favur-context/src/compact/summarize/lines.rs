@@ -229,7 +229,7 @@ fn last_word(t: &str) -> &str {
 
 /// A search hit `path:line:text` / `path:line-text`: the path and the line number.
 pub(crate) fn hit(t: &str) -> Option<(&str, &str)> {
-    let colon = t.find(':')?;
+    let colon = memchr::memchr(b':', t.as_bytes())?;
     let path = &t[..colon];
     if path.is_empty() || path.len() > 200 || has_whitespace(path) {
         return None;
@@ -409,7 +409,9 @@ fn keyword_strength(line: &[u8]) -> Strength {
     let mut i = start;
     while i + 4 <= n {
         // The next byte a keyword can start at.
-        match (i..n - 3).position(|j| keyword_can_start(line, j)) {
+        let can_start =
+            |(k, b): (usize, &u8)| KEYWORD_FIRST[usize::from(*b)] && keyword_can_start(line, i + k);
+        match line[i..n - 3].iter().enumerate().position(can_start) {
             Some(skip) => i += skip,
             None => break,
         }
@@ -479,15 +481,15 @@ fn keyword_strength(line: &[u8]) -> Strength {
 /// name ending in `:` at the start of the line, then a message).
 fn is_exception_line(line: &[u8]) -> bool {
     let t = line.trim_ascii_start();
-    let Some(colon) = t.iter().position(|&b| b == b':') else {
-        return false;
-    };
+    // The name: letters, digits, `.` and `_` up to the line's first `:`.
+    let colon = t
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'.' || **b == b'_')
+        .count();
     let name = &t[..colon];
     name.len() >= 5
+        && t.get(colon) == Some(&b':')
         && t.get(colon + 1) == Some(&b' ')
-        && name
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'_')
         && name[0].is_ascii_alphabetic()
         && name
             .windows(2)

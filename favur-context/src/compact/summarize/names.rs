@@ -146,8 +146,8 @@ impl<'a> Iterator for Names<'a> {
             }
             if flags & MARK == 0 {
                 // Letters and digits only: nothing to trim, no path, URL or dotted name.
-                if let Some(word) = text.get(start..i)
-                    && is_plain_name(word.as_bytes(), flags)
+                if is_plain_name(&bytes[start..i], flags)
+                    && let Some(word) = text.get(start..i)
                 {
                     break Some(word);
                 }
