@@ -371,7 +371,7 @@ impl BuiltinSummarizer {
         let names = EntryNames::new(texts.clone());
         for t in texts {
             let mut in_fence = false;
-            for line in t.lines() {
+            for line in lines::text_lines(t) {
                 order += 1;
                 lines_total += 1;
                 let trimmed = lines::trim(line);

@@ -130,10 +130,12 @@ pub(crate) fn classify(line: &str) -> LineKind {
     if t.starts_with("at ") && t.contains(':') {
         return LineKind::Location;
     }
-    if strength == Strength::Weak || is_test_outcome(t) {
+    // The first `:`, which test ids and search hits are read from.
+    let colon = memchr::memchr(b':', t.as_bytes());
+    if strength == Strength::Weak || is_test_outcome(t, colon) {
         return LineKind::Outcome;
     }
-    if hit(t).is_some() {
+    if hit_at(t, colon).is_some() {
         return LineKind::Hit;
     }
     let (_, code) = split_line_number(line);
@@ -165,17 +167,49 @@ fn is_markup_only(t: &str) -> bool {
 
 /// `tests/test_a.py::test_x FAILED`, `test parse::nested ... FAILED`, `PASSED`/`ok` lines
 /// that name a test.
-fn is_test_outcome(t: &str) -> bool {
+/// (`colon`: where the first `:` of `t` is, if any).
+fn is_test_outcome(t: &str, colon: Option<usize>) -> bool {
     // Passing and skipped tests are names, not outcomes worth a line.
     let upper = ["FAILED", "ERROR", "XPASS"];
-    t.len() < 400
-        && (has_double_colon(t.as_bytes()) || t.starts_with("test "))
-        && upper.iter().any(|w| t.contains(w))
+    let double_colon = colon.is_some_and(|c| has_double_colon(&t.as_bytes()[c..]));
+    t.len() < 400 && (double_colon || t.starts_with("test ")) && upper.iter().any(|w| t.contains(w))
 }
 
 /// Whether `b` holds `::` (a search for its `:` bytes, no substring searcher to build).
 fn has_double_colon(b: &[u8]) -> bool {
     memchr::memchr_iter(b':', b).any(|i| b.get(i + 1) == Some(&b':'))
+}
+
+/// The lines of a text, as [`str::lines`] gives them (split at `\n`, a `\r` before it
+/// dropped), each line break found with `memchr`.
+#[derive(Debug, Clone)]
+pub(crate) struct TextLines<'a> {
+    /// What is left to split; `None` once the last line was given.
+    rest: Option<&'a str>,
+}
+
+/// The lines of `text` (see [`TextLines`]).
+pub(crate) fn text_lines(text: &str) -> TextLines<'_> {
+    TextLines {
+        rest: (!text.is_empty()).then_some(text),
+    }
+}
+
+impl<'a> Iterator for TextLines<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        let Some(nl) = memchr::memchr(b'\n', rest.as_bytes()) else {
+            self.rest = None;
+            return Some(rest);
+        };
+        // `\n` is ASCII: `nl` and `nl + 1` are character boundaries.
+        let line = &rest[..nl];
+        let after = &rest[nl + 1..];
+        self.rest = (!after.is_empty()).then_some(after);
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
 }
 
 /// Whether `b` is an ASCII character that is whitespace ([`char::is_whitespace`]: tab,
@@ -229,7 +263,12 @@ fn last_word(t: &str) -> &str {
 
 /// A search hit `path:line:text` / `path:line-text`: the path and the line number.
 pub(crate) fn hit(t: &str) -> Option<(&str, &str)> {
-    let colon = memchr::memchr(b':', t.as_bytes())?;
+    hit_at(t, memchr::memchr(b':', t.as_bytes()))
+}
+
+/// [`hit`] of `t`, whose first `:` is at `colon`.
+fn hit_at(t: &str, colon: Option<usize>) -> Option<(&str, &str)> {
+    let colon = colon?;
     let path = &t[..colon];
     if path.is_empty() || path.len() > 200 || has_whitespace(path) {
         return None;

@@ -180,7 +180,7 @@ impl<'a> Iterator for Names<'a> {
 #[derive(Debug)]
 pub(crate) struct EntryNames<'a> {
     texts: std::vec::IntoIter<&'a str>,
-    lines: std::str::Lines<'a>,
+    lines: super::lines::TextLines<'a>,
     line: Names<'a>,
     seen: foldhash::HashSet<&'a str>,
 }
@@ -190,7 +190,7 @@ impl<'a> EntryNames<'a> {
     pub(crate) fn new(texts: Vec<&'a str>) -> Self {
         EntryNames {
             texts: texts.into_iter(),
-            lines: "".lines(),
+            lines: super::lines::text_lines(""),
             line: names(""),
             seen: foldhash::HashSet::default(),
         }
@@ -213,7 +213,7 @@ impl<'a> EntryNames<'a> {
                     if memchr::memmem::find(text.as_bytes(), b"```").is_none() {
                         return Some(text);
                     }
-                    self.lines = text.lines();
+                    self.lines = super::lines::text_lines(text);
                 }
             }
         }
