@@ -192,13 +192,16 @@ impl<'a> EntryNames<'a> {
             texts: texts.into_iter(),
             lines: super::lines::text_lines(""),
             line: names(""),
-            seen: foldhash::HashSet::default(),
+            // Most entries have a few dozen names: fewer rehashes as the set grows.
+            seen: foldhash::HashSet::with_capacity_and_hasher(32, Default::default()),
         }
     }
 
     /// No more names: the rest are not asked for.
     pub(crate) fn stop(&mut self) {
-        *self = EntryNames::new(Vec::new());
+        self.texts = Vec::new().into_iter();
+        self.lines = super::lines::text_lines("");
+        self.line = names("");
     }
 
     /// The next text or line to read names from, if any: a text without a fence is read
