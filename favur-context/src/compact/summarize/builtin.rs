@@ -1,11 +1,14 @@
 //! The built-in summarizer: deterministic, no model, no network.
 
 use foldhash::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::lines::{self, LineKind};
-use super::names::{self, Shown};
-use super::producers::{Producer, Producers, command_line, cut, fenced_command, one_line};
+use super::names::{self, EntryNames, Shown};
+use super::producers::{
+    Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
+};
 use super::{SummarizeError, Summarizer, SummaryRequest};
 use crate::model::entry::Entry;
 use crate::model::message::{Part, Role};
@@ -77,23 +80,28 @@ impl Summarizer for BuiltinSummarizer {
 }
 
 /// A candidate line of one entry.
-struct Item {
+struct Item<'a> {
     kind: LineKind,
     /// Position in the entry (lines are shown in this order).
     order: usize,
-    /// What is shown.
-    text: String,
+    /// What is shown (borrowed from the entry when shown as it is).
+    text: Cow<'a, str>,
 }
 
-/// What one entry contributes.
+/// What one entry contributes (what of it is kept is in [`Picks`]).
 struct Digest<'a> {
     header: String,
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
+}
+
+/// What a summary keeps of one entry, as the passes choose it.
+struct Picks<'a> {
+    /// Its items kept (indexes in [`Digest::items`]).
     chosen: Vec<usize>,
     /// Names of the entry's text, in order of appearance, not repeated.
-    names: Vec<&'a str>,
+    names: EntryNames<'a>,
+    /// Its names listed.
     listed: Vec<&'a str>,
-    next_name: usize,
 }
 
 /// Tokens `text` costs by the heuristic counter's rule, plus one for its line break.
@@ -144,8 +152,8 @@ impl BuiltinSummarizer {
     fn summarize_run(&self, entries: &[&Entry], context: &[&Entry], budget_tokens: u32) -> String {
         let budget = budget_tokens as usize;
         let producers = Producers::new(entries, context);
-        let mut digests: Vec<Digest<'_>> =
-            entries.iter().map(|e| self.digest(e, &producers)).collect();
+        let (digests, names): (Vec<Digest<'_>>, Vec<EntryNames<'_>>) =
+            entries.iter().map(|e| self.digest(e, &producers)).unzip();
 
         // Every header: what the run was. If even they do not fit, the last ones are
         // named by id only.
@@ -183,31 +191,45 @@ impl BuiltinSummarizer {
                 used += cost(&tail);
             }
         }
-        let digests_shown = &mut digests[..headed];
+        let digests_shown = &digests[..headed];
+        let mut picks: Vec<Picks<'_>> = names
+            .into_iter()
+            .take(headed)
+            .map(|names| Picks {
+                chosen: Vec::new(),
+                names,
+                listed: Vec::new(),
+            })
+            .collect();
         let mut shown = Shown::default();
-        for d in digests_shown.iter() {
+        for d in digests_shown {
             shown.add_text(&d.header);
         }
 
         // First pass: each kind up to its cap, entry by entry in turn.
         let head = self.head_lines;
         let first = |kind: Option<LineKind>| kind.map_or(head.min(1), first_pass_cap);
-        fill_ranks(digests_shown, first, &mut used, budget, &mut shown);
+        fill_ranks(
+            digests_shown,
+            &mut picks,
+            first,
+            &mut used,
+            budget,
+            &mut shown,
+        );
         // Names the kept lines do not show.
         if self.max_identifiers > 0 {
             let mut listed = 0usize;
             loop {
                 let mut any = false;
-                for d in digests_shown.iter_mut() {
-                    while d.next_name < d.names.len() {
-                        let n = d.names[d.next_name];
-                        d.next_name += 1;
+                for d in picks.iter_mut() {
+                    while let Some(n) = d.names.next() {
                         if shown.contains(n) {
                             continue;
                         }
                         let c = n.len().div_ceil(4).max(1) + usize::from(d.listed.is_empty()) * 3;
                         if used + c > budget || listed >= self.max_identifiers {
-                            d.next_name = d.names.len();
+                            d.names.stop();
                             break;
                         }
                         shown.insert(n);
@@ -225,16 +247,23 @@ impl BuiltinSummarizer {
         }
         // Then everything else, in the same order.
         let rest = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
-        fill_ranks(digests_shown, rest, &mut used, budget, &mut shown);
+        fill_ranks(
+            digests_shown,
+            &mut picks,
+            rest,
+            &mut used,
+            budget,
+            &mut shown,
+        );
 
         let mut out = String::new();
-        for d in digests_shown.iter_mut() {
+        for (d, p) in digests_shown.iter().zip(&mut picks) {
             out.push_str(&d.header);
             out.push('\n');
-            d.chosen.sort_unstable_by_key(|&i| d.items[i].order);
+            p.chosen.sort_unstable_by_key(|&i| d.items[i].order);
             let mut files: Vec<&str> = Vec::new();
             let mut files_at: Option<usize> = None;
-            for &i in &d.chosen {
+            for &i in &p.chosen {
                 let item = &d.items[i];
                 if item.kind == LineKind::Path {
                     files_at.get_or_insert(out.len());
@@ -253,14 +282,14 @@ impl BuiltinSummarizer {
                 out.insert_str(at, &format!("  files: {}\n", files.join(" ")));
             }
             // A name the lines added after the names pass show is not listed twice.
-            let chosen: HashSet<&str> = d
+            let chosen: HashSet<&str> = p
                 .chosen
                 .iter()
                 .flat_map(|&i| names::names(&d.items[i].text))
                 .collect();
-            d.listed.retain(|n| !chosen.contains(n));
-            if !d.listed.is_empty() {
-                let _ = writeln!(out, "  names: {}", d.listed.join(" "));
+            p.listed.retain(|n| !chosen.contains(n));
+            if !p.listed.is_empty() {
+                let _ = writeln!(out, "  names: {}", p.listed.join(" "));
             }
         }
         if !tail.is_empty() {
@@ -270,12 +299,11 @@ impl BuiltinSummarizer {
         out
     }
 
-    fn digest<'a>(&self, e: &'a Entry, producers: &Producers<'a>) -> Digest<'a> {
+    /// What `e` contributes, and its names.
+    fn digest<'a>(&self, e: &'a Entry, producers: &Producers<'a>) -> (Digest<'a>, EntryNames<'a>) {
         let m = e.message();
         let mut header = format!("{}", e.id());
-        let mut items: Vec<Item> = Vec::new();
-        let mut names_seen: HashMap<&'a str, ()> = HashMap::default();
-        let mut names: Vec<&'a str> = Vec::new();
+        let mut items: Vec<Item<'a>> = Vec::new();
         let mut status: Option<String> = None;
         let mut lines_total = 0usize;
         let mut error = false;
@@ -340,20 +368,16 @@ impl BuiltinSummarizer {
                 && producers.command_before(e).is_none()
                 && !e.kind().is_summary());
         let mut leads = 0usize;
+        let names = EntryNames::new(texts.clone());
         for t in texts {
             let mut in_fence = false;
-            for line in t.lines() {
+            for line in lines::text_lines(t) {
                 order += 1;
                 lines_total += 1;
-                let trimmed = line.trim();
+                let trimmed = lines::trim(line);
                 if trimmed.starts_with("```") {
                     in_fence = !in_fence;
                     continue;
-                }
-                for n in names::names(line) {
-                    if names_seen.insert(n, ()).is_none() {
-                        names.push(n);
-                    }
                 }
                 if in_fence && m.role == Role::Assistant {
                     continue; // the command is in the header
@@ -364,7 +388,7 @@ impl BuiltinSummarizer {
                         items.push(Item {
                             kind: LineKind::Error,
                             order,
-                            text: cut(trimmed, limit),
+                            text: cut_borrowed(trimmed, limit),
                         });
                         continue;
                     }
@@ -406,25 +430,28 @@ impl BuiltinSummarizer {
                         items.push(Item {
                             kind: LineKind::Plain,
                             order,
-                            text: cut(content, limit),
+                            text: cut_borrowed(content, limit),
                         });
                     }
                     LineKind::Plain => {}
                     LineKind::Location => {
-                        let text = lines::frame(content).unwrap_or_else(|| cut(content, limit));
+                        let text = match lines::frame(content) {
+                            Some(f) => Cow::Owned(f),
+                            None => cut_borrowed(content, limit),
+                        };
                         items.push(Item { kind, order, text });
                     }
                     LineKind::Path => items.push(Item {
                         kind,
                         order,
-                        text: cut(&lines::listed_path(content), limit),
+                        text: cut_cow(lines::listed_path(content), limit),
                     }),
                     LineKind::Definition => {
                         let (number, code) = lines::split_line_number(content);
                         let code = cut(code.trim(), 120);
                         let text = match number {
-                            Some(n) => format!("{n}: {code}"),
-                            None => code,
+                            Some(n) => Cow::Owned(format!("{n}: {code}")),
+                            None => Cow::Owned(code),
                         };
                         items.push(Item { kind, order, text });
                     }
@@ -432,7 +459,7 @@ impl BuiltinSummarizer {
                         items.push(Item {
                             kind,
                             order,
-                            text: cut(content, limit),
+                            text: cut_borrowed(content, limit),
                         });
                     }
                 }
@@ -443,10 +470,7 @@ impl BuiltinSummarizer {
         // first; then the rest. An identical line is offered once.
         let first: Vec<bool> = {
             let mut seen: HashSet<&str> = HashSet::default();
-            items
-                .iter()
-                .map(|it| seen.insert(it.text.as_str()))
-                .collect()
+            items.iter().map(|it| seen.insert(&*it.text)).collect()
         };
         let mut first = first.into_iter();
         items.retain(|_| first.next().unwrap_or(true));
@@ -469,19 +493,21 @@ impl BuiltinSummarizer {
         if lines_total > 1 {
             let _ = write!(header, " ({lines_total} lines)");
         }
-        Digest {
-            header,
-            items: ordered,
-            chosen: Vec::new(),
+        (
+            Digest {
+                header,
+                items: ordered,
+            },
             names,
-            listed: Vec::new(),
-            next_name: 0,
-        }
+        )
     }
 }
 
 /// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
-fn group_hits(items: &mut Vec<Item>, limit: usize) {
+fn group_hits(items: &mut Vec<Item<'_>>, limit: usize) {
+    if items.iter().all(|it| it.kind != LineKind::Hit) {
+        return; // nothing to group
+    }
     let mut by_path: HashMap<String, usize> = HashMap::default();
     let mut grouped: Vec<Item> = Vec::with_capacity(items.len());
     let mut counts: Vec<(usize, Vec<String>, String)> = Vec::new();
@@ -494,10 +520,6 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
             grouped.push(it);
             continue;
         };
-        let text = it.text[path.len() + 1 + line.len()..]
-            .trim_start_matches([':', '-'])
-            .trim()
-            .to_owned();
         match by_path.get(path) {
             Some(&g) => {
                 let c = &mut counts[g];
@@ -507,6 +529,10 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
                 }
             }
             None => {
+                let text = it.text[path.len() + 1 + line.len()..]
+                    .trim_start_matches([':', '-'])
+                    .trim()
+                    .to_owned();
                 by_path.insert(path.to_owned(), counts.len());
                 let lines = if line.is_empty() {
                     Vec::new()
@@ -517,19 +543,19 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
                 grouped.push(Item {
                     kind: LineKind::Hit,
                     order: it.order,
-                    text: path.to_owned(),
+                    text: Cow::Owned(path.to_owned()),
                 });
             }
         }
     }
     let mut g = 0usize;
     for it in &mut grouped {
-        if it.kind != LineKind::Hit || !by_path.contains_key(&it.text) {
+        if it.kind != LineKind::Hit || !by_path.contains_key(&*it.text) {
             continue;
         }
         let (n, lines, first) = &counts[g];
         g += 1;
-        let mut text = it.text.clone();
+        let mut text = it.text.clone().into_owned();
         if !lines.is_empty() {
             text.push(':');
             for l in lines.iter().take(12) {
@@ -547,7 +573,7 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
             text.push_str(": ");
             text.push_str(&cut(first, 80));
         }
-        it.text = cut(&text, limit);
+        it.text = Cow::Owned(cut(&text, limit));
     }
     *items = grouped;
 }
@@ -555,26 +581,41 @@ fn group_hits(items: &mut Vec<Item>, limit: usize) {
 /// Gives each shown digest, in turn, its next line of `kind` (or its lead lines), up to
 /// `cap` lines of that kind per entry, while the budget lasts.
 /// One pass over the ranks of `ORDER`, each kind given up to `cap_of(kind)` lines.
-fn fill_ranks(
-    digests: &mut [Digest<'_>],
+fn fill_ranks<'s>(
+    digests: &'s [Digest<'_>],
+    picks: &mut [Picks<'_>],
     cap_of: impl Fn(Option<LineKind>) -> usize,
     used: &mut usize,
     budget: usize,
-    shown: &mut Shown,
+    shown: &mut Shown<'s>,
 ) {
     for (rank, kind) in ORDER {
-        fill(digests, rank, kind, cap_of(kind), used, budget, shown);
+        let cap = cap_of(kind);
+        fill(
+            digests,
+            picks,
+            Rank { rank, kind, cap },
+            used,
+            budget,
+            shown,
+        );
     }
 }
 
-fn fill(
-    digests: &mut [Digest<'_>],
+/// One rank of [`ORDER`] and its cap.
+struct Rank {
     rank: u8,
     kind: Option<LineKind>,
     cap: usize,
+}
+
+fn fill<'s>(
+    digests: &'s [Digest<'_>],
+    picks: &mut [Picks<'_>],
+    Rank { rank, kind, cap }: Rank,
     used: &mut usize,
     budget: usize,
-    shown: &mut Shown,
+    shown: &mut Shown<'s>,
 ) {
     let wanted = |it: &Item| match kind {
         Some(k) => it.kind == k,
@@ -582,21 +623,22 @@ fn fill(
     };
     let mut taken: Vec<usize> = digests
         .iter()
-        .map(|d| d.chosen.iter().filter(|&&i| wanted(&d.items[i])).count())
+        .zip(&*picks)
+        .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count())
         .collect();
     let mut cursor = vec![0usize; digests.len()];
     // Frames are ordered innermost first at the end of the items; scanning in item order
     // reaches them in that order too.
     loop {
         let mut any = false;
-        for (di, d) in digests.iter_mut().enumerate() {
+        for (di, (d, p)) in digests.iter().zip(&mut *picks).enumerate() {
             if taken[di] >= cap {
                 continue;
             }
             while cursor[di] < d.items.len() {
                 let i = cursor[di];
                 cursor[di] += 1;
-                if !wanted(&d.items[i]) || d.chosen.contains(&i) {
+                if !wanted(&d.items[i]) || p.chosen.contains(&i) {
                     continue;
                 }
                 let c = cost(&d.items[i].text) + 1;
@@ -606,7 +648,7 @@ fn fill(
                 }
                 *used += c;
                 shown.add_text(&d.items[i].text);
-                d.chosen.push(i);
+                p.chosen.push(i);
                 taken[di] += 1;
                 any = true;
                 break;

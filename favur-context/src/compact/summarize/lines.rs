@@ -4,6 +4,8 @@
 //! Everything here reads one line at a time, in linear time, and never allocates unless
 //! it returns a rewritten line.
 
+use std::borrow::Cow;
+
 /// What a line is, strongest first where it matters (see [`Line::rank`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LineKind {
@@ -32,7 +34,7 @@ pub(crate) enum LineKind {
 /// Splits a leading line number off a numbered line (`nl`, `cat -n`, `grep -n` of one
 /// file): `"   42\tdef f():"` -> `(Some("42"), "def f():")`; `"42:def f()"` -> the same.
 pub(crate) fn split_line_number(line: &str) -> (Option<&str>, &str) {
-    let trimmed = line.trim_start();
+    let trimmed = trim_start(line);
     let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 7 {
         return (None, line);
@@ -41,57 +43,46 @@ pub(crate) fn split_line_number(line: &str) -> (Option<&str>, &str) {
     let sep = rest.as_bytes().first().copied();
     match sep {
         Some(b'\t') | Some(b':') | Some(b' ') | Some(b'|') | Some(b'-') => {
-            (Some(&trimmed[..digits]), rest[1..].trim_start())
+            (Some(&trimmed[..digits]), trim_start(&rest[1..]))
         }
         None => (None, line),
         _ => (None, line),
     }
 }
 
-/// Words that open a definition in common languages.
-const DEFINITION_STARTS: &[&str] = &[
-    "def ",
-    "async def ",
-    "class ",
-    "fn ",
-    "pub fn ",
-    "pub(crate) fn ",
-    "pub async fn ",
-    "async fn ",
-    "struct ",
-    "pub struct ",
-    "enum ",
-    "pub enum ",
-    "trait ",
-    "pub trait ",
-    "impl ",
-    "impl<",
-    "mod ",
-    "pub mod ",
-    "function ",
-    "export function ",
-    "export class ",
-    "export default ",
-    "interface ",
-    "func ",
-    "type ",
-    "public ",
-    "private ",
-    "protected ",
-    "static ",
-    "#define ",
-];
-
-/// The bytes a word of [`DEFINITION_STARTS`] starts with.
-const DEFINITION_FIRST: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut k = 0;
-    while k < DEFINITION_STARTS.len() {
-        t[DEFINITION_STARTS[k].as_bytes()[0] as usize] = true;
-        k += 1;
+/// Words that open a definition in common languages, by their first byte.
+fn definition_words(first: u8) -> &'static [&'static str] {
+    match first {
+        b'd' => &["def "],
+        b'a' => &["async def ", "async fn "],
+        b'c' => &["class "],
+        b'f' => &["fn ", "function ", "func "],
+        b'p' => &[
+            "pub fn ",
+            "pub(crate) fn ",
+            "pub async fn ",
+            "pub struct ",
+            "pub enum ",
+            "pub trait ",
+            "pub mod ",
+            "public ",
+            "private ",
+            "protected ",
+        ],
+        b's' => &["struct ", "static "],
+        b'e' => &[
+            "enum ",
+            "export function ",
+            "export class ",
+            "export default ",
+        ],
+        b't' => &["trait ", "type "],
+        b'i' => &["impl ", "impl<", "interface "],
+        b'm' => &["mod "],
+        b'#' => &["#define "],
+        _ => &[],
     }
-    t
-};
+}
 
 /// The bytes an error keyword starts with, in either case (`e`, `f`, `p`, `t`, `a`).
 const KEYWORD_FIRST: [bool; 256] = {
@@ -107,24 +98,19 @@ const KEYWORD_FIRST: [bool; 256] = {
 
 /// Whether `code` (a line without its number) starts a definition.
 pub(crate) fn is_definition(code: &str) -> bool {
-    let t = code.trim_start();
+    let t = trim_start(code);
     // Most lines start with a byte no definition word starts with.
     let Some(&first) = t.as_bytes().first() else {
         return false;
     };
-    if !DEFINITION_FIRST[usize::from(first)] {
-        return false;
-    }
-    DEFINITION_STARTS
-        .iter()
-        .any(|s| s.as_bytes()[0] == first && t.starts_with(s))
+    definition_words(first).iter().any(|s| t.starts_with(s))
         && t.len() > 4
         && t.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
 /// Classifies one line.
 pub(crate) fn classify(line: &str) -> LineKind {
-    let t = line.trim();
+    let t = trim(line);
     if t.is_empty() || is_markup_only(t) {
         return LineKind::Noise;
     }
@@ -144,10 +130,12 @@ pub(crate) fn classify(line: &str) -> LineKind {
     if t.starts_with("at ") && t.contains(':') {
         return LineKind::Location;
     }
-    if strength == Strength::Weak || is_test_outcome(t) {
+    // The first `:`, which test ids and search hits are read from.
+    let colon = memchr::memchr(b':', t.as_bytes());
+    if strength == Strength::Weak || is_test_outcome(t, colon) {
         return LineKind::Outcome;
     }
-    if hit(t).is_some() {
+    if hit_at(t, colon).is_some() {
         return LineKind::Hit;
     }
     let (_, code) = split_line_number(line);
@@ -179,19 +167,110 @@ fn is_markup_only(t: &str) -> bool {
 
 /// `tests/test_a.py::test_x FAILED`, `test parse::nested ... FAILED`, `PASSED`/`ok` lines
 /// that name a test.
-fn is_test_outcome(t: &str) -> bool {
+/// (`colon`: where the first `:` of `t` is, if any).
+fn is_test_outcome(t: &str, colon: Option<usize>) -> bool {
     // Passing and skipped tests are names, not outcomes worth a line.
     let upper = ["FAILED", "ERROR", "XPASS"];
-    (t.contains("::") || t.starts_with("test "))
-        && upper.iter().any(|w| t.contains(w))
-        && t.len() < 400
+    let double_colon = colon.is_some_and(|c| has_double_colon(&t.as_bytes()[c..]));
+    t.len() < 400 && (double_colon || t.starts_with("test ")) && upper.iter().any(|w| t.contains(w))
+}
+
+/// Whether `b` holds `::` (a search for its `:` bytes, no substring searcher to build).
+fn has_double_colon(b: &[u8]) -> bool {
+    memchr::memchr_iter(b':', b).any(|i| b.get(i + 1) == Some(&b':'))
+}
+
+/// The lines of a text, as [`str::lines`] gives them (split at `\n`, a `\r` before it
+/// dropped), each line break found with `memchr`.
+#[derive(Debug, Clone)]
+pub(crate) struct TextLines<'a> {
+    /// What is left to split; `None` once the last line was given.
+    rest: Option<&'a str>,
+}
+
+/// The lines of `text` (see [`TextLines`]).
+pub(crate) fn text_lines(text: &str) -> TextLines<'_> {
+    TextLines {
+        rest: (!text.is_empty()).then_some(text),
+    }
+}
+
+impl<'a> Iterator for TextLines<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        let Some(nl) = memchr::memchr(b'\n', rest.as_bytes()) else {
+            self.rest = None;
+            return Some(rest);
+        };
+        // `\n` is ASCII: `nl` and `nl + 1` are character boundaries.
+        let line = &rest[..nl];
+        let after = &rest[nl + 1..];
+        self.rest = (!after.is_empty()).then_some(after);
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+}
+
+/// Whether `b` is an ASCII character that is whitespace ([`char::is_whitespace`]: tab,
+/// line feed, vertical tab, form feed, carriage return, space).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
+}
+
+/// Whether `s` holds a character that is whitespace ([`char::is_whitespace`]), read
+/// byte by byte while `s` is ASCII.
+fn has_whitespace(s: &str) -> bool {
+    s.bytes().any(is_ascii_space) || (!s.is_ascii() && s.contains(char::is_whitespace))
+}
+
+/// [`str::trim_start`], reading ASCII whitespace byte by byte.
+pub(crate) fn trim_start(s: &str) -> &str {
+    let skip = s.bytes().take_while(|&b| is_ascii_space(b)).count();
+    // ASCII bytes end characters: `skip` is a character boundary.
+    let rest = &s[skip..];
+    match rest.as_bytes().first() {
+        Some(&b) if b >= 0x80 => rest.trim_start(),
+        _ => rest,
+    }
+}
+
+/// [`str::trim`], reading ASCII whitespace byte by byte.
+pub(crate) fn trim(s: &str) -> &str {
+    let t = trim_start(s);
+    let keep = t.len() - t.bytes().rev().take_while(|&b| is_ascii_space(b)).count();
+    let rest = &t[..keep];
+    match rest.as_bytes().last() {
+        Some(&b) if b >= 0x80 => rest.trim_end(),
+        _ => rest,
+    }
+}
+
+/// The last word of `t` (after its last whitespace character), read byte by byte while
+/// the end of `t` is ASCII.
+fn last_word(t: &str) -> &str {
+    let b = t.as_bytes();
+    let mut i = b.len();
+    while i > 0 {
+        match b[i - 1] {
+            b'\t'..=b'\r' | b' ' => return &t[i..],
+            0x80.. => return t.rsplit(char::is_whitespace).next().unwrap_or(t),
+            _ => i -= 1,
+        }
+    }
+    t
 }
 
 /// A search hit `path:line:text` / `path:line-text`: the path and the line number.
 pub(crate) fn hit(t: &str) -> Option<(&str, &str)> {
-    let colon = t.find(':')?;
+    hit_at(t, memchr::memchr(b':', t.as_bytes()))
+}
+
+/// [`hit`] of `t`, whose first `:` is at `colon`.
+fn hit_at(t: &str, colon: Option<usize>) -> Option<(&str, &str)> {
+    let colon = colon?;
     let path = &t[..colon];
-    if path.is_empty() || path.len() > 200 || path.contains(char::is_whitespace) {
+    if path.is_empty() || path.len() > 200 || has_whitespace(path) {
         return None;
     }
     if !(path.contains('/') || path.contains('.')) || !path.bytes().any(|b| b.is_ascii_alphabetic())
@@ -221,14 +300,10 @@ pub(crate) fn hit(t: &str) -> Option<(&str, &str)> {
 
 /// A line holding one path or file name (a listing row, `ls -l` included).
 fn is_path_line(t: &str) -> bool {
-    let last = match t.rsplit(char::is_whitespace).next() {
-        Some(w) => w,
-        None => return false,
-    };
     // `ls -l` rows: permissions first, the name last. The words are counted only for a
     // line that starts like one (`t` is trimmed: it has more than one word if it has a
     // space at all).
-    let several = t.contains(char::is_whitespace);
+    let several = has_whitespace(t);
     let long_listing = several
         && t.starts_with(['-', 'd', 'l'])
         && t.as_bytes()
@@ -238,6 +313,7 @@ fn is_path_line(t: &str) -> bool {
     if several && !long_listing {
         return false;
     }
+    let last = last_word(t);
     last.len() <= 200
         && last.bytes().any(|b| b.is_ascii_alphabetic())
         && last
@@ -258,13 +334,13 @@ fn has_extension(name: &str) -> bool {
 
 /// The path of a listing line (its last word), with a `/` after a directory of an
 /// `ls -l` row.
-pub(crate) fn listed_path(t: &str) -> String {
+pub(crate) fn listed_path(t: &str) -> Cow<'_, str> {
     let t = t.trim();
-    let name = t.rsplit(char::is_whitespace).next().unwrap_or(t);
-    if t.starts_with('d') && t.contains(char::is_whitespace) && !name.ends_with('/') {
-        format!("{name}/")
+    let name = last_word(t);
+    if t.starts_with('d') && has_whitespace(t) && !name.ends_with('/') {
+        Cow::Owned(format!("{name}/"))
     } else {
-        name.to_owned()
+        Cow::Borrowed(name)
     }
 }
 
@@ -317,6 +393,35 @@ fn starts_ci(hay: &[u8], needle: &[u8]) -> bool {
             .all(|(&h, &n)| h.to_ascii_lowercase() == n)
 }
 
+/// Whether the byte before `line[i]` is a lowercase letter.
+fn after_lowercase(line: &[u8], i: usize) -> bool {
+    i > 0 && line[i - 1].is_ascii_lowercase()
+}
+
+/// Whether a keyword can start at `line[i]` (`i + 1 < line.len()`): its first two bytes
+/// are those of a keyword, at the start of a word (not after a letter, a digit, `/`, `.`
+/// or `_`) or of a CamelCase part.
+fn keyword_can_start(line: &[u8], i: usize) -> bool {
+    let b = line[i];
+    if !KEYWORD_FIRST[usize::from(b)] {
+        return false;
+    }
+    // `exit`, `error`, `exception`; `fatal`, `fail`; `panic`; `traceback`; `assert`.
+    let second = line[i + 1] | 0x20;
+    let expected = match b | 0x20 {
+        b'e' => second == b'x' || second == b'r',
+        b'f' | b'p' => second == b'a',
+        b't' => second == b'r',
+        _ => second == b's',
+    };
+    if !expected {
+        return false;
+    }
+    let prev = if i > 0 { line[i - 1] } else { b' ' };
+    let camel = prev.is_ascii_lowercase() && b.is_ascii_uppercase();
+    !(prev == b'/' || prev == b'.' || prev == b'_' || (prev.is_ascii_alphanumeric() && !camel))
+}
+
 /// The strongest error keyword of a line, where it reads as a message rather than as
 /// code: `error: ...`, `ERROR ...`, `ValueError: bad`, `thread 'main' panicked at`,
 /// `Traceback (most recent call last):`, `1 failed`. Code that only names errors
@@ -342,18 +447,15 @@ fn keyword_strength(line: &[u8]) -> Strength {
     };
     let mut i = start;
     while i + 4 <= n {
-        if !KEYWORD_FIRST[usize::from(line[i])] {
-            i += 1;
-            continue;
+        // The next byte a keyword can start at.
+        let can_start =
+            |(k, b): (usize, &u8)| KEYWORD_FIRST[usize::from(*b)] && keyword_can_start(line, i + k);
+        match line[i..n - 3].iter().enumerate().position(can_start) {
+            Some(skip) => i += skip,
+            None => break,
         }
         let c = line[i] | 0x20;
-        let prev = if i > 0 { line[i - 1] } else { b' ' };
-        let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
-        if prev == b'/' || prev == b'.' || prev == b'_' || (prev.is_ascii_alphanumeric() && !camel)
-        {
-            i += 1;
-            continue;
-        }
+        let camel = after_lowercase(line, i) && line[i].is_ascii_uppercase();
         let rest = &line[i..];
         // What follows a keyword of `len` bytes: the end of a word, then optionally `:`.
         let ends_word = |len: usize| {
@@ -418,15 +520,15 @@ fn keyword_strength(line: &[u8]) -> Strength {
 /// name ending in `:` at the start of the line, then a message).
 fn is_exception_line(line: &[u8]) -> bool {
     let t = line.trim_ascii_start();
-    let Some(colon) = t.iter().position(|&b| b == b':') else {
-        return false;
-    };
+    // The name: letters, digits, `.` and `_` up to the line's first `:`.
+    let colon = t
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'.' || **b == b'_')
+        .count();
     let name = &t[..colon];
     name.len() >= 5
+        && t.get(colon) == Some(&b':')
         && t.get(colon + 1) == Some(&b' ')
-        && name
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'_')
         && name[0].is_ascii_alphabetic()
         && name
             .windows(2)

@@ -2,20 +2,24 @@
 //! `snake_case` and `CamelCase` symbols, dotted names, test ids, error names.
 
 /// What a byte is, for names: bit flags, one table load per byte.
-const NAME: u8 = 1;
-const ALPHA: u8 = 2;
-const DIGIT: u8 = 4;
-const LOWER: u8 = 8;
-const UPPER: u8 = 16;
+const NAME: u16 = 1;
+const ALPHA: u16 = 2;
+const DIGIT: u16 = 4;
+const LOWER: u16 = 8;
+const UPPER: u16 = 16;
 /// `/`, `_`, `:`, `.` and `-`: the bytes that make a word more than letters and digits.
-const MARK: u8 = 32;
+const MARK: u16 = 32;
 /// `:`, the byte of `::` and `://`.
-const COLON: u8 = 64;
+const COLON: u16 = 64;
 /// `.`, the byte of dotted names.
-const DOT: u8 = 128;
+const DOT: u16 = 128;
+/// `_`, the byte of `snake_case`.
+const UNDERSCORE: u16 = 256;
+/// `/`, the byte of paths.
+const SLASH: u16 = 512;
 
-const CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
+const CLASS: [u16; 256] = {
+    let mut t = [0u16; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
@@ -29,7 +33,11 @@ const CLASS: [u8; 256] = {
             NAME | MARK | COLON
         } else if c == b'.' {
             NAME | MARK | DOT
-        } else if matches!(c, b'_' | b'/' | b'-') {
+        } else if c == b'_' {
+            NAME | MARK | UNDERSCORE
+        } else if c == b'/' {
+            NAME | MARK | SLASH
+        } else if c == b'-' {
             NAME | MARK
         } else {
             0
@@ -45,7 +53,7 @@ fn name_byte(b: u8) -> bool {
 }
 
 /// [`is_name`] of a word of letters and digits only (`flags`: its bytes' classes, or-ed).
-fn is_plain_name(b: &[u8], flags: u8) -> bool {
+fn is_plain_name(b: &[u8], flags: u16) -> bool {
     if b.len() < 3 || b.len() > 160 || flags & ALPHA == 0 {
         return false;
     }
@@ -58,21 +66,25 @@ fn is_plain_name(b: &[u8], flags: u8) -> bool {
 /// Whether `w` (already trimmed) is a name worth listing.
 #[cfg(test)]
 pub(crate) fn is_name(w: &str) -> bool {
-    let flags = w.bytes().fold(0, |f, b| f | CLASS[usize::from(b)]);
+    let flags = w.bytes().fold(0u16, |f, b| f | CLASS[usize::from(b)]);
     is_marked_name(w.as_bytes(), flags)
 }
 
-/// [`is_name`] of `b`, where `flags` holds at least the classes of its bytes (a byte
-/// class missing from `flags` is not in `b`).
-fn is_marked_name(b: &[u8], flags: u8) -> bool {
-    if b.len() < 3 || b.len() > 160 || !b.iter().any(u8::is_ascii_alphabetic) {
+/// [`is_name`] of `b`, where `flags` holds the classes of the bytes of `b` and maybe of
+/// `.`, `/`, `-` and `:` bytes around it (a class missing from `flags` is not in `b`;
+/// letters, digits and `_` are in `b` if in `flags`).
+fn is_marked_name(b: &[u8], flags: u16) -> bool {
+    if b.len() < 3 || b.len() > 160 || flags & ALPHA == 0 {
         return false;
     }
     let colon = flags & COLON != 0 && b.contains(&b':');
     if colon && b.windows(3).any(|x| x == b"://") {
         return false; // URLs are rarely what the work refers back to
     }
-    if b.contains(&b'/') || b.contains(&b'_') || (colon && b.windows(2).any(|x| x == b"::")) {
+    if (flags & UNDERSCORE != 0) || (flags & SLASH != 0 && b.contains(&b'/')) {
+        return true;
+    }
+    if colon && b.windows(2).any(|x| x == b"::") {
         return true;
     }
     if b.len() >= 4
@@ -82,26 +94,45 @@ fn is_marked_name(b: &[u8], flags: u8) -> bool {
     {
         return true;
     }
-    if b.windows(2)
-        .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase())
+    if flags & (LOWER | UPPER) == LOWER | UPPER
+        && b.windows(2)
+            .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase())
     {
         return true;
     }
     // `E015`, `utf8`, `py39`: a letter and a digit.
-    b.iter().any(u8::is_ascii_digit) && b.iter().all(u8::is_ascii_alphanumeric)
+    flags & DIGIT != 0 && b.iter().all(u8::is_ascii_alphanumeric)
 }
 
 /// The names of a text, in order of appearance (with repeats).
-pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < bytes.len() {
-            while i < bytes.len() && !name_byte(bytes[i]) {
-                i += 1;
+pub(crate) fn names(text: &str) -> Names<'_> {
+    Names { text, i: 0 }
+}
+
+/// The iterator of [`names`]: where the scan of `text` is.
+#[derive(Debug, Clone)]
+pub(crate) struct Names<'a> {
+    text: &'a str,
+    i: usize,
+}
+
+impl<'a> Iterator for Names<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let mut i = self.i;
+        let found = loop {
+            if i >= bytes.len() {
+                break None;
             }
+            i += bytes[i..]
+                .iter()
+                .position(|&b| name_byte(b))
+                .unwrap_or(bytes.len() - i);
             let start = i;
-            let mut flags = 0u8;
+            let mut flags = 0u16;
             while let Some(&b) = bytes.get(i) {
                 let class = CLASS[usize::from(b)];
                 if class & NAME == 0 {
@@ -115,10 +146,10 @@ pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
             }
             if flags & MARK == 0 {
                 // Letters and digits only: nothing to trim, no path, URL or dotted name.
-                if let Some(word) = text.get(start..i)
-                    && is_plain_name(word.as_bytes(), flags)
+                if is_plain_name(&bytes[start..i], flags)
+                    && let Some(word) = text.get(start..i)
                 {
-                    return Some(word);
+                    break Some(word);
                 }
                 continue;
             }
@@ -134,29 +165,89 @@ pub(crate) fn names(text: &str) -> impl Iterator<Item = &str> {
             if is_marked_name(&bytes[from..to], flags) {
                 // Name bytes are ASCII, so these are character boundaries.
                 if let Some(word) = text.get(from..to) {
-                    return Some(word);
+                    break Some(word);
+                }
+            }
+        };
+        self.i = i;
+        found
+    }
+}
+
+/// The names of an entry's texts, each once, in order of appearance, read a line at a
+/// time as they are asked for (a summary lists only the first few); a fence line
+/// (```` ``` ````) has none.
+#[derive(Debug)]
+pub(crate) struct EntryNames<'a> {
+    texts: std::vec::IntoIter<&'a str>,
+    lines: super::lines::TextLines<'a>,
+    line: Names<'a>,
+    seen: foldhash::HashSet<&'a str>,
+}
+
+impl<'a> EntryNames<'a> {
+    /// The names of `texts`, in this order.
+    pub(crate) fn new(texts: Vec<&'a str>) -> Self {
+        EntryNames {
+            texts: texts.into_iter(),
+            lines: super::lines::text_lines(""),
+            line: names(""),
+            // Most entries have a few dozen names: fewer rehashes as the set grows.
+            seen: foldhash::HashSet::with_capacity_and_hasher(32, Default::default()),
+        }
+    }
+
+    /// No more names: the rest are not asked for.
+    pub(crate) fn stop(&mut self) {
+        self.texts = Vec::new().into_iter();
+        self.lines = super::lines::text_lines("");
+        self.line = names("");
+    }
+
+    /// The next text or line to read names from, if any: a text without a fence is read
+    /// whole (no name spans a line break), one with a fence line by line.
+    fn next_span(&mut self) -> Option<&'a str> {
+        loop {
+            match self.lines.next() {
+                Some(line) if super::lines::trim_start(line).starts_with("```") => {}
+                Some(line) => return Some(line),
+                None => {
+                    let text = self.texts.next()?;
+                    if memchr::memmem::find(text.as_bytes(), b"```").is_none() {
+                        return Some(text);
+                    }
+                    self.lines = super::lines::text_lines(text);
                 }
             }
         }
-        None
-    })
+    }
+}
+
+impl<'a> Iterator for EntryNames<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            match self.line.next() {
+                Some(n) if self.seen.insert(n) => return Some(n),
+                Some(_) => {}
+                None => self.line = names(self.next_span()?),
+            }
+        }
+    }
 }
 
 /// Names already shown in a summary, so that each is listed once. A name counts as shown
 /// when it appeared as a whole word of shown text.
 #[derive(Debug, Default)]
-pub(crate) struct Shown {
-    seen: foldhash::HashSet<String>,
+pub(crate) struct Shown<'s> {
+    seen: foldhash::HashSet<&'s str>,
 }
 
-impl Shown {
+impl<'s> Shown<'s> {
     /// Records every name of `text` as shown.
-    pub(crate) fn add_text(&mut self, text: &str) {
-        for n in names(text) {
-            if !self.seen.contains(n) {
-                self.seen.insert(n.to_owned());
-            }
-        }
+    pub(crate) fn add_text(&mut self, text: &'s str) {
+        self.seen.extend(names(text));
     }
 
     /// Whether `name` was shown.
@@ -165,12 +256,8 @@ impl Shown {
     }
 
     /// Records one name as shown; whether it was new.
-    pub(crate) fn insert(&mut self, name: &str) -> bool {
-        if self.seen.contains(name) {
-            return false;
-        }
-        self.seen.insert(name.to_owned());
-        true
+    pub(crate) fn insert(&mut self, name: &'s str) -> bool {
+        self.seen.insert(name)
     }
 }
 

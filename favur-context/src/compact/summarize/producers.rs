@@ -1,6 +1,8 @@
 //! What produced each entry of a run, as a summary's header says it: the tool and its
 //! command or arguments, or the command of the plain-chat turn an observation answers.
 
+use std::borrow::Cow;
+
 use foldhash::HashMap;
 
 use crate::model::entry::{Entry, EntryId};
@@ -158,6 +160,11 @@ pub(super) fn one_line(s: &str, limit: usize) -> String {
 /// `s` cut at `limit` bytes (on a character boundary), with `…` if cut; control
 /// characters become spaces.
 pub(super) fn cut(s: &str, limit: usize) -> String {
+    cut_borrowed(s, limit).into_owned()
+}
+
+/// [`cut`], borrowing `s` when it is kept as it is (short enough, no control characters).
+pub(super) fn cut_borrowed(s: &str, limit: usize) -> Cow<'_, str> {
     let mut end = s.len().min(limit);
     while !s.is_char_boundary(end) {
         end -= 1;
@@ -166,6 +173,9 @@ pub(super) fn cut(s: &str, limit: usize) -> String {
     // Control characters are U+0000-U+001F, U+007F and U+0080-U+009F (`C2 80`-`C2 9F`
     // in UTF-8): text without those bytes is copied as it is.
     let plain = kept.bytes().all(|b| b >= 0x20 && b != 0x7f && b != 0xc2);
+    if plain && end == s.len() {
+        return Cow::Borrowed(kept);
+    }
     let mut out = String::with_capacity(end + '…'.len_utf8());
     if plain {
         out.push_str(kept);
@@ -175,5 +185,13 @@ pub(super) fn cut(s: &str, limit: usize) -> String {
     if end < s.len() {
         out.push('…');
     }
-    out
+    Cow::Owned(out)
+}
+
+/// [`cut_borrowed`] of a text that may be borrowed or owned.
+pub(super) fn cut_cow(s: Cow<'_, str>, limit: usize) -> Cow<'_, str> {
+    match s {
+        Cow::Borrowed(b) => cut_borrowed(b, limit),
+        Cow::Owned(o) => Cow::Owned(cut(&o, limit)),
+    }
 }
