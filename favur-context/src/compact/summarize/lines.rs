@@ -463,10 +463,13 @@ fn keyword_strength(line: &[u8]) -> Strength {
                 !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b'(')
             })
         };
-        let at_start = line[start..i]
-            .iter()
-            .all(|b| b.is_ascii_whitespace() || b"[]!*=>#-E".contains(b))
-            || line[..i].ends_with(b": ");
+        // Read only once a keyword matched: most candidate words are none.
+        let at_start = || {
+            line[start..i]
+                .iter()
+                .all(|b| b.is_ascii_whitespace() || b"[]!*=>#-E".contains(b))
+                || line[..i].ends_with(b": ")
+        };
         // `Name: message`: a colon, then a message on the same line (not the colon that
         // ends `except KeyError:`).
         let colon_message = |len: usize| {
@@ -476,7 +479,7 @@ fn keyword_strength(line: &[u8]) -> Strength {
                     .get(len + 2..)
                     .is_some_and(|m| m.iter().any(|b| !b.is_ascii_whitespace()))
         };
-        let as_message = |len: usize| ends_word(len) && (at_start || colon_message(len));
+        let as_message = |len: usize| ends_word(len) && (at_start() || colon_message(len));
         let found = match c {
             b'e' if starts_ci(rest, b"exit code")
                 || starts_ci(rest, b"exit status")
@@ -490,7 +493,7 @@ fn keyword_strength(line: &[u8]) -> Strength {
             b'e' if starts_ci(rest, b"exception") && as_message(9) => Strength::Strong,
             b'f' if starts_ci(rest, b"fatal") && as_message(5) => Strength::Strong,
             b'f' if starts_ci(rest, b"fail")
-                && (at_start || ends_word(6) && starts_ci(rest, b"failed")) =>
+                && (at_start() || ends_word(6) && starts_ci(rest, b"failed")) =>
             {
                 Strength::Weak
             }
@@ -501,7 +504,7 @@ fn keyword_strength(line: &[u8]) -> Strength {
             }
             b't' if starts_ci(rest, b"traceback (most recent call") => Strength::Strong,
             b'a' if starts_ci(rest, b"assertionerror")
-                || (starts_ci(rest, b"assert") && at_start && line[..i].contains(&b'E')) =>
+                || (starts_ci(rest, b"assert") && at_start() && line[..i].contains(&b'E')) =>
             {
                 Strength::Weak
             }

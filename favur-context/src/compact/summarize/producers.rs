@@ -76,17 +76,24 @@ impl<'a> Producers<'a> {
     }
 }
 
+/// Where the first ```` ``` ```` of `s` starts (`str::find` builds a substring searcher
+/// for each call).
+fn find_fence(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'`', b).find(|&i| b[i..].starts_with(b"```"))
+}
+
 /// The first fenced shell block of a text (```` ```bash ````, ```` ```sh ````,
 /// ```` ```shell ````, ```` ```console ````); a bare fence is not taken for a command (it
 /// may quote a traceback).
 pub(super) fn fenced_command(text: &str) -> Option<&str> {
     let mut rest = text;
-    while let Some(p) = rest.find("```") {
+    while let Some(p) = find_fence(rest) {
         let after = &rest[p + 3..];
         let nl = after.find('\n')?;
         let lang = after[..nl].trim();
         let body = &after[nl + 1..];
-        let end = body.find("```")?;
+        let end = find_fence(body)?;
         if matches!(lang, "bash" | "sh" | "shell" | "console") {
             let cmd = body[..end].trim();
             if !cmd.is_empty() {
@@ -193,5 +200,32 @@ pub(super) fn cut_cow(s: Cow<'_, str>, limit: usize) -> Cow<'_, str> {
     match s {
         Cow::Borrowed(b) => cut_borrowed(b, limit),
         Cow::Owned(o) => Cow::Owned(cut(&o, limit)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fence_is_found_where_a_substring_search_finds_it() {
+        for s in [
+            "",
+            "`",
+            "``",
+            "```",
+            "a``b```c",
+            "````",
+            "é```",
+            "`` ``` ```",
+            "no fence",
+            "x\n```bash\nls\n```\n",
+        ] {
+            assert_eq!(find_fence(s), s.find("```"), "{s:?}");
+        }
+        assert_eq!(
+            fenced_command("THOUGHT\n```bash\nls -la\n```"),
+            Some("ls -la")
+        );
     }
 }
