@@ -308,9 +308,10 @@ pub trait Store {
     ///
     /// # Errors
     ///
-    /// As for [`apply`](Store::apply); [`RecordError::Stale`] (or the store's error for
-    /// it) if the history changed since the check or the check was made on another
-    /// history. Then nothing changed.
+    /// As for [`apply`](Store::apply). A store that commits the check without checking
+    /// again (the history, the journal, the database stores) refuses it with
+    /// [`RecordError::Stale`] (in its own error) if the history changed since the check
+    /// or the check was made on another history. Then nothing changed.
     ///
     /// ```
     /// use favur_context::{fuzzy, Compaction, Edit, History, Store};

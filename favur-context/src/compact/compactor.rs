@@ -179,8 +179,8 @@ impl<S> Compactor<S> {
     }
 
     /// Turns `plan` and one summary outcome per run (in the order of [`Plan::runs`]) into
-    /// a [`Compaction`] record, checks it against the store's history and applies it ([`Store::apply_checked`]); a failed
-    /// outcome is replaced by the built-in summarizer's text and listed in the report's
+    /// a [`Compaction`] record, checks it against the store's history and applies it
+    /// ([`Store::apply_checked`]); a failed outcome is replaced by the built-in summarizer's text and listed in the report's
     /// fallbacks. Emits the report as a `tracing` event. With [`plan`](Compactor::plan),
     /// this is how to drive compaction step by step (summaries from any async code).
     ///
@@ -242,8 +242,8 @@ impl<S> Compactor<S> {
     }
 
     /// The compaction record of `plan` with one summary outcome per run, checked against
-    /// `history` (`None` when the plan edits nothing), the runs whose summary the built-in summarizer wrote, and the
-    /// usage before.
+    /// `history` (`None` when the plan edits nothing), the runs whose summary the built-in
+    /// summarizer wrote, and the usage before.
     fn record<E>(
         &self,
         history: &History,

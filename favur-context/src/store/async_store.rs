@@ -85,8 +85,9 @@ pub trait AsyncStore: Send {
     ///
     /// # Errors
     ///
-    /// As for [`apply`](AsyncStore::apply), and when the history changed since the check
-    /// or the check was made on another history; then nothing changed.
+    /// As for [`apply`](AsyncStore::apply); a store that commits the check without checking
+    /// again refuses one made before a later write or on another history. Then nothing
+    /// changed.
     fn apply_checked(
         &mut self,
         checked: CheckedCompaction,
