@@ -199,3 +199,37 @@ fn a_session_round_trips_through_the_journal_format() {
         "{err}"
     );
 }
+
+#[test]
+fn a_checked_compaction_is_refused_once_stale_and_written_once_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(db(&dir), "s").unwrap();
+    let id = store.append(fuzzy!(user: "x")).unwrap();
+    let compaction = Compaction {
+        tier: 2,
+        edits: vec![Edit::Drop { id }],
+        usage_after: None,
+    };
+    let stale = store.history().check(compaction.clone()).unwrap();
+    store.append(fuzzy!(user: "y")).unwrap();
+    let err = store.apply_checked(stale).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::Record {
+                source: favur_context::RecordError::Stale,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(store.history().compactions().is_empty());
+    let checked = store.history().check(compaction).unwrap();
+    store.apply_checked(checked).unwrap();
+    let view = store.history().view().clone();
+    drop(store);
+    // Written once: the reopened session holds the compaction, and only it.
+    let reopened = SqliteStore::open(db(&dir), "s").unwrap();
+    assert_eq!(reopened.history().view(), &view);
+    assert_eq!(reopened.history().compactions().len(), 1);
+}

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::FIRST_TURN_NOTE;
 use super::anthropic::input;
-use super::neutral::{self, Out, OutCall, Piece, tool_name};
+use super::neutral::{self, Out, OutCall, Piece, object, tool_name};
 use super::openai::media_note;
 use crate::history::History;
 use crate::model::message::Role;
@@ -76,7 +76,10 @@ fn pieces_parts(
                     signature = r.signature.clone().or(signature);
                     continue;
                 }
-                let mut p = json!({"text": r.joined_text(), "thought": true});
+                let mut p = object([
+                    ("text", Value::String(r.joined_text())),
+                    ("thought", Value::Bool(true)),
+                ]);
                 if let Some(sig) = &r.signature {
                     p["thoughtSignature"] = Value::String(sig.clone());
                 }
@@ -129,7 +132,7 @@ impl Contents {
                     call.insert("name".into(), Value::String(name.clone()));
                     call.insert("args".into(), input(&c.call.arguments));
                     made.push((c.id.clone(), name));
-                    json!({ "functionCall": call })
+                    object([("functionCall", Value::Object(call))])
                 });
                 for (id, name) in made {
                     self.calls.insert(id, (name, send_ids));
@@ -154,7 +157,7 @@ impl Contents {
                 }
                 r.insert("name".into(), Value::String(name));
                 r.insert("response".into(), response(&content, is_error));
-                let mut parts = vec![json!({ "functionResponse": r })];
+                let mut parts = vec![object([("functionResponse", Value::Object(r))])];
                 // What the tool returned besides its text, right after its response.
                 parts.extend(media.iter().filter_map(media_part));
                 ("user", parts)
@@ -169,7 +172,10 @@ impl Contents {
                     existing.extend(parts);
                 }
             }
-            _ => self.turns.push(json!({"role": role, "parts": parts})),
+            _ => self.turns.push(object([
+                ("role", Value::from(role)),
+                ("parts", Value::Array(parts)),
+            ])),
         }
     }
 }
@@ -234,9 +240,12 @@ pub fn render_gemini(history: &History) -> Value {
     if !pinned.is_empty() {
         let parts: Vec<Value> = pinned
             .into_iter()
-            .map(|(_, text)| json!({ "text": text }))
+            .map(|(_, text)| object([("text", Value::String(text))]))
             .collect();
-        body.insert("systemInstruction".into(), json!({ "parts": parts }));
+        body.insert(
+            "systemInstruction".into(),
+            object([("parts", Value::Array(parts))]),
+        );
     }
     body.insert("contents".into(), Value::Array(contents.turns));
     Value::Object(body)

@@ -33,19 +33,29 @@ pub(super) fn data_url(media_type: &str, data: &str) -> String {
 /// A media piece as a Chat content part of a user message, if Chat carries it there.
 fn media_part(media: &Media, document: bool) -> Option<Value> {
     match (&media.source, document) {
-        (MediaSource::Base64 { data }, false) if media.media_type.starts_with("image/") => Some(
-            json!({"type": "image_url", "image_url": {"url": data_url(&media.media_type, data)}}),
-        ),
+        (MediaSource::Base64 { data }, false) if media.media_type.starts_with("image/") => {
+            let url = object([("url", Value::String(data_url(&media.media_type, data)))]);
+            Some(object([
+                ("type", Value::from("image_url")),
+                ("image_url", url),
+            ]))
+        }
         (MediaSource::Url { url }, false) if is_http(url) => {
             Some(json!({"type": "image_url", "image_url": {"url": url}}))
         }
         (MediaSource::Base64 { data }, true) => {
             let mut file = Map::new();
-            file.insert("file_data".into(), json!(data_url(&media.media_type, data)));
+            file.insert(
+                "file_data".into(),
+                Value::String(data_url(&media.media_type, data)),
+            );
             if let Some(name) = &media.name {
                 file.insert("filename".into(), json!(name));
             }
-            Some(json!({"type": "file", "file": file}))
+            Some(object([
+                ("type", Value::from("file")),
+                ("file", Value::Object(file)),
+            ]))
         }
         (MediaSource::File { file_id }, true) => {
             Some(json!({"type": "file", "file": {"file_id": file_id}}))

@@ -34,7 +34,10 @@ pub const ITEM_IDS_EXTENSION: &str = "favur_item_ids";
 pub(super) fn system_message(_entry: &Entry, text: String) -> Value {
     message_item(
         "system",
-        vec![json!({"type": "input_text", "text": text})],
+        vec![object([
+            ("type", Value::from("input_text")),
+            ("text", Value::String(text)),
+        ])],
         None,
     )
 }
@@ -61,7 +64,10 @@ fn input_media(piece: &Piece<'_>) -> Option<Value> {
     match (&media.source, image) {
         (MediaSource::Base64 { data }, true) if media.media_type.starts_with("image/") => {
             part.insert("type".into(), json!("input_image"));
-            part.insert("image_url".into(), json!(data_url(&media.media_type, data)));
+            part.insert(
+                "image_url".into(),
+                Value::String(data_url(&media.media_type, data)),
+            );
         }
         (MediaSource::Url { url }, true) if super::openai::is_http(url) => {
             part.insert("type".into(), json!("input_image"));
@@ -73,7 +79,10 @@ fn input_media(piece: &Piece<'_>) -> Option<Value> {
         }
         (MediaSource::Base64 { data }, false) => {
             part.insert("type".into(), json!("input_file"));
-            part.insert("file_data".into(), json!(data_url(&media.media_type, data)));
+            part.insert(
+                "file_data".into(),
+                Value::String(data_url(&media.media_type, data)),
+            );
         }
         (MediaSource::Url { url }, false) => {
             part.insert("type".into(), json!("input_file"));
