@@ -473,13 +473,18 @@ proptest! {
         window in 800u64..30_000,
         cap in prop_oneof![2 => Just(None), 1 => (20u32..400).prop_map(Some)],
         min_reclaim in prop_oneof![Just(0.0125), 0.0..0.2f64],
+        per_entry in prop_oneof![Just(200u32), 1u32..400],
+        budget in prop_oneof![Just(4_000u32), 1u32..600],
     ) {
-        // `Compactor::plan` skips planning when the items a plan could change hold less
-        // than the minimum: it must decide as if it had made the full plan every time.
+        // `Compactor::plan` skips planning when the items a plan could change, less the
+        // least their summaries cost, hold less than the minimum: it must decide as if it
+        // had made the full plan every time.
         let policy = Policy::builder()
             .window_tokens(window)
             .entry_cap_tokens(cap)
             .min_reclaim(min_reclaim)
+            .summary_tokens_per_entry(per_entry)
+            .summary_budget_tokens(budget)
             .build()
             .unwrap();
         let mut c = Compactor::new(policy.clone());

@@ -227,12 +227,19 @@ impl Plan {
             return 0;
         };
         let items = history.view().items();
+        let framing = u64::from(history.framing_tokens());
+        let frame = history.summary_frame();
         phases::most_freed(
             items,
             phases::prefix(items, policy.keep_recent()),
             row,
-            u64::from(history.framing_tokens()),
+            framing,
             policy.entry_cap_tokens(),
+            phases::SummaryFloor {
+                per_entry: policy.summary_tokens_per_entry(),
+                budget_cap: policy.summary_budget_tokens(),
+                fixed: frame.0 + frame.1 + framing,
+            },
         )
     }
 
@@ -287,7 +294,7 @@ impl Plan {
             policy,
             counter: history.counter(),
             framing: u64::from(history.framing_tokens()),
-            frame: phases::frame_cost(history.counter()),
+            frame: history.summary_frame(),
         };
         let end = phases::prefix(p.items, policy.keep_recent());
         let base = phases::fates(p.items, end, row);

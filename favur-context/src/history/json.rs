@@ -273,6 +273,7 @@ impl History {
         // Every count is recounted with it as the records apply: a count recorded in
         // the document is never trusted.
         history.counter = counter;
+        history.summary_frame = std::sync::OnceLock::new();
         // Replay in id order. Each compaction is applied as soon as it is ready: one that
         // writes summaries when the next id is its first summary's id, one that writes
         // none once every entry it names exists. The view does not depend on when a

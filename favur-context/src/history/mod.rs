@@ -88,6 +88,9 @@ pub struct History {
     repairs: forms::Repairs,
     compactions: Vec<Compaction>,
     counter: Arc<dyn TokenCounter>,
+    /// What a summary block costs beyond its text, by this counter (see
+    /// [`forms::summary_frame_cost`]), counted once.
+    summary_frame: std::sync::OnceLock<(u64, u64)>,
     framing: u32,
     /// Tokens every request carries beyond its messages (the tool definitions).
     overhead: u64,
@@ -120,6 +123,7 @@ impl Clone for History {
             view: self.view.clone(),
             compactions: self.compactions.clone(),
             counter: Arc::clone(&self.counter),
+            summary_frame: self.summary_frame.clone(),
             framing: self.framing,
             overhead: self.overhead,
             originals: self
@@ -196,6 +200,7 @@ impl History {
             view: View::default(),
             compactions: Vec::new(),
             counter,
+            summary_frame: std::sync::OnceLock::new(),
             framing: DEFAULT_FRAMING_TOKENS,
             overhead: 0,
             originals: None,
@@ -269,6 +274,14 @@ impl History {
     /// ```
     pub fn request_overhead_tokens(&self) -> u64 {
         self.overhead
+    }
+
+    /// What a summary block costs beyond its text with this history's counter: with no
+    /// id range, and per range (see [`forms::summary_frame_cost`]), counted once.
+    pub(crate) fn summary_frame(&self) -> (u64, u64) {
+        *self
+            .summary_frame
+            .get_or_init(|| forms::summary_frame_cost(self.counter.as_ref()))
     }
 
     /// The per-message framing tokens.

@@ -497,6 +497,24 @@ pub(crate) fn is_blank(part: &Part) -> bool {
     matches!(part, Part::Text(t) if t.trim().is_empty())
 }
 
+/// What a summary block costs beyond its text: (with no id range, per range), counted
+/// with the widest ids, so that an estimate made from it is never short. A history counts
+/// it once (`History::summary_frame`).
+pub(crate) fn summary_frame_cost(counter: &dyn TokenCounter) -> (u64, u64) {
+    let widest = EntryId(u64::MAX);
+    let count = |ids: &[EntryId]| {
+        u64::from(count_block(
+            counter,
+            Role::User,
+            Part::Text(summary_block(widest, ids, "")),
+        ))
+    };
+    let none = count(&[]);
+    let one = count(&[EntryId(u64::MAX - 1), widest]);
+    // One token more per range for rounding: counts of joined texts are not additive.
+    (none, one.saturating_sub(none) + 1)
+}
+
 /// Tokens of one block sent with `role`.
 pub(crate) fn count_block(counter: &dyn TokenCounter, role: Role, part: Part) -> u32 {
     counter.count_message(&Message::new(role, vec![part]))

@@ -14,7 +14,7 @@ use crate::model::message::{Part, Role};
 use crate::model::retention::Retention;
 use crate::request::forms;
 
-use super::{ByClass, ClassOutcome, PlannedReform, Run, summary_budget};
+use super::{ByClass, ClassOutcome, MIN_SUMMARY_BUDGET, PlannedReform, Run, summary_budget};
 
 /// What becomes of one view item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,23 +121,6 @@ pub(super) struct Planner<'h> {
     pub(super) frame: (u64, u64),
 }
 
-/// The cost of a summary block's frame: (with no range, per range), counted with the
-/// widest ids.
-pub(super) fn frame_cost(counter: &dyn TokenCounter) -> (u64, u64) {
-    let widest = EntryId(u64::MAX);
-    let count = |ids: &[EntryId]| {
-        u64::from(forms::count_block(
-            counter,
-            Role::User,
-            Part::Text(forms::summary_block(widest, ids, "")),
-        ))
-    };
-    let none = count(&[]);
-    let one = count(&[EntryId(u64::MAX - 1), widest]);
-    // One token more per range for rounding: counts of joined texts are not additive.
-    (none, one.saturating_sub(none) + 1)
-}
-
 impl<'h> Planner<'h> {
     /// By id, not by index: a journaled history holds only the originals still in the
     /// view (and pinned ones), so an entry's index need not be its id.
@@ -200,24 +183,70 @@ fn fate_of(item: &ViewItem, compactable: bool, row: &Tier) -> Fate {
 
 /// The most a plan of `row` can free, framing included (`framing` per block), read from
 /// the view items alone: every item whose class the tier does not keep, or that the
-/// per-entry cap may shorten, freed whole. No plan frees more: pairing only lets items
-/// that would leave stay (reduced), never reduces one that stays, and summaries only
-/// cost.
+/// per-entry cap may shorten, freed whole, less the least the summaries of the items to
+/// summarize cost. No plan frees more: pairing only lets items that would leave stay
+/// (reduced), never reduces one that stays, and an item to summarize either stays as it
+/// is (its run not worth a summary) or is paid for by its run's summary.
+///
+/// Runs never span an item the tier keeps. Each stretch between such items whose items
+/// to summarize free anything pays, for its runs together, at least `fixed` (one
+/// summary's frame, see `summary_cost`) and the smaller of `budget_cap` and the larger
+/// of `MIN_SUMMARY_BUDGET` and its members' shares, `min(per_entry, tokens / 4 * 3)`
+/// each (see `summary_budget`: both of its terms add up over members, and what it
+/// gives several runs adds up to at least what it gives their members together).
 pub(super) fn most_freed(
     items: &[ViewItem],
     end: usize,
     row: &Tier,
     framing: u64,
     cap: Option<u32>,
+    summaries: SummaryFloor,
 ) -> u64 {
-    items
-        .iter()
-        .enumerate()
-        .filter(|&(i, item)| {
-            fate_of(item, i < end, row) != Fate::Keep || cap.is_some_and(|cap| item.tokens > cap)
-        })
-        .map(|(_, item)| u64::from(item.tokens) + framing * u64::from(item.blocks))
-        .sum()
+    let mut whole = 0u64;
+    let mut freed = 0u64;
+    // The current stretch: what its items to summarize hold, and their shares.
+    let (mut held, mut shares) = (0u64, 0u64);
+    for (i, item) in items.iter().enumerate() {
+        let fate = fate_of(item, i < end, row);
+        let capped = cap.is_some_and(|cap| item.tokens > cap);
+        if fate == Fate::Keep {
+            freed += summaries.net(held, shares);
+            (held, shares) = (0, 0);
+            if !capped {
+                continue;
+            }
+        }
+        let now = u64::from(item.tokens) + framing * u64::from(item.blocks);
+        if fate == Fate::Summarize && !capped {
+            held += now;
+            shares += u64::from(summaries.per_entry.min(item.tokens / 4 * 3));
+        } else {
+            whole += now;
+        }
+    }
+    whole + freed + summaries.net(held, shares)
+}
+
+/// The least summaries cost, as `most_freed` reads it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SummaryFloor {
+    /// The policy's summary tokens per member.
+    pub(super) per_entry: u32,
+    /// The policy's largest summary budget.
+    pub(super) budget_cap: u32,
+    /// One summary's frame and framing, with one id range.
+    pub(super) fixed: u64,
+}
+
+impl SummaryFloor {
+    /// The most a stretch whose items to summarize hold `held` (framing included), with
+    /// `shares` of budget, frees.
+    fn net(self, held: u64, shares: u64) -> u64 {
+        let budget = shares
+            .max(u64::from(MIN_SUMMARY_BUDGET))
+            .min(u64::from(self.budget_cap));
+        held.saturating_sub(budget + self.fixed)
+    }
 }
 
 /// Phase 3, tool pairing: a call and its results stay or leave together. Paired exchange
