@@ -98,6 +98,8 @@ struct Digest<'a> {
 struct Picks<'a> {
     /// Its items kept (indexes in [`Digest::items`]).
     chosen: Vec<usize>,
+    /// Per item: whether it is in `chosen`.
+    picked: Vec<bool>,
     /// Names of the entry's text, in order of appearance, not repeated.
     names: EntryNames<'a>,
     /// Its names listed.
@@ -194,9 +196,10 @@ impl BuiltinSummarizer {
         let digests_shown = &digests[..headed];
         let mut picks: Vec<Picks<'_>> = names
             .into_iter()
-            .take(headed)
-            .map(|names| Picks {
+            .zip(digests_shown)
+            .map(|(names, d)| Picks {
                 chosen: Vec::new(),
+                picked: vec![false; d.items.len()],
                 names,
                 listed: Vec::new(),
             })
@@ -638,7 +641,7 @@ fn fill<'s>(
             while cursor[di] < d.items.len() {
                 let i = cursor[di];
                 cursor[di] += 1;
-                if !wanted(&d.items[i]) || p.chosen.contains(&i) {
+                if !wanted(&d.items[i]) || p.picked[i] {
                     continue;
                 }
                 let c = cost(&d.items[i].text) + 1;
@@ -649,6 +652,7 @@ fn fill<'s>(
                 *used += c;
                 shown.add_text(&d.items[i].text);
                 p.chosen.push(i);
+                p.picked[i] = true;
                 taken[di] += 1;
                 any = true;
                 break;

@@ -84,18 +84,6 @@ fn definition_words(first: u8) -> &'static [&'static str] {
     }
 }
 
-/// The bytes an error keyword starts with, in either case (`e`, `f`, `p`, `t`, `a`).
-const KEYWORD_FIRST: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut k = 0;
-    let first = *b"efptaEFPTA";
-    while k < first.len() {
-        t[first[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
-
 /// Whether `code` (a line without its number) starts a definition.
 pub(crate) fn is_definition(code: &str) -> bool {
     let t = trim_start(code);
@@ -398,25 +386,48 @@ fn after_lowercase(line: &[u8], i: usize) -> bool {
     i > 0 && line[i - 1].is_ascii_lowercase()
 }
 
+/// The first two bytes of the keywords, in either case, as a set of byte pairs (bit
+/// `first << 8 | second`): `exit`, `error`, `exception`; `fatal`, `fail`; `panic`;
+/// `traceback`; `assert`.
+const KEYWORD_PAIRS: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let pairs = [b"ex", b"er", b"fa", b"pa", b"tr", b"as"];
+    let mut k = 0;
+    while k < pairs.len() {
+        let (a, b) = (pairs[k][0], pairs[k][1]);
+        // Each byte in both cases.
+        let firsts = [a, a - 32];
+        let seconds = [b, b - 32];
+        let mut x = 0;
+        while x < 2 {
+            let mut y = 0;
+            while y < 2 {
+                let pair = (firsts[x] as usize) << 8 | seconds[y] as usize;
+                t[pair >> 6] |= 1 << (pair & 63);
+                y += 1;
+            }
+            x += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// Whether `line[i]` and `line[i + 1]` are the first two bytes of a keyword (one table
+/// load, no branch: most positions are none).
+fn keyword_pair(line: &[u8], i: usize) -> bool {
+    let pair = usize::from(line[i]) << 8 | usize::from(line[i + 1]);
+    KEYWORD_PAIRS[pair >> 6] >> (pair & 63) & 1 != 0
+}
+
 /// Whether a keyword can start at `line[i]` (`i + 1 < line.len()`): its first two bytes
 /// are those of a keyword, at the start of a word (not after a letter, a digit, `/`, `.`
 /// or `_`) or of a CamelCase part.
 fn keyword_can_start(line: &[u8], i: usize) -> bool {
+    if !keyword_pair(line, i) {
+        return false;
+    }
     let b = line[i];
-    if !KEYWORD_FIRST[usize::from(b)] {
-        return false;
-    }
-    // `exit`, `error`, `exception`; `fatal`, `fail`; `panic`; `traceback`; `assert`.
-    let second = line[i + 1] | 0x20;
-    let expected = match b | 0x20 {
-        b'e' => second == b'x' || second == b'r',
-        b'f' | b'p' => second == b'a',
-        b't' => second == b'r',
-        _ => second == b's',
-    };
-    if !expected {
-        return false;
-    }
     let prev = if i > 0 { line[i - 1] } else { b' ' };
     let camel = prev.is_ascii_lowercase() && b.is_ascii_uppercase();
     !(prev == b'/' || prev == b'.' || prev == b'_' || (prev.is_ascii_alphanumeric() && !camel))
@@ -448,11 +459,16 @@ fn keyword_strength(line: &[u8]) -> Strength {
     let mut i = start;
     while i + 4 <= n {
         // The next byte a keyword can start at.
-        let can_start =
-            |(k, b): (usize, &u8)| KEYWORD_FIRST[usize::from(*b)] && keyword_can_start(line, i + k);
-        match line[i..n - 3].iter().enumerate().position(can_start) {
-            Some(skip) => i += skip,
-            None => break,
+        // Most positions are not the first two bytes of a keyword.
+        while i + 4 <= n && !keyword_pair(line, i) {
+            i += 1;
+        }
+        if i + 4 > n {
+            break;
+        }
+        if !keyword_can_start(line, i) {
+            i += 1;
+            continue;
         }
         let c = line[i] | 0x20;
         let camel = after_lowercase(line, i) && line[i].is_ascii_uppercase();

@@ -47,6 +47,12 @@ const CLASS: [u16; 256] = {
     t
 };
 
+/// Whether a byte makes a word worth reading as a name: a digit, an uppercase letter or
+/// a mark. A word with none of them (lowercase letters only) is never a name.
+fn is_trigger(b: u8) -> bool {
+    CLASS[usize::from(b)] & (DIGIT | UPPER | MARK) != 0
+}
+
 /// Whether a byte can be part of a name.
 fn name_byte(b: u8) -> bool {
     CLASS[usize::from(b)] & NAME != 0
@@ -127,11 +133,18 @@ impl<'a> Iterator for Names<'a> {
             if i >= bytes.len() {
                 break None;
             }
-            i += bytes[i..]
-                .iter()
-                .position(|&b| name_byte(b))
-                .unwrap_or(bytes.len() - i);
-            let start = i;
+            // Only a word with a digit, an uppercase letter or a mark can be a name: skip
+            // to the next such byte (one table load per byte, no word boundaries to
+            // branch on), then back to the start of its word (`i` is not inside a word).
+            let Some(trigger) = bytes[i..].iter().position(|&b| is_trigger(b)) else {
+                i = bytes.len();
+                break None;
+            };
+            let mut start = i + trigger;
+            while start > i && name_byte(bytes[start - 1]) {
+                start -= 1;
+            }
+            i = start;
             let mut flags = 0u16;
             while let Some(&b) = bytes.get(i) {
                 let class = CLASS[usize::from(b)];
