@@ -116,7 +116,40 @@ impl TokenCounter for HeuristicCounter {
         if bytes == 0 {
             return 0;
         }
-        // Whitespace-separated runs: each costs at least a token.
+        let by_bytes = bytes.div_ceil(4);
+        u32::try_from(by_bytes.max(words(text.as_bytes()))).unwrap_or(u32::MAX)
+    }
+}
+
+/// The whitespace-separated runs of `b` ([`u8::is_ascii_whitespace`] separates): each
+/// costs at least a token. A run starts at a byte that is not whitespace where the byte
+/// before it is (or at the start): counted pair by pair without a branch, in blocks
+/// whose counts fit a byte, so the compiler reads many bytes per instruction.
+fn words(b: &[u8]) -> usize {
+    let Some(&first) = b.first() else {
+        return 0;
+    };
+    // Tab, line feed, form feed, carriage return, space (not the vertical tab).
+    let space = |c: u8| (c == b' ') | ((c.wrapping_sub(b'\t') < 5) & (c != 0x0b));
+    let mut starts = usize::from(!space(first));
+    let (before, at) = (&b[..b.len() - 1], &b[1..]);
+    for (x, y) in before.chunks(128).zip(at.chunks(128)) {
+        let block: u8 = x
+            .iter()
+            .zip(y)
+            .map(|(&x, &y)| u8::from(space(x) & !space(y)))
+            .fold(0u8, u8::wrapping_add);
+        starts += usize::from(block);
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The count as it was written first: one byte at a time, a flag for "in a word".
+    fn words_by_state(text: &str) -> usize {
         let mut words = 0usize;
         let mut in_word = false;
         for &b in text.as_bytes() {
@@ -126,7 +159,31 @@ impl TokenCounter for HeuristicCounter {
             }
             in_word = !space;
         }
-        let by_bytes = bytes.div_ceil(4);
-        u32::try_from(by_bytes.max(words)).unwrap_or(u32::MAX)
+        words
+    }
+
+    #[test]
+    fn runs_are_counted_as_the_byte_by_byte_count_does() {
+        let alphabet = b"a \t\n\r\x0b\x0cZ\xc3";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut texts: Vec<String> = ["", " ", "a", " a", "a ", "a  b", "\u{a0}x y"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for _ in 0..5_000 {
+            let mut s = Vec::new();
+            for _ in 0..(seed % 70) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            texts.push(String::from_utf8_lossy(&s).into_owned());
+        }
+        for t in &texts {
+            assert_eq!(words(t.as_bytes()), words_by_state(t), "{t:?}");
+            let expected = t.len().div_ceil(4).max(words_by_state(t));
+            assert_eq!(HeuristicCounter.count_text(t) as usize, expected, "{t:?}");
+        }
     }
 }
