@@ -451,10 +451,16 @@ impl BuiltinSummarizer {
                     }),
                     LineKind::Definition => {
                         let (number, code) = lines::split_line_number(content);
-                        let code = cut(code.trim(), 120);
+                        let code = cut_borrowed(code.trim(), 120);
                         let text = match number {
-                            Some(n) => Cow::Owned(format!("{n}: {code}")),
-                            None => Cow::Owned(code),
+                            Some(n) => {
+                                let mut t = String::with_capacity(n.len() + 2 + code.len());
+                                t.push_str(n);
+                                t.push_str(": ");
+                                t.push_str(&code);
+                                Cow::Owned(t)
+                            }
+                            None => code,
                         };
                         items.push(Item { kind, order, text });
                     }
@@ -511,74 +517,84 @@ fn group_hits(items: &mut Vec<Item<'_>>, limit: usize) {
     if items.iter().all(|it| it.kind != LineKind::Hit) {
         return; // nothing to group
     }
-    let mut by_path: HashMap<String, usize> = HashMap::default();
-    let mut grouped: Vec<Item> = Vec::with_capacity(items.len());
-    let mut counts: Vec<(usize, Vec<String>, String)> = Vec::new();
-    for it in items.drain(..) {
-        if it.kind != LineKind::Hit {
-            grouped.push(it);
-            continue;
-        }
-        let Some((path, line)) = lines::hit(&it.text) else {
-            grouped.push(it);
-            continue;
-        };
-        match by_path.get(path) {
-            Some(&g) => {
-                let c = &mut counts[g];
-                c.0 += 1;
-                if !line.is_empty() {
-                    c.1.push(line.to_owned());
+    /// The hits of one path: the item that shows them, how many, and the items with a
+    /// line number (in order).
+    struct Group {
+        at: usize,
+        hits: usize,
+        numbered: Vec<usize>,
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    // Items folded into an earlier hit of their path.
+    let mut folded = vec![false; items.len()];
+    {
+        let mut by_path: HashMap<&str, usize> = HashMap::default();
+        for (k, it) in items.iter().enumerate() {
+            if it.kind != LineKind::Hit {
+                continue;
+            }
+            let Some((path, line)) = lines::hit(&it.text) else {
+                continue;
+            };
+            match by_path.get(path) {
+                Some(&g) => {
+                    let group = &mut groups[g];
+                    group.hits += 1;
+                    if !line.is_empty() {
+                        group.numbered.push(k);
+                    }
+                    folded[k] = true;
+                }
+                None => {
+                    by_path.insert(path, groups.len());
+                    groups.push(Group {
+                        at: k,
+                        hits: 1,
+                        numbered: if line.is_empty() { Vec::new() } else { vec![k] },
+                    });
                 }
             }
-            None => {
-                let text = it.text[path.len() + 1 + line.len()..]
-                    .trim_start_matches([':', '-'])
-                    .trim()
-                    .to_owned();
-                by_path.insert(path.to_owned(), counts.len());
-                let lines = if line.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![line.to_owned()]
-                };
-                counts.push((1, lines, text));
-                grouped.push(Item {
-                    kind: LineKind::Hit,
-                    order: it.order,
-                    text: Cow::Owned(path.to_owned()),
-                });
-            }
         }
     }
-    let mut g = 0usize;
-    for it in &mut grouped {
-        if it.kind != LineKind::Hit || !by_path.contains_key(&*it.text) {
-            continue;
-        }
-        let (n, lines, first) = &counts[g];
-        g += 1;
-        let mut text = it.text.clone().into_owned();
-        if !lines.is_empty() {
-            text.push(':');
-            for l in lines.iter().take(12) {
-                text.push(' ');
-                text.push_str(l);
+    let line_of = |k: usize| lines::hit(&items[k].text).map_or("", |(_, line)| line);
+    let texts: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let shown = &items[g.at].text;
+            let (path, line) = lines::hit(shown).unwrap_or((shown, ""));
+            let first = shown[path.len() + 1 + line.len()..]
+                .trim_start_matches([':', '-'])
+                .trim();
+            let mut text = String::with_capacity(limit + 8);
+            text.push_str(path);
+            if !g.numbered.is_empty() {
+                text.push(':');
+                for &k in g.numbered.iter().take(12) {
+                    text.push(' ');
+                    text.push_str(line_of(k));
+                }
+                if g.numbered.len() > 12 {
+                    text.push_str(" …");
+                }
             }
-            if lines.len() > 12 {
-                text.push_str(" …");
+            if g.hits > 1 {
+                let _ = write!(text, " ({} hits)", g.hits);
             }
-        }
-        if *n > 1 {
-            let _ = write!(text, " ({n} hits)");
-        }
-        if !first.is_empty() {
-            text.push_str(": ");
-            text.push_str(&cut(first, 80));
-        }
-        it.text = Cow::Owned(cut(&text, limit));
+            if !first.is_empty() {
+                text.push_str(": ");
+                text.push_str(&cut_borrowed(first, 80));
+            }
+            cut(&text, limit)
+        })
+        .collect();
+    for (g, text) in groups.iter().zip(texts) {
+        items[g.at].text = Cow::Owned(text);
     }
-    *items = grouped;
+    let mut k = 0;
+    items.retain(|_| {
+        k += 1;
+        !folded[k - 1]
+    });
 }
 
 /// Gives each shown digest, in turn, its next line of `kind` (or its lead lines), up to
@@ -732,6 +748,39 @@ mod tests {
             assert!(first.contains(kept), "{first}");
             assert!(again.contains(kept), "lost {kept}:\n{again}");
         }
+    }
+
+    #[test]
+    fn search_hits_of_one_file_are_one_line() {
+        let mut h = History::new();
+        let mut out = String::new();
+        for n in 1..=14 {
+            out.push_str(&format!(
+                "src/parse.rs:{}:    let value_{n} = parse(input)?;\n",
+                n * 10
+            ));
+        }
+        out.push_str("src/lib.rs:3:pub mod parse;\n");
+        out.push_str("docs/notes.md:- see parse\n");
+        out.push_str("docs/notes.md:- and lex\n");
+        let id = h.append(fuzzy!(tool_result("c1"): "{out}"));
+        let text = BuiltinSummarizer::default().summarize_entries(&[h.entry(id).unwrap()], 400);
+        assert!(
+            text.contains(
+                "src/parse.rs: 10 20 30 40 50 60 70 80 90 100 110 120 … (14 hits): let value_1 = parse(input)?;"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("src/lib.rs: 3: pub mod parse;"), "{text}");
+        assert!(text.contains("docs/notes.md (2 hits): see parse"), "{text}");
+        // One line per file.
+        let lines_of = |path: &str| {
+            text.lines()
+                .filter(|l| l.starts_with(&format!("  | {path}")))
+                .count()
+        };
+        assert_eq!(lines_of("src/parse.rs"), 1, "{text}");
+        assert_eq!(lines_of("docs/notes.md"), 1, "{text}");
     }
 
     #[test]
