@@ -3,6 +3,7 @@
 //! the first turn note, shared by both renderers.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 
 use foldhash::{HashMap, HashSet};
 
@@ -66,6 +67,49 @@ impl UniqueIds {
                 None => self.next.remove(&base),
             };
         }
+    }
+}
+
+/// The pairing rule of the accounting's `Matcher` (a result answers an unanswered call
+/// with its id before it, of the most recent message that has one, first to first
+/// within it), with the ids borrowed where the calls are and a fast hasher.
+struct Pairing<'a, T> {
+    open: HashMap<Cow<'a, str>, Vec<(u64, VecDeque<T>)>>,
+}
+
+impl<'a, T> Pairing<'a, T> {
+    fn new() -> Self {
+        Pairing {
+            open: HashMap::default(),
+        }
+    }
+
+    /// A call with `id` is made by message `group`.
+    fn call(&mut self, id: Cow<'a, str>, group: u64, t: T) {
+        let groups = self.open.entry(id).or_default();
+        match groups.last_mut() {
+            Some((g, calls)) if *g == group => calls.push_back(t),
+            _ => groups.push((group, VecDeque::from([t]))),
+        }
+    }
+
+    /// A result for `id` comes: the call it answers, if any (otherwise it is an orphan).
+    fn answer(&mut self, id: &str) -> Option<T> {
+        let groups = self.open.get_mut(id)?;
+        let (_, calls) = groups.last_mut()?;
+        let t = calls.pop_front();
+        if calls.is_empty() {
+            groups.pop();
+        }
+        t
+    }
+}
+
+/// The id of `call`, borrowed from the history where the call is.
+fn id_of<'h>(call: &Cow<'h, ToolCall>) -> Cow<'h, str> {
+    match call {
+        Cow::Borrowed(c) => Cow::Borrowed(c.id.as_str()),
+        Cow::Owned(c) => Cow::Owned(c.id.clone()),
     }
 }
 
@@ -384,7 +428,7 @@ pub(super) fn segments<'h>(
     let mut starts: Vec<usize> = Vec::new();
     // The answered calls of the run: (view item of the call, of its result).
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    let mut open: forms::Matcher<usize> = forms::Matcher::default();
+    let mut open: Pairing<'h, usize> = Pairing::new();
     let mut open_calls = 0usize;
     // Each message's calls are one group of the matcher (as `pair` numbers them).
     let mut group = 0u64;
@@ -397,7 +441,7 @@ pub(super) fn segments<'h>(
                 Item::Msg { calls, .. } => {
                     group += 1;
                     for (c, call) in calls.iter().enumerate() {
-                        open.call(&call.id, group, run.len());
+                        open.call(id_of(call), group, run.len());
                         run.push(RunCall {
                             item: k,
                             call: c,
@@ -568,7 +612,7 @@ fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
 /// where it stands), so each gives up its parts to what it is sent as.
 fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
-    let mut open: forms::Matcher<(usize, usize)> = forms::Matcher::default();
+    let mut open: Pairing<'_, (usize, usize)> = Pairing::new();
     let mut answer: HashMap<(usize, usize), usize> = HashMap::default();
     // Per item: whether it is a result that answers a call of the request.
     let mut answered = vec![false; items.len()];
@@ -576,7 +620,7 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
         match item {
             Item::Msg { calls, .. } => {
                 for (c, call) in calls.iter().enumerate() {
-                    open.call(&call.id, i as u64, (i, c));
+                    open.call(Cow::Borrowed(call.id.as_str()), i as u64, (i, c));
                 }
             }
             Item::Res { call_id, .. } => {
