@@ -199,42 +199,33 @@ enum PartOf<'h> {
     Result(Cow<'h, str>, Cow<'h, str>, bool),
 }
 
-fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
-    match message {
-        Cow::Borrowed(m) => (
-            m.role,
-            m.parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Borrowed(t.as_str()))),
-                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Borrowed(r))),
-                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Borrowed(m))),
-                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Borrowed(m))),
-                    Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
-                    Part::ToolResult(r) => PartOf::Result(
-                        Cow::Borrowed(r.call_id.as_str()),
-                        Cow::Borrowed(r.content.as_str()),
-                        r.is_error,
-                    ),
-                })
-                .collect(),
+/// A part of a message borrowed from the entry.
+fn borrowed_part(p: &Part) -> PartOf<'_> {
+    match p {
+        Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Borrowed(t.as_str()))),
+        Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Borrowed(r))),
+        Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Borrowed(m))),
+        Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Borrowed(m))),
+        Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
+        Part::ToolResult(r) => PartOf::Result(
+            Cow::Borrowed(r.call_id.as_str()),
+            Cow::Borrowed(r.content.as_str()),
+            r.is_error,
         ),
-        Cow::Owned(m) => (
-            m.role,
-            m.parts
-                .into_iter()
-                .map(|p| match p {
-                    Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Owned(t))),
-                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(r))),
-                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(m))),
-                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(m))),
-                    Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
-                    Part::ToolResult(r) => {
-                        PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
-                    }
-                })
-                .collect(),
-        ),
+    }
+}
+
+/// A part of a message the form made, moved.
+fn owned_part<'h>(p: Part) -> PartOf<'h> {
+    match p {
+        Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Owned(t))),
+        Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(r))),
+        Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(m))),
+        Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(m))),
+        Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
+        Part::ToolResult(r) => {
+            PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
+        }
     }
 }
 
@@ -242,8 +233,20 @@ fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
 /// each form sends) into items: one per result (with the media that follow it), and one
 /// for its other pieces and calls if any.
 fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {
+    match message {
+        Cow::Borrowed(m) => push_parts(items, m.role, m.parts.iter().map(borrowed_part), entry),
+        Cow::Owned(m) => push_parts(items, m.role, m.parts.into_iter().map(owned_part), entry),
+    }
+}
+
+/// [`push_message`] of a message of `role` with `parts`.
+fn push_parts<'h>(
+    items: &mut Vec<Item<'h>>,
+    role: Role,
+    parts: impl Iterator<Item = PartOf<'h>>,
+    entry: &'h Entry,
+) {
     let ext = &entry.message().extensions;
-    let (role, parts) = parts_of(message);
     let mut pieces: Vec<Piece<'h>> = Vec::new();
     let mut calls = Vec::new();
     // The last result pushed, which media that follow belong to (see `Media`).
@@ -367,7 +370,7 @@ pub(super) fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>
     for item in history.view().items() {
         push_item(&mut items, history, item, None);
     }
-    let mut out = pair(history, items);
+    let mut out = pair(history, &mut items);
     if needs_note(out.iter(), history.view().is_empty()) {
         // Anthropic requires a user turn first (and a request holds at least one
         // message); both formats send the same note, so that both send what usage counts.
@@ -463,11 +466,7 @@ pub(super) fn segments<'h>(
             }
         }
         if open_calls == 0 && !items.is_empty() {
-            out.push(Segment::new(
-                i + 1,
-                true,
-                pair(history, std::mem::take(&mut items)),
-            ));
+            out.push(Segment::new(i + 1, true, pair(history, &mut items)));
             run.clear();
             starts.clear();
             spans.clear();
@@ -477,15 +476,16 @@ pub(super) fn segments<'h>(
         let start = view.len() - starts.len();
         match soft_cut(history, &items, &run, &starts, &spans, start, view.len()) {
             Some((cut, ids)) => {
-                let rest = items.split_off(starts.get(cut - start).copied().unwrap_or(items.len()));
-                let mut first = Segment::new(cut, true, pair(history, items));
+                let mut rest =
+                    items.split_off(starts.get(cut - start).copied().unwrap_or(items.len()));
+                let mut first = Segment::new(cut, true, pair(history, &mut items));
                 first.open = ids;
                 out.push(first);
                 if !rest.is_empty() {
-                    out.push(Segment::new(view.len(), false, pair(history, rest)));
+                    out.push(Segment::new(view.len(), false, pair(history, &mut rest)));
                 }
             }
-            None => out.push(Segment::new(view.len(), false, pair(history, items))),
+            None => out.push(Segment::new(view.len(), false, pair(history, &mut items))),
         }
     }
     if note_first && needs_note(out.iter().flat_map(|s| s.out.iter()), view.is_empty()) {
@@ -610,7 +610,7 @@ fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
 /// Where each call's result is, and the repaired sequence. Every item is sent once: a
 /// message where it stands, a result after its call's message (or as an orphan note
 /// where it stands), so each gives up its parts to what it is sent as.
-fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
+fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
     let mut open: Pairing<'_, (usize, usize)> = Pairing::new();
     let mut answer: HashMap<(usize, usize), usize> = HashMap::default();
@@ -732,6 +732,8 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
             }
         }
     }
+    // Emptied, its room kept for the next segment's items.
+    items.clear();
     out
 }
 
