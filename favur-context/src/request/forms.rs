@@ -23,7 +23,7 @@ use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
 mod quoted;
 mod repairs;
 pub use quoted::neutralize_quoted;
-pub(crate) use repairs::Repairs;
+pub(crate) use repairs::{Matcher, Repairs};
 
 /// The tag names the library's wrappers use. Text from an entry can never open or close
 /// one of them: [`neutralize`] escapes the `<` of any of them, in any case.

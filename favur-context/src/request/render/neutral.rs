@@ -3,7 +3,6 @@
 //! the first turn note, shared by both renderers.
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 
 use foldhash::{HashMap, HashSet};
 
@@ -67,41 +66,6 @@ impl UniqueIds {
                 None => self.next.remove(&base),
             };
         }
-    }
-}
-
-/// The pairing rule of the accounting's `Matcher` (a result answers an unanswered call
-/// with its id before it, of the most recent message that has one, first to first
-/// within it), with the ids borrowed where the calls are and a fast hasher.
-struct Pairing<'a, T> {
-    open: HashMap<Cow<'a, str>, Vec<(u64, VecDeque<T>)>>,
-}
-
-impl<'a, T> Pairing<'a, T> {
-    fn new() -> Self {
-        Pairing {
-            open: HashMap::default(),
-        }
-    }
-
-    /// A call with `id` is made by message `group`.
-    fn call(&mut self, id: Cow<'a, str>, group: u64, t: T) {
-        let groups = self.open.entry(id).or_default();
-        match groups.last_mut() {
-            Some((g, calls)) if *g == group => calls.push_back(t),
-            _ => groups.push((group, VecDeque::from([t]))),
-        }
-    }
-
-    /// A result for `id` comes: the call it answers, if any (otherwise it is an orphan).
-    fn answer(&mut self, id: &str) -> Option<T> {
-        let groups = self.open.get_mut(id)?;
-        let (_, calls) = groups.last_mut()?;
-        let t = calls.pop_front();
-        if calls.is_empty() {
-            groups.pop();
-        }
-        t
     }
 }
 
@@ -431,7 +395,7 @@ pub(super) fn segments<'h>(
     let mut starts: Vec<usize> = Vec::new();
     // The answered calls of the run: (view item of the call, of its result).
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    let mut open: Pairing<'h, usize> = Pairing::new();
+    let mut open: forms::Matcher<'h, usize> = forms::Matcher::default();
     let mut open_calls = 0usize;
     // Each message's calls are one group of the matcher (as `pair` numbers them).
     let mut group = 0u64;
@@ -612,7 +576,7 @@ fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
 /// where it stands), so each gives up its parts to what it is sent as.
 fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
-    let mut open: Pairing<'_, (usize, usize)> = Pairing::new();
+    let mut open: forms::Matcher<'_, (usize, usize)> = forms::Matcher::default();
     let mut answer: HashMap<(usize, usize), usize> = HashMap::default();
     // Per item: whether it is a result that answers a call of the request.
     let mut answered = vec![false; items.len()];
