@@ -2,6 +2,9 @@
 //! repairing it ([`Repairs`]), kept up to date as entries are recorded so that usage
 //! counts it.
 
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
 use super::{count_block, missing_result, neutralize, orphan_result, placeholder_text};
 use crate::history::account::TokenCounter;
 use crate::model::entry::{Entry, EntryId};
@@ -13,25 +16,27 @@ use crate::model::message::{Message, Part, Role, ToolResult};
 /// answered first to first). `T` is whatever the caller tracks per call; `group` names
 /// the message. O(1) per call and per result.
 #[derive(Debug, Clone)]
-pub(crate) struct Matcher<T> {
-    open: std::collections::HashMap<String, Vec<(u64, std::collections::VecDeque<T>)>>,
+pub(crate) struct Matcher<'a, T> {
+    /// By call id (borrowed where the calls outlive the matcher, as in a render; owned
+    /// in the accounting, which outlives every entry it reads), a fast hasher.
+    open: foldhash::HashMap<Cow<'a, str>, Vec<(u64, VecDeque<T>)>>,
 }
 
-impl<T> Default for Matcher<T> {
+impl<T> Default for Matcher<'_, T> {
     fn default() -> Self {
         Matcher {
-            open: std::collections::HashMap::new(),
+            open: foldhash::HashMap::default(),
         }
     }
 }
 
-impl<T> Matcher<T> {
+impl<'a, T> Matcher<'a, T> {
     /// A call with `id` is made by message `group`.
-    pub(crate) fn call(&mut self, id: &str, group: u64, t: T) {
-        let groups = self.open.entry(id.to_owned()).or_default();
+    pub(crate) fn call(&mut self, id: Cow<'a, str>, group: u64, t: T) {
+        let groups = self.open.entry(id).or_default();
         match groups.last_mut() {
             Some((g, calls)) if *g == group => calls.push_back(t),
-            _ => groups.push((group, std::collections::VecDeque::from([t]))),
+            _ => groups.push((group, VecDeque::from([t]))),
         }
     }
 
@@ -66,7 +71,7 @@ struct OpenCall {
 /// is not in the request.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Repairs {
-    matcher: Matcher<u64>,
+    matcher: Matcher<'static, u64>,
     calls: std::collections::HashMap<u64, OpenCall>,
     next_call: u64,
     /// The calls of the last item that renders as a message of its own.
@@ -162,7 +167,7 @@ impl Repairs {
             for c in message.tool_calls() {
                 let k = self.next_call;
                 self.next_call += 1;
-                self.matcher.call(&c.id, entry.id.0, k);
+                self.matcher.call(Cow::Owned(c.id.clone()), entry.id.0, k);
                 self.calls.insert(
                     k,
                     OpenCall {

@@ -34,6 +34,11 @@ fn text_block(text: String) -> Value {
 
 /// The id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`).
 fn anthropic_id(id: &str) -> String {
+    let accepted = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    if !id.is_empty() && id.bytes().all(accepted) {
+        // Most ids already are (and the rewrite below gives them back unchanged).
+        return id.to_owned();
+    }
     let s: String = id
         .chars()
         .map(|c| {
@@ -236,5 +241,20 @@ impl Turns {
         }
         self.used.reset(mark.ids);
         self.current.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::anthropic_id;
+
+    #[test]
+    fn ids_are_rewritten_to_what_anthropic_accepts() {
+        assert_eq!(anthropic_id("call_1-x"), "call_1-x");
+        assert_eq!(anthropic_id("same/id"), "same_id");
+        assert_eq!(anthropic_id("a.b c"), "a_b_c");
+        // One `_` per character, not per byte.
+        assert_eq!(anthropic_id("é1"), "_1");
+        assert_eq!(anthropic_id(""), "call");
     }
 }

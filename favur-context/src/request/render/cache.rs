@@ -51,12 +51,34 @@ fn segments_after<'h>(
     }
 }
 
+/// The index in `ids` of the first call id that one of `items` holds a result for (what
+/// its entry holds, or its capped form: the forms of a result keep its call id).
+fn first_answered(history: &History, items: &[ViewItem], ids: &[String]) -> Option<usize> {
+    if ids.is_empty() {
+        return None;
+    }
+    let mut results: Vec<&str> = Vec::new();
+    for item in items {
+        let message = match &item.form {
+            Form::Capped(m) => m,
+            _ => match history.entry(item.id) {
+                Some(entry) => entry.message(),
+                None => continue,
+            },
+        };
+        results.extend(message.tool_results().map(|r| r.call_id.as_str()));
+    }
+    ids.iter().position(|id| results.contains(&id.as_str()))
+}
+
 /// Where to resume: the view item after the last settled segment, and where the
 /// output stood after it.
 #[derive(Debug, Clone, Copy)]
 struct Resume<M> {
     item: usize,
     at: M,
+    /// How many of [`State::open`] are open there (none: no call is).
+    open: usize,
 }
 
 /// One format's rendering and where to resume it.
@@ -66,6 +88,10 @@ struct State<O, M> {
     output: O,
     /// Every settled point of the rendering, in view order.
     resumes: Vec<Resume<M>>,
+    /// The ids of the calls left open at the settled points since the last where none
+    /// was, in the order they were left open: a point stays settled until a result
+    /// comes for one of the first [`Resume::open`].
+    open: Vec<String>,
     /// The view items rendered, by id and form: a compaction leaves the rendering of the
     /// items before the first one it changed as it was.
     rendered: Vec<(EntryId, Form)>,
@@ -77,6 +103,7 @@ impl<O: Default, M: Copy> State<O, M> {
             key: None,
             output: O::default(),
             resumes: Vec::new(),
+            open: Vec::new(),
             rendered: Vec::new(),
         }
     }
@@ -86,7 +113,12 @@ impl<O: Default, M: Copy> State<O, M> {
     /// rendered. The view of the same history only grows between compactions; a
     /// compaction changes it from its first edit on; another history, or a new pin (the
     /// system prompt), starts over.
-    fn start(&mut self, key: Key, view: &[ViewItem]) -> Option<Resume<M>> {
+    ///
+    /// A point where calls were left open is kept only while no item after it could
+    /// answer one: in a view that only grew, none of the new items is a result for one
+    /// of them; after a compaction, never.
+    fn start(&mut self, key: Key, history: &History) -> Option<Resume<M>> {
+        let view = history.view().items();
         let same = self
             .key
             .is_some_and(|k| k.history == key.history && k.pinned == key.pinned);
@@ -101,10 +133,24 @@ impl<O: Default, M: Copy> State<O, M> {
                 .take_while(|((id, form), item)| *id == item.id && *form == item.form)
                 .count()
         };
+        let grew = self.key == Some(key);
         let keep = self.resumes.partition_point(|r| r.item <= unchanged);
         self.resumes.truncate(keep);
+        // The first open call a result may have come for: one among the items not
+        // rendered yet in a view that only grew; any after a compaction.
+        let answered = if grew {
+            let new = view.get(self.rendered.len().min(view.len())..);
+            first_answered(history, new.unwrap_or(&[]), &self.open)
+        } else {
+            Some(0)
+        };
+        if let Some(first) = answered {
+            let keep = self.resumes.partition_point(|r| r.open <= first);
+            self.resumes.truncate(keep);
+        }
         self.key = Some(key);
         let resume = self.resumes.last().copied();
+        self.open.truncate(resume.map_or(0, |r| r.open));
         self.rendered.truncate(resume.map_or(0, |r| r.item));
         resume
     }
@@ -128,12 +174,18 @@ impl<O: Default, M: Copy> State<O, M> {
                 .skip(from)
                 .map(|item| (item.id, item.form.clone())),
         );
-        for segment in segments {
+        for mut segment in segments {
             decided |= segment.sends;
             let (item, settled) = (segment.end, segment.settled);
+            // Calls left open stay open at every later point.
+            self.open.append(&mut segment.open);
             let at = emit(&mut self.output, segment);
             if settled && decided {
-                self.resumes.push(Resume { item, at });
+                self.resumes.push(Resume {
+                    item,
+                    at,
+                    open: self.open.len(),
+                });
             }
         }
     }
@@ -218,7 +270,7 @@ impl Renderer {
     pub fn openai(&mut self, history: &History) -> &Value {
         self.summaries.update(history);
         let state = &mut self.openai;
-        let resume = state.start(Key::of(history), history.view().items());
+        let resume = state.start(Key::of(history), history);
         if !matches!(state.output, Value::Array(_)) {
             state.output = Value::Array(Vec::new());
         }
@@ -264,7 +316,7 @@ impl Renderer {
     pub fn anthropic(&mut self, history: &History) -> &AnthropicRequest {
         self.summaries.update(history);
         let state = &mut self.anthropic;
-        let resume = state.start(Key::of(history), history.view().items());
+        let resume = state.start(Key::of(history), history);
         let (request, turns) = &mut state.output;
         turns.messages = std::mem::take(&mut request.messages);
         match resume {
@@ -314,7 +366,7 @@ impl Renderer {
     pub fn responses(&mut self, history: &History) -> &Value {
         self.summaries.update(history);
         let state = &mut self.responses;
-        let resume = state.start(Key::of(history), history.view().items());
+        let resume = state.start(Key::of(history), history);
         let (body, items) = &mut state.output;
         items.input = match body.get_mut("input") {
             Some(Value::Array(input)) => std::mem::take(input),

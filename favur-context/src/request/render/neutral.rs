@@ -69,6 +69,14 @@ impl UniqueIds {
     }
 }
 
+/// The id of `call`, borrowed from the history where the call is.
+fn id_of<'h>(call: &Cow<'h, ToolCall>) -> Cow<'h, str> {
+    match call {
+        Cow::Borrowed(c) => Cow::Borrowed(c.id.as_str()),
+        Cow::Owned(c) => Cow::Owned(c.id.clone()),
+    }
+}
+
 /// The name a call is sent with: a request needs one, so an empty name (which every
 /// fallible way in refuses) is sent as `tool`.
 pub(super) fn tool_name(name: &str) -> &str {
@@ -155,42 +163,33 @@ enum PartOf<'h> {
     Result(Cow<'h, str>, Cow<'h, str>, bool),
 }
 
-fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
-    match message {
-        Cow::Borrowed(m) => (
-            m.role,
-            m.parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Borrowed(t.as_str()))),
-                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Borrowed(r))),
-                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Borrowed(m))),
-                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Borrowed(m))),
-                    Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
-                    Part::ToolResult(r) => PartOf::Result(
-                        Cow::Borrowed(r.call_id.as_str()),
-                        Cow::Borrowed(r.content.as_str()),
-                        r.is_error,
-                    ),
-                })
-                .collect(),
+/// A part of a message borrowed from the entry.
+fn borrowed_part(p: &Part) -> PartOf<'_> {
+    match p {
+        Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Borrowed(t.as_str()))),
+        Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Borrowed(r))),
+        Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Borrowed(m))),
+        Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Borrowed(m))),
+        Part::ToolCall(c) => PartOf::Call(Cow::Borrowed(c)),
+        Part::ToolResult(r) => PartOf::Result(
+            Cow::Borrowed(r.call_id.as_str()),
+            Cow::Borrowed(r.content.as_str()),
+            r.is_error,
         ),
-        Cow::Owned(m) => (
-            m.role,
-            m.parts
-                .into_iter()
-                .map(|p| match p {
-                    Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Owned(t))),
-                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(r))),
-                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(m))),
-                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(m))),
-                    Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
-                    Part::ToolResult(r) => {
-                        PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
-                    }
-                })
-                .collect(),
-        ),
+    }
+}
+
+/// A part of a message the form made, moved.
+fn owned_part<'h>(p: Part) -> PartOf<'h> {
+    match p {
+        Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Owned(t))),
+        Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(r))),
+        Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(m))),
+        Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(m))),
+        Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
+        Part::ToolResult(r) => {
+            PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
+        }
     }
 }
 
@@ -198,8 +197,20 @@ fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
 /// each form sends) into items: one per result (with the media that follow it), and one
 /// for its other pieces and calls if any.
 fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {
+    match message {
+        Cow::Borrowed(m) => push_parts(items, m.role, m.parts.iter().map(borrowed_part), entry),
+        Cow::Owned(m) => push_parts(items, m.role, m.parts.into_iter().map(owned_part), entry),
+    }
+}
+
+/// [`push_message`] of a message of `role` with `parts`.
+fn push_parts<'h>(
+    items: &mut Vec<Item<'h>>,
+    role: Role,
+    parts: impl Iterator<Item = PartOf<'h>>,
+    entry: &'h Entry,
+) {
     let ext = &entry.message().extensions;
-    let (role, parts) = parts_of(message);
     let mut pieces: Vec<Piece<'h>> = Vec::new();
     let mut calls = Vec::new();
     // The last result pushed, which media that follow belong to (see `Media`).
@@ -323,7 +334,7 @@ pub(super) fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>
     for item in history.view().items() {
         push_item(&mut items, history, item, None);
     }
-    let mut out = pair(history, items);
+    let mut out = pair(history, &mut items);
     if needs_note(out.iter(), history.view().is_empty()) {
         // Anthropic requires a user turn first (and a request holds at least one
         // message); both formats send the same note, so that both send what usage counts.
@@ -333,12 +344,16 @@ pub(super) fn neutral(history: &History) -> (Vec<(&Entry, String)>, Vec<Out<'_>>
 }
 
 /// A run of the view rendered on its own: the pairing never crosses its end when it is
-/// `settled` (every call made before it is answered before it).
+/// `settled` (every call made before it is answered before it, or, with `open`, every
+/// call left open is answered by nothing after it yet).
 pub(super) struct Segment<'h> {
     /// The index of the view item after its last.
     pub(super) end: usize,
-    /// Whether no call is left open at its end: what follows cannot change it.
+    /// Whether what follows cannot change it: no call is open at its end, or the calls
+    /// in `open` are, and it stays as it is until a result for one of them comes.
     pub(super) settled: bool,
+    /// The ids of the calls left open at its end when it is settled with calls open.
+    pub(super) open: Vec<String>,
     /// Whether it sends something of the view's own (the first turn note aside): once a
     /// segment has, whether the note goes first is decided.
     pub(super) sends: bool,
@@ -346,11 +361,26 @@ pub(super) struct Segment<'h> {
     pub(super) out: Vec<Out<'h>>,
 }
 
+/// A call made in the run of the view since the last point where no call was open.
+struct RunCall {
+    /// The index in the run's items of the message that makes it, and its index there.
+    item: usize,
+    call: usize,
+    /// The view item that makes it.
+    at: usize,
+    answered: bool,
+}
+
 /// The view from item `from` on, cut into segments after every item where no call is
 /// open, each paired on its own; with `note` (a render from the start), the first turn
 /// note is put first where [`neutral`] puts it. Pairing them one by one gives the
 /// sequence [`neutral`] gives: a result only answers a call made before it, so the
 /// pairing never crosses a point where no call is open.
+///
+/// The run after the last such point is cut once more, at the last point after which
+/// no result answers a call made before it (see [`soft_cut`]): pairing the two parts
+/// on their own gives what pairing the run does, and the first part stays so until a
+/// result comes for a call it leaves open.
 pub(super) fn segments<'h>(
     history: &'h History,
     from: usize,
@@ -360,39 +390,67 @@ pub(super) fn segments<'h>(
     let view = history.view().items();
     let mut out = Vec::new();
     let mut items: Vec<Item<'_>> = Vec::new();
-    let mut open: forms::Matcher<()> = forms::Matcher::default();
+    // The calls of the run, and for each of its view items where its items start.
+    let mut run: Vec<RunCall> = Vec::new();
+    let mut starts: Vec<usize> = Vec::new();
+    // The answered calls of the run: (view item of the call, of its result).
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut open: forms::Matcher<'h, usize> = forms::Matcher::default();
     let mut open_calls = 0usize;
     // Each message's calls are one group of the matcher (as `pair` numbers them).
     let mut group = 0u64;
     for (i, item) in view.iter().enumerate().skip(from) {
         let at = items.len();
+        starts.push(at);
         push_item(&mut items, history, item, Some(blocks));
-        for it in &items[at..] {
+        for (k, it) in items.iter().enumerate().skip(at) {
             match it {
                 Item::Msg { calls, .. } => {
                     group += 1;
-                    for call in calls {
-                        open.call(&call.id, group, ());
+                    for (c, call) in calls.iter().enumerate() {
+                        open.call(id_of(call), group, run.len());
+                        run.push(RunCall {
+                            item: k,
+                            call: c,
+                            at: i,
+                            answered: false,
+                        });
                         open_calls += 1;
                     }
                 }
                 Item::Res { call_id, .. } => {
-                    if open.answer(call_id).is_some() {
+                    if let Some(r) = open.answer(call_id) {
                         open_calls -= 1;
+                        if let Some(call) = run.get_mut(r) {
+                            call.answered = true;
+                            spans.push((call.at, i));
+                        }
                     }
                 }
             }
         }
         if open_calls == 0 && !items.is_empty() {
-            out.push(Segment::new(
-                i + 1,
-                true,
-                pair(history, std::mem::take(&mut items)),
-            ));
+            out.push(Segment::new(i + 1, true, pair(history, &mut items)));
+            run.clear();
+            starts.clear();
+            spans.clear();
         }
     }
     if !items.is_empty() {
-        out.push(Segment::new(view.len(), false, pair(history, items)));
+        let start = view.len() - starts.len();
+        match soft_cut(history, &items, &run, &starts, &spans, start, view.len()) {
+            Some((cut, ids)) => {
+                let mut rest =
+                    items.split_off(starts.get(cut - start).copied().unwrap_or(items.len()));
+                let mut first = Segment::new(cut, true, pair(history, &mut items));
+                first.open = ids;
+                out.push(first);
+                if !rest.is_empty() {
+                    out.push(Segment::new(view.len(), false, pair(history, &mut rest)));
+                }
+            }
+            None => out.push(Segment::new(view.len(), false, pair(history, &mut items))),
+        }
     }
     if note_first && needs_note(out.iter().flat_map(|s| s.out.iter()), view.is_empty()) {
         match out.first_mut() {
@@ -403,12 +461,84 @@ pub(super) fn segments<'h>(
     out
 }
 
+/// Where the run of view items `start..end` (where some call is open throughout; its
+/// `items`, the view item each of its calls is made by, where each view item's items
+/// start, and the answered calls as (call, result) view items) can be cut, and the ids
+/// of the calls open there: the last point after which no result answers a call made
+/// before it, if its first part sends none of its calls as still in flight (`pair`
+/// leaves out the unanswered calls of the last message, which the whole run sends as
+/// missing). Pairing the two parts on their own gives what pairing the run does.
+fn soft_cut(
+    history: &History,
+    items: &[Item<'_>],
+    run: &[RunCall],
+    starts: &[usize],
+    spans: &[(usize, usize)],
+    start: usize,
+    end: usize,
+) -> Option<(usize, Vec<String>)> {
+    // Cut `k` (the first part is the view items before `k`) is blocked by a call made
+    // before it and answered at or after it.
+    let mut blocked = vec![0i64; end - start + 2];
+    for &(call, result) in spans {
+        if let (Some(lo), Some(hi)) = (call.checked_sub(start), result.checked_sub(start)) {
+            if let Some(b) = blocked.get_mut(lo + 1) {
+                *b += 1;
+            }
+            if let Some(b) = blocked.get_mut(hi + 1) {
+                *b -= 1;
+            }
+        }
+    }
+    let mut depth = 0i64;
+    let mut cut = None;
+    for (k, b) in blocked.iter().enumerate().take(end - start + 1) {
+        depth += b;
+        if k > 0 && depth == 0 {
+            cut = Some(k);
+        }
+    }
+    let k = cut?;
+    let split = starts.get(k).copied().unwrap_or(items.len());
+    let first = items.get(..split).filter(|f| !f.is_empty())?;
+    // The calls of the first part's last message: those unanswered with no result later
+    // in the history would be left out as in flight. (If a result that answers no call
+    // follows it, that result is the part's last message and nothing is left out: not
+    // cutting then is only cautious.)
+    let last = first
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, it)| matches!(it, Item::Msg { .. }));
+    if let Some((at, Item::Msg { calls, entry, .. })) = last {
+        for call in run.iter().filter(|c| c.item == at && !c.answered) {
+            let Some(c) = calls.get(call.call) else {
+                continue;
+            };
+            let later = history.result_entries(&c.id).iter().any(|r| r > entry);
+            if !later {
+                return None;
+            }
+        }
+    }
+    let ids = run
+        .iter()
+        .filter(|c| c.at < start + k && !c.answered)
+        .filter_map(|c| match items.get(c.item) {
+            Some(Item::Msg { calls, .. }) => calls.get(c.call).map(|call| call.id.to_string()),
+            _ => None,
+        })
+        .collect();
+    Some((start + k, ids))
+}
+
 impl<'h> Segment<'h> {
     fn new(end: usize, settled: bool, out: Vec<Out<'h>>) -> Self {
         let sends = out.iter().any(sends);
         Segment {
             end,
             settled,
+            open: Vec::new(),
             sends,
             out,
         }
@@ -444,9 +574,9 @@ fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
 /// Where each call's result is, and the repaired sequence. Every item is sent once: a
 /// message where it stands, a result after its call's message (or as an orphan note
 /// where it stands), so each gives up its parts to what it is sent as.
-fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
+fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
-    let mut open: forms::Matcher<(usize, usize)> = forms::Matcher::default();
+    let mut open: forms::Matcher<'_, (usize, usize)> = forms::Matcher::default();
     let mut answer: HashMap<(usize, usize), usize> = HashMap::default();
     // Per item: whether it is a result that answers a call of the request.
     let mut answered = vec![false; items.len()];
@@ -454,7 +584,7 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
         match item {
             Item::Msg { calls, .. } => {
                 for (c, call) in calls.iter().enumerate() {
-                    open.call(&call.id, i as u64, (i, c));
+                    open.call(Cow::Borrowed(call.id.as_str()), i as u64, (i, c));
                 }
             }
             Item::Res { call_id, .. } => {
@@ -566,6 +696,8 @@ fn pair<'h>(history: &'h History, mut items: Vec<Item<'h>>) -> Vec<Out<'h>> {
             }
         }
     }
+    // Emptied, its room kept for the next segment's items.
+    items.clear();
     out
 }
 
