@@ -139,6 +139,10 @@ pub(crate) struct Shape {
     /// A plain-chat assistant turn (no tool calls) that writes a fenced command: it can
     /// stay as its command ([`Form::Command`]) while its observation stays.
     pub(crate) command: bool,
+    /// Sent as it is recorded when shown verbatim: not a summary, and nothing in it to
+    /// neutralize or rewrite (see `forms::sent`). Decided once, when it is recorded, so
+    /// that no render scans its text again.
+    pub(crate) sent_as_is: bool,
 }
 
 impl Shape {
@@ -152,6 +156,11 @@ impl Shape {
             command: entry.message.role == Role::Assistant
                 && entry.message.tool_calls().next().is_none()
                 && crate::request::forms::has_command(&entry.message),
+            sent_as_is: !entry.kind.is_summary()
+                && matches!(
+                    crate::request::forms::sent(&entry.message),
+                    std::borrow::Cow::Borrowed(_)
+                ),
         }
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::FIRST_TURN_NOTE;
 use super::summaries::SummaryBlocks;
 use crate::history::History;
-use crate::history::view::ViewItem;
+use crate::history::view::{Form, ViewItem};
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Message, Part, Role, ToolCall};
 use crate::model::parts::{Media, Reasoning};
@@ -295,7 +295,13 @@ fn push_item<'h>(
         });
         return;
     }
-    push_message(items, item.form.message_for(entry), entry);
+    let message = if item.shape.sent_as_is && matches!(item.form, Form::Verbatim) {
+        // What `message_for` gives it, known when it was recorded.
+        Cow::Borrowed(entry.message())
+    } else {
+        item.form.message_for(entry)
+    };
+    push_message(items, message, entry);
 }
 
 /// Whether the first turn note goes first: when the first message that sends something
