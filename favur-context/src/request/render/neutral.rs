@@ -181,10 +181,10 @@ fn parts_of(message: Cow<'_, Message>) -> (Role, Vec<PartOf<'_>>) {
                 .into_iter()
                 .map(|p| match p {
                     Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Owned(t))),
-                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(r))),
-                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(m))),
-                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(m))),
-                    Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
+                    Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(*r))),
+                    Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(*m))),
+                    Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(*m))),
+                    Part::ToolCall(c) => PartOf::Call(Cow::Owned(*c)),
                     Part::ToolResult(r) => {
                         PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
                     }
