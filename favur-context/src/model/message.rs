@@ -271,7 +271,7 @@ pub struct ToolResult {
 /// assert_eq!(part.text(), Some("hello"));
 /// let call = Part::from(ToolCall::new("c1", "ls", "{}"));
 /// assert!(matches!(&call, Part::ToolCall(c) if c.name == "ls"));
-/// assert_eq!(std::mem::size_of::<Part>(), 56);
+/// assert!(std::mem::size_of::<Part>() <= 56);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
