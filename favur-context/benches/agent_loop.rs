@@ -148,11 +148,11 @@ fn synthetic_stream() -> Vec<Source> {
                 Role::Assistant,
                 vec![
                     Part::Text(format!("THOUGHT: look at module {} next.", rng(40))),
-                    Part::ToolCall(ToolCall::new(
+                    Part::ToolCall(Box::new(ToolCall::new(
                         &id,
                         "bash",
                         serde_json::json!({"command": cmd}),
-                    )),
+                    ))),
                 ],
             ),
             class: Retention::Fuzzy,

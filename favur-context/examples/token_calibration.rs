@@ -192,11 +192,11 @@ fn message(role: Role, m: &Value) -> Message {
         _ => {}
     }
     for c in m["tool_calls"].as_array().into_iter().flatten() {
-        parts.push(Part::ToolCall(ToolCall::new(
+        parts.push(Part::ToolCall(Box::new(ToolCall::new(
             c["id"].as_str().unwrap_or(""),
             c["name"].as_str().unwrap_or(""),
             c["arguments"].as_str().unwrap_or("{}"),
-        )));
+        ))));
     }
     Message::new(role, parts)
 }

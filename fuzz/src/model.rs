@@ -107,25 +107,25 @@ fn run(data: &[u8], path: &std::path::Path) {
                 match input.next() % 3 {
                     0 => parts.insert(
                         0,
-                        Part::Reasoning(Reasoning::anthropic(input.text(), "SIG")),
+                        Part::Reasoning(Box::new(Reasoning::anthropic(input.text(), "SIG"))),
                     ),
                     1 => parts.insert(
                         0,
-                        Part::Reasoning(Reasoning::openai(
+                        Part::Reasoning(Box::new(Reasoning::openai(
                             input.call_id() + "rs",
                             [input.text()],
                             Some("ENC".into()),
-                        )),
+                        ))),
                     ),
                     _ => {}
                 }
                 for _ in 0..n {
                     let id = input.call_id();
-                    parts.push(Part::ToolCall(ToolCall::new(
+                    parts.push(Part::ToolCall(Box::new(ToolCall::new(
                         id,
                         "bash",
                         serde_json::json!({"command": "ls"}),
-                    )));
+                    ))));
                 }
                 let m = Message::new(Role::Assistant, parts).classify(input.class());
                 // Empty or repeated ids are refused, with nothing recorded.
@@ -150,8 +150,10 @@ fn run(data: &[u8], path: &std::path::Path) {
                 );
                 // A tool that returned an image (kept with its result).
                 if input.next() % 3 == 0 {
-                    m.parts
-                        .push(Part::Image(Media::base64("image/png", "iVBORw0KGgo=")));
+                    m.parts.push(Part::Image(Box::new(Media::base64(
+                        "image/png",
+                        "iVBORw0KGgo=",
+                    ))));
                 }
                 j.append(m.classify(input.class())).expect("appends");
             }

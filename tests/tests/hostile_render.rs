@@ -86,7 +86,11 @@ fn append(h: &mut History, step: &Step, k: &mut usize) -> bool {
                 parts.push(Part::Text(words(10, *k)));
             }
             parts.extend(made.iter().map(|(id, _)| {
-                Part::ToolCall(ToolCall::new(id.clone(), "bash", json!({"command": id})))
+                Part::ToolCall(Box::new(ToolCall::new(
+                    id.clone(),
+                    "bash",
+                    json!({"command": id}),
+                )))
             }));
             h.append(Message::new(Role::Assistant, parts).classify(Retention::Fuzzy));
             let mut results: Vec<&(String, bool)> = made.iter().filter(|m| m.1).collect();

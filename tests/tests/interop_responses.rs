@@ -30,9 +30,9 @@ fn history() -> History {
         assistant([
             thinking(Reasoning::openai("rs_1", ["a png"], Some("ENC".into()))),
             text("Looking."),
-            Part::ToolCall(
+            Part::ToolCall(Box::new(
                 ToolCall::new("call_1", "ls", json!({"path": "."})).with_provider_id("fc_1"),
-            ),
+            )),
         ])
         .with_extension("favur_item_ids", json!(["msg_1"]))
         .classify(Retention::Fuzzy),

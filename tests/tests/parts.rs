@@ -22,10 +22,10 @@ fn thinking_turn(call: &str) -> Message {
             Some("ENC-openai-456".into()),
         )),
         text("Let me look."),
-        Part::ToolCall(
+        Part::ToolCall(Box::new(
             ToolCall::new(call, "ls", serde_json::json!({"path": "tests"}))
                 .with_provider_id("fc_1"),
-        ),
+        )),
     ])
 }
 
@@ -50,7 +50,8 @@ fn screenshot(call: &str) -> Message {
 fn existing_parts_keep_their_json_and_new_ones_are_tagged() {
     let text = serde_json::to_value(Part::Text("hi".into())).unwrap();
     assert_eq!(text, serde_json::json!({"type": "text", "text": "hi"}));
-    let call = serde_json::to_value(Part::ToolCall(ToolCall::new("c1", "ls", "{}"))).unwrap();
+    let call =
+        serde_json::to_value(Part::ToolCall(Box::new(ToolCall::new("c1", "ls", "{}")))).unwrap();
     assert_eq!(
         call,
         serde_json::json!({"type": "tool_call", "id": "c1", "name": "ls", "arguments": {"json": {}}})
@@ -130,7 +131,10 @@ fn a_record_with_malformed_media_or_empty_reasoning_is_refused() {
             m,
         )
     };
-    let bad = Message::new(Role::User, vec![Part::Image(Media::base64("", "AAAA"))]);
+    let bad = Message::new(
+        Role::User,
+        vec![Part::Image(Box::new(Media::base64("", "AAAA")))],
+    );
     let err = h.insert(entry(&h, bad)).unwrap_err();
     assert!(
         matches!(
@@ -144,7 +148,7 @@ fn a_record_with_malformed_media_or_empty_reasoning_is_refused() {
     );
     let no_url = Message::new(
         Role::User,
-        vec![Part::Document(Media::url("application/pdf", ""))],
+        vec![Part::Document(Box::new(Media::url("application/pdf", "")))],
     );
     let err = h.insert(entry(&h, no_url)).unwrap_err();
     assert!(
@@ -159,7 +163,9 @@ fn a_record_with_malformed_media_or_empty_reasoning_is_refused() {
     );
     let empty = Message::new(
         Role::Assistant,
-        vec![Part::Reasoning(Reasoning::new(Provider::Anthropic))],
+        vec![Part::Reasoning(Box::new(Reasoning::new(
+            Provider::Anthropic,
+        )))],
     );
     let err = h.insert(entry(&h, empty)).unwrap_err();
     assert!(

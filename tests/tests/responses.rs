@@ -66,22 +66,23 @@ fn carries() -> impl Strategy<Value = Carries> {
 fn media(c: Carries, k: usize) -> Option<Part> {
     Some(match c {
         Carries::Nothing => return None,
-        Carries::PngBase64 => {
-            Part::Image(Media::base64("image/png", "iVBORw0KGgo".repeat(k % 50 + 1)))
-        }
-        Carries::ImageUrl => Part::Image(Media::url(
+        Carries::PngBase64 => Part::Image(Box::new(Media::base64(
+            "image/png",
+            "iVBORw0KGgo".repeat(k % 50 + 1),
+        ))),
+        Carries::ImageUrl => Part::Image(Box::new(Media::url(
             "image/png",
             format!("https://example.com/{k}.png"),
-        )),
-        Carries::ImageFile => Part::Image(Media::file("image/jpeg", format!("file_{k}"))),
-        Carries::PdfBase64 => Part::Document(
+        ))),
+        Carries::ImageFile => Part::Image(Box::new(Media::file("image/jpeg", format!("file_{k}")))),
+        Carries::PdfBase64 => Part::Document(Box::new(
             Media::base64("application/pdf", "JVBERi0x".repeat(k % 400 + 1))
                 .named(format!("doc{k}.pdf")),
-        ),
-        Carries::PdfUrl => Part::Document(Media::url(
+        )),
+        Carries::PdfUrl => Part::Document(Box::new(Media::url(
             "application/pdf",
             format!("https://example.com/{k}.pdf"),
-        )),
+        ))),
     })
 }
 
@@ -141,7 +142,7 @@ fn append(h: &mut History, step: &Step, k: &mut usize) {
             h.append(Message::new(Role::User, parts).classify(*c));
         }
         Step::Assistant(c, n, t) => {
-            let mut parts: Vec<Part> = reasoning(*t, k0).into_iter().map(Part::Reasoning).collect();
+            let mut parts: Vec<Part> = reasoning(*t, k0).into_iter().map(Part::from).collect();
             parts.push(Part::Text(words(*n, k0)));
             h.append(Message::new(Role::Assistant, parts).classify(*c));
         }
@@ -151,10 +152,7 @@ fn append(h: &mut History, step: &Step, k: &mut usize) {
             text,
             results,
         } => {
-            let mut parts: Vec<Part> = reasoning(*thinks, k0)
-                .into_iter()
-                .map(Part::Reasoning)
-                .collect();
+            let mut parts: Vec<Part> = reasoning(*thinks, k0).into_iter().map(Part::from).collect();
             if *text {
                 parts.push(Part::Text(words(15, k0)));
             }
@@ -168,7 +166,7 @@ fn append(h: &mut History, step: &Step, k: &mut usize) {
                 if *thinks == Thinks::OpenAi {
                     call = call.with_provider_id(format!("fc_{id}"));
                 }
-                parts.push(Part::ToolCall(call));
+                parts.push(Part::ToolCall(Box::new(call)));
             }
             h.append(Message::new(Role::Assistant, parts).classify(*class));
             for (id, (c, n, m)) in ids.iter().zip(results) {
@@ -290,7 +288,7 @@ fn round_trip_history(provider: Provider) -> History {
         ls = ls.with_provider_id("fc_1");
     }
     let turn = thoughts.into_iter().map(thinking);
-    let turn = turn.chain([text("Let me look."), Part::ToolCall(ls)]);
+    let turn = turn.chain([text("Let me look."), Part::ToolCall(Box::new(ls))]);
     let mut h = History::new();
     h.append(
         user([

@@ -468,7 +468,7 @@ impl Ledger {
             e.id,
             EntryState {
                 site,
-                location: e.site.clone(),
+                location: e.site().clone(),
                 class: e.retention,
                 tokens: e.tokens,
                 fate: Fate::Kept,

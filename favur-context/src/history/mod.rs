@@ -27,7 +27,7 @@ use crate::history::view::{Compaction, View};
 use crate::model::classify::{Classified, Classify};
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Arguments, Message, ToolCall};
-use crate::model::site::CallSite;
+use crate::model::site::{CallSite, Sites};
 use crate::request::forms;
 use crate::store::{NewEntry, Originals};
 use crate::tools::recall::RecallError;
@@ -80,6 +80,8 @@ pub struct History {
     /// kept for every entry, held or evicted, so renderers can point at a result that
     /// left the view.
     results: HashMap<String, ResultIds>,
+    /// The distinct call sites of the entries, each held once and shared by its entries.
+    sites: Sites,
     pinned: Vec<EntryId>,
     pinned_tokens: u64,
     pinned_blocks: u64,
@@ -116,6 +118,7 @@ impl Clone for History {
             entries: self.entries.clone(),
             next: self.next,
             results: self.results.clone(),
+            sites: self.sites.clone(),
             pinned: self.pinned.clone(),
             pinned_tokens: self.pinned_tokens,
             pinned_blocks: self.pinned_blocks,
@@ -193,6 +196,7 @@ impl History {
             entries: Vec::new(),
             next: 0,
             results: HashMap::new(),
+            sites: Sites::default(),
             pinned: Vec::new(),
             pinned_tokens: 0,
             pinned_blocks: 0,

@@ -8,6 +8,7 @@
 use crate::history::view::{self, Compaction, Edit, Form, Shape, Summary, View, ViewItem};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::Role;
+use crate::model::site::Site;
 use crate::request::forms;
 use crate::store::{NewEntry, RecordError};
 use crate::tools::recall::RecallError;
@@ -113,7 +114,7 @@ impl History {
             id: EntryId(self.next.saturating_add(offset)),
             retention,
             tokens: 0,
-            site,
+            site: Site::new(site, &self.sites),
             kind: kind.into(),
             message,
         };
@@ -178,8 +179,9 @@ impl History {
     }
 
     /// Records an entry whose id is the next id and that is not a summary.
-    pub(super) fn push(&mut self, entry: Entry) {
+    pub(super) fn push(&mut self, mut entry: Entry) {
         debug_assert_eq!(entry.id.0, self.next);
+        self.sites.share(&mut entry.site);
         self.next = entry.id.0.saturating_add(1);
         self.index_results(&entry);
         let id = entry.id;

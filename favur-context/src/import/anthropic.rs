@@ -148,7 +148,7 @@ pub(super) fn parse_each<M: Borrow<Value>>(
                         return Err(bad(index, format!("tool_use `{id}` has no `input`")));
                     };
                     let call = ToolCall::new(id, name, Arguments::Json(input.clone()));
-                    parts.push(Part::ToolCall(call));
+                    parts.push(Part::ToolCall(Box::new(call)));
                     cache_control(b, &mut ext);
                 }
                 (Some("tool_result"), Role::User) => {
@@ -207,7 +207,7 @@ pub(super) fn parse_each<M: Borrow<Value>>(
         calls.made_all(
             index,
             parts.iter().filter_map(|p| match p {
-                Part::ToolCall(c) => Some(c),
+                Part::ToolCall(c) => Some(&**c),
                 _ => None,
             }),
         )?;

@@ -123,9 +123,9 @@ fn media(index: usize, k: usize, kind: &str, v: &Value) -> Result<Part, ImportEr
         Media::url(mime.clone(), at.clone())
     };
     Ok(if mime.starts_with("image/") {
-        Part::Image(m)
+        Part::Image(Box::new(m))
     } else {
-        Part::Document(m)
+        Part::Document(Box::new(m))
     })
 }
 
@@ -178,16 +178,16 @@ fn model_turn(
             if t.is_empty() && signature.is_none() {
                 return Err(bad(index, format!("part {k}: an empty thought")));
             }
-            out.push(Part::Reasoning(Reasoning {
+            out.push(Part::Reasoning(Box::new(Reasoning {
                 text: vec![t.clone()],
                 signature,
                 ..Reasoning::new(Provider::Gemini)
-            }));
+            })));
             continue;
         }
         if let Some(sig) = signature {
             // The signature of the part it sits on, immediately before it.
-            out.push(Part::Reasoning(Reasoning::gemini_signature(sig)));
+            out.push(Part::Reasoning(Box::new(Reasoning::gemini_signature(sig))));
         }
         match kind {
             ("text", Value::String(t)) => out.push(Part::Text(t.clone())),
@@ -216,7 +216,7 @@ fn model_turn(
                 };
                 let call = ToolCall::new(id, name, Arguments::Json(args));
                 made.push(call.clone());
-                out.push(Part::ToolCall(call));
+                out.push(Part::ToolCall(Box::new(call)));
             }
             ("functionResponse", _) => {
                 return Err(bad(

@@ -139,7 +139,9 @@ fn block_text(index: usize, block: &Value, links: &mut Vec<Value>) -> Result<Pie
                     problem: "an image needs non-empty `data` and `mimeType`".into(),
                 });
             }
-            return Ok(Piece::Media(Part::Image(Media::base64(mime, data))));
+            return Ok(Piece::Media(Part::Image(Box::new(Media::base64(
+                mime, data,
+            )))));
         }
         "audio" => {
             let data = string(block, "data", index)?;

@@ -92,7 +92,7 @@ pub(super) fn parse_each<M: Borrow<Value>>(
                 }
                 calls.made_all(index, &made)?;
                 let mut parts = parts;
-                parts.extend(made.into_iter().map(Part::ToolCall));
+                parts.extend(made.into_iter().map(Part::from));
                 out.message = Message::new(Role::Assistant, parts);
                 after_assistant = Some(out.action.clone());
             }

@@ -119,7 +119,7 @@ pub(super) fn parse_each<M: Borrow<Value>>(
                 let made = tool_calls(index, obj.get("tool_calls"), options)?;
                 let mut parts = text_content(index, content)?;
                 calls.made_all(index, &made)?;
-                parts.extend(made.into_iter().map(Part::ToolCall));
+                parts.extend(made.into_iter().map(Part::from));
                 out.message = Message::new(Role::Assistant, parts);
                 out.message.extensions = extensions(obj, &["role", "content", "tool_calls"]);
             }

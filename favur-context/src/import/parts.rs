@@ -45,7 +45,7 @@ pub(super) fn anthropic_thinking(index: usize, k: usize, b: &Value) -> Result<Pa
         })?;
         Reasoning::anthropic(text, signature)
     };
-    checked(index, Part::Reasoning(r))
+    checked(index, Part::Reasoning(Box::new(r)))
 }
 
 /// An Anthropic `image` or `document` block of message `index` (block `k`).
@@ -99,9 +99,9 @@ pub(super) fn anthropic_media(index: usize, k: usize, b: &Value) -> Result<Part,
 
 fn media_part(image: bool, media: Media) -> Part {
     if image {
-        Part::Image(media)
+        Part::Image(Box::new(media))
     } else {
-        Part::Document(media)
+        Part::Document(Box::new(media))
     }
 }
 

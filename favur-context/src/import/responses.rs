@@ -156,7 +156,7 @@ fn reasoning(index: usize, obj: &Map<String, Value>) -> Result<Part, ImportError
     };
     super::parts::checked(
         index,
-        Part::Reasoning(Reasoning::openai(id, summary, encrypted)),
+        Part::Reasoning(Box::new(Reasoning::openai(id, summary, encrypted))),
     )
 }
 
@@ -220,7 +220,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                 let args = arguments(index, call_id, obj.get("arguments"), options)?;
                 let mut call = ToolCall::new(call_id, name, args);
                 call.provider_id = obj.get("id").and_then(Value::as_str).map(str::to_owned);
-                turn.at(index).parts.push(Part::ToolCall(call));
+                turn.at(index).parts.push(Part::ToolCall(Box::new(call)));
                 leading = false;
             }
             "function_call_output" => {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::entry_kind::Kind;
 use crate::model::message::Message;
 use crate::model::retention::Retention;
-use crate::model::site::CallSite;
+use crate::model::site::{CallSite, Site};
 
 /// The stable id of an entry in a history. Ids are dense and monotonic: the n-th entry
 /// ever recorded (message, pinned message or summary) has id n, starting at 0.
@@ -78,7 +78,7 @@ pub struct Entry {
     pub(crate) id: EntryId,
     pub(crate) retention: Retention,
     pub(crate) tokens: u32,
-    pub(crate) site: CallSite,
+    pub(crate) site: Site,
     #[serde(default, skip_serializing_if = "is_appended")]
     pub(crate) kind: Kind,
     pub(crate) message: Message,
@@ -109,7 +109,7 @@ impl Entry {
             id,
             retention,
             tokens,
-            site,
+            site: site.into(),
             kind: kind.into(),
             message,
         }

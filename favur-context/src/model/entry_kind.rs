@@ -70,7 +70,7 @@ mod tests {
     #[test]
     fn a_kind_is_one_word_and_reads_as_its_entry_kind() {
         assert_eq!(std::mem::size_of::<Kind>(), 8);
-        assert!(std::mem::size_of::<Entry>() <= 112);
+        assert!(std::mem::size_of::<Entry>() <= 88);
         // A kept compaction record holds one edit per entry it drops.
         assert!(std::mem::size_of::<crate::Edit>() <= 32);
         let summary = EntryKind::Summary {

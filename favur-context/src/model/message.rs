@@ -261,10 +261,17 @@ pub struct ToolResult {
 
 /// One piece of a message's content.
 ///
+/// A part is 56 bytes: text and tool results (nearly every part) are held inline; tool
+/// calls, reasoning and media, larger and rarer, behind a box (build them with
+/// [`From`]: `Part::from(call)`). The box changes nothing in how a part serializes.
+///
 /// ```
-/// use favur_context::Part;
+/// use favur_context::{Part, ToolCall};
 /// let part = Part::Text("hello".into());
 /// assert_eq!(part.text(), Some("hello"));
+/// let call = Part::from(ToolCall::new("c1", "ls", "{}"));
+/// assert!(matches!(&call, Part::ToolCall(c) if c.name == "ls"));
+/// assert!(std::mem::size_of::<Part>() <= 56);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -272,15 +279,54 @@ pub enum Part {
     /// Plain text.
     Text(#[serde(with = "text_part")] String),
     /// A tool call made by the assistant.
-    ToolCall(ToolCall),
+    ToolCall(Box<ToolCall>),
     /// A tool's result.
     ToolResult(ToolResult),
     /// A model's reasoning, kept for the tool calls of its message (see [`Reasoning`]).
-    Reasoning(Reasoning),
+    Reasoning(Box<Reasoning>),
     /// An image (see [`Media`]).
-    Image(Media),
+    Image(Box<Media>),
     /// A document, e.g. a PDF (see [`Media`]).
-    Document(Media),
+    Document(Box<Media>),
+}
+
+impl From<ToolCall> for Part {
+    /// A [`Part::ToolCall`].
+    ///
+    /// ```
+    /// use favur_context::{Part, ToolCall};
+    /// let part: Part = ToolCall::new("c1", "ls", "{}").into();
+    /// assert!(matches!(part, Part::ToolCall(_)));
+    /// ```
+    fn from(call: ToolCall) -> Self {
+        Part::ToolCall(Box::new(call))
+    }
+}
+
+impl From<ToolResult> for Part {
+    /// A [`Part::ToolResult`].
+    ///
+    /// ```
+    /// use favur_context::{Part, ToolResult};
+    /// let part = Part::from(ToolResult { call_id: "c1".into(), content: "ok".into(), is_error: false });
+    /// assert!(matches!(part, Part::ToolResult(_)));
+    /// ```
+    fn from(result: ToolResult) -> Self {
+        Part::ToolResult(result)
+    }
+}
+
+impl From<Reasoning> for Part {
+    /// A [`Part::Reasoning`].
+    ///
+    /// ```
+    /// use favur_context::{Part, Reasoning};
+    /// let part = Part::from(Reasoning::anthropic("hmm", "sig"));
+    /// assert!(matches!(part, Part::Reasoning(_)));
+    /// ```
+    fn from(reasoning: Reasoning) -> Self {
+        Part::Reasoning(Box::new(reasoning))
+    }
 }
 
 mod text_part {
@@ -389,10 +435,7 @@ impl Message {
     /// assert_eq!(m.tool_calls().count(), 1);
     /// ```
     pub fn assistant_calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
-        Message::new(
-            Role::Assistant,
-            calls.into_iter().map(Part::ToolCall).collect(),
-        )
+        Message::new(Role::Assistant, calls.into_iter().map(Part::from).collect())
     }
 
     /// Whether its tool calls can be paired unambiguously and sent: every id non-empty,
@@ -493,7 +536,7 @@ impl Message {
     /// ```
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.parts.iter().filter_map(|p| match p {
-            Part::ToolCall(c) => Some(c),
+            Part::ToolCall(c) => Some(&**c),
             _ => None,
         })
     }
@@ -505,7 +548,7 @@ impl Message {
     /// ```
     pub fn reasoning(&self) -> impl Iterator<Item = &Reasoning> {
         self.parts.iter().filter_map(|p| match p {
-            Part::Reasoning(r) => Some(r),
+            Part::Reasoning(r) => Some(&**r),
             _ => None,
         })
     }

@@ -78,8 +78,8 @@ impl std::fmt::Display for Provider {
 /// use favur_context::{Message, Part, Provider, Reasoning, Role, ToolCall};
 /// let thinking = Reasoning::anthropic("the tests are in tests/", "sig-1");
 /// let m = Message::new(Role::Assistant, vec![
-///     Part::Reasoning(thinking),
-///     Part::ToolCall(ToolCall::new("c1", "ls", "{}")),
+///     Part::from(thinking),
+///     Part::from(ToolCall::new("c1", "ls", "{}")),
 /// ]);
 /// assert_eq!(m.reasoning().next().unwrap().signature.as_deref(), Some("sig-1"));
 /// let json = serde_json::to_value(&m.parts[0]).unwrap();
@@ -253,7 +253,7 @@ pub enum MediaSource {
 /// use favur_context::{Media, Part};
 /// let png = Media::base64("image/png", "iVBORw0KGgo=");
 /// assert_eq!(png.estimated_tokens(false), favur_context::IMAGE_TOKENS);
-/// let json = serde_json::to_value(Part::Image(png)).unwrap();
+/// let json = serde_json::to_value(Part::Image(Box::new(png))).unwrap();
 /// assert_eq!(json["type"], "image");
 /// assert_eq!(json["source"]["type"], "base64");
 /// ```
@@ -413,7 +413,7 @@ impl Media {
 ///
 /// ```
 /// use favur_context::{Media, PartError, Part};
-/// let bad = Part::Image(Media::base64("", "AAAA"));
+/// let bad = Part::Image(Box::new(Media::base64("", "AAAA")));
 /// assert_eq!(favur_context::check_part(&bad), Err(PartError::EmptyMediaType));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -439,7 +439,7 @@ pub enum PartError {
 /// ```
 /// use favur_context::{Part, Provider, Reasoning};
 /// assert!(favur_context::check_part(&Part::Text(String::new())).is_ok());
-/// assert!(favur_context::check_part(&Part::Reasoning(Reasoning::new(Provider::OpenAi))).is_err());
+/// assert!(favur_context::check_part(&Part::from(Reasoning::new(Provider::OpenAi))).is_err());
 /// ```
 pub fn check_part(part: &crate::Part) -> Result<(), PartError> {
     use crate::Part;

@@ -161,7 +161,7 @@ impl Reply {
         } else if let Some(r) = &refusal {
             parts.push(Part::Text(r.clone()));
         }
-        parts.extend(calls.into_iter().map(Part::ToolCall));
+        parts.extend(calls.into_iter().map(Part::from));
         Reply {
             message: Message::new(Role::Assistant, parts),
             stop,
@@ -179,7 +179,7 @@ impl Reply {
     ) -> Reply {
         self.message
             .parts
-            .splice(0..0, reasoning.into_iter().map(Part::Reasoning));
+            .splice(0..0, reasoning.into_iter().map(Part::from));
         self
     }
 

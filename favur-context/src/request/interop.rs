@@ -114,8 +114,8 @@ pub mod async_openai {
 /// let mut h = History::new();
 /// h.append(Message::user("list the files").classify(Retention::Strict));
 /// h.append(Message::new(Role::Assistant, vec![
-///     Part::Reasoning(Reasoning::openai("rs_1", ["listing"], Some("ENC".into()))),
-///     Part::ToolCall(ToolCall::new("call_1", "ls", "{}").with_provider_id("fc_1")),
+///     Part::from(Reasoning::openai("rs_1", ["listing"], Some("ENC".into()))),
+///     Part::from(ToolCall::new("call_1", "ls", "{}").with_provider_id("fc_1")),
 /// ]).classify(Retention::Fuzzy));
 /// h.append(Message::tool_result("call_1", "a.rs", false).classify(Retention::Fuzzy));
 /// let items = input_items(&h).unwrap();

@@ -10,12 +10,12 @@ pub fn text(text: impl Into<String>) -> Part {
 
 /// A reasoning part (thinking, a summary, a signature or an encrypted payload).
 pub fn thinking(reasoning: Reasoning) -> Part {
-    Part::Reasoning(reasoning)
+    Part::Reasoning(Box::new(reasoning))
 }
 
 /// A tool call part.
 pub fn call(id: &str, name: &str, arguments: impl Into<Arguments>) -> Part {
-    Part::ToolCall(ToolCall::new(id, name, arguments))
+    Part::ToolCall(Box::new(ToolCall::new(id, name, arguments)))
 }
 
 /// A successful tool result part for the call `call_id`.
@@ -29,12 +29,12 @@ pub fn result(call_id: &str, content: &str) -> Part {
 
 /// An image part.
 pub fn image(media: Media) -> Part {
-    Part::Image(media)
+    Part::Image(Box::new(media))
 }
 
 /// A document part.
 pub fn document(media: Media) -> Part {
-    Part::Document(media)
+    Part::Document(Box::new(media))
 }
 
 /// A user message of these parts.

@@ -98,11 +98,11 @@ impl Calls {
             parts.push(Part::Text(words(20, *k)));
         }
         for id in &ids {
-            parts.push(Part::ToolCall(ToolCall::new(
+            parts.push(Part::ToolCall(Box::new(ToolCall::new(
                 id.clone(),
                 "bash",
                 json!({"command": format!("run {id}")}),
-            )));
+            ))));
         }
         h.append(Message::new(Role::Assistant, parts).classify(self.class));
         if self.late {

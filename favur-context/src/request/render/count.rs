@@ -72,12 +72,12 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                     let f = &c["function"];
                     blocks.push((
                         Role::Assistant,
-                        Part::ToolCall(ToolCall {
+                        Part::ToolCall(Box::new(ToolCall {
                             id: text(&c["id"]),
                             name: text(&f["name"]),
                             arguments: Arguments::parse(text(&f["arguments"])),
                             provider_id: None,
-                        }),
+                        })),
                     ));
                 }
             }
@@ -110,12 +110,12 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
                     match b["type"].as_str() {
                         Some("tool_use") => blocks.push((
                             Role::Assistant,
-                            Part::ToolCall(ToolCall {
+                            Part::ToolCall(Box::new(ToolCall {
                                 id: text(&b["id"]),
                                 name: text(&b["name"]),
                                 arguments: Arguments::Json(b["input"].clone()),
                                 provider_id: None,
-                            }),
+                            })),
                         )),
                         Some("tool_result") => super::count_parts::result_blocks(
                             text(&b["tool_use_id"]),

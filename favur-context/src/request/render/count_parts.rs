@@ -31,8 +31,8 @@ fn anthropic_media(kind: &str, b: &Value) -> Option<Part> {
         _ => Media::url("", ""),
     };
     match kind {
-        "image" => Some(Part::Image(media)),
-        "document" => Some(Part::Document(media)),
+        "image" => Some(Part::Image(Box::new(media))),
+        "document" => Some(Part::Document(Box::new(media))),
         _ => None,
     }
 }
@@ -41,11 +41,13 @@ fn anthropic_media(kind: &str, b: &Value) -> Option<Part> {
 /// counted, if it is one of reasoning or media.
 pub(super) fn anthropic_block(b: &Value) -> Option<Part> {
     match b["type"].as_str()? {
-        "thinking" => Some(Part::Reasoning(Reasoning {
+        "thinking" => Some(Part::Reasoning(Box::new(Reasoning {
             text: vec![text(&b["thinking"])],
             ..Reasoning::new(Provider::Anthropic)
-        })),
-        "redacted_thinking" => Some(Part::Reasoning(Reasoning::new(Provider::Anthropic))),
+        }))),
+        "redacted_thinking" => Some(Part::Reasoning(Box::new(Reasoning::new(
+            Provider::Anthropic,
+        )))),
         kind => anthropic_media(kind, b),
     }
 }
@@ -89,10 +91,10 @@ fn result(call_id: String, content: String, is_error: bool) -> Part {
 /// counted: media as media, anything else as its text.
 pub(super) fn content_part(p: &Value) -> Part {
     match p["type"].as_str() {
-        Some("input_image") => Part::Image(media_of(p["image_url"].as_str())),
-        Some("image_url") => Part::Image(media_of(p["image_url"]["url"].as_str())),
-        Some("input_file") => Part::Document(media_of(p["file_data"].as_str())),
-        Some("file") => Part::Document(media_of(p["file"]["file_data"].as_str())),
+        Some("input_image") => Part::Image(Box::new(media_of(p["image_url"].as_str()))),
+        Some("image_url") => Part::Image(Box::new(media_of(p["image_url"]["url"].as_str()))),
+        Some("input_file") => Part::Document(Box::new(media_of(p["file_data"].as_str()))),
+        Some("file") => Part::Document(Box::new(media_of(p["file"]["file_data"].as_str()))),
         _ => Part::Text(text(&p["text"])),
     }
 }
@@ -103,11 +105,11 @@ pub(super) fn responses(items: &[Value], out: &mut Vec<(Role, Part)>) {
         match item["type"].as_str() {
             Some("function_call") => out.push((
                 Role::Assistant,
-                Part::ToolCall(ToolCall::new(
+                Part::ToolCall(Box::new(ToolCall::new(
                     text(&item["call_id"]),
                     text(&item["name"]),
                     Arguments::parse(text(&item["arguments"])),
-                )),
+                ))),
             )),
             Some("function_call_output") => {
                 result_blocks(text(&item["call_id"]), &item["output"], false, out);
@@ -116,10 +118,10 @@ pub(super) fn responses(items: &[Value], out: &mut Vec<(Role, Part)>) {
                 let summary = item["summary"].as_array().into_iter().flatten();
                 out.push((
                     Role::Assistant,
-                    Part::Reasoning(Reasoning {
+                    Part::Reasoning(Box::new(Reasoning {
                         text: summary.map(|s| text(&s["text"])).collect(),
                         ..Reasoning::new(Provider::OpenAi)
-                    }),
+                    })),
                 ));
             }
             _ => {

@@ -183,10 +183,10 @@ fn borrowed_part(p: &Part) -> PartOf<'_> {
 fn owned_part<'h>(p: Part) -> PartOf<'h> {
     match p {
         Part::Text(t) => PartOf::Piece(Piece::Text(Cow::Owned(t))),
-        Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(r))),
-        Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(m))),
-        Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(m))),
-        Part::ToolCall(c) => PartOf::Call(Cow::Owned(c)),
+        Part::Reasoning(r) => PartOf::Piece(Piece::Reasoning(Cow::Owned(*r))),
+        Part::Image(m) => PartOf::Piece(Piece::Image(Cow::Owned(*m))),
+        Part::Document(m) => PartOf::Piece(Piece::Document(Cow::Owned(*m))),
+        Part::ToolCall(c) => PartOf::Call(Cow::Owned(*c)),
         Part::ToolResult(r) => {
             PartOf::Result(Cow::Owned(r.call_id), Cow::Owned(r.content), r.is_error)
         }
