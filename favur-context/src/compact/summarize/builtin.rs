@@ -227,6 +227,8 @@ impl BuiltinSummarizer {
                 let mut any = false;
                 for d in picks.iter_mut() {
                     while let Some(n) = d.names.next() {
+                        // Shown already, or a repeat of a name listed (every name not
+                        // skipped here is listed or ends the entry's names).
                         if shown.contains(n) {
                             continue;
                         }

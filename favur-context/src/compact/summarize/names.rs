@@ -187,15 +187,15 @@ impl<'a> Iterator for Names<'a> {
     }
 }
 
-/// The names of an entry's texts, each once, in order of appearance, read a line at a
-/// time as they are asked for (a summary lists only the first few); a fence line
-/// (```` ``` ````) has none.
+/// The names of an entry's texts, in order of appearance (with repeats: the summary
+/// skips a name already shown, and lists each name it does not skip, so a repeat is
+/// always skipped), read a line at a time as they are asked for (a summary lists only
+/// the first few); a fence line (```` ``` ````) has none.
 #[derive(Debug)]
 pub(crate) struct EntryNames<'a> {
     texts: std::vec::IntoIter<&'a str>,
     lines: super::lines::TextLines<'a>,
     line: Names<'a>,
-    seen: foldhash::HashSet<&'a str>,
 }
 
 impl<'a> EntryNames<'a> {
@@ -205,8 +205,6 @@ impl<'a> EntryNames<'a> {
             texts: texts.into_iter(),
             lines: super::lines::text_lines(""),
             line: names(""),
-            // Most entries have a few dozen names: fewer rehashes as the set grows.
-            seen: foldhash::HashSet::with_capacity_and_hasher(32, Default::default()),
         }
     }
 
@@ -242,8 +240,7 @@ impl<'a> Iterator for EntryNames<'a> {
     fn next(&mut self) -> Option<&'a str> {
         loop {
             match self.line.next() {
-                Some(n) if self.seen.insert(n) => return Some(n),
-                Some(_) => {}
+                Some(n) => return Some(n),
                 None => self.line = names(self.next_span()?),
             }
         }
