@@ -439,6 +439,19 @@ fn keyword_can_start(line: &[u8], i: usize) -> bool {
 /// (`errors.append(e)`, `raise ValueError(x)`, `except (KeyError, OSError):`) and words
 /// inside paths (`src/error.rs`) do not count.
 fn keyword_strength(line: &[u8]) -> Strength {
+    if !may_start_keyword(line) {
+        // What the scan finds in a line no keyword starts in.
+        return if is_exception_line(line) {
+            Strength::Strong
+        } else {
+            Strength::None
+        };
+    }
+    scan_keywords(line)
+}
+
+/// [`keyword_strength`] read position by position.
+fn scan_keywords(line: &[u8]) -> Strength {
     let mut best = Strength::None;
     let n = line.len();
     // A numbered line (`nl`, `cat -n`) starts after its number.
@@ -535,6 +548,55 @@ fn keyword_strength(line: &[u8]) -> Strength {
     best
 }
 
+/// Whether a keyword may start somewhere in `line` at a position with four bytes left:
+/// the first three letters of one (`exi`, `exc`, `err`, `fat`, `fai`, `pan`, `tra`,
+/// `ass`, any case) at the start of a word as [`keyword_can_start`] reads it (a
+/// superset of the positions [`keyword_strength`] reads). Every position is tested
+/// without a branch or an index, so the compiler tests many at a time; most lines have
+/// none and are not read byte by byte.
+fn may_start_keyword(line: &[u8]) -> bool {
+    let n = line.len();
+    if n < 4 {
+        return false;
+    }
+    // Whether `prev` then `a`, `b`, `c` open a keyword, as 0 or 1.
+    fn opens(prev: u8, a: u8, b: u8, c: u8) -> u8 {
+        let (x, y, z) = (a | 0x20, b | 0x20, c | 0x20);
+        let e = u8::from(x == b'e')
+            & ((u8::from(y == b'x') & (u8::from(z == b'i') | u8::from(z == b'c')))
+                | (u8::from(y == b'r') & u8::from(z == b'r')));
+        let f =
+            u8::from(x == b'f') & u8::from(y == b'a') & (u8::from(z == b't') | u8::from(z == b'i'));
+        let p = u8::from(x == b'p') & u8::from(y == b'a') & u8::from(z == b'n');
+        let t = u8::from(x == b't') & u8::from(y == b'r') & u8::from(z == b'a');
+        let s = u8::from(x == b'a') & u8::from(y == b's') & u8::from(z == b's');
+        let lower = u8::from(prev.wrapping_sub(b'a') < 26);
+        let upper = u8::from(prev.wrapping_sub(b'A') < 26);
+        let digit = u8::from(prev.wrapping_sub(b'0') < 10);
+        let camel = lower & u8::from(a.wrapping_sub(b'A') < 26);
+        let mark = u8::from(prev == b'/') | u8::from(prev == b'.') | u8::from(prev == b'_');
+        let joined = mark | ((lower | upper | digit) & (camel ^ 1));
+        (e | f | p | t | s) & (joined ^ 1)
+    }
+    if opens(b' ', line[0], line[1], line[2]) == 1 {
+        return true;
+    }
+    // Positions 1 to n - 4, each with the byte before it, in blocks.
+    let m = n - 4;
+    let (p, a, b, c) = (&line[..m], &line[1..=m], &line[2..m + 2], &line[3..m + 3]);
+    const BLOCK: usize = 64;
+    p.chunks(BLOCK)
+        .zip(a.chunks(BLOCK))
+        .zip(b.chunks(BLOCK).zip(c.chunks(BLOCK)))
+        .any(|((p, a), (b, c))| {
+            p.iter()
+                .zip(a)
+                .zip(b.iter().zip(c))
+                .fold(0u8, |any, ((&p, &a), (&b, &c))| any | opens(p, a, b, c))
+                != 0
+        })
+}
+
 /// The last line of a traceback: `pkg.mod.SomeError: message` (a dotted or CamelCase
 /// name ending in `:` at the start of the line, then a message).
 fn is_exception_line(line: &[u8]) -> bool {
@@ -558,6 +620,87 @@ fn is_exception_line(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_no_keyword_starts_in_read_as_the_scan_reads_them() {
+        let fixed = [
+            "error: x",
+            "ValueError: bad",
+            "  File \"a.py\", line 3",
+            "x.error y",
+            "getError()",
+            "thread 'main' panicked at src/a.rs:1:2",
+            "Traceback (most recent call last):",
+            "exit status 1",
+            "1 failed, 2 passed",
+            "assert x == 1",
+            "E   AssertionError",
+            "fatal: not a git repository",
+            "FAIL tests/a.rs",
+            "KeyError: 'a'",
+        ];
+        // Lines made of keywords, their look-alikes and what may stand before them.
+        let words: [&[u8]; 34] = [
+            b"error",
+            b"Error",
+            b"ERROR",
+            b"err",
+            b"exception",
+            b"Exception",
+            b"fatal",
+            b"fail",
+            b"failed",
+            b"FAILED",
+            b"panic",
+            b"panicked at",
+            b"Traceback (most recent call",
+            b"assert",
+            b"AssertionError",
+            b"exit code",
+            b"exit status",
+            b"exited with",
+            b"E",
+            b":",
+            b": ",
+            b" ",
+            b"  ",
+            b"/",
+            b".",
+            b"_",
+            b"x",
+            b"foo",
+            b"Value",
+            b"get",
+            b"(",
+            b"1",
+            b"12\t",
+            b"tests/a.py::t",
+        ];
+        let mut seed = 0x2f6b_51c3_91aa_0e17u64;
+        let mut generated = Vec::new();
+        for _ in 0..50_000 {
+            let mut s = Vec::new();
+            for _ in 0..(1 + seed % 6) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s.extend_from_slice(words[(seed % words.len() as u64) as usize]);
+            }
+            generated.push(s);
+        }
+        for line in fixed
+            .iter()
+            .map(|l| l.as_bytes())
+            .chain(generated.iter().map(Vec::as_slice))
+        {
+            assert_eq!(
+                keyword_strength(line),
+                scan_keywords(line),
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
 
     #[test]
     fn kinds_of_lines() {
