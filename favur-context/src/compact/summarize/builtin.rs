@@ -204,7 +204,8 @@ impl BuiltinSummarizer {
                 listed: Vec::new(),
             })
             .collect();
-        let mut shown = Shown::default();
+        // The names of the headers and of the lines kept, and those listed (a few hundred).
+        let mut shown = Shown::with_capacity(512);
         for d in digests_shown {
             shown.add_text(&d.header);
         }
@@ -261,7 +262,8 @@ impl BuiltinSummarizer {
             &mut shown,
         );
 
-        let mut out = String::new();
+        // Room for everything the budget allows (about four bytes a token).
+        let mut out = String::with_capacity(budget.saturating_mul(4).min(1 << 16));
         for (d, p) in digests_shown.iter().zip(&mut picks) {
             out.push_str(&d.header);
             out.push('\n');
@@ -307,13 +309,14 @@ impl BuiltinSummarizer {
     /// What `e` contributes, and its names.
     fn digest<'a>(&self, e: &'a Entry, producers: &Producers<'a>) -> (Digest<'a>, EntryNames<'a>) {
         let m = e.message();
-        let mut header = format!("{}", e.id());
+        let mut header = String::with_capacity(96);
+        let _ = write!(header, "{}", e.id());
         let mut items: Vec<Item<'a>> = Vec::new();
         let mut status: Option<String> = None;
         let mut lines_total = 0usize;
         let mut error = false;
         let limit = self.max_line_bytes;
-        let mut texts: Vec<&'a str> = Vec::new();
+        let mut texts: Vec<&'a str> = Vec::with_capacity(m.parts.len());
         match m.role {
             Role::Assistant => header.push_str(" assistant"),
             Role::User if e.kind().is_summary() => header.push_str(" (earlier summary)"),

@@ -255,6 +255,13 @@ pub(crate) struct Shown<'s> {
 }
 
 impl<'s> Shown<'s> {
+    /// Room for `n` names before the set grows.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Shown {
+            seen: foldhash::HashSet::with_capacity_and_hasher(n, Default::default()),
+        }
+    }
+
     /// Records every name of `text` as shown.
     pub(crate) fn add_text(&mut self, text: &'s str) {
         self.seen.extend(names(text));
