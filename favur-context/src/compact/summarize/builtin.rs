@@ -613,15 +613,20 @@ fn fill_ranks<'s>(
     budget: usize,
     shown: &mut Shown<'s>,
 ) {
+    // Per digest: lines of the rank taken, and where its scan is (one pair for all ranks).
+    let mut scratch = (
+        Vec::with_capacity(digests.len()),
+        Vec::with_capacity(digests.len()),
+    );
     for (rank, kind) in ORDER {
         let cap = cap_of(kind);
         fill(
             digests,
             picks,
             Rank { rank, kind, cap },
-            used,
-            budget,
+            (used, budget),
             shown,
+            &mut scratch,
         );
     }
 }
@@ -637,20 +642,23 @@ fn fill<'s>(
     digests: &'s [Digest<'_>],
     picks: &mut [Picks<'_>],
     Rank { rank, kind, cap }: Rank,
-    used: &mut usize,
-    budget: usize,
+    (used, budget): (&mut usize, usize),
     shown: &mut Shown<'s>,
+    (taken, cursor): &mut (Vec<usize>, Vec<usize>),
 ) {
     let wanted = |it: &Item| match kind {
         Some(k) => it.kind == k,
         None => rank == LEAD && it.kind == LineKind::Plain,
     };
-    let mut taken: Vec<usize> = digests
-        .iter()
-        .zip(&*picks)
-        .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count())
-        .collect();
-    let mut cursor = vec![0usize; digests.len()];
+    taken.clear();
+    taken.extend(
+        digests
+            .iter()
+            .zip(&*picks)
+            .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count()),
+    );
+    cursor.clear();
+    cursor.resize(digests.len(), 0);
     // Frames are ordered innermost first at the end of the items; scanning in item order
     // reaches them in that order too.
     loop {
