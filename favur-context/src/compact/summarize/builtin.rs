@@ -252,6 +252,7 @@ impl BuiltinSummarizer {
             }
         }
         // Then everything else, in the same order.
+        let before_rest: Vec<usize> = picks.iter().map(|p| p.chosen.len()).collect();
         let rest = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
         fill_ranks(
             digests_shown,
@@ -264,9 +265,18 @@ impl BuiltinSummarizer {
 
         // Room for everything the budget allows (about four bytes a token).
         let mut out = String::with_capacity(budget.saturating_mul(4).min(1 << 16));
-        for (d, p) in digests_shown.iter().zip(&mut picks) {
+        for ((d, p), before) in digests_shown.iter().zip(&mut picks).zip(before_rest) {
             out.push_str(&d.header);
             out.push('\n');
+            // A name that lines kept after the names pass show is not listed twice (the
+            // lines kept before it were shown when the names were listed).
+            if !p.listed.is_empty() && before < p.chosen.len() {
+                let late: HashSet<&str> = p.chosen[before..]
+                    .iter()
+                    .flat_map(|&i| names::names(&d.items[i].text))
+                    .collect();
+                p.listed.retain(|n| !late.contains(n));
+            }
             p.chosen.sort_unstable_by_key(|&i| d.items[i].order);
             let mut files: Vec<&str> = Vec::new();
             let mut files_at: Option<usize> = None;
@@ -288,13 +298,6 @@ impl BuiltinSummarizer {
             if let Some(at) = files_at {
                 out.insert_str(at, &format!("  files: {}\n", files.join(" ")));
             }
-            // A name the lines added after the names pass show is not listed twice.
-            let chosen: HashSet<&str> = p
-                .chosen
-                .iter()
-                .flat_map(|&i| names::names(&d.items[i].text))
-                .collect();
-            p.listed.retain(|n| !chosen.contains(n));
             if !p.listed.is_empty() {
                 let _ = writeln!(out, "  names: {}", p.listed.join(" "));
             }
@@ -483,17 +486,24 @@ impl BuiltinSummarizer {
         // Frames: those in the project's own code first, the innermost (last) of them
         // first; then the rest. An identical line is offered once.
         let first: Vec<bool> = {
-            let mut seen: HashSet<&str> = HashSet::default();
+            let mut seen: HashSet<&str> =
+                HashSet::with_capacity_and_hasher(items.len(), Default::default());
             items.iter().map(|it| seen.insert(&*it.text)).collect()
         };
-        let mut first = first.into_iter();
-        items.retain(|_| first.next().unwrap_or(true));
-        let (frames, mut ordered): (Vec<Item>, Vec<Item>) = items
-            .into_iter()
-            .partition(|it| it.kind == LineKind::Location);
-        let (mut project, elsewhere): (Vec<Item>, Vec<Item>) = frames
-            .into_iter()
-            .partition(|it| lines::is_project_location(&it.text));
+        let mut ordered: Vec<Item> = Vec::with_capacity(items.len());
+        let (mut project, mut elsewhere): (Vec<Item>, Vec<Item>) = (Vec::new(), Vec::new());
+        for (it, first) in items.into_iter().zip(first) {
+            if !first {
+                continue;
+            }
+            if it.kind != LineKind::Location {
+                ordered.push(it);
+            } else if lines::is_project_location(&it.text) {
+                project.push(it);
+            } else {
+                elsewhere.push(it);
+            }
+        }
         project.reverse();
         ordered.extend(project);
         ordered.extend(elsewhere);
