@@ -179,7 +179,10 @@ pub(super) fn cut_borrowed(s: &str, limit: usize) -> Cow<'_, str> {
     let kept = &s[..end];
     // Control characters are U+0000-U+001F, U+007F and U+0080-U+009F (`C2 80`-`C2 9F`
     // in UTF-8): text without those bytes is copied as it is.
-    let plain = kept.bytes().all(|b| b >= 0x20 && b != 0x7f && b != 0xc2);
+    // Every byte tested without a branch (the compiler tests many at once).
+    let plain = kept.bytes().fold(0u8, |bad, b| {
+        bad | u8::from((b < 0x20) | (b == 0x7f) | (b == 0xc2))
+    }) == 0;
     if plain && end == s.len() {
         return Cow::Borrowed(kept);
     }
@@ -206,6 +209,28 @@ pub(super) fn cut_cow(s: Cow<'_, str>, limit: usize) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_become_spaces_and_plain_text_is_borrowed() {
+        assert!(matches!(
+            cut_borrowed("plain text", 80),
+            Cow::Borrowed("plain text")
+        ));
+        for (text, shown) in [
+            ("a\tb", "a b"),
+            ("a\u{7f}b", "a b"),
+            ("a\u{85}b", "a b"),
+            ("a\u{1b}[31mred", "a [31mred"),
+            ("é ü", "é ü"),
+        ] {
+            assert_eq!(cut_borrowed(text, 80), shown, "{text:?}");
+        }
+        // Not control characters, kept: U+00C2 (`C3 82`), and U+00A0 (a no-break space,
+        // `C2 A0`, whose first byte is that of the C1 controls).
+        assert!(matches!(cut_borrowed("Â", 80), Cow::Borrowed("Â")));
+        assert_eq!(cut_borrowed("a\u{a0}b", 80), "a\u{a0}b");
+        assert_eq!(cut_borrowed("abcdef", 3), "abc…");
+    }
 
     #[test]
     fn a_fence_is_found_where_a_substring_search_finds_it() {
