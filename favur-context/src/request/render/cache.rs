@@ -57,7 +57,8 @@ fn first_answered(history: &History, items: &[ViewItem], ids: &[String]) -> Opti
     if ids.is_empty() {
         return None;
     }
-    let mut results: Vec<&str> = Vec::new();
+    // A set: a hostile view may leave many calls open and answer many at once.
+    let mut results: foldhash::HashSet<&str> = foldhash::HashSet::default();
     for item in items {
         let message = match &item.form {
             Form::Capped(m) => m,
@@ -68,7 +69,7 @@ fn first_answered(history: &History, items: &[ViewItem], ids: &[String]) -> Opti
         };
         results.extend(message.tool_results().map(|r| r.call_id.as_str()));
     }
-    ids.iter().position(|id| results.contains(&id.as_str()))
+    ids.iter().position(|id| results.contains(id.as_str()))
 }
 
 /// Where to resume: the view item after the last settled segment, and where the
