@@ -403,11 +403,11 @@ impl History {
     }
 
     fn record_one(&mut self, new: NewEntry) -> EntryId {
-        let mut entry = self.draft_one(new, 0);
+        let (mut entry, sent_as_is) = self.draft_sent(new, 0);
         // Held for the life of the history: no spare capacity from how it was built.
         entry.message.shrink_to_fit();
         let id = entry.id;
-        self.push(entry);
+        self.push_sent(entry, Some(sent_as_is));
         id
     }
 

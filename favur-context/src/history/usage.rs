@@ -82,6 +82,21 @@ pub(crate) fn recorded_cost(counter: &dyn crate::TokenCounter, entry: &Entry) ->
     }
 }
 
+/// [`recorded_cost`], and whether `entry` is sent as it is recorded when shown verbatim
+/// (the view item's `sent_as_is`), from one scan of its text: what an append computes.
+pub(crate) fn recorded_cost_and_sent(
+    counter: &dyn crate::TokenCounter,
+    entry: &Entry,
+) -> ((u32, u32), bool) {
+    if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
+        // A system message is always rewritten when sent (see `forms::sent`).
+        return (forms::system_pin_cost(counter, &entry.message), false);
+    }
+    let shown = forms::shown(entry, &Form::Verbatim);
+    let sent_as_is = !entry.kind.is_summary() && matches!(shown, std::borrow::Cow::Borrowed(_));
+    (forms::count(counter, &shown), sent_as_is)
+}
+
 /// Whether the renderers put the note turn first: when the first message `view` sends is
 /// an assistant turn (Anthropic requires a user turn first), or when it sends nothing at
 /// all although it holds items (so the request stays well-formed).

@@ -147,6 +147,17 @@ pub(crate) struct Shape {
 
 impl Shape {
     pub(crate) fn of(entry: &Entry) -> Shape {
+        let sent_as_is = !entry.kind.is_summary()
+            && matches!(
+                crate::request::forms::sent(&entry.message),
+                std::borrow::Cow::Borrowed(_)
+            );
+        Shape::with_sent(entry, sent_as_is)
+    }
+
+    /// [`Shape::of`] of an entry whose `sent_as_is` is known (from the scan that counted
+    /// its tokens: see `usage::recorded_cost_and_sent`).
+    pub(crate) fn with_sent(entry: &Entry, sent_as_is: bool) -> Shape {
         Shape {
             retention: entry.retention,
             role: entry.message.role,
@@ -156,11 +167,7 @@ impl Shape {
             command: entry.message.role == Role::Assistant
                 && entry.message.tool_calls().next().is_none()
                 && crate::request::forms::has_command(&entry.message),
-            sent_as_is: !entry.kind.is_summary()
-                && matches!(
-                    crate::request::forms::sent(&entry.message),
-                    std::borrow::Cow::Borrowed(_)
-                ),
+            sent_as_is,
         }
     }
 }
