@@ -15,25 +15,63 @@ use crate::model::message::{Message, Part, Role, ToolResult};
 /// message in the order they were made (two calls of one message with one id are
 /// answered first to first). `T` is whatever the caller tracks per call; `group` names
 /// the message. O(1) per call and per result.
+///
+/// While few calls are open (as in almost every render and request) they are a short
+/// list read from its end, which allocates once; past [`Matcher::FEW`] they move to a
+/// map by id, for good.
 #[derive(Debug, Clone)]
 pub(crate) struct Matcher<'a, T> {
+    open: Open<'a, T>,
+}
+
+/// The open calls of a [`Matcher`].
+#[derive(Debug, Clone)]
+enum Open<'a, T> {
+    /// In the order they were made: (id, group, what the caller tracks).
+    Few(Vec<(Cow<'a, str>, u64, T)>),
     /// By call id (borrowed where the calls outlive the matcher, as in a render; owned
-    /// in the accounting, which outlives every entry it reads), a fast hasher.
-    open: foldhash::HashMap<Cow<'a, str>, Vec<(u64, VecDeque<T>)>>,
+    /// in the accounting, which outlives every entry it reads), a fast hasher; per id,
+    /// its groups in the order they were made.
+    Many(foldhash::HashMap<Cow<'a, str>, Vec<(u64, VecDeque<T>)>>),
 }
 
 impl<T> Default for Matcher<'_, T> {
     fn default() -> Self {
         Matcher {
-            open: foldhash::HashMap::default(),
+            open: Open::Few(Vec::new()),
         }
     }
 }
 
 impl<'a, T> Matcher<'a, T> {
+    /// How many open calls the list holds before they move to the map.
+    const FEW: usize = 16;
+
     /// A call with `id` is made by message `group`.
     pub(crate) fn call(&mut self, id: Cow<'a, str>, group: u64, t: T) {
-        let groups = self.open.entry(id).or_default();
+        if let Open::Few(few) = &mut self.open {
+            if few.len() < Self::FEW {
+                few.push((id, group, t));
+                return;
+            }
+            let mut many = foldhash::HashMap::default();
+            for (id, group, t) in few.drain(..) {
+                Self::call_many(&mut many, id, group, t);
+            }
+            self.open = Open::Many(many);
+        }
+        if let Open::Many(many) = &mut self.open {
+            Self::call_many(many, id, group, t);
+        }
+    }
+
+    fn call_many(
+        many: &mut foldhash::HashMap<Cow<'a, str>, Vec<(u64, VecDeque<T>)>>,
+        id: Cow<'a, str>,
+        group: u64,
+        t: T,
+    ) {
+        let groups = many.entry(id).or_default();
         match groups.last_mut() {
             Some((g, calls)) if *g == group => calls.push_back(t),
             _ => groups.push((group, VecDeque::from([t]))),
@@ -42,13 +80,33 @@ impl<'a, T> Matcher<'a, T> {
 
     /// A result for `id` comes: the call it answers, if any (otherwise it is an orphan).
     pub(crate) fn answer(&mut self, id: &str) -> Option<T> {
-        let groups = self.open.get_mut(id)?;
-        let (_, calls) = groups.last_mut()?;
-        let t = calls.pop_front();
-        if calls.is_empty() {
-            groups.pop();
+        match &mut self.open {
+            Open::Few(few) => {
+                // The open calls with `id` from the last: the first of the last run of
+                // them made by one message (what the map's last group is).
+                let mut run: Option<(u64, usize)> = None;
+                for (at, (i, g, _)) in few.iter().enumerate().rev() {
+                    if i != id {
+                        continue;
+                    }
+                    match run {
+                        Some((group, _)) if group != *g => break,
+                        _ => run = Some((*g, at)),
+                    }
+                }
+                let (_, at) = run?;
+                Some(few.remove(at).2)
+            }
+            Open::Many(many) => {
+                let groups = many.get_mut(id)?;
+                let (_, calls) = groups.last_mut()?;
+                let t = calls.pop_front();
+                if calls.is_empty() {
+                    groups.pop();
+                }
+                t
+            }
         }
-        t
     }
 }
 
@@ -180,5 +238,62 @@ impl Repairs {
                 self.tail.push(k);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The short list gives every answer the map gives, on random runs of calls and
+    /// results that cross the list's size (groups out of order included).
+    #[test]
+    fn the_list_of_few_open_calls_answers_as_the_map_does() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let (mut moved, mut answered) = (0, 0);
+        for run in 0..3_000 {
+            let mut few: Matcher<'static, usize> = Matcher::default();
+            let mut many: Matcher<'static, usize> = Matcher {
+                open: Open::Many(foldhash::HashMap::default()),
+            };
+            let ids = rng.usize(1..6);
+            let mut group = 0u64;
+            let steps = rng.usize(0..80);
+            for step in 0..steps {
+                let id = format!("c{}", rng.usize(0..ids));
+                if rng.u8(0..3) < 2 {
+                    // Mostly a new message or the same one; now and then an earlier one.
+                    group = match rng.u8(0..10) {
+                        0 => group.saturating_sub(rng.u64(1..3)),
+                        1..=5 => group + 1,
+                        _ => group,
+                    };
+                    few.call(Cow::Owned(id.clone()), group, step);
+                    many.call(Cow::Owned(id), group, step);
+                } else {
+                    let (a, b) = (few.answer(&id), many.answer(&id));
+                    assert_eq!(a, b, "run {run}, step {step}, result for {id}");
+                    answered += usize::from(a.is_some());
+                }
+            }
+            for i in 0..ids {
+                let id = format!("c{i}");
+                loop {
+                    let (a, b) = (few.answer(&id), many.answer(&id));
+                    assert_eq!(a, b, "run {run}, draining {id}");
+                    if a.is_none() {
+                        break;
+                    }
+                    answered += 1;
+                }
+            }
+            moved += usize::from(matches!(few.open, Open::Many(_)));
+        }
+        // Both ways were read, and answered.
+        assert!(
+            moved > 300 && moved < 2_700,
+            "{moved} of 3000 runs moved to the map"
+        );
+        assert!(answered > 10_000, "{answered}");
     }
 }

@@ -39,17 +39,19 @@ fn anthropic_id(id: &str) -> String {
         // Most ids already are (and the rewrite below gives them back unchanged).
         return id.to_owned();
     }
-    let s: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() { "call".to_owned() } else { s }
+    if id.is_empty() {
+        return "call".to_owned();
+    }
+    // One `_` per character not accepted: as many bytes as `id` has, or fewer.
+    let mut s = String::with_capacity(id.len());
+    s.extend(id.chars().map(|c| {
+        if c.is_ascii() && accepted(c as u8) {
+            c
+        } else {
+            '_'
+        }
+    }));
+    s
 }
 
 pub(super) fn input(arguments: &Arguments) -> Value {

@@ -394,11 +394,13 @@ pub(super) fn segments<'h>(
     blocks: &'h SummaryBlocks,
 ) -> Vec<Segment<'h>> {
     let view = history.view().items();
-    let mut out = Vec::new();
-    let mut items: Vec<Item<'_>> = Vec::new();
+    // Sized for the items rendered (each view item is one or two items, most often).
+    let rendered = view.len().saturating_sub(from);
+    let mut out = Vec::with_capacity(rendered.min(64));
+    let mut items: Vec<Item<'_>> = Vec::with_capacity(rendered.min(64) * 2);
     // The calls of the run, and for each of its view items where its items start.
     let mut run: Vec<RunCall> = Vec::new();
-    let mut starts: Vec<usize> = Vec::new();
+    let mut starts: Vec<usize> = Vec::with_capacity(rendered.min(64));
     // The answered calls of the run: (view item of the call, of its result).
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut open: forms::Matcher<'h, usize> = forms::Matcher::default();
@@ -582,25 +584,28 @@ fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
 /// where it stands), so each gives up its parts to what it is sent as.
 fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
-    let mut open: forms::Matcher<'_, (usize, usize)> = forms::Matcher::default();
-    let mut answer: HashMap<(usize, usize), usize> = HashMap::default();
+    // The calls are numbered in order; per call, the item of its result.
+    let mut open: forms::Matcher<'_, usize> = forms::Matcher::default();
+    let mut answer: Vec<Option<usize>> = Vec::new();
     // Per item: whether it is a result that answers a call of the request.
     let mut answered = vec![false; items.len()];
     for (i, item) in items.iter().enumerate() {
         match item {
             Item::Msg { calls, .. } => {
-                for (c, call) in calls.iter().enumerate() {
-                    open.call(Cow::Borrowed(call.id.as_str()), i as u64, (i, c));
+                for call in calls {
+                    open.call(Cow::Borrowed(call.id.as_str()), i as u64, answer.len());
+                    answer.push(None);
                 }
             }
             Item::Res { call_id, .. } => {
-                if let Some(call) = open.answer(call_id) {
-                    answer.insert(call, i);
+                if let Some(slot) = open.answer(call_id).and_then(|k| answer.get_mut(k)) {
+                    *slot = Some(i);
                     answered[i] = true;
                 }
             }
         }
     }
+    let mut next_call = 0usize;
     // The last item that renders as a message of its own (a message, or a result whose
     // call is not in the request): calls made there with no result are the in-flight tail.
     let last_msg = items
@@ -634,9 +639,11 @@ fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
                     calls: Vec::new(),
                     ext,
                 }));
+                let first_call = next_call;
+                next_call += out_calls.len();
                 for (c, call) in out_calls.iter().enumerate() {
-                    let result = match answer.get(&(i, c)) {
-                        Some(&r) => match &mut items[r] {
+                    let result = match answer.get(first_call + c).copied().flatten() {
+                        Some(r) => match &mut items[r] {
                             Item::Res {
                                 content,
                                 is_error,
