@@ -5,14 +5,15 @@
 //! synthetic stream of realistic sizes is used (and the bench says so).
 //!
 //! For each size (1k, 10k, 100k, 1M messages; `FAVUR_BENCH_SIZES=1000,10000` to choose)
-//! and counter (heuristic; exact o200k with `--features tiktoken`): the history is built
+//! and counter (heuristic; exact o200k with `--features tiktoken` and, counted by the
+//! `bpe-openai` crate, with `--features bpe-openai`): the history is built
 //! by the loop up to the size, then the next `FAVUR_BENCH_WINDOW` messages (default
 //! 4000) are timed, request by request, three times over consecutive windows (the best
 //! window is reported: the machine is shared). Memory comes from a counting global
 //! allocator: bytes live in the history per byte of text it holds, and the peak.
 //!
 //! ```text
-//! cargo bench -p favur-context --bench agent_loop --features tiktoken
+//! cargo bench -p favur-context --bench agent_loop --features tiktoken,bpe-openai
 //! ```
 
 use std::hint::black_box;
@@ -369,6 +370,8 @@ fn main() {
         ("heuristic", Arc::new(HeuristicCounter)),
         #[cfg(feature = "tiktoken")]
         ("o200k", Arc::new(favur_context::TiktokenCounter::o200k())),
+        #[cfg(feature = "bpe-openai")]
+        ("bpe-o200k", Arc::new(favur_context::BpeCounter::o200k())),
     ];
     for (name, counter) in &counters {
         println!(

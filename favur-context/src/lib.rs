@@ -188,8 +188,12 @@ pub use compact::{
     CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
 pub use history::account::{HeuristicCounter, TokenCounter};
+#[cfg(feature = "bpe-openai")]
+pub use history::bpe::BpeCounter;
+#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
+pub use history::encoding::Encoding;
 #[cfg(feature = "tiktoken")]
-pub use history::tiktoken::{Encoding, TiktokenCounter};
+pub use history::tiktoken::TiktokenCounter;
 pub use history::view::{ApplyError, Compaction, Edit, Form, Summary, View, ViewItem};
 pub use history::{CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, LoadError};
 #[cfg(feature = "fault-injection")]

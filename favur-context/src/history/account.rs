@@ -79,8 +79,8 @@ pub trait TokenCounter: Send + Sync {
 ///
 /// Against OpenAI's o200k encoding it is close on code and prose but undercounts logs and
 /// JSON (see `docs/tokens.md` for measured ratios); plug in a real tokenizer through
-/// [`TokenCounter`] (or the `tiktoken` feature's `TiktokenCounter`) where exact figures
-/// matter.
+/// [`TokenCounter`] (or the `bpe-openai` feature's `BpeCounter`, the `tiktoken` feature's
+/// `TiktokenCounter`) where exact figures matter.
 ///
 /// ```
 /// use favur_context::{HeuristicCounter, TokenCounter};
@@ -98,6 +98,10 @@ pub(crate) fn builtin_counter(id: &str) -> Option<std::sync::Arc<dyn TokenCounte
     }
     #[cfg(feature = "tiktoken")]
     if let Some(c) = crate::history::tiktoken::TiktokenCounter::from_id(id) {
+        return Some(std::sync::Arc::new(c));
+    }
+    #[cfg(feature = "bpe-openai")]
+    if let Some(c) = crate::history::bpe::BpeCounter::from_id(id) {
         return Some(std::sync::Arc::new(c));
     }
     None

@@ -156,7 +156,8 @@ impl History {
 
     /// Loads a history from JSON (every token count recounted as its records apply) with the token counter it
     /// was recorded with when that is one of this library's own (the
-    /// [`HeuristicCounter`], or with the `tiktoken` feature a `TiktokenCounter`), so
+    /// [`HeuristicCounter`], or with the `tiktoken` or `bpe-openai` feature a
+    /// `TiktokenCounter` or `BpeCounter`), so
     /// reopening never silently switches counters. A history recorded with another
     /// counter is refused ([`LoadError::Counter`]): load it with
     /// [`from_json_with`](History::from_json_with).

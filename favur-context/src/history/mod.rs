@@ -5,6 +5,10 @@
 //! ([`Store`](crate::Store)) persist what it drafts and checks, then commit it here.
 
 pub(crate) mod account;
+#[cfg(feature = "bpe-openai")]
+pub(crate) mod bpe;
+#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
+pub(crate) mod encoding;
 mod json;
 mod records;
 mod result_ids;
