@@ -50,17 +50,16 @@ fn counts_are_tiktokens_on_the_traces() {
                 .expect("trace is JSON");
         strings(&doc, &mut texts);
     }
-    // Every text of the traces' first run whole, then every 7th text of the rest: the
-    // unoptimized test build counts about 1 MB a second.
-    let first = texts.len() / files.len();
+    // Every third text (about 1.4 of the 4.2 MB): the unoptimized test build counts
+    // about 1 MB a second with each counter.
     let sample: Vec<String> = texts
         .iter()
         .enumerate()
-        .filter(|(i, _)| *i < first || i % 7 == 0)
+        .filter(|(i, _)| i % 3 == 0)
         .map(|(_, t)| t.clone())
         .collect();
     let bytes: usize = sample.iter().map(String::len).sum();
-    assert!(bytes > 500_000, "only {bytes} bytes of trace text");
+    assert!(bytes > 1_000_000, "only {bytes} bytes of trace text");
     same_counts(&sample, "trace text");
 }
 
