@@ -50,7 +50,7 @@ fn counts_are_tiktokens_on_the_traces() {
                 .expect("trace is JSON");
         strings(&doc, &mut texts);
     }
-    // Every third text (about 1.4 of the 4.2 MB): the unoptimized test build counts
+    // Every third text (1.1 of the 4.2 MB): the unoptimized test build counts
     // about 1 MB a second with each counter.
     let sample: Vec<String> = texts
         .iter()
