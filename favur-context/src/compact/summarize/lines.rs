@@ -551,50 +551,97 @@ fn scan_keywords(line: &[u8]) -> Strength {
 /// Whether a keyword may start somewhere in `line` at a position with four bytes left:
 /// the first three letters of one (`exi`, `exc`, `err`, `fat`, `fai`, `pan`, `tra`,
 /// `ass`, any case) at the start of a word as [`keyword_can_start`] reads it (a
-/// superset of the positions [`keyword_strength`] reads). Every position is tested
-/// without a branch or an index, so the compiler tests many at a time; most lines have
-/// none and are not read byte by byte.
+/// superset of the positions [`keyword_strength`] reads). The positions are tested
+/// [`LANES`] at a time without a branch or an index (see [`block_opens`]), so the
+/// compiler tests a block with vector instructions; most lines have none and are not
+/// read byte by byte.
 fn may_start_keyword(line: &[u8]) -> bool {
     let n = line.len();
     if n < 4 {
         return false;
     }
-    // Whether `prev` then `a`, `b`, `c` open a keyword, as 0 or 1.
-    fn opens(prev: u8, a: u8, b: u8, c: u8) -> u8 {
-        let (x, y, z) = (a | 0x20, b | 0x20, c | 0x20);
-        let e = u8::from(x == b'e')
-            & ((u8::from(y == b'x') & (u8::from(z == b'i') | u8::from(z == b'c')))
-                | (u8::from(y == b'r') & u8::from(z == b'r')));
-        let f =
-            u8::from(x == b'f') & u8::from(y == b'a') & (u8::from(z == b't') | u8::from(z == b'i'));
-        let p = u8::from(x == b'p') & u8::from(y == b'a') & u8::from(z == b'n');
-        let t = u8::from(x == b't') & u8::from(y == b'r') & u8::from(z == b'a');
-        let s = u8::from(x == b'a') & u8::from(y == b's') & u8::from(z == b's');
-        let lower = u8::from(prev.wrapping_sub(b'a') < 26);
-        let upper = u8::from(prev.wrapping_sub(b'A') < 26);
-        let digit = u8::from(prev.wrapping_sub(b'0') < 10);
-        let camel = lower & u8::from(a.wrapping_sub(b'A') < 26);
-        let mark = u8::from(prev == b'/') | u8::from(prev == b'.') | u8::from(prev == b'_');
-        let joined = mark | ((lower | upper | digit) & (camel ^ 1));
-        (e | f | p | t | s) & (joined ^ 1)
-    }
-    if opens(b' ', line[0], line[1], line[2]) == 1 {
+    // The bytes a position up to `n - 4` reads: the last one is not read.
+    let read = &line[..n - 1];
+    // The first block: position 0 reads as if after a space.
+    let mut first = [0u8; LANES + 3];
+    first[0] = b' ';
+    let head = read.len().min(LANES + 2);
+    first[1..=head].copy_from_slice(&read[..head]);
+    if block_opens(&first) {
         return true;
     }
-    // Positions 1 to n - 4, each with the byte before it, in blocks.
-    let m = n - 4;
-    let (p, a, b, c) = (&line[..m], &line[1..=m], &line[2..m + 2], &line[3..m + 3]);
-    const BLOCK: usize = 64;
-    p.chunks(BLOCK)
-        .zip(a.chunks(BLOCK))
-        .zip(b.chunks(BLOCK).zip(c.chunks(BLOCK)))
-        .any(|((p, a), (b, c))| {
-            p.iter()
-                .zip(a)
-                .zip(b.iter().zip(c))
-                .fold(0u8, |any, ((&p, &a), (&b, &c))| any | opens(p, a, b, c))
-                != 0
-        })
+    // Then positions `k..k + LANES`, each window from the byte before `k`.
+    let mut k = LANES;
+    while k + 2 < read.len() {
+        let opens = match read.get(k - 1..k + LANES + 2) {
+            Some(w) => block_opens(w.try_into().expect("a window of LANES + 3 bytes")),
+            None => {
+                // The last block, padded with zeros (which start no keyword).
+                let mut last = [0u8; LANES + 3];
+                let rest = &read[k - 1..];
+                last[..rest.len()].copy_from_slice(rest);
+                block_opens(&last)
+            }
+        };
+        if opens {
+            return true;
+        }
+        k += LANES;
+    }
+    false
+}
+
+/// Positions [`may_start_keyword`] tests at a time.
+const LANES: usize = 16;
+
+/// Whether a keyword may start at one of the positions `1..=LANES` of `w` (each read
+/// with the byte before it and the two after it), as [`may_start_keyword`] reads one:
+/// its letters first, then, if any position has them, where words start.
+fn block_opens(w: &[u8; LANES + 3]) -> bool {
+    let mut letters = [0u8; LANES];
+    let mut any = 0;
+    for j in 0..LANES {
+        letters[j] = keyword_letters(w[j + 1], w[j + 2], w[j + 3]);
+        any |= letters[j];
+    }
+    if any == 0 {
+        return false;
+    }
+    let mut starts = 0;
+    for j in 0..LANES {
+        starts |= letters[j] & word_start(w[j], w[j + 1]);
+    }
+    starts != 0
+}
+
+/// Whether `a`, `b`, `c` are the first three letters of a keyword (`exi`, `exc`, `err`,
+/// `fat`, `fai`, `pan`, `tra`, `ass`), any case, as 0 or 1 (no branch).
+#[inline(always)]
+fn keyword_letters(a: u8, b: u8, c: u8) -> u8 {
+    let (x, y, z) = (a | 0x20, b | 0x20, c | 0x20);
+    let e = u8::from(x == b'e')
+        & ((u8::from(y == b'x') & (u8::from(z == b'i') | u8::from(z == b'c')))
+            | (u8::from(y == b'r') & u8::from(z == b'r')));
+    let f = u8::from(x == b'f') & u8::from(y == b'a') & (u8::from(z == b't') | u8::from(z == b'i'));
+    let p = u8::from(x == b'p') & u8::from(y == b'a') & u8::from(z == b'n');
+    let t = u8::from(x == b't') & u8::from(y == b'r') & u8::from(z == b'a');
+    let s = u8::from(x == b'a') & u8::from(y == b's') & u8::from(z == b's');
+    e | f | p | t | s
+}
+
+/// Whether a word starts at `a` after `prev`, as [`keyword_can_start`] reads it (`prev`
+/// is no letter, digit, `/`, `.` or `_`, or `a` starts a CamelCase part), as 0 or 1
+/// (no branch).
+#[inline(always)]
+fn word_start(prev: u8, a: u8) -> u8 {
+    let lower = u8::from(prev.wrapping_sub(b'a') < 26);
+    let letter = u8::from((prev | 0x20).wrapping_sub(b'a') < 26);
+    let digit = u8::from(prev.wrapping_sub(b'0') < 10);
+    let camel = lower & u8::from(a.wrapping_sub(b'A') < 26);
+    // `.` and `/` are 0x2e and 0x2f.
+    let mark = u8::from(prev & 0xfe == b'.') | u8::from(prev == b'_');
+    let joined = mark | ((letter | digit) & (camel ^ 1));
+    joined ^ 1
 }
 
 /// The last line of a traceback: `pkg.mod.SomeError: message` (a dotted or CamelCase
@@ -696,6 +743,105 @@ mod tests {
             assert_eq!(
                 keyword_strength(line),
                 scan_keywords(line),
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    /// Random lines from `pieces`, cut to every length up to 70 bytes at times (blocks of
+    /// [`LANES`] and their edges), from a fixed seed.
+    fn random_lines(pieces: &[&[u8]], count: usize, mut seed: u64) -> Vec<Vec<u8>> {
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        (0..count)
+            .map(|_| {
+                let mut s = Vec::new();
+                while s.len() < 72 {
+                    s.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+                }
+                s.truncate((next() % 71) as usize);
+                s
+            })
+            .collect()
+    }
+
+    /// [`may_start_keyword`] read position by position (no blocks).
+    fn may_start_keyword_bytewise(line: &[u8]) -> bool {
+        const STARTS: [&[u8]; 8] = [
+            b"exi", b"exc", b"err", b"fat", b"fai", b"pan", b"tra", b"ass",
+        ];
+        line.len() >= 4
+            && (0..=line.len() - 4).any(|i| {
+                let prev = if i == 0 { b' ' } else { line[i - 1] };
+                let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
+                let joined = b"/._".contains(&prev) || (prev.is_ascii_alphanumeric() && !camel);
+                STARTS.contains(&&*line[i..i + 3].to_ascii_lowercase()) && !joined
+            })
+    }
+
+    #[test]
+    fn keyword_starts_are_found_in_blocks_as_position_by_position() {
+        let pieces: [&[u8]; 30] = [
+            b"err",
+            b"ERR",
+            b"Exc",
+            b"exi",
+            b"fat",
+            b"fAi",
+            b"pan",
+            b"tra",
+            b"ass",
+            b"e",
+            b"x",
+            b"r",
+            b"a",
+            b"s",
+            b" ",
+            b"\t",
+            b"\x0b",
+            b"\x0c",
+            b"\r",
+            b"/",
+            b".",
+            b"_",
+            b"-",
+            b"0",
+            b"Z",
+            b"q",
+            "é".as_bytes(),
+            "\u{2003}".as_bytes(),
+            b"\xff",
+            b"\x00",
+        ];
+        let mut lines = random_lines(&pieces, 60_000, 0x9e37_79b9_7f4a_7c15);
+        // One keyword start at every position of every length, and its look-alikes.
+        for n in 0..=70 {
+            for i in 0..n {
+                for (before, word) in [
+                    (b' ', b"err"),
+                    (b'x', b"err"),
+                    (b'a', b"Err"),
+                    (b'/', b"tra"),
+                ] {
+                    let mut s = vec![b'q'; n];
+                    if i > 0 {
+                        s[i - 1] = before;
+                    }
+                    let end = (i + 3).min(n);
+                    s[i..end].copy_from_slice(&word[..end - i]);
+                    lines.push(s);
+                }
+            }
+        }
+        for line in &lines {
+            assert_eq!(
+                may_start_keyword(line),
+                may_start_keyword_bytewise(line),
                 "{:?}",
                 String::from_utf8_lossy(line)
             );
