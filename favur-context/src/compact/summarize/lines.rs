@@ -34,6 +34,13 @@ pub(crate) enum LineKind {
 /// Splits a leading line number off a numbered line (`nl`, `cat -n`, `grep -n` of one
 /// file): `"   42\tdef f():"` -> `(Some("42"), "def f():")`; `"42:def f()"` -> the same.
 pub(crate) fn split_line_number(line: &str) -> (Option<&str>, &str) {
+    if line
+        .as_bytes()
+        .first()
+        .is_none_or(|&b| ascii_kept(b) && !b.is_ascii_digit())
+    {
+        return (None, line); // a line starting with anything but a digit has no number
+    }
     let trimmed = trim_start(line);
     let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 7 {
@@ -105,7 +112,9 @@ pub(crate) fn classify(line: &str) -> LineKind {
     if returncode(t).is_some() {
         return LineKind::Status;
     }
-    let strength = keyword_strength(t.as_bytes());
+    // The first `:`, which exception lines, test ids and search hits are read from.
+    let colon = memchr::memchr(b':', t.as_bytes());
+    let strength = keyword_strength(t.as_bytes(), colon);
     if strength == Strength::Status {
         return LineKind::Status;
     }
@@ -118,8 +127,6 @@ pub(crate) fn classify(line: &str) -> LineKind {
     if t.starts_with("at ") && t.contains(':') {
         return LineKind::Location;
     }
-    // The first `:`, which test ids and search hits are read from.
-    let colon = memchr::memchr(b':', t.as_bytes());
     if strength == Strength::Weak || is_test_outcome(t, colon) {
         return LineKind::Outcome;
     }
@@ -138,6 +145,9 @@ pub(crate) fn classify(line: &str) -> LineKind {
 
 /// `<returncode>1</returncode>` (mini-swe-agent's observations) -> `1`.
 pub(crate) fn returncode(t: &str) -> Option<&str> {
+    if t.as_bytes().first() != Some(&b'<') {
+        return None; // one byte read, not a comparison of the prefix
+    }
     let rest = t.strip_prefix("<returncode>")?;
     let end = rest.find("</returncode>")?;
     Some(rest[..end].trim())
@@ -206,14 +216,41 @@ fn is_ascii_space(b: u8) -> bool {
     matches!(b, b'\t'..=b'\r' | b' ')
 }
 
+/// [`is_ascii_space`] as 0 or 1, without a branch (two range tests a vector compare
+/// does many at a time).
+fn ascii_space(b: u8) -> u8 {
+    u8::from(b.wrapping_sub(b'\t') < 5) | u8::from(b == b' ')
+}
+
 /// Whether `s` holds a character that is whitespace ([`char::is_whitespace`]), read
-/// byte by byte while `s` is ASCII.
+/// 16 bytes at a time while `s` is ASCII.
 fn has_whitespace(s: &str) -> bool {
-    s.bytes().any(is_ascii_space) || (!s.is_ascii() && s.contains(char::is_whitespace))
+    has_ascii_space(s.as_bytes()) || (!s.is_ascii() && s.contains(char::is_whitespace))
+}
+
+/// Whether `b` holds an ASCII whitespace byte ([`is_ascii_space`]): each block of 16
+/// bytes tested without a branch per byte, then the rest byte by byte.
+fn has_ascii_space(b: &[u8]) -> bool {
+    let mut blocks = b.chunks_exact(16);
+    for block in &mut blocks {
+        if block.iter().fold(0, |any, &c| any | ascii_space(c)) != 0 {
+            return true;
+        }
+    }
+    blocks.remainder().iter().any(|&c| is_ascii_space(c))
+}
+
+/// Whether `b` is a byte that starts or ends `s` as it is after [`trim`]: ASCII, not
+/// whitespace.
+fn ascii_kept(b: u8) -> bool {
+    b < 0x80 && !is_ascii_space(b)
 }
 
 /// [`str::trim_start`], reading ASCII whitespace byte by byte.
 pub(crate) fn trim_start(s: &str) -> &str {
+    if s.as_bytes().first().is_none_or(|&b| ascii_kept(b)) {
+        return s; // most lines start with a character that stays
+    }
     let skip = s.bytes().take_while(|&b| is_ascii_space(b)).count();
     // ASCII bytes end characters: `skip` is a character boundary.
     let rest = &s[skip..];
@@ -225,6 +262,12 @@ pub(crate) fn trim_start(s: &str) -> &str {
 
 /// [`str::trim`], reading ASCII whitespace byte by byte.
 pub(crate) fn trim(s: &str) -> &str {
+    if let (Some(&first), Some(&last)) = (s.as_bytes().first(), s.as_bytes().last())
+        && ascii_kept(first)
+        && ascii_kept(last)
+    {
+        return s; // most lines are trimmed already
+    }
     let t = trim_start(s);
     let keep = t.len() - t.bytes().rev().take_while(|&b| is_ascii_space(b)).count();
     let rest = &t[..keep];
@@ -438,20 +481,21 @@ fn keyword_can_start(line: &[u8], i: usize) -> bool {
 /// `Traceback (most recent call last):`, `1 failed`. Code that only names errors
 /// (`errors.append(e)`, `raise ValueError(x)`, `except (KeyError, OSError):`) and words
 /// inside paths (`src/error.rs`) do not count.
-fn keyword_strength(line: &[u8]) -> Strength {
+/// (`colon`: where the first `:` of `line` is, if any).
+fn keyword_strength(line: &[u8], colon: Option<usize>) -> Strength {
     if !may_start_keyword(line) {
         // What the scan finds in a line no keyword starts in.
-        return if is_exception_line(line) {
+        return if is_exception_line(line, colon) {
             Strength::Strong
         } else {
             Strength::None
         };
     }
-    scan_keywords(line)
+    scan_keywords(line, colon)
 }
 
 /// [`keyword_strength`] read position by position.
-fn scan_keywords(line: &[u8]) -> Strength {
+fn scan_keywords(line: &[u8], colon: Option<usize>) -> Strength {
     let mut best = Strength::None;
     let n = line.len();
     // A numbered line (`nl`, `cat -n`) starts after its number.
@@ -542,7 +586,7 @@ fn scan_keywords(line: &[u8]) -> Strength {
         best = best.max(found);
         i += 1;
     }
-    if best < Strength::Strong && is_exception_line(line) {
+    if best < Strength::Strong && is_exception_line(line, colon) {
         return Strength::Strong;
     }
     best
@@ -646,7 +690,12 @@ fn word_start(prev: u8, a: u8) -> u8 {
 
 /// The last line of a traceback: `pkg.mod.SomeError: message` (a dotted or CamelCase
 /// name ending in `:` at the start of the line, then a message).
-fn is_exception_line(line: &[u8]) -> bool {
+/// (`colon`: where the first `:` of `line` is, if any).
+fn is_exception_line(line: &[u8], colon: Option<usize>) -> bool {
+    // The name ends at the line's first `:`, then a space: most lines have none there.
+    if colon.is_none_or(|c| line.get(c + 1) != Some(&b' ')) {
+        return false;
+    }
     let t = line.trim_ascii_start();
     // The name: letters, digits, `.` and `_` up to the line's first `:`.
     let colon = t
@@ -740,9 +789,10 @@ mod tests {
             .map(|l| l.as_bytes())
             .chain(generated.iter().map(Vec::as_slice))
         {
+            let colon = memchr::memchr(b':', line);
             assert_eq!(
-                keyword_strength(line),
-                scan_keywords(line),
+                keyword_strength(line, colon),
+                scan_keywords(line, colon),
                 "{:?}",
                 String::from_utf8_lossy(line)
             );
@@ -844,6 +894,100 @@ mod tests {
                 may_start_keyword_bytewise(line),
                 "{:?}",
                 String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    /// [`split_line_number`] as it read before its first-byte test.
+    fn split_line_number_reference(line: &str) -> (Option<&str>, &str) {
+        let trimmed = line.trim_start();
+        let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || digits > 7 {
+            return (None, line);
+        }
+        let rest = &trimmed[digits..];
+        match rest.as_bytes().first() {
+            Some(b'\t' | b':' | b' ' | b'|' | b'-') => {
+                (Some(&trimmed[..digits]), rest[1..].trim_start())
+            }
+            _ => (None, line),
+        }
+    }
+
+    /// [`is_exception_line`] as it read before its test of what follows the first `:`.
+    fn is_exception_line_reference(line: &[u8]) -> bool {
+        let t = line.trim_ascii_start();
+        let colon = t
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'.' || **b == b'_')
+            .count();
+        let name = &t[..colon];
+        name.len() >= 5
+            && t.get(colon) == Some(&b':')
+            && t.get(colon + 1) == Some(&b' ')
+            && name[0].is_ascii_alphabetic()
+            && name
+                .windows(2)
+                .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+            && name.last().is_some_and(u8::is_ascii_alphabetic)
+    }
+
+    #[test]
+    fn trimmed_numbered_and_spaced_lines_read_as_the_std_reads_them() {
+        const SPACES: [&str; 11] = [
+            " ", "\t", "\n", "\x0b", "\x0c", "\r", "\u{85}", "\u{a0}", "\u{2003}", "\u{3000}",
+            "\u{1680}",
+        ];
+        let mut pieces: Vec<&[u8]> = SPACES.iter().map(|s| s.as_bytes()).collect();
+        pieces.extend([
+            b"x" as &[u8],
+            b"Z",
+            b"7",
+            b"42",
+            b":",
+            b": ",
+            b"|",
+            b"-",
+            b"ValueError",
+            b"pkg.mod",
+            b"_",
+            b".",
+            "é".as_bytes(),
+            "\u{2028}".as_bytes(),
+            b"\x00",
+            b"~",
+        ]);
+        let mut lines: Vec<String> = random_lines(&pieces, 60_000, 0x2545_f491_4f6c_dd1d)
+            .iter()
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .collect();
+        // Each kind of whitespace at every place of every length (blocks of 16 and their
+        // edges), in a line of letters and in a numbered one.
+        for n in 0..=70 {
+            for i in 0..n {
+                for space in SPACES {
+                    let mut l = "x".repeat(i);
+                    l.push_str(space);
+                    l.push_str(&"y".repeat(n - i - 1));
+                    lines.push(format!("{i}{space}{l}"));
+                    lines.push(l);
+                }
+            }
+        }
+        for l in &lines {
+            assert_eq!(trim(l), l.trim(), "{l:?}");
+            assert_eq!(trim_start(l), l.trim_start(), "{l:?}");
+            assert_eq!(has_whitespace(l), l.contains(char::is_whitespace), "{l:?}");
+            assert_eq!(
+                split_line_number(l),
+                split_line_number_reference(l),
+                "{l:?}"
+            );
+            let b = l.as_bytes();
+            assert_eq!(
+                is_exception_line(b, memchr::memchr(b':', b)),
+                is_exception_line_reference(b),
+                "{l:?}"
             );
         }
     }
