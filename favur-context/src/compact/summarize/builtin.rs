@@ -375,9 +375,7 @@ impl BuiltinSummarizer {
         }
         let mut order = 0usize;
         let prose = matches!(m.role, Role::Assistant | Role::System)
-            || (m.role == Role::User
-                && producers.command_before(e).is_none()
-                && !e.kind().is_summary());
+            || (m.role == Role::User && !producers.has_command_before(e) && !e.kind().is_summary());
         let mut leads = 0usize;
         let names = EntryNames::new(texts.clone());
         for t in texts {

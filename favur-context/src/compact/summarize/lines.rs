@@ -149,7 +149,7 @@ pub(crate) fn returncode(t: &str) -> Option<&str> {
         return None; // one byte read, not a comparison of the prefix
     }
     let rest = t.strip_prefix("<returncode>")?;
-    let end = rest.find("</returncode>")?;
+    let end = find_str(rest, "</returncode>")?;
     Some(rest[..end].trim())
 }
 
@@ -388,7 +388,18 @@ pub(crate) fn is_project_location(t: &str) -> bool {
         "/usr/local/lib/",
         "node_modules/",
     ];
-    !ELSEWHERE.iter().any(|e| t.contains(e))
+    !ELSEWHERE.iter().any(|e| find_str(t, e).is_some())
+}
+
+/// Where `needle` first occurs in `hay`, as [`str::find`] finds it: each place of its
+/// first byte found with `memchr`, then compared (`str::find` builds a substring
+/// searcher for each call, which costs more than a short line's search).
+pub(crate) fn find_str(hay: &str, needle: &str) -> Option<usize> {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(0);
+    };
+    memchr::memchr_iter(first, hay).find(|&i| hay[i + 1..].starts_with(rest))
 }
 
 /// `File "a/b.py", line 12, in run` -> `a/b.py:12 in run`.
@@ -401,7 +412,11 @@ pub(crate) fn frame(t: &str) -> Option<String> {
         .strip_prefix(", line ")?
         .split(|c: char| !c.is_ascii_digit())
         .next()?;
-    let func = after.split(", in ").nth(1).map(str::trim);
+    // The text after the first `, in ` up to the next one (`split(", in ").nth(1)`).
+    let func = find_str(after, ", in ").map(|p| {
+        let rest = &after[p + ", in ".len()..];
+        find_str(rest, ", in ").map_or(rest, |q| &rest[..q]).trim()
+    });
     Some(match func {
         Some(f) if !f.is_empty() => format!("{path}:{line} in {f}"),
         _ => format!("{path}:{line}"),
@@ -988,6 +1003,57 @@ mod tests {
                 is_exception_line(b, memchr::memchr(b':', b)),
                 is_exception_line_reference(b),
                 "{l:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn substrings_are_found_where_str_find_finds_them() {
+        let pieces: [&[u8]; 14] = [
+            b"<",
+            b"<<",
+            b"</returncode>",
+            b"</return",
+            b", in ",
+            b", i",
+            b",",
+            b" ",
+            b"x",
+            b"/rustc/",
+            b"/usr/lib/",
+            "é".as_bytes(),
+            b"n",
+            b"\"",
+        ];
+        let needles = [
+            "</returncode>",
+            ", in ",
+            "<<",
+            "/rustc/",
+            "/usr/lib/",
+            "x",
+            "",
+        ];
+        for line in random_lines(&pieces, 20_000, 0x0123_4567_89ab_cdef) {
+            let hay = String::from_utf8_lossy(&line);
+            for needle in needles {
+                assert_eq!(
+                    find_str(&hay, needle),
+                    hay.find(needle),
+                    "{hay:?} {needle:?}"
+                );
+            }
+            // A frame's function: the text after the first `, in ` up to the next one.
+            let framed = format!("File \"a.py\", line 3{hay}");
+            let func = framed.trim().split(", in ").nth(1).map(str::trim);
+            let expected = match func {
+                Some(f) if !f.is_empty() => format!("a.py:3 in {f}"),
+                _ => "a.py:3".to_string(),
+            };
+            assert_eq!(
+                frame(&framed).as_deref(),
+                Some(expected.as_str()),
+                "{framed:?}"
             );
         }
     }
