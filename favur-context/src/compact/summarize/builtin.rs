@@ -621,11 +621,9 @@ fn fill_ranks<'s>(
     budget: usize,
     shown: &mut Shown<'s>,
 ) {
-    // Per digest: lines of the rank taken, and where its scan is (one pair for all ranks).
-    let mut scratch = (
-        Vec::with_capacity(digests.len()),
-        Vec::with_capacity(digests.len()),
-    );
+    // Per digest: lines of the rank taken, and where its scan is; the digests still
+    // scanned (one set for all ranks).
+    let mut scratch = Scratch::default();
     for (rank, kind) in ORDER {
         let cap = cap_of(kind);
         fill(
@@ -646,35 +644,56 @@ struct Rank {
     cap: usize,
 }
 
+/// What [`fill`] keeps per digest, its room kept from one rank to the next.
+#[derive(Default)]
+struct Scratch {
+    /// Lines of the rank taken, per digest.
+    taken: Vec<usize>,
+    /// Where the scan of each digest's items is.
+    cursor: Vec<usize>,
+    /// The digests that may still take a line of the rank, in order.
+    active: Vec<usize>,
+}
+
+/// Gives each digest in turn its next line of the rank, until none takes one: a digest
+/// that took none in a turn (its items scanned to the end, or the next one over the
+/// budget) or reached the cap is not asked again.
 fn fill<'s>(
     digests: &'s [Digest<'_>],
     picks: &mut [Picks<'_>],
     Rank { rank, kind, cap }: Rank,
     (used, budget): (&mut usize, usize),
     shown: &mut Shown<'s>,
-    (taken, cursor): &mut (Vec<usize>, Vec<usize>),
+    Scratch {
+        taken,
+        cursor,
+        active,
+    }: &mut Scratch,
 ) {
     let wanted = |it: &Item| match kind {
         Some(k) => it.kind == k,
         None => rank == LEAD && it.kind == LineKind::Plain,
     };
     taken.clear();
-    taken.extend(
-        digests
-            .iter()
-            .zip(&*picks)
-            .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count()),
-    );
+    if cap == usize::MAX {
+        taken.resize(digests.len(), 0); // no cap to reach
+    } else {
+        taken.extend(
+            digests
+                .iter()
+                .zip(&*picks)
+                .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count()),
+        );
+    }
     cursor.clear();
     cursor.resize(digests.len(), 0);
+    active.clear();
+    active.extend((0..digests.len()).filter(|&di| taken[di] < cap));
     // Frames are ordered innermost first at the end of the items; scanning in item order
     // reaches them in that order too.
-    loop {
-        let mut any = false;
-        for (di, (d, p)) in digests.iter().zip(&mut *picks).enumerate() {
-            if taken[di] >= cap {
-                continue;
-            }
+    while !active.is_empty() {
+        active.retain(|&di| {
+            let (d, p) = (&digests[di], &mut picks[di]);
             while cursor[di] < d.items.len() {
                 let i = cursor[di];
                 cursor[di] += 1;
@@ -683,21 +702,17 @@ fn fill<'s>(
                 }
                 let c = cost(&d.items[i].text) + 1;
                 if *used + c > budget {
-                    cursor[di] = d.items.len();
-                    break;
+                    return false;
                 }
                 *used += c;
                 shown.add_text(&d.items[i].text);
                 p.chosen.push(i);
                 p.picked[i] = true;
                 taken[di] += 1;
-                any = true;
-                break;
+                return taken[di] < cap;
             }
-        }
-        if !any {
-            break;
-        }
+            false
+        });
     }
 }
 
@@ -705,6 +720,128 @@ fn fill<'s>(
 mod tests {
     use super::*;
     use crate::{History, fuzzy, strict};
+
+    /// [`fill`] as it read before its set of digests still scanned: rounds over every
+    /// digest until a round takes no line.
+    fn fill_by_rounds<'s>(
+        digests: &'s [Digest<'_>],
+        picks: &mut [Picks<'_>],
+        Rank { rank, kind, cap }: Rank,
+        (used, budget): (&mut usize, usize),
+        shown: &mut Shown<'s>,
+    ) {
+        let wanted = |it: &Item| match kind {
+            Some(k) => it.kind == k,
+            None => rank == LEAD && it.kind == LineKind::Plain,
+        };
+        let mut taken: Vec<usize> = digests
+            .iter()
+            .zip(&*picks)
+            .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count())
+            .collect();
+        let mut cursor = vec![0; digests.len()];
+        loop {
+            let mut any = false;
+            for (di, (d, p)) in digests.iter().zip(&mut *picks).enumerate() {
+                if taken[di] >= cap {
+                    continue;
+                }
+                while cursor[di] < d.items.len() {
+                    let i = cursor[di];
+                    cursor[di] += 1;
+                    if !wanted(&d.items[i]) || p.picked[i] {
+                        continue;
+                    }
+                    let c = cost(&d.items[i].text) + 1;
+                    if *used + c > budget {
+                        cursor[di] = d.items.len();
+                        break;
+                    }
+                    *used += c;
+                    shown.add_text(&d.items[i].text);
+                    p.chosen.push(i);
+                    p.picked[i] = true;
+                    taken[di] += 1;
+                    any = true;
+                    break;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn fill_asks_the_digests_left_what_rounds_over_all_asked() {
+        const KINDS: [LineKind; 7] = [
+            LineKind::Plain,
+            LineKind::Error,
+            LineKind::Outcome,
+            LineKind::Location,
+            LineKind::Hit,
+            LineKind::Definition,
+            LineKind::Path,
+        ];
+        let mut seed = 0x6a09_e667_f3bc_c908u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..400 {
+            let digests: Vec<Digest<'_>> = (0..1 + next() % 8)
+                .map(|_| Digest {
+                    header: String::new(),
+                    items: (0..next() % 40)
+                        .map(|order| Item {
+                            kind: KINDS[(next() % 7) as usize],
+                            order: order as usize,
+                            text: Cow::Owned("ab cd_e ".repeat((next() % 6) as usize)),
+                        })
+                        .collect(),
+                })
+                .collect();
+            let budget = (next() % 600) as usize;
+            let head = (next() % 3) as usize;
+            let fresh = || -> Vec<Picks<'_>> {
+                digests
+                    .iter()
+                    .map(|d| Picks {
+                        chosen: Vec::new(),
+                        picked: vec![false; d.items.len()],
+                        names: EntryNames::new(Vec::new()),
+                        listed: Vec::new(),
+                    })
+                    .collect()
+            };
+            let caps: [&dyn Fn(Option<LineKind>) -> usize; 2] =
+                [&|kind| kind.map_or(head.min(1), first_pass_cap), &|kind| {
+                    kind.map_or(head, |_| usize::MAX)
+                }];
+            let (mut picks, mut used, mut shown) = (fresh(), 0, Shown::default());
+            let (mut by_rounds, mut used_by_rounds, mut shown_by_rounds) =
+                (fresh(), 0, Shown::default());
+            for cap_of in caps {
+                fill_ranks(&digests, &mut picks, cap_of, &mut used, budget, &mut shown);
+                for (rank, kind) in ORDER {
+                    let cap = cap_of(kind);
+                    fill_by_rounds(
+                        &digests,
+                        &mut by_rounds,
+                        Rank { rank, kind, cap },
+                        (&mut used_by_rounds, budget),
+                        &mut shown_by_rounds,
+                    );
+                }
+                assert_eq!(used, used_by_rounds);
+                for (p, q) in picks.iter().zip(&by_rounds) {
+                    assert_eq!(p.chosen, q.chosen);
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_command_with_a_newline_stays_on_its_header() {
