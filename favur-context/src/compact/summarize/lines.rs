@@ -388,7 +388,7 @@ pub(crate) fn is_project_location(t: &str) -> bool {
         "/usr/local/lib/",
         "node_modules/",
     ];
-    !ELSEWHERE.iter().any(|e| find_str(t, e).is_some())
+    !ELSEWHERE.iter().any(|e| t.contains(e))
 }
 
 /// Where `needle` first occurs in `hay`, as [`str::find`] finds it: each place of its
@@ -417,10 +417,18 @@ pub(crate) fn frame(t: &str) -> Option<String> {
         let rest = &after[p + ", in ".len()..];
         find_str(rest, ", in ").map_or(rest, |q| &rest[..q]).trim()
     });
-    Some(match func {
-        Some(f) if !f.is_empty() => format!("{path}:{line} in {f}"),
-        _ => format!("{path}:{line}"),
-    })
+    // Written piece by piece (`format!` costs more than the copies).
+    let func = func.filter(|f| !f.is_empty());
+    let mut out =
+        String::with_capacity(path.len() + line.len() + func.map_or(0, |f| f.len() + 4) + 1);
+    out.push_str(path);
+    out.push(':');
+    out.push_str(line);
+    if let Some(f) = func {
+        out.push_str(" in ");
+        out.push_str(f);
+    }
+    Some(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
