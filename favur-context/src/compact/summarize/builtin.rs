@@ -10,7 +10,7 @@ use super::producers::{
     Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
 };
 use super::{SummarizeError, Summarizer, SummaryRequest};
-use crate::model::entry::Entry;
+use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Part, Role};
 
 /// The built-in summarizer: deterministic, no model, no network.
@@ -313,7 +313,7 @@ impl BuiltinSummarizer {
     fn digest<'a>(&self, e: &'a Entry, producers: &Producers<'a>) -> (Digest<'a>, EntryNames<'a>) {
         let m = e.message();
         let mut header = String::with_capacity(96);
-        let _ = write!(header, "{}", e.id());
+        push_id(&mut header, e.id());
         let mut items: Vec<Item<'a>> = Vec::new();
         let mut status: Option<String> = None;
         let mut lines_total = 0usize;
@@ -325,7 +325,8 @@ impl BuiltinSummarizer {
             Role::User if e.kind().is_summary() => header.push_str(" (earlier summary)"),
             Role::User => match producers.command_before(e) {
                 Some(Producer::Above(turn, _)) => {
-                    let _ = write!(header, " output of {turn}");
+                    header.push_str(" output of ");
+                    push_id(&mut header, turn);
                 }
                 Some(Producer::Named(_, cmd)) => {
                     let _ = write!(header, " output of `{cmd}`");
@@ -344,7 +345,10 @@ impl BuiltinSummarizer {
                 Part::ToolResult(r) => {
                     match producers.call(&r.call_id, limit) {
                         Some(Producer::Above(at, name)) => {
-                            let _ = write!(header, " {name} result of {at}");
+                            header.push(' ');
+                            header.push_str(name);
+                            header.push_str(" result of ");
+                            push_id(&mut header, at);
                         }
                         Some(Producer::Named(name, cmd)) => {
                             let _ = write!(header, " {name} `{cmd}`");
@@ -513,7 +517,9 @@ impl BuiltinSummarizer {
             header.push_str(&s);
         }
         if lines_total > 1 {
-            let _ = write!(header, " ({lines_total} lines)");
+            header.push_str(" (");
+            push_decimal(&mut header, lines_total as u64);
+            header.push_str(" lines)");
         }
         (
             Digest {
@@ -523,6 +529,28 @@ impl BuiltinSummarizer {
             names,
         )
     }
+}
+
+/// Appends `n` in decimal to `out`, as `write!(out, "{n}")` writes it (without the
+/// formatting machinery, which costs more than the digits).
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
+/// Appends `id` as its `Display` writes it (`#12`).
+fn push_id(out: &mut String, id: EntryId) {
+    out.push('#');
+    push_decimal(out, id.0);
 }
 
 /// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
@@ -840,6 +868,23 @@ mod tests {
                     assert_eq!(p.chosen, q.chosen);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn numbers_and_ids_are_written_as_display_writes_them() {
+        let mut n = 1u64;
+        let mut values = vec![0, 1, 9, 10, 99, 100, u64::MAX, u64::MAX / 10];
+        while n < u64::MAX / 3 {
+            values.extend([n - 1, n, n + 1]);
+            n = n * 3 + 1;
+        }
+        for v in values {
+            let (mut out, mut id) = (String::from("x"), String::new());
+            push_decimal(&mut out, v);
+            push_id(&mut id, EntryId(v));
+            assert_eq!(out, format!("x{v}"));
+            assert_eq!(id, EntryId(v).to_string());
         }
     }
 

@@ -219,6 +219,9 @@ impl<'a> Iterator for Names<'a> {
                 start -= 1;
             }
             i = word_end(bytes, trigger);
+            if i - start < 3 {
+                continue; // no name is shorter (`1`, `42`, `-`, `A`)
+            }
             let flags = bytes[start..i]
                 .iter()
                 .fold(0u16, |f, &b| f | CLASS[usize::from(b)]);
@@ -289,7 +292,7 @@ impl<'a> EntryNames<'a> {
                 Some(line) => return Some(line),
                 None => {
                     let text = self.texts.next()?;
-                    if memchr::memmem::find(text.as_bytes(), b"```").is_none() {
+                    if super::producers::find_fence(text).is_none() {
                         return Some(text);
                     }
                     self.lines = super::lines::text_lines(text);

@@ -87,7 +87,7 @@ impl<'a> Producers<'a> {
 
 /// Where the first ```` ``` ```` of `s` starts (`str::find` builds a substring searcher
 /// for each call).
-fn find_fence(s: &str) -> Option<usize> {
+pub(super) fn find_fence(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     memchr::memchr_iter(b'`', b).find(|&i| b[i..].starts_with(b"```"))
 }
