@@ -91,6 +91,12 @@ fn definition_words(first: u8) -> &'static [&'static str] {
     }
 }
 
+/// [`slice::starts_with`] compared byte by byte up to the first difference (a short
+/// word differs from most lines in its first bytes; no call to compare them).
+fn starts_with_bytes(hay: &[u8], prefix: &[u8]) -> bool {
+    hay.len() >= prefix.len() && hay.iter().zip(prefix).all(|(a, b)| a == b)
+}
+
 /// Whether `code` (a line without its number) starts a definition.
 pub(crate) fn is_definition(code: &str) -> bool {
     let t = trim_start(code);
@@ -98,7 +104,9 @@ pub(crate) fn is_definition(code: &str) -> bool {
     let Some(&first) = t.as_bytes().first() else {
         return false;
     };
-    definition_words(first).iter().any(|s| t.starts_with(s))
+    definition_words(first)
+        .iter()
+        .any(|s| starts_with_bytes(t.as_bytes(), s.as_bytes()))
         && t.len() > 4
         && t.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -106,11 +114,17 @@ pub(crate) fn is_definition(code: &str) -> bool {
 /// Classifies one line.
 pub(crate) fn classify(line: &str) -> LineKind {
     let t = trim(line);
-    if t.is_empty() || is_markup_only(t) {
+    if t.is_empty() {
         return LineKind::Noise;
     }
-    if returncode(t).is_some() {
-        return LineKind::Status;
+    // Markup and a return code start with `<`: most lines do not.
+    if t.as_bytes()[0] == b'<' {
+        if is_markup_only(t) {
+            return LineKind::Noise;
+        }
+        if returncode(t).is_some() {
+            return LineKind::Status;
+        }
     }
     // The first `:`, which exception lines, test ids and search hits are read from.
     let colon = memchr::memchr(b':', t.as_bytes());
@@ -336,7 +350,7 @@ fn is_path_line(t: &str) -> bool {
     // space at all).
     let several = has_whitespace(t);
     let long_listing = several
-        && t.starts_with(['-', 'd', 'l'])
+        && matches!(t.as_bytes().first(), Some(b'-' | b'd' | b'l'))
         && t.as_bytes()
             .get(1..10)
             .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
@@ -347,11 +361,22 @@ fn is_path_line(t: &str) -> bool {
     let last = last_word(t);
     last.len() <= 200
         && last.bytes().any(|b| b.is_ascii_alphabetic())
-        && last
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+@~".contains(&b))
+        && last.bytes().all(|b| PATH_BYTE[usize::from(b)])
         && (last.contains('/') || has_extension(last) || long_listing)
 }
+
+/// The bytes of a listed path: ASCII letters and digits, `/ . _ - + @ ~`.
+const PATH_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'/' | b'.' | b'_' | b'-' | b'+' | b'@' | b'~');
+        b += 1;
+    }
+    t
+};
 
 /// `setup.cfg`, `.gitignore`, `a.tar.gz`: a name ending in a short extension (a sentence
 /// ending in a full stop is not).
@@ -1063,6 +1088,90 @@ mod tests {
                 Some(expected.as_str()),
                 "{framed:?}"
             );
+        }
+    }
+
+    /// [`is_definition`] as it read with `str::starts_with`.
+    fn is_definition_reference(code: &str) -> bool {
+        let t = code.trim_start();
+        let Some(&first) = t.as_bytes().first() else {
+            return false;
+        };
+        definition_words(first).iter().any(|s| t.starts_with(s))
+            && t.len() > 4
+            && t.bytes().any(|b| b.is_ascii_alphabetic())
+    }
+
+    /// [`is_path_line`] as it read with `str::starts_with` and a search of the path bytes.
+    fn is_path_line_reference(t: &str) -> bool {
+        let several = t.contains(char::is_whitespace);
+        let long_listing = several
+            && t.starts_with(['-', 'd', 'l'])
+            && t.as_bytes()
+                .get(1..10)
+                .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
+            && t.split_whitespace().count() >= 8;
+        if several && !long_listing {
+            return false;
+        }
+        let last = t.rsplit(char::is_whitespace).next().unwrap_or(t);
+        last.len() <= 200
+            && last.bytes().any(|b| b.is_ascii_alphabetic())
+            && last
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._-+@~".contains(&b))
+            && (last.contains('/') || has_extension(last) || long_listing)
+    }
+
+    #[test]
+    fn definitions_and_paths_read_as_before() {
+        let pieces: [&[u8]; 26] = [
+            b"def ",
+            b"de",
+            b"pub fn ",
+            b"pub(crate) fn ",
+            b"pub",
+            b"p",
+            b"impl<",
+            b"impl ",
+            b"i",
+            b"#define ",
+            b"#",
+            b"class ",
+            b"x",
+            b" ",
+            b"\t",
+            b"src/",
+            b"a.py",
+            b".",
+            b"-rw-r--r-- ",
+            b"drwxr-xr-x ",
+            b"1 ",
+            b"~",
+            b"+",
+            b"@",
+            "é".as_bytes(),
+            "\u{2003}".as_bytes(),
+        ];
+        let mut lines = random_lines(&pieces, 60_000, 0x3c6e_f372_fe94_f82b);
+        // `ls -l` rows of every kind, and look-alikes.
+        for perms in [
+            "-rw-r--r--",
+            "drwxr-xr-x",
+            "lrwxrwxrwx",
+            "xrwxrwxrwx",
+            "-rw-r--r",
+        ] {
+            for name in ["setup.cfg", "src", "a b", "naïve.py"] {
+                lines.push(format!("{perms} 1 root root 4096 Jan  1 12:00 {name}").into_bytes());
+                lines.push(format!("{perms} 1 root 4096 {name}").into_bytes());
+            }
+        }
+        for line in lines {
+            let l = String::from_utf8_lossy(&line);
+            assert_eq!(is_definition(&l), is_definition_reference(&l), "{l:?}");
+            let t = l.trim();
+            assert_eq!(is_path_line(t), is_path_line_reference(t), "{t:?}");
         }
     }
 
