@@ -358,7 +358,8 @@ fn is_path_line(t: &str) -> bool {
     if several && !long_listing {
         return false;
     }
-    let last = last_word(t);
+    // A line without whitespace is its own last word.
+    let last = if several { last_word(t) } else { t };
     last.len() <= 200
         && last.bytes().any(|b| b.is_ascii_alphabetic())
         && last.bytes().all(|b| PATH_BYTE[usize::from(b)])
