@@ -543,8 +543,15 @@ fn keyword_strength(line: &[u8], colon: Option<usize>) -> Strength {
     scan_keywords(line, colon)
 }
 
-/// [`keyword_strength`] read position by position.
+/// [`keyword_strength`] read position by position, skipping the blocks of positions
+/// where no keyword starts (see [`block_opens`]).
 fn scan_keywords(line: &[u8], colon: Option<usize>) -> Strength {
+    scan_keywords_with::<true>(line, colon)
+}
+
+/// [`scan_keywords`], skipping the blocks where no keyword starts if `SKIP` (its tests
+/// read every position).
+fn scan_keywords_with<const SKIP: bool>(line: &[u8], colon: Option<usize>) -> Strength {
     let mut best = Strength::None;
     let n = line.len();
     // A numbered line (`nl`, `cat -n`) starts after its number.
@@ -564,6 +571,14 @@ fn scan_keywords(line: &[u8], colon: Option<usize>) -> Strength {
     };
     let mut i = start;
     while i + 4 <= n {
+        // The next block of positions a keyword may start in (each window from the byte
+        // before its first position; none before position 0).
+        while SKIP
+            && let Some(w) = i.checked_sub(1).and_then(|k| line.get(k..k + LANES + 3))
+            && !block_opens(w.try_into().expect("a window of LANES + 3 bytes"))
+        {
+            i += LANES;
+        }
         // The next byte a keyword can start at.
         // Most positions are not the first two bytes of a keyword.
         while i + 4 <= n && !keyword_pair(line, i) {
@@ -839,9 +854,16 @@ mod tests {
             .chain(generated.iter().map(Vec::as_slice))
         {
             let colon = memchr::memchr(b':', line);
+            let by_positions = scan_keywords_with::<false>(line, colon);
+            assert_eq!(
+                scan_keywords(line, colon),
+                by_positions,
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
             assert_eq!(
                 keyword_strength(line, colon),
-                scan_keywords(line, colon),
+                by_positions,
                 "{:?}",
                 String::from_utf8_lossy(line)
             );
