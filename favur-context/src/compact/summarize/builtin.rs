@@ -10,7 +10,7 @@ use super::producers::{
     Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
 };
 use super::{SummarizeError, Summarizer, SummaryRequest};
-use crate::model::entry::Entry;
+use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Part, Role};
 
 /// The built-in summarizer: deterministic, no model, no network.
@@ -313,7 +313,7 @@ impl BuiltinSummarizer {
     fn digest<'a>(&self, e: &'a Entry, producers: &Producers<'a>) -> (Digest<'a>, EntryNames<'a>) {
         let m = e.message();
         let mut header = String::with_capacity(96);
-        let _ = write!(header, "{}", e.id());
+        push_id(&mut header, e.id());
         let mut items: Vec<Item<'a>> = Vec::new();
         let mut status: Option<String> = None;
         let mut lines_total = 0usize;
@@ -325,7 +325,8 @@ impl BuiltinSummarizer {
             Role::User if e.kind().is_summary() => header.push_str(" (earlier summary)"),
             Role::User => match producers.command_before(e) {
                 Some(Producer::Above(turn, _)) => {
-                    let _ = write!(header, " output of {turn}");
+                    header.push_str(" output of ");
+                    push_id(&mut header, turn);
                 }
                 Some(Producer::Named(_, cmd)) => {
                     let _ = write!(header, " output of `{cmd}`");
@@ -344,7 +345,10 @@ impl BuiltinSummarizer {
                 Part::ToolResult(r) => {
                     match producers.call(&r.call_id, limit) {
                         Some(Producer::Above(at, name)) => {
-                            let _ = write!(header, " {name} result of {at}");
+                            header.push(' ');
+                            header.push_str(name);
+                            header.push_str(" result of ");
+                            push_id(&mut header, at);
                         }
                         Some(Producer::Named(name, cmd)) => {
                             let _ = write!(header, " {name} `{cmd}`");
@@ -375,9 +379,7 @@ impl BuiltinSummarizer {
         }
         let mut order = 0usize;
         let prose = matches!(m.role, Role::Assistant | Role::System)
-            || (m.role == Role::User
-                && producers.command_before(e).is_none()
-                && !e.kind().is_summary());
+            || (m.role == Role::User && !producers.has_command_before(e) && !e.kind().is_summary());
         let mut leads = 0usize;
         let names = EntryNames::new(texts.clone());
         for t in texts {
@@ -515,7 +517,9 @@ impl BuiltinSummarizer {
             header.push_str(&s);
         }
         if lines_total > 1 {
-            let _ = write!(header, " ({lines_total} lines)");
+            header.push_str(" (");
+            push_decimal(&mut header, lines_total as u64);
+            header.push_str(" lines)");
         }
         (
             Digest {
@@ -525,6 +529,28 @@ impl BuiltinSummarizer {
             names,
         )
     }
+}
+
+/// Appends `n` in decimal to `out`, as `write!(out, "{n}")` writes it (without the
+/// formatting machinery, which costs more than the digits).
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
+/// Appends `id` as its `Display` writes it (`#12`).
+fn push_id(out: &mut String, id: EntryId) {
+    out.push('#');
+    push_decimal(out, id.0);
 }
 
 /// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
@@ -623,11 +649,9 @@ fn fill_ranks<'s>(
     budget: usize,
     shown: &mut Shown<'s>,
 ) {
-    // Per digest: lines of the rank taken, and where its scan is (one pair for all ranks).
-    let mut scratch = (
-        Vec::with_capacity(digests.len()),
-        Vec::with_capacity(digests.len()),
-    );
+    // Per digest: lines of the rank taken, and where its scan is; the digests still
+    // scanned (one set for all ranks).
+    let mut scratch = Scratch::default();
     for (rank, kind) in ORDER {
         let cap = cap_of(kind);
         fill(
@@ -648,35 +672,56 @@ struct Rank {
     cap: usize,
 }
 
+/// What [`fill`] keeps per digest, its room kept from one rank to the next.
+#[derive(Default)]
+struct Scratch {
+    /// Lines of the rank taken, per digest.
+    taken: Vec<usize>,
+    /// Where the scan of each digest's items is.
+    cursor: Vec<usize>,
+    /// The digests that may still take a line of the rank, in order.
+    active: Vec<usize>,
+}
+
+/// Gives each digest in turn its next line of the rank, until none takes one: a digest
+/// that took none in a turn (its items scanned to the end, or the next one over the
+/// budget) or reached the cap is not asked again.
 fn fill<'s>(
     digests: &'s [Digest<'_>],
     picks: &mut [Picks<'_>],
     Rank { rank, kind, cap }: Rank,
     (used, budget): (&mut usize, usize),
     shown: &mut Shown<'s>,
-    (taken, cursor): &mut (Vec<usize>, Vec<usize>),
+    Scratch {
+        taken,
+        cursor,
+        active,
+    }: &mut Scratch,
 ) {
     let wanted = |it: &Item| match kind {
         Some(k) => it.kind == k,
         None => rank == LEAD && it.kind == LineKind::Plain,
     };
     taken.clear();
-    taken.extend(
-        digests
-            .iter()
-            .zip(&*picks)
-            .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count()),
-    );
+    if cap == usize::MAX {
+        taken.resize(digests.len(), 0); // no cap to reach
+    } else {
+        taken.extend(
+            digests
+                .iter()
+                .zip(&*picks)
+                .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count()),
+        );
+    }
     cursor.clear();
     cursor.resize(digests.len(), 0);
+    active.clear();
+    active.extend((0..digests.len()).filter(|&di| taken[di] < cap));
     // Frames are ordered innermost first at the end of the items; scanning in item order
     // reaches them in that order too.
-    loop {
-        let mut any = false;
-        for (di, (d, p)) in digests.iter().zip(&mut *picks).enumerate() {
-            if taken[di] >= cap {
-                continue;
-            }
+    while !active.is_empty() {
+        active.retain(|&di| {
+            let (d, p) = (&digests[di], &mut picks[di]);
             while cursor[di] < d.items.len() {
                 let i = cursor[di];
                 cursor[di] += 1;
@@ -685,21 +730,17 @@ fn fill<'s>(
                 }
                 let c = cost(&d.items[i].text) + 1;
                 if *used + c > budget {
-                    cursor[di] = d.items.len();
-                    break;
+                    return false;
                 }
                 *used += c;
                 shown.add_text(&d.items[i].text);
                 p.chosen.push(i);
                 p.picked[i] = true;
                 taken[di] += 1;
-                any = true;
-                break;
+                return taken[di] < cap;
             }
-        }
-        if !any {
-            break;
-        }
+            false
+        });
     }
 }
 
@@ -707,6 +748,145 @@ fn fill<'s>(
 mod tests {
     use super::*;
     use crate::{History, fuzzy, strict};
+
+    /// [`fill`] as it read before its set of digests still scanned: rounds over every
+    /// digest until a round takes no line.
+    fn fill_by_rounds<'s>(
+        digests: &'s [Digest<'_>],
+        picks: &mut [Picks<'_>],
+        Rank { rank, kind, cap }: Rank,
+        (used, budget): (&mut usize, usize),
+        shown: &mut Shown<'s>,
+    ) {
+        let wanted = |it: &Item| match kind {
+            Some(k) => it.kind == k,
+            None => rank == LEAD && it.kind == LineKind::Plain,
+        };
+        let mut taken: Vec<usize> = digests
+            .iter()
+            .zip(&*picks)
+            .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count())
+            .collect();
+        let mut cursor = vec![0; digests.len()];
+        loop {
+            let mut any = false;
+            for (di, (d, p)) in digests.iter().zip(&mut *picks).enumerate() {
+                if taken[di] >= cap {
+                    continue;
+                }
+                while cursor[di] < d.items.len() {
+                    let i = cursor[di];
+                    cursor[di] += 1;
+                    if !wanted(&d.items[i]) || p.picked[i] {
+                        continue;
+                    }
+                    let c = cost(&d.items[i].text) + 1;
+                    if *used + c > budget {
+                        cursor[di] = d.items.len();
+                        break;
+                    }
+                    *used += c;
+                    shown.add_text(&d.items[i].text);
+                    p.chosen.push(i);
+                    p.picked[i] = true;
+                    taken[di] += 1;
+                    any = true;
+                    break;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn fill_asks_the_digests_left_what_rounds_over_all_asked() {
+        const KINDS: [LineKind; 7] = [
+            LineKind::Plain,
+            LineKind::Error,
+            LineKind::Outcome,
+            LineKind::Location,
+            LineKind::Hit,
+            LineKind::Definition,
+            LineKind::Path,
+        ];
+        let mut seed = 0x6a09_e667_f3bc_c908u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..400 {
+            let digests: Vec<Digest<'_>> = (0..1 + next() % 8)
+                .map(|_| Digest {
+                    header: String::new(),
+                    items: (0..next() % 40)
+                        .map(|order| Item {
+                            kind: KINDS[(next() % 7) as usize],
+                            order: order as usize,
+                            text: Cow::Owned("ab cd_e ".repeat((next() % 6) as usize)),
+                        })
+                        .collect(),
+                })
+                .collect();
+            let budget = (next() % 600) as usize;
+            let head = (next() % 3) as usize;
+            let fresh = || -> Vec<Picks<'_>> {
+                digests
+                    .iter()
+                    .map(|d| Picks {
+                        chosen: Vec::new(),
+                        picked: vec![false; d.items.len()],
+                        names: EntryNames::new(Vec::new()),
+                        listed: Vec::new(),
+                    })
+                    .collect()
+            };
+            let caps: [&dyn Fn(Option<LineKind>) -> usize; 2] =
+                [&|kind| kind.map_or(head.min(1), first_pass_cap), &|kind| {
+                    kind.map_or(head, |_| usize::MAX)
+                }];
+            let (mut picks, mut used, mut shown) = (fresh(), 0, Shown::default());
+            let (mut by_rounds, mut used_by_rounds, mut shown_by_rounds) =
+                (fresh(), 0, Shown::default());
+            for cap_of in caps {
+                fill_ranks(&digests, &mut picks, cap_of, &mut used, budget, &mut shown);
+                for (rank, kind) in ORDER {
+                    let cap = cap_of(kind);
+                    fill_by_rounds(
+                        &digests,
+                        &mut by_rounds,
+                        Rank { rank, kind, cap },
+                        (&mut used_by_rounds, budget),
+                        &mut shown_by_rounds,
+                    );
+                }
+                assert_eq!(used, used_by_rounds);
+                for (p, q) in picks.iter().zip(&by_rounds) {
+                    assert_eq!(p.chosen, q.chosen);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_and_ids_are_written_as_display_writes_them() {
+        let mut n = 1u64;
+        let mut values = vec![0, 1, 9, 10, 99, 100, u64::MAX, u64::MAX / 10];
+        while n < u64::MAX / 3 {
+            values.extend([n - 1, n, n + 1]);
+            n = n * 3 + 1;
+        }
+        for v in values {
+            let (mut out, mut id) = (String::from("x"), String::new());
+            push_decimal(&mut out, v);
+            push_id(&mut id, EntryId(v));
+            assert_eq!(out, format!("x{v}"));
+            assert_eq!(id, EntryId(v).to_string());
+        }
+    }
 
     #[test]
     fn a_command_with_a_newline_stays_on_its_header() {

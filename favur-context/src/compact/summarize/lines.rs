@@ -34,6 +34,13 @@ pub(crate) enum LineKind {
 /// Splits a leading line number off a numbered line (`nl`, `cat -n`, `grep -n` of one
 /// file): `"   42\tdef f():"` -> `(Some("42"), "def f():")`; `"42:def f()"` -> the same.
 pub(crate) fn split_line_number(line: &str) -> (Option<&str>, &str) {
+    if line
+        .as_bytes()
+        .first()
+        .is_none_or(|&b| ascii_kept(b) && !b.is_ascii_digit())
+    {
+        return (None, line); // a line starting with anything but a digit has no number
+    }
     let trimmed = trim_start(line);
     let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 7 {
@@ -84,6 +91,12 @@ fn definition_words(first: u8) -> &'static [&'static str] {
     }
 }
 
+/// [`slice::starts_with`] compared byte by byte up to the first difference (a short
+/// word differs from most lines in its first bytes; no call to compare them).
+fn starts_with_bytes(hay: &[u8], prefix: &[u8]) -> bool {
+    hay.len() >= prefix.len() && hay.iter().zip(prefix).all(|(a, b)| a == b)
+}
+
 /// Whether `code` (a line without its number) starts a definition.
 pub(crate) fn is_definition(code: &str) -> bool {
     let t = trim_start(code);
@@ -91,7 +104,9 @@ pub(crate) fn is_definition(code: &str) -> bool {
     let Some(&first) = t.as_bytes().first() else {
         return false;
     };
-    definition_words(first).iter().any(|s| t.starts_with(s))
+    definition_words(first)
+        .iter()
+        .any(|s| starts_with_bytes(t.as_bytes(), s.as_bytes()))
         && t.len() > 4
         && t.bytes().any(|b| b.is_ascii_alphabetic())
 }
@@ -99,13 +114,21 @@ pub(crate) fn is_definition(code: &str) -> bool {
 /// Classifies one line.
 pub(crate) fn classify(line: &str) -> LineKind {
     let t = trim(line);
-    if t.is_empty() || is_markup_only(t) {
+    if t.is_empty() {
         return LineKind::Noise;
     }
-    if returncode(t).is_some() {
-        return LineKind::Status;
+    // Markup and a return code start with `<`: most lines do not.
+    if t.as_bytes()[0] == b'<' {
+        if is_markup_only(t) {
+            return LineKind::Noise;
+        }
+        if returncode(t).is_some() {
+            return LineKind::Status;
+        }
     }
-    let strength = keyword_strength(t.as_bytes());
+    // The first `:`, which exception lines, test ids and search hits are read from.
+    let colon = memchr::memchr(b':', t.as_bytes());
+    let strength = keyword_strength(t.as_bytes(), colon);
     if strength == Strength::Status {
         return LineKind::Status;
     }
@@ -118,8 +141,6 @@ pub(crate) fn classify(line: &str) -> LineKind {
     if t.starts_with("at ") && t.contains(':') {
         return LineKind::Location;
     }
-    // The first `:`, which test ids and search hits are read from.
-    let colon = memchr::memchr(b':', t.as_bytes());
     if strength == Strength::Weak || is_test_outcome(t, colon) {
         return LineKind::Outcome;
     }
@@ -138,8 +159,11 @@ pub(crate) fn classify(line: &str) -> LineKind {
 
 /// `<returncode>1</returncode>` (mini-swe-agent's observations) -> `1`.
 pub(crate) fn returncode(t: &str) -> Option<&str> {
+    if t.as_bytes().first() != Some(&b'<') {
+        return None; // one byte read, not a comparison of the prefix
+    }
     let rest = t.strip_prefix("<returncode>")?;
-    let end = rest.find("</returncode>")?;
+    let end = find_str(rest, "</returncode>")?;
     Some(rest[..end].trim())
 }
 
@@ -206,14 +230,41 @@ fn is_ascii_space(b: u8) -> bool {
     matches!(b, b'\t'..=b'\r' | b' ')
 }
 
+/// [`is_ascii_space`] as 0 or 1, without a branch (two range tests a vector compare
+/// does many at a time).
+fn ascii_space(b: u8) -> u8 {
+    u8::from(b.wrapping_sub(b'\t') < 5) | u8::from(b == b' ')
+}
+
 /// Whether `s` holds a character that is whitespace ([`char::is_whitespace`]), read
-/// byte by byte while `s` is ASCII.
+/// 16 bytes at a time while `s` is ASCII.
 fn has_whitespace(s: &str) -> bool {
-    s.bytes().any(is_ascii_space) || (!s.is_ascii() && s.contains(char::is_whitespace))
+    has_ascii_space(s.as_bytes()) || (!s.is_ascii() && s.contains(char::is_whitespace))
+}
+
+/// Whether `b` holds an ASCII whitespace byte ([`is_ascii_space`]): each block of 16
+/// bytes tested without a branch per byte, then the rest byte by byte.
+fn has_ascii_space(b: &[u8]) -> bool {
+    let mut blocks = b.chunks_exact(16);
+    for block in &mut blocks {
+        if block.iter().fold(0, |any, &c| any | ascii_space(c)) != 0 {
+            return true;
+        }
+    }
+    blocks.remainder().iter().any(|&c| is_ascii_space(c))
+}
+
+/// Whether `b` is a byte that starts or ends `s` as it is after [`trim`]: ASCII, not
+/// whitespace.
+fn ascii_kept(b: u8) -> bool {
+    b < 0x80 && !is_ascii_space(b)
 }
 
 /// [`str::trim_start`], reading ASCII whitespace byte by byte.
 pub(crate) fn trim_start(s: &str) -> &str {
+    if s.as_bytes().first().is_none_or(|&b| ascii_kept(b)) {
+        return s; // most lines start with a character that stays
+    }
     let skip = s.bytes().take_while(|&b| is_ascii_space(b)).count();
     // ASCII bytes end characters: `skip` is a character boundary.
     let rest = &s[skip..];
@@ -225,6 +276,12 @@ pub(crate) fn trim_start(s: &str) -> &str {
 
 /// [`str::trim`], reading ASCII whitespace byte by byte.
 pub(crate) fn trim(s: &str) -> &str {
+    if let (Some(&first), Some(&last)) = (s.as_bytes().first(), s.as_bytes().last())
+        && ascii_kept(first)
+        && ascii_kept(last)
+    {
+        return s; // most lines are trimmed already
+    }
     let t = trim_start(s);
     let keep = t.len() - t.bytes().rev().take_while(|&b| is_ascii_space(b)).count();
     let rest = &t[..keep];
@@ -293,7 +350,7 @@ fn is_path_line(t: &str) -> bool {
     // space at all).
     let several = has_whitespace(t);
     let long_listing = several
-        && t.starts_with(['-', 'd', 'l'])
+        && matches!(t.as_bytes().first(), Some(b'-' | b'd' | b'l'))
         && t.as_bytes()
             .get(1..10)
             .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
@@ -301,14 +358,26 @@ fn is_path_line(t: &str) -> bool {
     if several && !long_listing {
         return false;
     }
-    let last = last_word(t);
+    // A line without whitespace is its own last word.
+    let last = if several { last_word(t) } else { t };
     last.len() <= 200
         && last.bytes().any(|b| b.is_ascii_alphabetic())
-        && last
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+@~".contains(&b))
+        && last.bytes().all(|b| PATH_BYTE[usize::from(b)])
         && (last.contains('/') || has_extension(last) || long_listing)
 }
+
+/// The bytes of a listed path: ASCII letters and digits, `/ . _ - + @ ~`.
+const PATH_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'/' | b'.' | b'_' | b'-' | b'+' | b'@' | b'~');
+        b += 1;
+    }
+    t
+};
 
 /// `setup.cfg`, `.gitignore`, `a.tar.gz`: a name ending in a short extension (a sentence
 /// ending in a full stop is not).
@@ -348,6 +417,17 @@ pub(crate) fn is_project_location(t: &str) -> bool {
     !ELSEWHERE.iter().any(|e| t.contains(e))
 }
 
+/// Where `needle` first occurs in `hay`, as [`str::find`] finds it: each place of its
+/// first byte found with `memchr`, then compared (`str::find` builds a substring
+/// searcher for each call, which costs more than a short line's search).
+pub(crate) fn find_str(hay: &str, needle: &str) -> Option<usize> {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(0);
+    };
+    memchr::memchr_iter(first, hay).find(|&i| hay[i + 1..].starts_with(rest))
+}
+
 /// `File "a/b.py", line 12, in run` -> `a/b.py:12 in run`.
 pub(crate) fn frame(t: &str) -> Option<String> {
     let rest = t.trim().strip_prefix("File \"")?;
@@ -358,11 +438,23 @@ pub(crate) fn frame(t: &str) -> Option<String> {
         .strip_prefix(", line ")?
         .split(|c: char| !c.is_ascii_digit())
         .next()?;
-    let func = after.split(", in ").nth(1).map(str::trim);
-    Some(match func {
-        Some(f) if !f.is_empty() => format!("{path}:{line} in {f}"),
-        _ => format!("{path}:{line}"),
-    })
+    // The text after the first `, in ` up to the next one (`split(", in ").nth(1)`).
+    let func = find_str(after, ", in ").map(|p| {
+        let rest = &after[p + ", in ".len()..];
+        find_str(rest, ", in ").map_or(rest, |q| &rest[..q]).trim()
+    });
+    // Written piece by piece (`format!` costs more than the copies).
+    let func = func.filter(|f| !f.is_empty());
+    let mut out =
+        String::with_capacity(path.len() + line.len() + func.map_or(0, |f| f.len() + 4) + 1);
+    out.push_str(path);
+    out.push(':');
+    out.push_str(line);
+    if let Some(f) = func {
+        out.push_str(" in ");
+        out.push_str(f);
+    }
+    Some(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -438,20 +530,28 @@ fn keyword_can_start(line: &[u8], i: usize) -> bool {
 /// `Traceback (most recent call last):`, `1 failed`. Code that only names errors
 /// (`errors.append(e)`, `raise ValueError(x)`, `except (KeyError, OSError):`) and words
 /// inside paths (`src/error.rs`) do not count.
-fn keyword_strength(line: &[u8]) -> Strength {
+/// (`colon`: where the first `:` of `line` is, if any).
+fn keyword_strength(line: &[u8], colon: Option<usize>) -> Strength {
     if !may_start_keyword(line) {
         // What the scan finds in a line no keyword starts in.
-        return if is_exception_line(line) {
+        return if is_exception_line(line, colon) {
             Strength::Strong
         } else {
             Strength::None
         };
     }
-    scan_keywords(line)
+    scan_keywords(line, colon)
 }
 
-/// [`keyword_strength`] read position by position.
-fn scan_keywords(line: &[u8]) -> Strength {
+/// [`keyword_strength`] read position by position, skipping the blocks of positions
+/// where no keyword starts (see [`block_opens`]).
+fn scan_keywords(line: &[u8], colon: Option<usize>) -> Strength {
+    scan_keywords_with::<true>(line, colon)
+}
+
+/// [`scan_keywords`], skipping the blocks where no keyword starts if `SKIP` (its tests
+/// read every position).
+fn scan_keywords_with<const SKIP: bool>(line: &[u8], colon: Option<usize>) -> Strength {
     let mut best = Strength::None;
     let n = line.len();
     // A numbered line (`nl`, `cat -n`) starts after its number.
@@ -471,6 +571,14 @@ fn scan_keywords(line: &[u8]) -> Strength {
     };
     let mut i = start;
     while i + 4 <= n {
+        // The next block of positions a keyword may start in (each window from the byte
+        // before its first position; none before position 0).
+        while SKIP
+            && let Some(w) = i.checked_sub(1).and_then(|k| line.get(k..k + LANES + 3))
+            && !block_opens(w.try_into().expect("a window of LANES + 3 bytes"))
+        {
+            i += LANES;
+        }
         // The next byte a keyword can start at.
         // Most positions are not the first two bytes of a keyword.
         while i + 4 <= n && !keyword_pair(line, i) {
@@ -542,7 +650,7 @@ fn scan_keywords(line: &[u8]) -> Strength {
         best = best.max(found);
         i += 1;
     }
-    if best < Strength::Strong && is_exception_line(line) {
+    if best < Strength::Strong && is_exception_line(line, colon) {
         return Strength::Strong;
     }
     best
@@ -551,55 +659,107 @@ fn scan_keywords(line: &[u8]) -> Strength {
 /// Whether a keyword may start somewhere in `line` at a position with four bytes left:
 /// the first three letters of one (`exi`, `exc`, `err`, `fat`, `fai`, `pan`, `tra`,
 /// `ass`, any case) at the start of a word as [`keyword_can_start`] reads it (a
-/// superset of the positions [`keyword_strength`] reads). Every position is tested
-/// without a branch or an index, so the compiler tests many at a time; most lines have
-/// none and are not read byte by byte.
+/// superset of the positions [`keyword_strength`] reads). The positions are tested
+/// [`LANES`] at a time without a branch or an index (see [`block_opens`]), so the
+/// compiler tests a block with vector instructions; most lines have none and are not
+/// read byte by byte.
 fn may_start_keyword(line: &[u8]) -> bool {
     let n = line.len();
     if n < 4 {
         return false;
     }
-    // Whether `prev` then `a`, `b`, `c` open a keyword, as 0 or 1.
-    fn opens(prev: u8, a: u8, b: u8, c: u8) -> u8 {
-        let (x, y, z) = (a | 0x20, b | 0x20, c | 0x20);
-        let e = u8::from(x == b'e')
-            & ((u8::from(y == b'x') & (u8::from(z == b'i') | u8::from(z == b'c')))
-                | (u8::from(y == b'r') & u8::from(z == b'r')));
-        let f =
-            u8::from(x == b'f') & u8::from(y == b'a') & (u8::from(z == b't') | u8::from(z == b'i'));
-        let p = u8::from(x == b'p') & u8::from(y == b'a') & u8::from(z == b'n');
-        let t = u8::from(x == b't') & u8::from(y == b'r') & u8::from(z == b'a');
-        let s = u8::from(x == b'a') & u8::from(y == b's') & u8::from(z == b's');
-        let lower = u8::from(prev.wrapping_sub(b'a') < 26);
-        let upper = u8::from(prev.wrapping_sub(b'A') < 26);
-        let digit = u8::from(prev.wrapping_sub(b'0') < 10);
-        let camel = lower & u8::from(a.wrapping_sub(b'A') < 26);
-        let mark = u8::from(prev == b'/') | u8::from(prev == b'.') | u8::from(prev == b'_');
-        let joined = mark | ((lower | upper | digit) & (camel ^ 1));
-        (e | f | p | t | s) & (joined ^ 1)
-    }
-    if opens(b' ', line[0], line[1], line[2]) == 1 {
+    // The bytes a position up to `n - 4` reads: the last one is not read.
+    let read = &line[..n - 1];
+    // The first block: position 0 reads as if after a space.
+    let mut first = [0u8; LANES + 3];
+    first[0] = b' ';
+    let head = read.len().min(LANES + 2);
+    first[1..=head].copy_from_slice(&read[..head]);
+    if block_opens(&first) {
         return true;
     }
-    // Positions 1 to n - 4, each with the byte before it, in blocks.
-    let m = n - 4;
-    let (p, a, b, c) = (&line[..m], &line[1..=m], &line[2..m + 2], &line[3..m + 3]);
-    const BLOCK: usize = 64;
-    p.chunks(BLOCK)
-        .zip(a.chunks(BLOCK))
-        .zip(b.chunks(BLOCK).zip(c.chunks(BLOCK)))
-        .any(|((p, a), (b, c))| {
-            p.iter()
-                .zip(a)
-                .zip(b.iter().zip(c))
-                .fold(0u8, |any, ((&p, &a), (&b, &c))| any | opens(p, a, b, c))
-                != 0
-        })
+    // Then positions `k..k + LANES`, each window from the byte before `k`.
+    let mut k = LANES;
+    while k + 2 < read.len() {
+        let opens = match read.get(k - 1..k + LANES + 2) {
+            Some(w) => block_opens(w.try_into().expect("a window of LANES + 3 bytes")),
+            None => {
+                // The last block, padded with zeros (which start no keyword).
+                let mut last = [0u8; LANES + 3];
+                let rest = &read[k - 1..];
+                last[..rest.len()].copy_from_slice(rest);
+                block_opens(&last)
+            }
+        };
+        if opens {
+            return true;
+        }
+        k += LANES;
+    }
+    false
+}
+
+/// Positions [`may_start_keyword`] tests at a time.
+const LANES: usize = 16;
+
+/// Whether a keyword may start at one of the positions `1..=LANES` of `w` (each read
+/// with the byte before it and the two after it), as [`may_start_keyword`] reads one:
+/// its letters first, then, if any position has them, where words start.
+fn block_opens(w: &[u8; LANES + 3]) -> bool {
+    let mut letters = [0u8; LANES];
+    let mut any = 0;
+    for j in 0..LANES {
+        letters[j] = keyword_letters(w[j + 1], w[j + 2], w[j + 3]);
+        any |= letters[j];
+    }
+    if any == 0 {
+        return false;
+    }
+    let mut starts = 0;
+    for j in 0..LANES {
+        starts |= letters[j] & word_start(w[j], w[j + 1]);
+    }
+    starts != 0
+}
+
+/// Whether `a`, `b`, `c` are the first three letters of a keyword (`exi`, `exc`, `err`,
+/// `fat`, `fai`, `pan`, `tra`, `ass`), any case, as 0 or 1 (no branch).
+#[inline(always)]
+fn keyword_letters(a: u8, b: u8, c: u8) -> u8 {
+    let (x, y, z) = (a | 0x20, b | 0x20, c | 0x20);
+    let e = u8::from(x == b'e')
+        & ((u8::from(y == b'x') & (u8::from(z == b'i') | u8::from(z == b'c')))
+            | (u8::from(y == b'r') & u8::from(z == b'r')));
+    let f = u8::from(x == b'f') & u8::from(y == b'a') & (u8::from(z == b't') | u8::from(z == b'i'));
+    let p = u8::from(x == b'p') & u8::from(y == b'a') & u8::from(z == b'n');
+    let t = u8::from(x == b't') & u8::from(y == b'r') & u8::from(z == b'a');
+    let s = u8::from(x == b'a') & u8::from(y == b's') & u8::from(z == b's');
+    e | f | p | t | s
+}
+
+/// Whether a word starts at `a` after `prev`, as [`keyword_can_start`] reads it (`prev`
+/// is no letter, digit, `/`, `.` or `_`, or `a` starts a CamelCase part), as 0 or 1
+/// (no branch).
+#[inline(always)]
+fn word_start(prev: u8, a: u8) -> u8 {
+    let lower = u8::from(prev.wrapping_sub(b'a') < 26);
+    let letter = u8::from((prev | 0x20).wrapping_sub(b'a') < 26);
+    let digit = u8::from(prev.wrapping_sub(b'0') < 10);
+    let camel = lower & u8::from(a.wrapping_sub(b'A') < 26);
+    // `.` and `/` are 0x2e and 0x2f.
+    let mark = u8::from(prev & 0xfe == b'.') | u8::from(prev == b'_');
+    let joined = mark | ((letter | digit) & (camel ^ 1));
+    joined ^ 1
 }
 
 /// The last line of a traceback: `pkg.mod.SomeError: message` (a dotted or CamelCase
 /// name ending in `:` at the start of the line, then a message).
-fn is_exception_line(line: &[u8]) -> bool {
+/// (`colon`: where the first `:` of `line` is, if any).
+fn is_exception_line(line: &[u8], colon: Option<usize>) -> bool {
+    // The name ends at the line's first `:`, then a space: most lines have none there.
+    if colon.is_none_or(|c| line.get(c + 1) != Some(&b' ')) {
+        return false;
+    }
     let t = line.trim_ascii_start();
     // The name: letters, digits, `.` and `_` up to the line's first `:`.
     let colon = t
@@ -693,12 +853,348 @@ mod tests {
             .map(|l| l.as_bytes())
             .chain(generated.iter().map(Vec::as_slice))
         {
+            let colon = memchr::memchr(b':', line);
+            let by_positions = scan_keywords_with::<false>(line, colon);
             assert_eq!(
-                keyword_strength(line),
-                scan_keywords(line),
+                scan_keywords(line, colon),
+                by_positions,
                 "{:?}",
                 String::from_utf8_lossy(line)
             );
+            assert_eq!(
+                keyword_strength(line, colon),
+                by_positions,
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    /// Random lines from `pieces`, cut to every length up to 70 bytes at times (blocks of
+    /// [`LANES`] and their edges), from a fixed seed.
+    fn random_lines(pieces: &[&[u8]], count: usize, mut seed: u64) -> Vec<Vec<u8>> {
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        (0..count)
+            .map(|_| {
+                let mut s = Vec::new();
+                while s.len() < 72 {
+                    s.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+                }
+                s.truncate((next() % 71) as usize);
+                s
+            })
+            .collect()
+    }
+
+    /// [`may_start_keyword`] read position by position (no blocks).
+    fn may_start_keyword_bytewise(line: &[u8]) -> bool {
+        const STARTS: [&[u8]; 8] = [
+            b"exi", b"exc", b"err", b"fat", b"fai", b"pan", b"tra", b"ass",
+        ];
+        line.len() >= 4
+            && (0..=line.len() - 4).any(|i| {
+                let prev = if i == 0 { b' ' } else { line[i - 1] };
+                let camel = prev.is_ascii_lowercase() && line[i].is_ascii_uppercase();
+                let joined = b"/._".contains(&prev) || (prev.is_ascii_alphanumeric() && !camel);
+                STARTS.contains(&&*line[i..i + 3].to_ascii_lowercase()) && !joined
+            })
+    }
+
+    #[test]
+    fn keyword_starts_are_found_in_blocks_as_position_by_position() {
+        let pieces: [&[u8]; 30] = [
+            b"err",
+            b"ERR",
+            b"Exc",
+            b"exi",
+            b"fat",
+            b"fAi",
+            b"pan",
+            b"tra",
+            b"ass",
+            b"e",
+            b"x",
+            b"r",
+            b"a",
+            b"s",
+            b" ",
+            b"\t",
+            b"\x0b",
+            b"\x0c",
+            b"\r",
+            b"/",
+            b".",
+            b"_",
+            b"-",
+            b"0",
+            b"Z",
+            b"q",
+            "é".as_bytes(),
+            "\u{2003}".as_bytes(),
+            b"\xff",
+            b"\x00",
+        ];
+        let mut lines = random_lines(&pieces, 60_000, 0x9e37_79b9_7f4a_7c15);
+        // One keyword start at every position of every length, and its look-alikes.
+        for n in 0..=70 {
+            for i in 0..n {
+                for (before, word) in [
+                    (b' ', b"err"),
+                    (b'x', b"err"),
+                    (b'a', b"Err"),
+                    (b'/', b"tra"),
+                ] {
+                    let mut s = vec![b'q'; n];
+                    if i > 0 {
+                        s[i - 1] = before;
+                    }
+                    let end = (i + 3).min(n);
+                    s[i..end].copy_from_slice(&word[..end - i]);
+                    lines.push(s);
+                }
+            }
+        }
+        for line in &lines {
+            assert_eq!(
+                may_start_keyword(line),
+                may_start_keyword_bytewise(line),
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    /// [`split_line_number`] as it read before its first-byte test.
+    fn split_line_number_reference(line: &str) -> (Option<&str>, &str) {
+        let trimmed = line.trim_start();
+        let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || digits > 7 {
+            return (None, line);
+        }
+        let rest = &trimmed[digits..];
+        match rest.as_bytes().first() {
+            Some(b'\t' | b':' | b' ' | b'|' | b'-') => {
+                (Some(&trimmed[..digits]), rest[1..].trim_start())
+            }
+            _ => (None, line),
+        }
+    }
+
+    /// [`is_exception_line`] as it read before its test of what follows the first `:`.
+    fn is_exception_line_reference(line: &[u8]) -> bool {
+        let t = line.trim_ascii_start();
+        let colon = t
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'.' || **b == b'_')
+            .count();
+        let name = &t[..colon];
+        name.len() >= 5
+            && t.get(colon) == Some(&b':')
+            && t.get(colon + 1) == Some(&b' ')
+            && name[0].is_ascii_alphabetic()
+            && name
+                .windows(2)
+                .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+            && name.last().is_some_and(u8::is_ascii_alphabetic)
+    }
+
+    #[test]
+    fn trimmed_numbered_and_spaced_lines_read_as_the_std_reads_them() {
+        const SPACES: [&str; 11] = [
+            " ", "\t", "\n", "\x0b", "\x0c", "\r", "\u{85}", "\u{a0}", "\u{2003}", "\u{3000}",
+            "\u{1680}",
+        ];
+        let mut pieces: Vec<&[u8]> = SPACES.iter().map(|s| s.as_bytes()).collect();
+        pieces.extend([
+            b"x" as &[u8],
+            b"Z",
+            b"7",
+            b"42",
+            b":",
+            b": ",
+            b"|",
+            b"-",
+            b"ValueError",
+            b"pkg.mod",
+            b"_",
+            b".",
+            "é".as_bytes(),
+            "\u{2028}".as_bytes(),
+            b"\x00",
+            b"~",
+        ]);
+        let mut lines: Vec<String> = random_lines(&pieces, 60_000, 0x2545_f491_4f6c_dd1d)
+            .iter()
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .collect();
+        // Each kind of whitespace at every place of every length (blocks of 16 and their
+        // edges), in a line of letters and in a numbered one.
+        for n in 0..=70 {
+            for i in 0..n {
+                for space in SPACES {
+                    let mut l = "x".repeat(i);
+                    l.push_str(space);
+                    l.push_str(&"y".repeat(n - i - 1));
+                    lines.push(format!("{i}{space}{l}"));
+                    lines.push(l);
+                }
+            }
+        }
+        for l in &lines {
+            assert_eq!(trim(l), l.trim(), "{l:?}");
+            assert_eq!(trim_start(l), l.trim_start(), "{l:?}");
+            assert_eq!(has_whitespace(l), l.contains(char::is_whitespace), "{l:?}");
+            assert_eq!(
+                split_line_number(l),
+                split_line_number_reference(l),
+                "{l:?}"
+            );
+            let b = l.as_bytes();
+            assert_eq!(
+                is_exception_line(b, memchr::memchr(b':', b)),
+                is_exception_line_reference(b),
+                "{l:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn substrings_are_found_where_str_find_finds_them() {
+        let pieces: [&[u8]; 14] = [
+            b"<",
+            b"<<",
+            b"</returncode>",
+            b"</return",
+            b", in ",
+            b", i",
+            b",",
+            b" ",
+            b"x",
+            b"/rustc/",
+            b"/usr/lib/",
+            "é".as_bytes(),
+            b"n",
+            b"\"",
+        ];
+        let needles = [
+            "</returncode>",
+            ", in ",
+            "<<",
+            "/rustc/",
+            "/usr/lib/",
+            "x",
+            "",
+        ];
+        for line in random_lines(&pieces, 20_000, 0x0123_4567_89ab_cdef) {
+            let hay = String::from_utf8_lossy(&line);
+            for needle in needles {
+                assert_eq!(
+                    find_str(&hay, needle),
+                    hay.find(needle),
+                    "{hay:?} {needle:?}"
+                );
+            }
+            // A frame's function: the text after the first `, in ` up to the next one.
+            let framed = format!("File \"a.py\", line 3{hay}");
+            let func = framed.trim().split(", in ").nth(1).map(str::trim);
+            let expected = match func {
+                Some(f) if !f.is_empty() => format!("a.py:3 in {f}"),
+                _ => "a.py:3".to_string(),
+            };
+            assert_eq!(
+                frame(&framed).as_deref(),
+                Some(expected.as_str()),
+                "{framed:?}"
+            );
+        }
+    }
+
+    /// [`is_definition`] as it read with `str::starts_with`.
+    fn is_definition_reference(code: &str) -> bool {
+        let t = code.trim_start();
+        let Some(&first) = t.as_bytes().first() else {
+            return false;
+        };
+        definition_words(first).iter().any(|s| t.starts_with(s))
+            && t.len() > 4
+            && t.bytes().any(|b| b.is_ascii_alphabetic())
+    }
+
+    /// [`is_path_line`] as it read with `str::starts_with` and a search of the path bytes.
+    fn is_path_line_reference(t: &str) -> bool {
+        let several = t.contains(char::is_whitespace);
+        let long_listing = several
+            && t.starts_with(['-', 'd', 'l'])
+            && t.as_bytes()
+                .get(1..10)
+                .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
+            && t.split_whitespace().count() >= 8;
+        if several && !long_listing {
+            return false;
+        }
+        let last = t.rsplit(char::is_whitespace).next().unwrap_or(t);
+        last.len() <= 200
+            && last.bytes().any(|b| b.is_ascii_alphabetic())
+            && last
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._-+@~".contains(&b))
+            && (last.contains('/') || has_extension(last) || long_listing)
+    }
+
+    #[test]
+    fn definitions_and_paths_read_as_before() {
+        let pieces: [&[u8]; 26] = [
+            b"def ",
+            b"de",
+            b"pub fn ",
+            b"pub(crate) fn ",
+            b"pub",
+            b"p",
+            b"impl<",
+            b"impl ",
+            b"i",
+            b"#define ",
+            b"#",
+            b"class ",
+            b"x",
+            b" ",
+            b"\t",
+            b"src/",
+            b"a.py",
+            b".",
+            b"-rw-r--r-- ",
+            b"drwxr-xr-x ",
+            b"1 ",
+            b"~",
+            b"+",
+            b"@",
+            "é".as_bytes(),
+            "\u{2003}".as_bytes(),
+        ];
+        let mut lines = random_lines(&pieces, 60_000, 0x3c6e_f372_fe94_f82b);
+        // `ls -l` rows of every kind, and look-alikes.
+        for perms in [
+            "-rw-r--r--",
+            "drwxr-xr-x",
+            "lrwxrwxrwx",
+            "xrwxrwxrwx",
+            "-rw-r--r",
+        ] {
+            for name in ["setup.cfg", "src", "a b", "naïve.py"] {
+                lines.push(format!("{perms} 1 root root 4096 Jan  1 12:00 {name}").into_bytes());
+                lines.push(format!("{perms} 1 root 4096 {name}").into_bytes());
+            }
+        }
+        for line in lines {
+            let l = String::from_utf8_lossy(&line);
+            assert_eq!(is_definition(&l), is_definition_reference(&l), "{l:?}");
+            let t = l.trim();
+            assert_eq!(is_path_line(t), is_path_line_reference(t), "{t:?}");
         }
     }
 

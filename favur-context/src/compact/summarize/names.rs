@@ -53,6 +53,80 @@ fn is_trigger(b: u8) -> bool {
     CLASS[usize::from(b)] & (DIGIT | UPPER | MARK) != 0
 }
 
+/// Bytes read at a time by [`next_trigger`] and [`word_end`], as the bytes of a `u64`.
+const WORD: usize = 8;
+/// The low seven bits of every byte of a word.
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+/// The high bit of every byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// `b` in every byte of a word.
+const fn splat(b: u8) -> u64 {
+    b as u64 * 0x0101_0101_0101_0101
+}
+
+/// The bytes of `w` from `lo` to `hi` (ASCII, `0 < lo <= hi < 0x80`), as the high bit of
+/// each byte, where `low7` is `w & LOW7`: no carry crosses a byte, so a byte's sums tell
+/// its own value only (and a byte of 0x80 or more reads as its low seven bits: the
+/// caller drops those).
+fn in_range(low7: u64, lo: u8, hi: u8) -> u64 {
+    let at_least_lo = low7 + splat(0x80 - lo);
+    let above_hi = low7 + splat(0x7f - hi);
+    at_least_lo & !above_hi
+}
+
+/// The bytes of `w` that are [`is_trigger`] (`-./0-9:`, `A-Z`, `_`), as the high bit of
+/// each byte.
+fn trigger_bytes(w: u64) -> u64 {
+    let low7 = w & LOW7;
+    let marks = in_range(low7, b'-', b':') | in_range(low7, b'_', b'_');
+    (marks | in_range(low7, b'A', b'Z')) & !w & HIGH
+}
+
+/// The bytes of `w` that are [`name_byte`] (`-./0-9:`, letters, `_`), as the high bit of
+/// each byte.
+fn name_bytes(w: u64) -> u64 {
+    let low7 = w & LOW7;
+    let marks = in_range(low7, b'-', b':') | in_range(low7, b'_', b'_');
+    // `| 0x20` maps `A-Z` onto `a-z` and nothing else onto them.
+    let letters = in_range(low7 | splat(0x20), b'a', b'z');
+    (marks | letters) & !w & HIGH
+}
+
+/// The bytes of `bytes` at `i`, as a word (byte `i` lowest), if there are [`WORD`].
+fn word_at(bytes: &[u8], i: usize) -> Option<u64> {
+    let b = bytes.get(i..i + WORD)?;
+    Some(u64::from_le_bytes(b.try_into().ok()?))
+}
+
+/// Where the first [`is_trigger`] byte of `bytes` from `i` on is, read a word at a time.
+fn next_trigger(bytes: &[u8], mut i: usize) -> Option<usize> {
+    while let Some(w) = word_at(bytes, i) {
+        let found = trigger_bytes(w);
+        if found != 0 {
+            return Some(i + found.trailing_zeros() as usize / 8);
+        }
+        i += WORD;
+    }
+    bytes[i..]
+        .iter()
+        .position(|&b| is_trigger(b))
+        .map(|k| i + k)
+}
+
+/// Where the name bytes from `i` on end (the first byte from `i` that is not
+/// [`name_byte`], or the end of `bytes`), read a word at a time.
+fn word_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(w) = word_at(bytes, i) {
+        let other = !name_bytes(w) & HIGH;
+        if other != 0 {
+            return i + other.trailing_zeros() as usize / 8;
+        }
+        i += WORD;
+    }
+    i + bytes[i..].iter().take_while(|&&b| name_byte(b)).count()
+}
+
 /// Whether a byte can be part of a name.
 fn name_byte(b: u8) -> bool {
     CLASS[usize::from(b)] & NAME != 0
@@ -134,29 +208,23 @@ impl<'a> Iterator for Names<'a> {
                 break None;
             }
             // Only a word with a digit, an uppercase letter or a mark can be a name: skip
-            // to the next such byte (one table load per byte, no word boundaries to
-            // branch on), then back to the start of its word (`i` is not inside a word).
-            let Some(trigger) = bytes[i..].iter().position(|&b| is_trigger(b)) else {
+            // to the next such byte (eight bytes at a time, no word boundaries to branch
+            // on), then back to the start of its word (`i` is not inside a word).
+            let Some(trigger) = next_trigger(bytes, i) else {
                 i = bytes.len();
                 break None;
             };
-            let mut start = i + trigger;
+            let mut start = trigger;
             while start > i && name_byte(bytes[start - 1]) {
                 start -= 1;
             }
-            i = start;
-            let mut flags = 0u16;
-            while let Some(&b) = bytes.get(i) {
-                let class = CLASS[usize::from(b)];
-                if class & NAME == 0 {
-                    break;
-                }
-                flags |= class;
-                i += 1;
+            i = word_end(bytes, trigger);
+            if i - start < 3 {
+                continue; // no name is shorter (`1`, `42`, `-`, `A`)
             }
-            if start == i {
-                continue;
-            }
+            let flags = bytes[start..i]
+                .iter()
+                .fold(0u16, |f, &b| f | CLASS[usize::from(b)]);
             if flags & MARK == 0 {
                 // Letters and digits only: nothing to trim, no path, URL or dotted name.
                 if is_plain_name(&bytes[start..i], flags)
@@ -224,7 +292,7 @@ impl<'a> EntryNames<'a> {
                 Some(line) => return Some(line),
                 None => {
                     let text = self.texts.next()?;
-                    if memchr::memmem::find(text.as_bytes(), b"```").is_none() {
+                    if super::producers::find_fence(text).is_none() {
                         return Some(text);
                     }
                     self.lines = super::lines::text_lines(text);
@@ -355,6 +423,53 @@ mod tests {
                 names_by_passes(text),
                 "{text:?}"
             );
+        }
+    }
+
+    #[test]
+    fn words_read_a_word_at_a_time_find_what_bytes_find() {
+        // Every byte value, at every offset of every length up to 70 (the words of eight
+        // bytes and their edges), each test around it.
+        let mut seed = 0x51af_d7ed_558c_cd71u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for n in 0..=70usize {
+            for b in 0..=255u8 {
+                for at in [0, n / 2, n.saturating_sub(1)] {
+                    let mut t = vec![b' '; n];
+                    if n > 0 {
+                        t[at] = b;
+                    }
+                    texts.push(t.clone());
+                    t.iter_mut().for_each(|x| *x = b'q');
+                    if n > 0 {
+                        t[at] = b;
+                    }
+                    texts.push(t);
+                }
+            }
+            for _ in 0..200 {
+                texts.push((0..n).map(|_| (next() % 256) as u8).collect());
+            }
+        }
+        for t in &texts {
+            for i in 0..=t.len() {
+                assert_eq!(
+                    next_trigger(t, i),
+                    t[i..].iter().position(|&b| is_trigger(b)).map(|k| i + k),
+                    "{t:?} from {i}"
+                );
+                assert_eq!(
+                    word_end(t, i),
+                    i + t[i..].iter().take_while(|&&b| name_byte(b)).count(),
+                    "{t:?} from {i}"
+                );
+            }
         }
     }
 

@@ -62,6 +62,15 @@ impl<'a> Producers<'a> {
         })
     }
 
+    /// Whether the assistant turn right before `e` has a fenced command
+    /// ([`Producers::command_before`] is some, without writing it).
+    pub(super) fn has_command_before(&self, e: &Entry) -> bool {
+        let at = self.turns.partition_point(|t| t.0 < e.id());
+        at.checked_sub(1)
+            .and_then(|k| self.turns.get(k))
+            .is_some_and(|t| t.1.is_some())
+    }
+
     /// The fenced command of the assistant turn right before `e` (a plain-chat
     /// observation answers it).
     pub(super) fn command_before(&self, e: &Entry) -> Option<Producer<'a>> {
@@ -78,7 +87,7 @@ impl<'a> Producers<'a> {
 
 /// Where the first ```` ``` ```` of `s` starts (`str::find` builds a substring searcher
 /// for each call).
-fn find_fence(s: &str) -> Option<usize> {
+pub(super) fn find_fence(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     memchr::memchr_iter(b'`', b).find(|&i| b[i..].starts_with(b"```"))
 }
@@ -139,7 +148,7 @@ pub(super) fn command_line(c: &ToolCall, limit: usize) -> String {
 pub(super) fn one_line(s: &str, limit: usize) -> String {
     let s = s.trim();
     if let Some((first, _)) = s.split_once('\n')
-        && first.contains("<<")
+        && super::lines::find_str(first, "<<").is_some()
     {
         let mut out = cut(first.trim(), limit);
         out.push_str(" …");
