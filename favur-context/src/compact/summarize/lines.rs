@@ -574,8 +574,8 @@ fn scan_keywords_with<const SKIP: bool>(line: &[u8], colon: Option<usize>) -> St
         // The next block of positions a keyword may start in (each window from the byte
         // before its first position; none before position 0).
         while SKIP
-            && let Some(w) = i.checked_sub(1).and_then(|k| line.get(k..k + LANES + 3))
-            && !block_opens(w.try_into().expect("a window of LANES + 3 bytes"))
+            && let Some(w) = i.checked_sub(1).and_then(|k| window(line, k))
+            && !block_opens(w)
         {
             i += LANES;
         }
@@ -681,8 +681,8 @@ fn may_start_keyword(line: &[u8]) -> bool {
     // Then positions `k..k + LANES`, each window from the byte before `k`.
     let mut k = LANES;
     while k + 2 < read.len() {
-        let opens = match read.get(k - 1..k + LANES + 2) {
-            Some(w) => block_opens(w.try_into().expect("a window of LANES + 3 bytes")),
+        let opens = match window(read, k - 1) {
+            Some(w) => block_opens(w),
             None => {
                 // The last block, padded with zeros (which start no keyword).
                 let mut last = [0u8; LANES + 3];
@@ -701,6 +701,12 @@ fn may_start_keyword(line: &[u8]) -> bool {
 
 /// Positions [`may_start_keyword`] tests at a time.
 const LANES: usize = 16;
+
+/// The [`LANES`] + 3 bytes of `b` from `at` (the window [`block_opens`] reads), if `b`
+/// holds them.
+fn window(b: &[u8], at: usize) -> Option<&[u8; LANES + 3]> {
+    b.get(at..at.checked_add(LANES + 3)?)?.try_into().ok()
+}
 
 /// Whether a keyword may start at one of the positions `1..=LANES` of `w` (each read
 /// with the byte before it and the two after it), as [`may_start_keyword`] reads one:
