@@ -126,7 +126,7 @@ fn is_directive(bytes: &[u8], i: usize) -> bool {
 }
 
 /// `n` in decimal, at the end of `out` (what `write!` gives, without its formatter).
-fn push_u64(out: &mut String, mut n: u64) {
+pub(crate) fn push_u64(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

@@ -518,7 +518,7 @@ impl BuiltinSummarizer {
         }
         if lines_total > 1 {
             header.push_str(" (");
-            push_decimal(&mut header, lines_total as u64);
+            crate::request::forms::push_u64(&mut header, lines_total as u64);
             header.push_str(" lines)");
         }
         (
@@ -531,26 +531,10 @@ impl BuiltinSummarizer {
     }
 }
 
-/// Appends `n` in decimal to `out`, as `write!(out, "{n}")` writes it (without the
-/// formatting machinery, which costs more than the digits).
-fn push_decimal(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
-}
-
 /// Appends `id` as its `Display` writes it (`#12`).
 fn push_id(out: &mut String, id: EntryId) {
     out.push('#');
-    push_decimal(out, id.0);
+    crate::request::forms::push_u64(out, id.0);
 }
 
 /// Search hits of one file become one line: `path: 12 40 88 (3 hits): first text`.
@@ -881,7 +865,7 @@ mod tests {
         }
         for v in values {
             let (mut out, mut id) = (String::from("x"), String::new());
-            push_decimal(&mut out, v);
+            crate::request::forms::push_u64(&mut out, v);
             push_id(&mut id, EntryId(v));
             assert_eq!(out, format!("x{v}"));
             assert_eq!(id, EntryId(v).to_string());
