@@ -6,13 +6,15 @@
 //! the turn's leading thinking blocks (a thinking block precedes the text and tool uses
 //! of its turn); everything else keeps its order.
 
+use std::sync::LazyLock;
+
 use foldhash::HashMap;
 
 use serde_json::{Map, Value, json};
 
 use super::FIRST_TURN_NOTE;
 use super::anthropic_blocks::{leading_thinking, media_block, reasoning_block};
-use super::neutral::{Out, Piece, UniqueIds, object, tool_name};
+use super::neutral::{Out, Piece, UniqueIds, filled, object, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Role};
 
@@ -29,7 +31,31 @@ pub(super) fn system_block(entry: &Entry, text: String) -> Value {
 
 /// A `text` block holding `text`.
 fn text_block(text: String) -> Value {
-    object([("type", Value::from("text")), ("text", Value::String(text))])
+    static TEXT: LazyLock<Map<String, Value>> =
+        LazyLock::new(|| template([("type", Value::from("text")), ("text", Value::Null)]));
+    filled(&TEXT, [("text", Value::String(text))])
+}
+
+/// A turn of `role` (`"user"` or `"assistant"`) holding `blocks`.
+fn turn(role: &'static str, blocks: Vec<Value>) -> Value {
+    static USER: LazyLock<Map<String, Value>> =
+        LazyLock::new(|| template([("role", Value::from("user")), ("content", Value::Null)]));
+    static ASSISTANT: LazyLock<Map<String, Value>> =
+        LazyLock::new(|| template([("role", Value::from("assistant")), ("content", Value::Null)]));
+    let shape = if role == "assistant" {
+        &ASSISTANT
+    } else {
+        &USER
+    };
+    filled(shape, [("content", Value::Array(blocks))])
+}
+
+/// The map [`object`] builds of `fields`, to clone.
+fn template<const N: usize>(fields: [(&str, Value); N]) -> Map<String, Value> {
+    match object(fields) {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
 }
 
 /// The id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`).
@@ -194,10 +220,7 @@ impl Turns {
                     existing.append(&mut blocks);
                 }
             }
-            _ => self.messages.push(object([
-                ("role", Value::from(role)),
-                ("content", Value::Array(blocks)),
-            ])),
+            _ => self.messages.push(turn(role, blocks)),
         }
     }
 

@@ -725,6 +725,25 @@ pub(super) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(map)
 }
 
+/// A JSON object with `template`'s keys, each value of `fields` put in place of its
+/// key's: the same object [`object`] builds, made by cloning a map built once (no key
+/// search, no insertion, one node). Every key of `fields` must be one of `template`'s.
+pub(super) fn filled<const N: usize>(
+    template: &Map<String, Value>,
+    fields: [(&str, Value); N],
+) -> Value {
+    let mut map = template.clone();
+    for (key, value) in fields {
+        match map.get_mut(key) {
+            Some(slot) => *slot = value,
+            None => {
+                map.insert(key.to_owned(), value);
+            }
+        }
+    }
+    Value::Object(map)
+}
+
 pub(super) fn empty_map() -> &'static Map<String, Value> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
     EMPTY.get_or_init(Map::new)
