@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::FIRST_TURN_NOTE;
 use super::anthropic_blocks::{leading_thinking, media_block, reasoning_block};
-use super::neutral::{Out, Piece, UniqueIds, filled, object, tool_name};
+use super::neutral::{Out, Piece, UniqueIds, filled, filled_map, object, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Role};
 
@@ -147,12 +147,22 @@ impl Turns {
                             let Some(c) = msg.calls.get(k) else { continue };
                             let id = self.used.unique(&anthropic_id(&c.id));
                             self.current.insert(c.id.clone(), id.clone());
-                            blocks.push(object([
-                                ("type", Value::from("tool_use")),
-                                ("id", Value::String(id)),
-                                ("name", Value::from(tool_name(&c.call.name))),
-                                ("input", input(&c.call.arguments)),
-                            ]));
+                            static TOOL_USE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+                                template([
+                                    ("type", Value::from("tool_use")),
+                                    ("id", Value::Null),
+                                    ("name", Value::Null),
+                                    ("input", Value::Null),
+                                ])
+                            });
+                            blocks.push(filled(
+                                &TOOL_USE,
+                                [
+                                    ("id", Value::String(id)),
+                                    ("name", Value::from(tool_name(&c.call.name))),
+                                    ("input", input(&c.call.arguments)),
+                                ],
+                            ));
                         }
                         // Reasoning is only sent back in an assistant turn.
                         Piece::Reasoning(r) if role == Role::Assistant => {
@@ -181,9 +191,13 @@ impl Turns {
                     .get(&id)
                     .cloned()
                     .unwrap_or_else(|| anthropic_id(&id));
-                let mut block = Map::new();
-                block.insert("type".into(), json!("tool_result"));
-                block.insert("tool_use_id".into(), Value::String(id));
+                static TOOL_RESULT: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+                    template([
+                        ("type", Value::from("tool_result")),
+                        ("tool_use_id", Value::Null),
+                    ])
+                });
+                let mut block = filled_map(&TOOL_RESULT, [("tool_use_id", Value::String(id))]);
                 if media.is_empty() {
                     if !content.is_empty() {
                         block.insert("content".into(), Value::String(content.into_owned()));

@@ -732,6 +732,14 @@ pub(super) fn filled<const N: usize>(
     template: &Map<String, Value>,
     fields: [(&str, Value); N],
 ) -> Value {
+    Value::Object(filled_map(template, fields))
+}
+
+/// The map of [`filled`].
+pub(super) fn filled_map<const N: usize>(
+    template: &Map<String, Value>,
+    fields: [(&str, Value); N],
+) -> Map<String, Value> {
     let mut map = template.clone();
     for (key, value) in fields {
         match map.get_mut(key) {
@@ -741,7 +749,7 @@ pub(super) fn filled<const N: usize>(
             }
         }
     }
-    Value::Object(map)
+    map
 }
 
 pub(super) fn empty_map() -> &'static Map<String, Value> {
