@@ -169,18 +169,15 @@ mod tests {
     #[test]
     fn runs_are_counted_as_the_byte_by_byte_count_does() {
         let alphabet = b"a \t\n\r\x0b\x0cZ\xc3";
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
         let mut texts: Vec<String> = ["", " ", "a", " a", "a ", "a  b", "\u{a0}x y"]
             .iter()
             .map(|s| s.to_string())
             .collect();
         for _ in 0..5_000 {
             let mut s = Vec::new();
-            for _ in 0..(seed % 70) {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                s.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            for _ in 0..rng.usize(0..70) {
+                s.push(alphabet[rng.usize(0..alphabet.len())]);
             }
             texts.push(String::from_utf8_lossy(&s).into_owned());
         }

@@ -795,28 +795,22 @@ mod tests {
             LineKind::Definition,
             LineKind::Path,
         ];
-        let mut seed = 0x6a09_e667_f3bc_c908u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = fastrand::Rng::with_seed(0x6a09_e667_f3bc_c908);
         for _ in 0..400 {
-            let digests: Vec<Digest<'_>> = (0..1 + next() % 8)
+            let digests: Vec<Digest<'_>> = (0..rng.usize(1..=8))
                 .map(|_| Digest {
                     header: String::new(),
-                    items: (0..next() % 40)
+                    items: (0..rng.usize(0..40))
                         .map(|order| Item {
-                            kind: KINDS[(next() % 7) as usize],
-                            order: order as usize,
-                            text: Cow::Owned("ab cd_e ".repeat((next() % 6) as usize)),
+                            kind: KINDS[rng.usize(0..KINDS.len())],
+                            order,
+                            text: Cow::Owned("ab cd_e ".repeat(rng.usize(0..6))),
                         })
                         .collect(),
                 })
                 .collect();
-            let budget = (next() % 600) as usize;
-            let head = (next() % 3) as usize;
+            let budget = rng.usize(0..600);
+            let head = rng.usize(0..3);
             let fresh = || -> Vec<Picks<'_>> {
                 digests
                     .iter()

@@ -842,15 +842,12 @@ mod tests {
             b"12\t",
             b"tests/a.py::t",
         ];
-        let mut seed = 0x2f6b_51c3_91aa_0e17u64;
+        let mut rng = fastrand::Rng::with_seed(0x2f6b_51c3_91aa_0e17);
         let mut generated = Vec::new();
         for _ in 0..50_000 {
             let mut s = Vec::new();
-            for _ in 0..(1 + seed % 6) {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                s.extend_from_slice(words[(seed % words.len() as u64) as usize]);
+            for _ in 0..rng.usize(1..=6) {
+                s.extend_from_slice(words[rng.usize(0..words.len())]);
             }
             generated.push(s);
         }
@@ -878,20 +875,15 @@ mod tests {
 
     /// Random lines from `pieces`, cut to every length up to 70 bytes at times (blocks of
     /// [`LANES`] and their edges), from a fixed seed.
-    fn random_lines(pieces: &[&[u8]], count: usize, mut seed: u64) -> Vec<Vec<u8>> {
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+    fn random_lines(pieces: &[&[u8]], count: usize, seed: u64) -> Vec<Vec<u8>> {
+        let mut rng = fastrand::Rng::with_seed(seed);
         (0..count)
             .map(|_| {
                 let mut s = Vec::new();
                 while s.len() < 72 {
-                    s.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+                    s.extend_from_slice(pieces[rng.usize(0..pieces.len())]);
                 }
-                s.truncate((next() % 71) as usize);
+                s.truncate(rng.usize(0..71));
                 s
             })
             .collect()
