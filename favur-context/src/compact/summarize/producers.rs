@@ -65,17 +65,20 @@ impl<'a> Producers<'a> {
     /// Whether the assistant turn right before `e` has a fenced command
     /// ([`Producers::command_before`] is some, without writing it).
     pub(super) fn has_command_before(&self, e: &Entry) -> bool {
+        self.turn_before(e).is_some_and(|t| t.1.is_some())
+    }
+
+    /// The assistant turn right before `e`, if any: its id, fenced command and whether
+    /// it is a member of the run.
+    fn turn_before(&self, e: &Entry) -> Option<&(EntryId, Option<&'a str>, bool)> {
         let at = self.turns.partition_point(|t| t.0 < e.id());
-        at.checked_sub(1)
-            .and_then(|k| self.turns.get(k))
-            .is_some_and(|t| t.1.is_some())
+        self.turns.get(at.checked_sub(1)?)
     }
 
     /// The fenced command of the assistant turn right before `e` (a plain-chat
     /// observation answers it).
     pub(super) fn command_before(&self, e: &Entry) -> Option<Producer<'a>> {
-        let at = self.turns.partition_point(|t| t.0 < e.id());
-        let &(turn, cmd, member) = self.turns.get(at.checked_sub(1)?)?;
+        let &(turn, cmd, member) = self.turn_before(e)?;
         let cmd = cmd?;
         Some(if member {
             Producer::Above(turn, "")
