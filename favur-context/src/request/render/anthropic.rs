@@ -6,6 +6,7 @@
 //! the turn's leading thinking blocks (a thinking block precedes the text and tool uses
 //! of its turn); everything else keeps its order.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use foldhash::HashMap;
@@ -14,7 +15,9 @@ use serde_json::{Map, Value, json};
 
 use super::FIRST_TURN_NOTE;
 use super::anthropic_blocks::{leading_thinking, media_block, reasoning_block};
-use super::neutral::{Out, Piece, UniqueIds, filled, filled_map, object, tool_name};
+use super::neutral::{
+    Out, Piece, SPARE, SPARE_TEXT, UniqueIds, filled, filled_map, object, refill, tool_name,
+};
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Role};
 
@@ -34,6 +37,98 @@ fn text_block(text: String) -> Value {
     static TEXT: LazyLock<Map<String, Value>> =
         LazyLock::new(|| template([("type", Value::from("text")), ("text", Value::Null)]));
     filled(&TEXT, [("text", Value::String(text))])
+}
+
+/// The most blocks a vector [`Spare`] keeps has room for.
+const SPARE_BLOCKS: usize = 16;
+
+/// Turns and text blocks a [`Turns::reset`] took off, emptied, to build the next ones
+/// in: a turn reused keeps its map and keys, a text block its map, keys and text buffer,
+/// so a request rendered after a compaction allocates (and frees) little. At most
+/// [`SPARE`] of each are kept, with text buffers of at most [`SPARE_TEXT`] bytes and
+/// vectors with room for at most [`SPARE_BLOCKS`] blocks.
+#[derive(Debug, Default)]
+struct Spare {
+    /// `{"role", "content"}` maps, `content` taken out (null).
+    turns: Vec<Map<String, Value>>,
+    /// Empty `content` vectors, their room kept.
+    blocks: Vec<Vec<Value>>,
+    /// `{"type": "text", "text"}` maps, `text` an empty string.
+    texts: Vec<Map<String, Value>>,
+}
+
+impl Spare {
+    /// Keeps what `turn` is made of, as far as it is a turn this module builds.
+    fn retire_turn(&mut self, turn: Value) {
+        let Value::Object(mut map) = turn else {
+            return;
+        };
+        if let Some(Value::Array(mut blocks)) = map.get_mut("content").map(Value::take) {
+            for block in blocks.drain(..) {
+                self.retire_block(block);
+            }
+            self.retire_blocks(blocks);
+        }
+        let shaped = map.len() == 2 && matches!(map.get("role"), Some(Value::String(_)));
+        if shaped && self.turns.len() < SPARE {
+            self.turns.push(map);
+        }
+    }
+
+    /// Keeps the empty vector `blocks` if it is of a size worth keeping.
+    fn retire_blocks(&mut self, blocks: Vec<Value>) {
+        if blocks.capacity() <= SPARE_BLOCKS && self.blocks.len() < SPARE {
+            self.blocks.push(blocks);
+        }
+    }
+
+    /// Keeps `block` if it is a text block of a size worth keeping.
+    fn retire_block(&mut self, block: Value) {
+        let Value::Object(mut map) = block else {
+            return;
+        };
+        if map.len() != 2 || self.texts.len() >= SPARE {
+            return;
+        }
+        let is_text = matches!(map.get("type"), Some(Value::String(t)) if t == "text");
+        match map.get_mut("text") {
+            Some(Value::String(text)) if is_text && text.capacity() <= SPARE_TEXT => {
+                text.clear();
+                self.texts.push(map);
+            }
+            _ => {}
+        }
+    }
+
+    /// A `text` block holding `text`, in a kept one if there is one.
+    fn text_block(&mut self, text: Cow<'_, str>) -> Value {
+        let Some(mut map) = self.texts.pop() else {
+            return text_block(text.into_owned());
+        };
+        if let Some(Value::String(buffer)) = map.get_mut("text") {
+            refill(buffer, text);
+        }
+        Value::Object(map)
+    }
+
+    /// An empty vector for a turn's blocks.
+    fn blocks(&mut self) -> Vec<Value> {
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    /// A turn of `role` holding `blocks`, in a kept one if there is one.
+    fn turn(&mut self, role: &'static str, blocks: Vec<Value>) -> Value {
+        let Some(mut map) = self.turns.pop() else {
+            return turn(role, blocks);
+        };
+        if let Some(Value::String(r)) = map.get_mut("role") {
+            refill(r, Cow::Borrowed(role));
+        }
+        if let Some(content) = map.get_mut("content") {
+            *content = Value::Array(blocks);
+        }
+        Value::Object(map)
+    }
 }
 
 /// A turn of `role` (`"user"` or `"assistant"`) holding `blocks`.
@@ -116,6 +211,8 @@ pub(super) struct Turns {
     used: UniqueIds,
     /// Request ids of the calls of the last assistant turn, by their own id.
     current: HashMap<String, String>,
+    /// What was taken off, to build in again.
+    spare: Spare,
 }
 
 fn role_of(turn: &Value) -> Option<&str> {
@@ -133,7 +230,7 @@ impl Turns {
         let (role, mut blocks, ext) = match out {
             Out::Msg(msg) => {
                 let role = msg.role;
-                let mut blocks = Vec::new();
+                let mut blocks = self.spare.blocks();
                 if role == Role::Assistant {
                     self.current.clear();
                 }
@@ -141,7 +238,7 @@ impl Turns {
                     match piece {
                         Piece::Text(t) if t.trim().is_empty() => {}
                         Piece::Text(t) => {
-                            blocks.push(text_block(t.into_owned()));
+                            blocks.push(self.spare.text_block(t));
                         }
                         Piece::Call(k) => {
                             let Some(c) = msg.calls.get(k) else { continue };
@@ -218,6 +315,7 @@ impl Turns {
             }
         };
         if blocks.is_empty() {
+            self.spare.retire_blocks(blocks);
             return;
         }
         if let (Some(cc), Some(Value::Object(last))) = (ext.get("cache_control"), blocks.last_mut())
@@ -233,8 +331,12 @@ impl Turns {
                     existing.splice(at..at, blocks.drain(..lead));
                     existing.append(&mut blocks);
                 }
+                self.spare.retire_blocks(blocks);
             }
-            _ => self.messages.push(turn(role, blocks)),
+            _ => {
+                let turn = self.spare.turn(role, blocks);
+                self.messages.push(turn);
+            }
         }
     }
 
@@ -254,6 +356,16 @@ impl Turns {
         assistant_first
     }
 
+    /// No turns, as [`Turns::default`] has, keeping what they were built of to build in
+    /// again.
+    pub(super) fn restart(&mut self) {
+        for turn in self.messages.drain(..) {
+            self.spare.retire_turn(turn);
+        }
+        self.used = UniqueIds::default();
+        self.current.clear();
+    }
+
     /// Where the turns stand now.
     pub(super) fn mark(&mut self) -> Mark {
         let (last_blocks, lead) = self
@@ -271,12 +383,16 @@ impl Turns {
 
     /// Back to where they stood at `mark` (taken since nothing before it changed).
     pub(super) fn reset(&mut self, mark: Mark) {
-        self.messages.truncate(mark.turns);
+        for turn in self.messages.drain(mark.turns.min(self.messages.len())..) {
+            self.spare.retire_turn(turn);
+        }
         if let Some(blocks) = self.messages.last_mut().and_then(blocks_of) {
             // Thinking blocks put among the leading ones since, then what was appended.
             let lead = leading_thinking(blocks).max(mark.lead);
             blocks.drain(mark.lead.min(blocks.len())..lead.min(blocks.len()));
-            blocks.truncate(mark.last_blocks);
+            for block in blocks.drain(mark.last_blocks.min(blocks.len())..) {
+                self.spare.retire_block(block);
+            }
         }
         self.used.reset(mark.ids);
         self.current.clear();
@@ -285,7 +401,62 @@ impl Turns {
 
 #[cfg(test)]
 mod tests {
-    use super::anthropic_id;
+    use std::borrow::Cow;
+
+    use serde_json::json;
+
+    use super::{SPARE_TEXT, Spare, anthropic_id};
+
+    #[test]
+    fn kept_turns_and_text_blocks_are_built_again_as_new_ones_are() {
+        let mut spare = Spare::default();
+        spare.retire_turn(json!({"role": "assistant", "content": [
+            {"type": "text", "text": "an old text"},
+            {"type": "tool_use", "id": "c1", "name": "bash", "input": {}},
+        ]}));
+        // The turn, its vector and its text block are kept; the tool use is not.
+        assert_eq!(
+            (spare.turns.len(), spare.blocks.len(), spare.texts.len()),
+            (1, 1, 1)
+        );
+        let mut blocks = spare.blocks();
+        assert!(blocks.is_empty());
+        blocks.push(spare.text_block(Cow::Borrowed("new")));
+        blocks.push(spare.text_block(Cow::Owned("made".into())));
+        let turn = spare.turn("user", blocks);
+        assert_eq!(
+            turn,
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "new"},
+                {"type": "text", "text": "made"},
+            ]})
+        );
+        assert_eq!(
+            (spare.turns.len(), spare.blocks.len(), spare.texts.len()),
+            (0, 0, 0)
+        );
+        assert_eq!(
+            spare.turn("assistant", Vec::new()),
+            json!({"role": "assistant", "content": []})
+        );
+    }
+
+    #[test]
+    fn only_text_blocks_of_a_kept_size_are_kept() {
+        let mut spare = Spare::default();
+        spare.retire_block(json!({"type": "text", "text": "x".repeat(SPARE_TEXT + 1)}));
+        spare.retire_block(
+            json!({"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}}),
+        );
+        spare.retire_block(json!({"type": "thinking", "text": "a"}));
+        spare.retire_block(json!("not a block"));
+        spare.retire_turn(json!({"role": "user", "content": "a", "extra": 1}));
+        spare.retire_blocks(Vec::with_capacity(1_000));
+        assert_eq!(
+            (spare.turns.len(), spare.blocks.len(), spare.texts.len()),
+            (0, 0, 0)
+        );
+    }
 
     #[test]
     fn ids_are_rewritten_to_what_anthropic_accepts() {

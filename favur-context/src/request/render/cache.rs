@@ -220,7 +220,7 @@ impl<O: Default, M: Copy> State<O, M> {
 /// ```
 #[derive(Debug)]
 pub struct Renderer {
-    openai: State<Value, usize>,
+    openai: State<(Value, openai::Spare), usize>,
     anthropic: State<(AnthropicRequest, Turns), Mark>,
     responses: State<(Value, Items), ItemsMark>,
     /// The view's summary blocks, written once for both formats.
@@ -244,7 +244,7 @@ impl Renderer {
     pub fn new() -> Self {
         Renderer {
             openai: State {
-                output: Value::Array(Vec::new()),
+                output: (Value::Array(Vec::new()), openai::Spare::default()),
                 ..State::new()
             },
             anthropic: State::new(),
@@ -272,31 +272,36 @@ impl Renderer {
         self.summaries.update(history);
         let state = &mut self.openai;
         let resume = state.start(Key::of(history), history);
-        if !matches!(state.output, Value::Array(_)) {
-            state.output = Value::Array(Vec::new());
+        let (output, spare) = &mut state.output;
+        let mut messages = match std::mem::take(output) {
+            Value::Array(messages) => messages,
+            _ => Vec::new(),
+        };
+        let keep = resume.map_or(0, |r| r.at).min(messages.len());
+        for message in messages.drain(keep..) {
+            spare.retire(message);
         }
-        match resume {
-            Some(r) => {
-                if let Value::Array(messages) = &mut state.output {
-                    messages.truncate(r.at);
-                }
-            }
-            None => {
-                let system = neutral::system_pins(history)
+        if resume.is_none() {
+            messages.extend(
+                neutral::system_pins(history)
                     .into_iter()
-                    .map(|(entry, text)| openai::system_message(entry, text))
-                    .collect();
-                state.output = Value::Array(system);
-            }
+                    .map(|(entry, text)| openai::system_message(entry, text)),
+            );
         }
-        state.render(history, resume, &self.summaries, |output, segment| {
-            let Value::Array(messages) = output else {
-                return 0;
-            };
-            messages.extend(segment.out.into_iter().map(openai::message));
-            messages.len()
-        });
-        &state.output
+        *output = Value::Array(messages);
+        state.render(
+            history,
+            resume,
+            &self.summaries,
+            |(output, spare), segment| {
+                let Value::Array(messages) = output else {
+                    return 0;
+                };
+                messages.extend(segment.out.into_iter().map(|out| spare.message(out)));
+                messages.len()
+            },
+        );
+        &state.output.0
     }
 
     /// The history's view as an Anthropic Messages request, as
@@ -329,7 +334,7 @@ impl Renderer {
                     .into_iter()
                     .map(|(entry, text)| anthropic::system_block(entry, text))
                     .collect();
-                *turns = Turns::default();
+                turns.restart();
             }
         }
         state.render(history, resume, &self.summaries, |(_, turns), segment| {

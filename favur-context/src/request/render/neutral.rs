@@ -752,6 +752,25 @@ pub(super) fn filled_map<const N: usize>(
     map
 }
 
+/// How many of each kind of value a renderer keeps to build in again (see
+/// `openai::Spare` and `anthropic::Spare`).
+pub(super) const SPARE: usize = 128;
+/// The largest text buffer a renderer keeps to build in again (bytes of capacity): a
+/// long text is freed.
+pub(super) const SPARE_TEXT: usize = 16 * 1024;
+
+/// `buffer`, a kept one, made to hold `text`: a borrowed text is copied into its room,
+/// an owned one moved in.
+pub(super) fn refill(buffer: &mut String, text: Cow<'_, str>) {
+    match text {
+        Cow::Borrowed(t) => {
+            buffer.clear();
+            buffer.push_str(t);
+        }
+        Cow::Owned(t) => *buffer = t,
+    }
+}
+
 pub(super) fn empty_map() -> &'static Map<String, Value> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
     EMPTY.get_or_init(Map::new)

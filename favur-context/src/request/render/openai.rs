@@ -6,9 +6,11 @@
 //! cannot carry (an image by file id, a document by URL), are sent as a text note saying
 //! what was there ([`Media::describe`](crate::Media::describe)).
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
-use super::neutral::{Out, Piece, object, tool_name};
+use super::neutral::{Out, Piece, SPARE, SPARE_TEXT, object, refill, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::Role;
 use crate::model::parts::{Media, MediaSource};
@@ -121,6 +123,74 @@ fn content(pieces: &[Piece<'_>], role: Role, null_if_empty: bool) -> Value {
     }
 }
 
+/// Messages a renderer took off, emptied, to build the next ones in: a `{"role",
+/// "content"}` message with text content keeps its map, keys, role and text buffer, so
+/// a request rendered after a compaction allocates (and frees) little. At most
+/// [`SPARE`] are kept, with text buffers of at most [`SPARE_TEXT`] bytes.
+#[derive(Debug, Default)]
+pub(super) struct Spare {
+    /// `{"role", "content"}` maps, `content` an empty string.
+    messages: Vec<Map<String, Value>>,
+}
+
+impl Spare {
+    /// Keeps `message` if it is a plain text message of a size worth keeping.
+    pub(super) fn retire(&mut self, message: Value) {
+        let Value::Object(mut map) = message else {
+            return;
+        };
+        if map.len() != 2
+            || self.messages.len() >= SPARE
+            || !matches!(map.get("role"), Some(Value::String(_)))
+        {
+            return;
+        }
+        if let Some(Value::String(text)) = map.get_mut("content")
+            && text.capacity() <= SPARE_TEXT
+        {
+            text.clear();
+            self.messages.push(map);
+        }
+    }
+
+    /// One message of the neutral sequence as an OpenAI message ([`message`]), a plain
+    /// text message built in a kept one if there is one.
+    pub(super) fn message(&mut self, out: Out<'_>) -> Value {
+        let mut msg = match out {
+            Out::Msg(msg) => msg,
+            result => return message(result),
+        };
+        // What `message` makes a single text with no calls and no extension sent.
+        let mut sent = msg
+            .pieces
+            .iter()
+            .filter(|p| !matches!(p, Piece::Call(_) | Piece::Reasoning(_)));
+        let single = matches!((sent.next(), sent.next()), (Some(Piece::Text(_)), None));
+        let plain = single
+            && msg.calls.is_empty()
+            && msg.ext.keys().all(|k| {
+                OPENAI_OWNED.contains(&k.as_str())
+                    || k.starts_with(super::INTERNAL_EXTENSION_PREFIX)
+            });
+        let spare = if plain { self.messages.pop() } else { None };
+        let Some(mut map) = spare else {
+            return message(Out::Msg(msg));
+        };
+        let role = msg.role.as_str();
+        if let Some(Value::String(r)) = map.get_mut("role") {
+            refill(r, Cow::Borrowed(role));
+        }
+        let text = msg.pieces.drain(..).find_map(|p| match p {
+            Piece::Text(t) => Some(t),
+            _ => None,
+        });
+        if let (Some(Value::String(buffer)), Some(text)) = (map.get_mut("content"), text) {
+            refill(buffer, text);
+        }
+        Value::Object(map)
+    }
+}
+
 /// One message of the neutral sequence as an OpenAI message.
 pub(super) fn message(out: Out<'_>) -> Value {
     let mut m = Map::new();
@@ -176,4 +246,63 @@ pub(super) fn message(out: Out<'_>) -> Value {
         }
     }
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use serde_json::{Map, Value, json};
+
+    use super::{SPARE_TEXT, Spare, message};
+    use crate::model::message::Role;
+    use crate::request::render::neutral::{Msg, Out, Piece, empty_map};
+
+    fn text<'a>(role: Role, t: Cow<'a, str>, ext: &'a Map<String, Value>) -> Out<'a> {
+        Out::Msg(Msg {
+            role,
+            pieces: vec![Piece::Text(t)],
+            calls: Vec::new(),
+            ext,
+        })
+    }
+
+    #[test]
+    fn a_kept_message_is_built_again_as_a_new_one_is() {
+        let mut spare = Spare::default();
+        spare.retire(json!({"role": "assistant", "content": "an old, longer text"}));
+        assert_eq!(spare.messages.len(), 1);
+        let built = spare.message(text(Role::User, Cow::Borrowed("new"), empty_map()));
+        assert_eq!(built, json!({"role": "user", "content": "new"}));
+        assert!(spare.messages.is_empty());
+        // Owned text is moved in; with nothing kept, the message is made afresh.
+        spare.retire(built);
+        let owned = spare.message(text(Role::User, Cow::Owned("x".into()), empty_map()));
+        assert_eq!(
+            owned,
+            message(text(Role::User, Cow::Borrowed("x"), empty_map()))
+        );
+        let fresh = spare.message(text(Role::Assistant, Cow::Borrowed("y"), empty_map()));
+        assert_eq!(fresh, json!({"role": "assistant", "content": "y"}));
+    }
+
+    #[test]
+    fn only_plain_messages_of_a_kept_size_are_kept_or_built_in() {
+        let mut spare = Spare::default();
+        spare.retire(json!({"role": "user", "content": "x".repeat(SPARE_TEXT + 1)}));
+        spare.retire(json!({"role": "user", "content": "a", "name": "ana"}));
+        spare.retire(json!({"role": "tool", "content": [{"type": "text", "text": "a"}]}));
+        spare.retire(json!("not a message"));
+        assert!(spare.messages.is_empty());
+        spare.retire(json!({"role": "user", "content": "kept"}));
+        // An extension sent as a field is built by `message`, the kept one left.
+        let ext = json!({"name": "ana"});
+        let ext = ext.as_object().unwrap();
+        let built = spare.message(text(Role::User, Cow::Borrowed("hi"), ext));
+        assert_eq!(
+            built,
+            json!({"role": "user", "content": "hi", "name": "ana"})
+        );
+        assert_eq!(spare.messages.len(), 1);
+    }
 }
