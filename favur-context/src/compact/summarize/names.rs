@@ -177,10 +177,10 @@ pub(crate) fn names(text: &str) -> Names<'_> {
 const BLOCK: usize = 64;
 
 /// The high bit of each byte of `m` (the others clear) as the low eight bits, byte `k`
-/// as bit `k`: each byte's bit lands on its own bit of the top byte, no two products
-/// at one place, so no carry.
+/// as bit `k`: the bit of byte `k` times `1 << 7 * (7 - k)` lands on bit `56 + k`, and
+/// no two products of bits land on one place, so no carry.
 fn gather(m: u64) -> u64 {
-    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+    m.wrapping_mul(0x0002_0408_1020_4081) >> 56
 }
 
 /// The [`name_byte`] bytes and the [`is_trigger`] bytes of the [`BLOCK`] bytes of
@@ -207,11 +207,10 @@ fn block_masks(bytes: &[u8], base: usize) -> (u64, u64) {
         let low7 = w & LOW7;
         let ascii = !w & HIGH;
         let marks = in_range(low7, b'-', b':') | in_range(low7, b'_', b'_');
-        let upper = in_range(low7, b'A', b'Z');
-        // `| 0x20` maps `A-Z` onto `a-z` and nothing else onto them.
-        let letters = in_range(low7 | splat(0x20), b'a', b'z');
-        name |= gather((marks | letters) & ascii) << (k * WORD);
-        trigger |= gather((marks | upper) & ascii) << (k * WORD);
+        let triggers = (marks | in_range(low7, b'A', b'Z')) & ascii;
+        let names = triggers | (in_range(low7, b'a', b'z') & ascii);
+        name |= gather(names) << (k * WORD);
+        trigger |= gather(triggers) << (k * WORD);
     }
     (name, trigger)
 }
