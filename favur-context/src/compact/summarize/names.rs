@@ -49,11 +49,12 @@ const CLASS: [u16; 256] = {
 
 /// Whether a byte makes a word worth reading as a name: a digit, an uppercase letter or
 /// a mark. A word with none of them (lowercase letters only) is never a name.
+#[cfg(test)]
 fn is_trigger(b: u8) -> bool {
     CLASS[usize::from(b)] & (DIGIT | UPPER | MARK) != 0
 }
 
-/// Bytes read at a time by [`next_trigger`] and [`word_end`], as the bytes of a `u64`.
+/// Bytes read at a time by [`block_masks`] and [`word_end`], as the bytes of a `u64`.
 const WORD: usize = 8;
 /// The low seven bits of every byte of a word.
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -75,14 +76,6 @@ fn in_range(low7: u64, lo: u8, hi: u8) -> u64 {
     at_least_lo & !above_hi
 }
 
-/// The bytes of `w` that are [`is_trigger`] (`-./0-9:`, `A-Z`, `_`), as the high bit of
-/// each byte.
-fn trigger_bytes(w: u64) -> u64 {
-    let low7 = w & LOW7;
-    let marks = in_range(low7, b'-', b':') | in_range(low7, b'_', b'_');
-    (marks | in_range(low7, b'A', b'Z')) & !w & HIGH
-}
-
 /// The bytes of `w` that are [`name_byte`] (`-./0-9:`, letters, `_`), as the high bit of
 /// each byte.
 fn name_bytes(w: u64) -> u64 {
@@ -97,21 +90,6 @@ fn name_bytes(w: u64) -> u64 {
 fn word_at(bytes: &[u8], i: usize) -> Option<u64> {
     let b = bytes.get(i..i + WORD)?;
     Some(u64::from_le_bytes(b.try_into().ok()?))
-}
-
-/// Where the first [`is_trigger`] byte of `bytes` from `i` on is, read a word at a time.
-fn next_trigger(bytes: &[u8], mut i: usize) -> Option<usize> {
-    while let Some(w) = word_at(bytes, i) {
-        let found = trigger_bytes(w);
-        if found != 0 {
-            return Some(i + found.trailing_zeros() as usize / 8);
-        }
-        i += WORD;
-    }
-    bytes[i..]
-        .iter()
-        .position(|&b| is_trigger(b))
-        .map(|k| i + k)
 }
 
 /// Where the name bytes from `i` on end (the first byte from `i` that is not
@@ -186,14 +164,88 @@ fn is_marked_name(b: &[u8], flags: u16) -> bool {
 
 /// The names of a text, in order of appearance (with repeats).
 pub(crate) fn names(text: &str) -> Names<'_> {
-    Names { text, i: 0 }
+    Names {
+        text,
+        next: 0,
+        base: 0,
+        name: 0,
+        pending: 0,
+    }
 }
 
-/// The iterator of [`names`]: where the scan of `text` is.
+/// Bytes of text per block of [`block_masks`], one bit per byte of a `u64`.
+const BLOCK: usize = 64;
+
+/// The high bit of each byte of `m` (the others clear) as the low eight bits, byte `k`
+/// as bit `k`: the bit of byte `k` times `1 << 7 * (7 - k)` lands on bit `56 + k`, and
+/// no two products of bits land on one place, so no carry.
+fn gather(m: u64) -> u64 {
+    m.wrapping_mul(0x0002_0408_1020_4081) >> 56
+}
+
+/// The [`name_byte`] bytes and the [`is_trigger`] bytes of the [`BLOCK`] bytes of
+/// `bytes` from `base` (past the end: none), bit `k` for byte `base + k`.
+fn block_masks(bytes: &[u8], base: usize) -> (u64, u64) {
+    let rest = bytes.get(base..).unwrap_or_default();
+    let mut padded = [0u8; BLOCK];
+    let block = match rest.first_chunk::<BLOCK>() {
+        Some(b) => b,
+        None => {
+            let n = rest.len().min(BLOCK);
+            if let (Some(to), Some(from)) = (padded.get_mut(..n), rest.get(..n)) {
+                to.copy_from_slice(from);
+            }
+            &padded
+        }
+    };
+    let (words, _) = block.as_chunks::<WORD>();
+    let (mut name, mut trigger) = (0u64, 0u64);
+    // The words of a shorter text only (the others are padding).
+    let used = rest.len().div_ceil(WORD);
+    for (k, w) in words.iter().take(used).enumerate() {
+        let w = u64::from_le_bytes(*w);
+        let low7 = w & LOW7;
+        let ascii = !w & HIGH;
+        let marks = in_range(low7, b'-', b':') | in_range(low7, b'_', b'_');
+        let triggers = (marks | in_range(low7, b'A', b'Z')) & ascii;
+        let names = triggers | (in_range(low7, b'a', b'z') & ascii);
+        name |= gather(names) << (k * WORD);
+        trigger |= gather(triggers) << (k * WORD);
+    }
+    (name, trigger)
+}
+
+/// Whether `word` (at least one byte) is a word no name is made of, from its
+/// [`is_trigger`] bytes (`triggers`, bit `k` for byte `k`): its triggers are at most an
+/// uppercase first byte and one `.`, `/`, `-` or `:` last byte (`The`, `end.`, `Done:`),
+/// so what is left once trimmed is an uppercase letter or none, then lowercase letters.
+fn plain_word(word: &[u8], triggers: u64) -> bool {
+    let mut rest = triggers;
+    if word
+        .last()
+        .is_some_and(|b| matches!(b, b'.' | b'/' | b'-' | b':'))
+    {
+        rest &= !(1u64 << ((word.len() - 1) & 63));
+    }
+    if word.first().is_some_and(u8::is_ascii_uppercase) {
+        rest &= !1;
+    }
+    rest == 0
+}
+
+/// The iterator of [`names`]: where the scan of `text` is, a block of [`BLOCK`] bytes
+/// at a time.
 #[derive(Debug, Clone)]
 pub(crate) struct Names<'a> {
     text: &'a str,
-    i: usize,
+    /// Where the next block starts (the end of the text: no more blocks).
+    next: usize,
+    /// Where the block read starts.
+    base: usize,
+    /// The [`name_byte`] bytes of the block read, bit `k` for byte `base + k`.
+    name: u64,
+    /// Its [`is_trigger`] bytes not yet read as part of a word.
+    pending: u64,
 }
 
 impl<'a> Iterator for Names<'a> {
@@ -202,56 +254,84 @@ impl<'a> Iterator for Names<'a> {
     fn next(&mut self) -> Option<&'a str> {
         let text = self.text;
         let bytes = text.as_bytes();
-        let mut i = self.i;
-        let found = loop {
-            if i >= bytes.len() {
-                break None;
+        loop {
+            // Only a word with a digit, an uppercase letter or a mark can be a name: the
+            // next such byte, from the blocks' masks (a block without one costs no more).
+            while self.pending == 0 {
+                if self.next >= bytes.len() {
+                    return None;
+                }
+                self.base = self.next;
+                (self.name, self.pending) = block_masks(bytes, self.base);
+                self.next = self.base + BLOCK;
             }
-            // Only a word with a digit, an uppercase letter or a mark can be a name: skip
-            // to the next such byte (eight bytes at a time, no word boundaries to branch
-            // on), then back to the start of its word (`i` is not inside a word).
-            let Some(trigger) = next_trigger(bytes, i) else {
-                i = bytes.len();
-                break None;
+            let (base, name) = (self.base, self.name);
+            let t = self.pending.trailing_zeros() as usize; // < 64: `pending` is not 0
+            // The word's start: after the last byte before `t` that is no name byte, or
+            // (none in the block) before the block, read byte by byte (the word started
+            // in the block before has no trigger there, or it was read whole).
+            let others = !name & ((1u64 << t) - 1);
+            let start = if others != 0 {
+                base + 64 - others.leading_zeros() as usize
+            } else {
+                let mut s = base;
+                while s > 0 && bytes.get(s - 1).is_some_and(|&b| name_byte(b)) {
+                    s -= 1;
+                }
+                s
             };
-            let mut start = trigger;
-            while start > i && name_byte(bytes[start - 1]) {
-                start -= 1;
+            // Its end: the first byte from `t` that is no name byte, or past the block.
+            let run = (!(name >> t)).trailing_zeros() as usize; // >= 1: a trigger is a name byte
+            let mut end = base + t + run;
+            // The word's triggers, if it lies in the block.
+            let mut inside = None;
+            if t + run >= BLOCK {
+                end = word_end(bytes, end);
+                self.pending = 0;
+                self.next = end;
+            } else {
+                if others != 0 {
+                    inside = Some(self.pending & !(u64::MAX << (t + run)));
+                }
+                self.pending &= u64::MAX << (t + run);
             }
-            i = word_end(bytes, trigger);
-            if i - start < 3 {
+            let Some(word) = bytes.get(start..end) else {
+                continue;
+            };
+            if word.len() < 3 {
                 continue; // no name is shorter (`1`, `42`, `-`, `A`)
             }
-            let flags = bytes[start..i]
-                .iter()
-                .fold(0u16, |f, &b| f | CLASS[usize::from(b)]);
+            if let Some(triggers) = inside
+                && plain_word(word, triggers >> (start - base))
+            {
+                continue;
+            }
+            let flags = word.iter().fold(0u16, |f, &b| f | CLASS[usize::from(b)]);
             if flags & MARK == 0 {
                 // Letters and digits only: nothing to trim, no path, URL or dotted name.
-                if is_plain_name(&bytes[start..i], flags)
-                    && let Some(word) = text.get(start..i)
+                if is_plain_name(word, flags)
+                    && let Some(word) = text.get(start..end)
                 {
-                    break Some(word);
+                    return Some(word);
                 }
                 continue;
             }
             // Name bytes are ASCII, so these are character boundaries.
-            let (mut from, mut to) = (start, i);
+            let (mut from, mut to) = (start, end);
             let edge = |b: u8| matches!(b, b'.' | b'/' | b'-' | b':');
-            while from < to && edge(bytes[from]) {
+            while from < to && bytes.get(from).is_some_and(|&b| edge(b)) {
                 from += 1;
             }
-            while to > from && edge(bytes[to - 1]) {
+            while to > from && bytes.get(to - 1).is_some_and(|&b| edge(b)) {
                 to -= 1;
             }
-            if is_marked_name(&bytes[from..to], flags) {
-                // Name bytes are ASCII, so these are character boundaries.
-                if let Some(word) = text.get(from..to) {
-                    break Some(word);
-                }
+            if let Some(b) = bytes.get(from..to)
+                && is_marked_name(b, flags)
+                && let Some(word) = text.get(from..to)
+            {
+                return Some(word);
             }
-        };
-        self.i = i;
-        found
+        }
     }
 }
 
@@ -451,16 +531,109 @@ mod tests {
         for t in &texts {
             for i in 0..=t.len() {
                 assert_eq!(
-                    next_trigger(t, i),
-                    t[i..].iter().position(|&b| is_trigger(b)).map(|k| i + k),
-                    "{t:?} from {i}"
-                );
-                assert_eq!(
                     word_end(t, i),
                     i + t[i..].iter().take_while(|&&b| name_byte(b)).count(),
                     "{t:?} from {i}"
                 );
             }
+            // The masks of a block, from every start (past the end of the text too).
+            for base in 0..=t.len() + 1 {
+                let (mut name, mut trigger) = (0u64, 0u64);
+                for (k, &b) in t.iter().skip(base).take(BLOCK).enumerate() {
+                    name |= u64::from(name_byte(b)) << k;
+                    trigger |= u64::from(is_trigger(b)) << k;
+                }
+                assert_eq!(block_masks(t, base), (name, trigger), "{t:?} from {base}");
+            }
+        }
+    }
+
+    #[test]
+    fn plain_words_are_no_names() {
+        // `plain_word` of a word as bytes, against its reading as a whole: a word it
+        // calls plain is no name once trimmed.
+        let alphabet = b"aqZQ9_./-:";
+        let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
+        let mut seen_plain = 0;
+        for _ in 0..50_000 {
+            let n = rng.usize(1..=64);
+            let w: Vec<u8> = (0..n)
+                .map(|_| {
+                    if rng.u8(..) < 200 {
+                        rng.u8(b'a'..=b'z')
+                    } else {
+                        alphabet[rng.usize(0..alphabet.len())]
+                    }
+                })
+                .collect();
+            let triggers = w
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (k, &b)| m | u64::from(is_trigger(b)) << k);
+            let simple = {
+                let mut rest: Vec<(usize, u8)> = (0..n)
+                    .filter(|&k| is_trigger(w[k]))
+                    .map(|k| (k, w[k]))
+                    .collect();
+                rest.retain(|&(k, b)| {
+                    let trimmed = k == n - 1 && matches!(b, b'.' | b'/' | b'-' | b':');
+                    let capital = k == 0 && b.is_ascii_uppercase();
+                    !(trimmed || capital)
+                });
+                rest.is_empty()
+            };
+            assert_eq!(plain_word(&w, triggers), simple, "{w:?}");
+            if simple {
+                seen_plain += 1;
+                let text = std::str::from_utf8(&w).unwrap();
+                assert!(names_by_passes(text).is_empty(), "{text:?}");
+            }
+        }
+        assert!(seen_plain > 1_000);
+        assert!(plain_word(b"The", 1));
+        assert!(plain_word(b"end.", 0b1000));
+        assert!(plain_word(b"Done:", 0b10001));
+        assert!(!plain_word(b"_ab", 1));
+        assert!(!plain_word(b"9ab", 1));
+        assert!(!plain_word(b"aB", 0b10));
+    }
+
+    #[test]
+    fn names_across_blocks_are_what_the_passes_found() {
+        // Texts longer than a block, words across block edges, multibyte characters.
+        let words: [&[u8]; 12] = [
+            b"the",
+            b"The",
+            b"end.",
+            b"get_x",
+            b"src/a.rs",
+            b"QuerySet.filter",
+            b"E015",
+            b"a::b",
+            b"https://x.org/a",
+            b"na\xc3\xafve_n",
+            b"--",
+            b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaX",
+        ];
+        let seps: [&[u8]; 5] = [b" ", b", ", b"\n", b"(", b"\xe2\x80\x94"];
+        let mut rng = fastrand::Rng::with_seed(0x2f7a_3c11_d4e5_9b01);
+        for _ in 0..5_000 {
+            let mut t = Vec::new();
+            // A run of name bytes up to two blocks long at the start, in a third of them.
+            if rng.u8(..) < 85 {
+                let n = rng.usize(0..=2 * BLOCK + 2);
+                t.extend((0..n).map(|_| b"aZ9_./-:q"[rng.usize(0..9)]));
+            }
+            for _ in 0..rng.usize(0..40) {
+                t.extend_from_slice(words[rng.usize(0..words.len())]);
+                t.extend_from_slice(seps[rng.usize(0..seps.len())]);
+            }
+            let text = String::from_utf8_lossy(&t);
+            assert_eq!(
+                names(&text).collect::<Vec<_>>(),
+                names_by_passes(&text),
+                "{text:?}"
+            );
         }
     }
 
