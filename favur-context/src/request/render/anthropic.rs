@@ -42,8 +42,8 @@ fn text_block(text: String) -> Value {
 /// The most blocks a vector [`Spare`] keeps has room for.
 const SPARE_BLOCKS: usize = 16;
 
-/// Turns and text blocks a [`Turns::reset`] took off, emptied, to build the next ones
-/// in: a turn reused keeps its map and keys, a text block its map, keys and text buffer,
+/// Turns, text blocks and tool results a [`Turns::reset`] took off, emptied, to build the
+/// next ones in: a turn reused keeps its map and keys, a block its map, keys and text buffer,
 /// so a request rendered after a compaction allocates (and frees) little. At most
 /// [`SPARE`] of each are kept, with text buffers of at most [`SPARE_TEXT`] bytes and
 /// vectors with room for at most [`SPARE_BLOCKS`] blocks.
@@ -55,6 +55,8 @@ struct Spare {
     blocks: Vec<Vec<Value>>,
     /// `{"type": "text", "text"}` maps, `text` an empty string.
     texts: Vec<Map<String, Value>>,
+    /// `{"type": "tool_result", "tool_use_id", "content"}` maps, `content` a string.
+    results: Vec<Map<String, Value>>,
 }
 
 impl Spare {
@@ -82,21 +84,31 @@ impl Spare {
         }
     }
 
-    /// Keeps `block` if it is a text block of a size worth keeping.
+    /// Keeps `block` if it is a text block or a tool result with text content, of a size
+    /// worth keeping.
     fn retire_block(&mut self, block: Value) {
         let Value::Object(mut map) = block else {
             return;
         };
-        if map.len() != 2 || self.texts.len() >= SPARE {
+        let (kept, field) = match map.get("type") {
+            Some(Value::String(t)) if t == "text" && map.len() == 2 => (&mut self.texts, "text"),
+            Some(Value::String(t))
+                if t == "tool_result"
+                    && map.len() == 3
+                    && matches!(map.get("tool_use_id"), Some(Value::String(_))) =>
+            {
+                (&mut self.results, "content")
+            }
+            _ => return,
+        };
+        if kept.len() >= SPARE {
             return;
         }
-        let is_text = matches!(map.get("type"), Some(Value::String(t)) if t == "text");
-        match map.get_mut("text") {
-            Some(Value::String(text)) if is_text && text.capacity() <= SPARE_TEXT => {
-                text.clear();
-                self.texts.push(map);
-            }
-            _ => {}
+        if let Some(Value::String(text)) = map.get_mut(field)
+            && text.capacity() <= SPARE_TEXT
+        {
+            text.clear();
+            kept.push(map);
         }
     }
 
@@ -294,24 +306,48 @@ impl Turns {
                         ("tool_use_id", Value::Null),
                     ])
                 });
-                let mut block = filled_map(&TOOL_RESULT, [("tool_use_id", Value::String(id))]);
-                if media.is_empty() {
-                    if !content.is_empty() {
-                        block.insert("content".into(), Value::String(content.into_owned()));
-                    }
+                // A result with text only is built in a kept one if there is one.
+                let plain = media.is_empty() && !content.is_empty() && !is_error;
+                let kept = if plain {
+                    self.spare.results.pop()
                 } else {
-                    // What the tool returned besides its text, as blocks of its result.
-                    let mut inner = Vec::new();
-                    if !content.is_empty() {
-                        inner.push(text_block(content.into_owned()));
+                    None
+                };
+                let block = match kept {
+                    Some(mut block) => {
+                        if let Some(Value::String(buffer)) = block.get_mut("tool_use_id") {
+                            *buffer = id;
+                        }
+                        if let Some(Value::String(buffer)) = block.get_mut("content") {
+                            refill(buffer, content);
+                        }
+                        block
                     }
-                    inner.extend(media.iter().filter_map(|m| media_block(m, true)));
-                    block.insert("content".into(), Value::Array(inner));
-                }
-                if is_error {
-                    block.insert("is_error".into(), Value::Bool(true));
-                }
-                ("user", vec![Value::Object(block)], ext)
+                    None => {
+                        let mut block =
+                            filled_map(&TOOL_RESULT, [("tool_use_id", Value::String(id))]);
+                        if media.is_empty() {
+                            if !content.is_empty() {
+                                block.insert("content".into(), Value::String(content.into_owned()));
+                            }
+                        } else {
+                            // What the tool returned besides its text, as blocks of its result.
+                            let mut inner = Vec::new();
+                            if !content.is_empty() {
+                                inner.push(text_block(content.into_owned()));
+                            }
+                            inner.extend(media.iter().filter_map(|m| media_block(m, true)));
+                            block.insert("content".into(), Value::Array(inner));
+                        }
+                        if is_error {
+                            block.insert("is_error".into(), Value::Bool(true));
+                        }
+                        block
+                    }
+                };
+                let mut blocks = self.spare.blocks();
+                blocks.push(Value::Object(block));
+                ("user", blocks, ext)
             }
         };
         if blocks.is_empty() {
@@ -442,13 +478,52 @@ mod tests {
     }
 
     #[test]
-    fn only_text_blocks_of_a_kept_size_are_kept() {
+    fn a_kept_tool_result_is_built_again_as_a_new_one_is() {
+        use crate::request::render::neutral::{Out, empty_map};
+        let result = |id: &str, content: &'static str, is_error: bool| Out::Res {
+            id: id.into(),
+            content: Cow::Borrowed(content),
+            is_error,
+            media: Vec::new(),
+            ext: empty_map(),
+        };
+        let fresh = |out| {
+            let mut turns = super::Turns::default();
+            turns.push(out);
+            turns.messages
+        };
+        let mut turns = super::Turns::default();
+        turns.spare.retire_turn(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "old", "content": "old output"},
+            {"type": "tool_result", "tool_use_id": "e", "content": "x", "is_error": true},
+        ]}));
+        assert_eq!(turns.spare.results.len(), 1);
+        turns.push(result("c1", "ok", false));
+        assert!(turns.spare.results.is_empty());
+        assert_eq!(turns.messages, fresh(result("c1", "ok", false)));
+        // An error result is built afresh, the kept one left.
+        let mut turns = super::Turns::default();
+        turns
+            .spare
+            .retire_block(json!({"type": "tool_result", "tool_use_id": "o", "content": "o"}));
+        turns.push(result("c2", "failed", true));
+        assert_eq!(turns.messages, fresh(result("c2", "failed", true)));
+        assert_eq!(turns.messages[0]["content"][0]["is_error"], true);
+        assert_eq!(turns.spare.results.len(), 1);
+    }
+
+    #[test]
+    fn only_blocks_of_a_kept_shape_and_size_are_kept() {
         let mut spare = Spare::default();
         spare.retire_block(json!({"type": "text", "text": "x".repeat(SPARE_TEXT + 1)}));
         spare.retire_block(
             json!({"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}}),
         );
         spare.retire_block(json!({"type": "thinking", "text": "a"}));
+        spare.retire_block(
+            json!({"type": "tool_result", "tool_use_id": "c", "content": [], "x": 1}),
+        );
+        spare.retire_block(json!({"type": "tool_result", "tool_use_id": "c", "content": []}));
         spare.retire_block(json!("not a block"));
         spare.retire_turn(json!({"role": "user", "content": "a", "extra": 1}));
         spare.retire_blocks(Vec::with_capacity(1_000));
@@ -456,6 +531,7 @@ mod tests {
             (spare.turns.len(), spare.blocks.len(), spare.texts.len()),
             (0, 0, 0)
         );
+        assert!(spare.results.is_empty());
     }
 
     #[test]

@@ -131,25 +131,36 @@ fn content(pieces: &[Piece<'_>], role: Role, null_if_empty: bool) -> Value {
 pub(super) struct Spare {
     /// `{"role", "content"}` maps, `content` an empty string.
     messages: Vec<Map<String, Value>>,
+    /// `{"role": "tool", "tool_call_id", "content"}` maps, `content` an empty string.
+    results: Vec<Map<String, Value>>,
 }
 
 impl Spare {
-    /// Keeps `message` if it is a plain text message of a size worth keeping.
+    /// Keeps `message` if it is a plain text message or a tool message, of a size worth
+    /// keeping.
     pub(super) fn retire(&mut self, message: Value) {
         let Value::Object(mut map) = message else {
             return;
         };
-        if map.len() != 2
-            || self.messages.len() >= SPARE
-            || !matches!(map.get("role"), Some(Value::String(_)))
-        {
+        let kept = match map.get("role") {
+            Some(Value::String(_)) if map.len() == 2 => &mut self.messages,
+            Some(Value::String(r))
+                if r == "tool"
+                    && map.len() == 3
+                    && matches!(map.get("tool_call_id"), Some(Value::String(_))) =>
+            {
+                &mut self.results
+            }
+            _ => return,
+        };
+        if kept.len() >= SPARE {
             return;
         }
         if let Some(Value::String(text)) = map.get_mut("content")
             && text.capacity() <= SPARE_TEXT
         {
             text.clear();
-            self.messages.push(map);
+            kept.push(map);
         }
     }
 
@@ -158,6 +169,31 @@ impl Spare {
     pub(super) fn message(&mut self, out: Out<'_>) -> Value {
         let mut msg = match out {
             Out::Msg(msg) => msg,
+            Out::Res {
+                id,
+                content,
+                is_error,
+                media,
+                ext,
+            } if media.is_empty() && sends_no_field(ext) => {
+                // What `message` makes a result with text only, in a kept one.
+                let Some(mut map) = self.results.pop() else {
+                    return message(Out::Res {
+                        id,
+                        content,
+                        is_error,
+                        media,
+                        ext,
+                    });
+                };
+                if let Some(Value::String(buffer)) = map.get_mut("tool_call_id") {
+                    *buffer = id;
+                }
+                if let Some(Value::String(buffer)) = map.get_mut("content") {
+                    refill(buffer, content);
+                }
+                return Value::Object(map);
+            }
             result => return message(result),
         };
         // What `message` makes a single text with no calls and no extension sent.
@@ -166,12 +202,7 @@ impl Spare {
             .iter()
             .filter(|p| !matches!(p, Piece::Call(_) | Piece::Reasoning(_)));
         let single = matches!((sent.next(), sent.next()), (Some(Piece::Text(_)), None));
-        let plain = single
-            && msg.calls.is_empty()
-            && msg.ext.keys().all(|k| {
-                OPENAI_OWNED.contains(&k.as_str())
-                    || k.starts_with(super::INTERNAL_EXTENSION_PREFIX)
-            });
+        let plain = single && msg.calls.is_empty() && sends_no_field(msg.ext);
         let spare = if plain { self.messages.pop() } else { None };
         let Some(mut map) = spare else {
             return message(Out::Msg(msg));
@@ -189,6 +220,14 @@ impl Spare {
         }
         Value::Object(map)
     }
+}
+
+/// Whether none of `ext` is sent as a field of a message (each is one the library
+/// writes or keeps for itself).
+fn sends_no_field(ext: &Map<String, Value>) -> bool {
+    ext.keys().all(|k| {
+        OPENAI_OWNED.contains(&k.as_str()) || k.starts_with(super::INTERNAL_EXTENSION_PREFIX)
+    })
 }
 
 /// One message of the neutral sequence as an OpenAI message.
@@ -304,5 +343,34 @@ mod tests {
             json!({"role": "user", "content": "hi", "name": "ana"})
         );
         assert_eq!(spare.messages.len(), 1);
+    }
+
+    fn result<'a>(id: &str, content: &'a str, ext: &'a Map<String, Value>) -> Out<'a> {
+        Out::Res {
+            id: id.into(),
+            content: Cow::Borrowed(content),
+            is_error: false,
+            media: Vec::new(),
+            ext,
+        }
+    }
+
+    #[test]
+    fn a_kept_tool_message_is_built_again_as_a_new_one_is() {
+        let mut spare = Spare::default();
+        spare.retire(json!({"role": "tool", "tool_call_id": "old", "content": "old output"}));
+        spare.retire(json!({"role": "tool", "tool_call_id": "c2", "content": "a", "name": "x"}));
+        assert_eq!(spare.results.len(), 1);
+        let built = spare.message(result("c1", "ok", empty_map()));
+        assert_eq!(built, message(result("c1", "ok", empty_map())));
+        assert!(spare.results.is_empty());
+        // An extension sent as a field is built by `message`, the kept one left.
+        spare.retire(built);
+        let ext = json!({"name": "x"});
+        let ext = ext.as_object().unwrap();
+        let named = spare.message(result("c3", "b", ext));
+        assert_eq!(named, message(result("c3", "b", ext)));
+        assert_eq!(named["name"], "x");
+        assert_eq!(spare.results.len(), 1);
     }
 }
