@@ -204,6 +204,10 @@ impl<O: Default, M: Copy> State<O, M> {
 /// cache also keeps); a new pin or another history (a clone included) starts the
 /// rendering over. One renderer keeps every format, each rendered only when asked for.
 ///
+/// What a compaction takes off the rendering is kept, emptied, and the next messages are
+/// built in it (their maps, keys and text buffers), so a request after a compaction
+/// allocates little: at most 128 values of each kind, text buffers of at most 16 KiB.
+///
 /// ```
 /// use favur_context::{fuzzy, strict, History};
 /// use favur_context::render::{render_anthropic, render_openai, Renderer};
