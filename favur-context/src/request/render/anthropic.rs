@@ -71,7 +71,9 @@ impl Spare {
             }
             self.retire_blocks(blocks);
         }
-        let shaped = map.len() == 2 && matches!(map.get("role"), Some(Value::String(_)));
+        let shaped = map.len() == 2
+            && map.contains_key("content")
+            && matches!(map.get("role"), Some(Value::String(_)));
         if shaped && self.turns.len() < SPARE {
             self.turns.push(map);
         }
@@ -526,6 +528,7 @@ mod tests {
         spare.retire_block(json!({"type": "tool_result", "tool_use_id": "c", "content": []}));
         spare.retire_block(json!("not a block"));
         spare.retire_turn(json!({"role": "user", "content": "a", "extra": 1}));
+        spare.retire_turn(json!({"role": "user", "parts": []}));
         spare.retire_blocks(Vec::with_capacity(1_000));
         assert_eq!(
             (spare.turns.len(), spare.blocks.len(), spare.texts.len()),
