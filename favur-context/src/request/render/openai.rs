@@ -124,9 +124,10 @@ fn content(pieces: &[Piece<'_>], role: Role, null_if_empty: bool) -> Value {
 }
 
 /// Messages a renderer took off, emptied, to build the next ones in: a `{"role",
-/// "content"}` message with text content keeps its map, keys, role and text buffer, so
-/// a request rendered after a compaction allocates (and frees) little. At most
-/// [`SPARE`] are kept, with text buffers of at most [`SPARE_TEXT`] bytes.
+/// "content"}` message with text content, or a tool message with text only, keeps its
+/// map, keys, role and text buffer, so a request rendered after a compaction allocates
+/// (and frees) little. At most [`SPARE`] of each are kept, with text buffers of at most
+/// [`SPARE_TEXT`] bytes.
 #[derive(Debug, Default)]
 pub(super) struct Spare {
     /// `{"role", "content"}` maps, `content` an empty string.
@@ -165,7 +166,7 @@ impl Spare {
     }
 
     /// One message of the neutral sequence as an OpenAI message ([`message`]), a plain
-    /// text message built in a kept one if there is one.
+    /// text message or a text-only tool message built in a kept one if there is one.
     pub(super) fn message(&mut self, out: Out<'_>) -> Value {
         let mut msg = match out {
             Out::Msg(msg) => msg,
