@@ -766,6 +766,12 @@ fn is_exception_line(line: &[u8], colon: Option<usize>) -> bool {
     if colon.is_none_or(|c| line.get(c + 1) != Some(&b' ')) {
         return false;
     }
+    starts_with_exception_name(line)
+}
+
+/// Whether `line` starts (after its indent) with an exception's name, then `: `: letters,
+/// digits, `.` and `_`, at least five, CamelCase, starting and ending with a letter.
+fn starts_with_exception_name(line: &[u8]) -> bool {
     let t = line.trim_ascii_start();
     // The name: letters, digits, `.` and `_` up to the line's first `:`.
     let colon = t
@@ -983,24 +989,6 @@ mod tests {
         }
     }
 
-    /// [`is_exception_line`] as it read before its test of what follows the first `:`.
-    fn is_exception_line_reference(line: &[u8]) -> bool {
-        let t = line.trim_ascii_start();
-        let colon = t
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'.' || **b == b'_')
-            .count();
-        let name = &t[..colon];
-        name.len() >= 5
-            && t.get(colon) == Some(&b':')
-            && t.get(colon + 1) == Some(&b' ')
-            && name[0].is_ascii_alphabetic()
-            && name
-                .windows(2)
-                .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
-            && name.last().is_some_and(u8::is_ascii_alphabetic)
-    }
-
     #[test]
     fn trimmed_numbered_and_spaced_lines_read_as_the_std_reads_them() {
         const SPACES: [&str; 11] = [
@@ -1055,7 +1043,7 @@ mod tests {
             let b = l.as_bytes();
             assert_eq!(
                 is_exception_line(b, memchr::memchr(b':', b)),
-                is_exception_line_reference(b),
+                starts_with_exception_name(b),
                 "{l:?}"
             );
         }
