@@ -1,8 +1,9 @@
 //! The agent loop, timed per request: before each assistant message the agent prepares
 //! a request (`Compactor::prepare`, default policy) and renders it (OpenAI and
 //! Anthropic). Real traces (`$FAVUR_TRACES`, else `shared/traces` beside the checkout)
-//! are repeated to size, with call ids made unique per repetition; without them a
-//! synthetic stream of realistic sizes is used (and the bench says so).
+//! are repeated to size (the pinned system prompt only once), with call ids made unique
+//! per repetition; without them a synthetic stream of realistic sizes is used (and the
+//! bench says so).
 //!
 //! For each size (1k, 10k, 100k, 1M messages; `FAVUR_BENCH_SIZES=1000,10000` to choose)
 //! and counter (heuristic; exact o200k with `--features tiktoken` and, counted by the
@@ -179,10 +180,14 @@ fn synthetic_stream() -> Vec<Source> {
     out
 }
 
-/// The stream's `i`-th message of repetition `rep`, with call ids unique per repetition.
-fn nth(stream: &[Source], i: usize) -> Source {
-    let rep = i / stream.len();
-    let mut s = stream[i % stream.len()].clone();
+/// The stream's `i`-th message when it is repeated to size: the first repetition whole,
+/// every later one without its pinned messages (an agent has one system prompt, pinned
+/// once, however long it runs), with call ids made unique per repetition.
+fn nth(stream: &[Source], repeated: &[Source], i: usize) -> Source {
+    let (rep, mut s) = match i.checked_sub(stream.len()) {
+        None => (0, stream[i].clone()),
+        Some(k) => (1 + k / repeated.len(), repeated[k % repeated.len()].clone()),
+    };
     if rep > 0 {
         for part in &mut s.message.parts {
             match part {
@@ -213,6 +218,8 @@ fn text_bytes(m: &Message) -> usize {
 /// message the request is prepared and (when `render`) rendered.
 struct Loop<'s> {
     stream: &'s [Source],
+    /// The stream without its pinned messages: what every repetition after the first is.
+    repeated: &'s [Source],
     next: usize,
     history: History,
     compactor: Compactor,
@@ -232,9 +239,10 @@ struct Window {
 }
 
 impl<'s> Loop<'s> {
-    fn new(stream: &'s [Source], counter: Arc<dyn TokenCounter>) -> Self {
+    fn new(stream: &'s [Source], repeated: &'s [Source], counter: Arc<dyn TokenCounter>) -> Self {
         Loop {
             stream,
+            repeated,
             next: 0,
             history: History::with_counter(Shared(counter)),
             compactor: Compactor::new(Policy::default()),
@@ -244,7 +252,7 @@ impl<'s> Loop<'s> {
     }
 
     fn step(&mut self, window: Option<&mut Window>) {
-        let s = nth(self.stream, self.next);
+        let s = nth(self.stream, self.repeated, self.next);
         self.next += 1;
         if s.message.role == Role::Assistant {
             let t0 = Instant::now();
@@ -285,15 +293,28 @@ fn us(d: Duration, n: u64) -> f64 {
     d.as_secs_f64() * 1e6 / n.max(1) as f64
 }
 
-fn run(stream: &[Source], name: &str, counter: Arc<dyn TokenCounter>, n: usize, window: usize) {
+/// One size with one counter: `stream` and `repeated` as [`nth`] reads them.
+fn run(
+    (stream, repeated): (&[Source], &[Source]),
+    name: &str,
+    counter: Arc<dyn TokenCounter>,
+    n: usize,
+    window: usize,
+) {
     let before = counting::live();
     counting::reset_peak();
-    let mut l = Loop::new(stream, counter);
+    let mut l = Loop::new(stream, repeated, counter);
     let built = Instant::now();
     while l.next < n {
         l.step(None);
     }
     let build = built.elapsed();
+    // One system prompt however long the run: the pins of the first repetition only.
+    assert_eq!(
+        l.history.pinned().len(),
+        stream.iter().filter(|s| s.pin).count(),
+        "a repetition after the first pinned a message"
+    );
     let live = counting::live().saturating_sub(before);
     let peak = counting::peak().saturating_sub(before);
     let text = l.text().max(1);
@@ -358,6 +379,7 @@ fn main() {
             synthetic_stream()
         }
     };
+    let repeated: Vec<Source> = stream.iter().filter(|s| !s.pin).cloned().collect();
     let sizes: Vec<usize> = std::env::var("FAVUR_BENCH_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
@@ -385,7 +407,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &sizes {
         for (name, counter) in &counters {
-            run(&stream, name, Arc::clone(counter), n, window);
+            run((&stream, &repeated), name, Arc::clone(counter), n, window);
         }
     }
     if let Some(kib) = counting::peak_rss_kib() {
