@@ -380,6 +380,10 @@ fn main() {
         }
     };
     let repeated: Vec<Source> = stream.iter().filter(|s| !s.pin).cloned().collect();
+    assert!(
+        !repeated.is_empty(),
+        "the stream holds only pinned messages: nothing to repeat"
+    );
     let sizes: Vec<usize> = std::env::var("FAVUR_BENCH_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
