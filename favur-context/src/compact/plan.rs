@@ -28,7 +28,9 @@ pub(crate) use cap::{elide, elision_marker};
 pub struct Figures {
     /// Number of view items.
     pub entries: u64,
-    /// Their tokens in the view before the compaction (without framing).
+    /// Their tokens (without framing): for summarized and dropped entries, what they held
+    /// in the view before the compaction; for kept entries, what they hold after it (an
+    /// entry the per-entry cap shortened counts with its capped tokens).
     pub tokens: u64,
 }
 

@@ -686,8 +686,12 @@ pub(super) fn edits(
                         Form::Capped(Box::new(capped)),
                         None,
                     );
+                    // Kept as far as the cap lets it: what it still holds in the view.
+                    let shown = out.reforms.last().map_or(item.tokens, |r| r.tokens);
+                    cell.kept.add(shown);
+                } else {
+                    cell.kept.add(item.tokens);
                 }
-                cell.kept.add(item.tokens);
             }
             Fate::Summarize => {
                 out.freed += p.now(i);
