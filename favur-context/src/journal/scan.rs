@@ -181,6 +181,8 @@ fn read_line(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineErr
     {
         return Err(LineError::Counter(recorded));
     }
+    let framing = crate::history::usage::checked_framing(i64::from(framing))
+        .map_err(|message| Corruption::InvalidHeader { message })?;
     scan.history = std::mem::take(&mut scan.history).with_framing_tokens(framing);
     scan.header = true;
     Ok(())

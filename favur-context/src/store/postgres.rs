@@ -178,7 +178,7 @@ impl PgStore {
         let (epoch, framing) = claim_session(&mut client, session, options, &owner).await?;
         let mut history = options.new_history(framing);
         if !options.history.keep_originals {
-            let reader = PgOriginals::start(config, session)?;
+            let reader = PgOriginals::start(config, session, Arc::clone(&options.history.counter))?;
             history = history.with_originals(Arc::new(reader));
         }
         let next_seq = match replay_rows(&client, session, &mut history).await {
@@ -464,7 +464,15 @@ async fn claim_session(
     .await
     .map_err(db)?;
     tx.commit().await.map_err(db)?;
-    Ok((epoch, u32::try_from(framing).unwrap_or(0)))
+    let framing =
+        crate::history::usage::checked_framing(i64::from(framing)).map_err(|message| {
+            StoreError::Corrupt {
+                session: session.to_owned(),
+                seq: 0,
+                problem: crate::journal::Corruption::InvalidHeader { message },
+            }
+        })?;
+    Ok((epoch, framing))
 }
 
 /// Replays the session's rows into `history`, a page at a time; the next sequence number.
