@@ -143,6 +143,9 @@
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// On docs.rs (nightly, `--cfg docsrs`): every feature-gated item is labelled with the
+// feature it needs. Stable builds never see this.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets the macros' absolute `::favur_context::...` paths resolve inside this crate too.
 extern crate self as favur_context;
