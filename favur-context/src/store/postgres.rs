@@ -54,8 +54,9 @@ const PAGE: i64 = 2_000;
 ///
 /// Faults: a write that fails before `COMMIT` (a statement timeout, a dropped
 /// connection, a server restart) is [`StoreError::Database`] and wrote nothing; a
-/// failure during `COMMIT` leaves the outcome unknown and the store
-/// [`Poisoned`](StoreError::Poisoned). Either way, reopening the session (with the same
+/// failure during `COMMIT` leaves the outcome unknown: that write is
+/// [`StoreError::Uncertain`] ("may have landed: reopen and look") and the store
+/// [`Poisoned`](StoreError::Poisoned) from then on. Either way, reopening the session (with the same
 /// [`owner`](SessionOptions::owner) to take the claim back at once) gives back everything
 /// acknowledged.
 ///

@@ -219,3 +219,55 @@ fn a_dropped_connection_and_a_statement_timeout_are_typed_errors_then_recovered(
         });
     });
 }
+
+#[test]
+fn a_commit_lost_midway_says_the_write_may_have_landed() {
+    with_server("postgres commit outcome unknown", |server| {
+        let config = server.config();
+        let options = SessionOptions::new().owner("worker-u");
+        block_on(async {
+            let c = client(server).await;
+            let mut store = PgStore::open_with(&config, "u", &options).await.unwrap();
+            store.append(fuzzy!(user: "m0")).await.unwrap();
+            // A deferred trigger makes COMMIT itself take 3 s; the server drops the
+            // store's connection 1 s into it.
+            c.batch_execute(
+                "CREATE FUNCTION favur_slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+                   $$ BEGIN PERFORM pg_sleep(3); RETURN NULL; END $$;
+                 CREATE CONSTRAINT TRIGGER favur_slow AFTER INSERT ON favur_records
+                   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION favur_slow_commit();",
+            )
+            .await
+            .unwrap();
+            let killer = tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                c.batch_execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND query LIKE 'COMMIT%'",
+                )
+                .await
+                .unwrap();
+                c
+            });
+            let err = store.append(fuzzy!(user: "in doubt")).await.unwrap_err();
+            let c = killer.await.unwrap();
+            assert!(matches!(err, StoreError::Uncertain { .. }), "{err:?}");
+            assert!(err.to_string().contains("may have landed"), "{err}");
+            assert!(err.to_string().contains("session `u`"), "{err}");
+            // The store takes no more writes until it is reopened.
+            let err = store.append(fuzzy!(user: "after")).await.unwrap_err();
+            assert!(matches!(err, StoreError::Poisoned { .. }), "{err}");
+            drop(store);
+            c.batch_execute("DROP TRIGGER favur_slow ON favur_records")
+                .await
+                .unwrap();
+            // Reopened by the same owner (no wait for its own lease) and looked at: here
+            // the commit did not land.
+            let reopen = options
+                .clone()
+                .history(OpenOptions::new().keep_originals(true));
+            let store = PgStore::open_with(&config, "u", &reopen).await.unwrap();
+            assert_eq!(crate::common::texts(store.history()), ["m0"]);
+            store.close().await.unwrap();
+        });
+    });
+}
