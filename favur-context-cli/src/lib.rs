@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+pub mod cache_bill;
 pub mod cached;
 pub mod cli;
 pub mod engine;
@@ -23,7 +24,9 @@ pub mod replay;
 pub mod report;
 pub mod search;
 pub mod sites;
+pub mod spans;
 pub mod strategy;
+mod suggest;
 pub mod svg;
 pub mod transcript;
 pub mod wiring;
