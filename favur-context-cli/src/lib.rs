@@ -28,6 +28,8 @@ pub mod spans;
 pub mod strategy;
 mod suggest;
 pub mod svg;
+pub mod sweep;
+pub mod sweep_svg;
 pub mod transcript;
 pub mod wiring;
 
