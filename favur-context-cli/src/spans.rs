@@ -130,8 +130,8 @@ pub fn quoted(text: &str) -> Vec<&str> {
 ///
 /// ```
 /// use favur_context_cli::spans::candidates;
-/// let cmd = "cat <<'EOF' > fix.py\n    return self._media_order\nx = 1\nEOF".to_owned();
-/// let c = candidates("I will replace 'the old media order'.", &[cmd]);
+/// let cmds = ["cat <<'EOF' > fix.py\n    return self._media_order\nx = 1\nEOF".to_owned()];
+/// let c = candidates("I will replace 'the old media order'.", &cmds);
 /// assert_eq!(c, ["the old media order", "cat <<'EOF' > fix.py", "return self._media_order"]);
 /// ```
 pub fn candidates<'a>(text: &'a str, commands: &'a [String]) -> Vec<&'a str> {
