@@ -9,11 +9,11 @@ use favur_context::rules::Rules;
 use serde_json::Value;
 
 use crate::ReplayError;
-use crate::replay::{Prepared, Renderer, Run, replay};
 use crate::cache_bill::{Bill, cache_table};
+use crate::replay::{Prepared, Renderer, Run, replay};
 use crate::report::{COST_MODEL, Row, Summary, breakdown, misclassification, side_by_side};
-use crate::spans::{LostSpan, lost};
 use crate::search::{match_mask, match_trim};
+use crate::spans::{LostSpan, lost};
 use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 use crate::svg::{Panel, draw};
 
@@ -201,16 +201,7 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
         lost_spans.push((p.transcript().id.clone(), r.lost));
     }
     if let Some(path) = &job.dump {
-        let write_err = |source| ReplayError::Write {
-            what: format!("dump {}", path.display()),
-            source,
-        };
-        let file = std::fs::File::create(path).map_err(write_err)?;
-        let mut w = std::io::BufWriter::new(file);
-        for line in &dump_lines {
-            writeln!(w, "{line}").map_err(write_err)?;
-        }
-        w.flush().map_err(write_err)?;
+        write_dump(path, &dump_lines)?;
     }
     if let Some(path) = &job.svg {
         let panels: Vec<Panel<'_>> = job
@@ -231,6 +222,20 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
         matched,
         lost_spans: job.dump.is_some().then_some(lost_spans),
     })
+}
+
+/// Writes the dump's lines to `path`.
+fn write_dump(path: &std::path::Path, lines: &[String]) -> Result<(), ReplayError> {
+    let write_err = |source| ReplayError::Write {
+        what: format!("dump {}", path.display()),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_err)?;
+    let mut w = std::io::BufWriter::new(file);
+    for line in lines {
+        writeln!(w, "{line}").map_err(write_err)?;
+    }
+    w.flush().map_err(write_err)
 }
 
 /// A strategy's label without its per-transcript parameter ("trim-oldest (budget 9000)"
@@ -288,7 +293,9 @@ pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String
 /// With a dump: every compaction of the policy run with its cache figures, and every span
 /// it lost (request number, source message, class, text).
 fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
-    let mut out = String::from("\n## Compactions of the policy run\n\n| transcript | step | tier | request tok | re-billed (cache writes) | cache reads |\n|---|---:|---:|---:|---:|---:|\n");
+    let mut out = String::from(
+        "\n## Compactions of the policy run\n\n| transcript | step | tier | request tok | re-billed (cache writes) | cache reads |\n|---|---:|---:|---:|---:|---:|\n",
+    );
     for (row, run) in outcome.rows.iter().zip(&outcome.policy_runs) {
         for b in Bill::all(run) {
             let _ = writeln!(
@@ -303,7 +310,11 @@ fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
         for l in spans {
             let class = l.class.map_or("?", favur_context::Retention::as_str);
             let text = l.text.replace('|', "\\|").replace('`', "'");
-            let _ = writeln!(out, "| {id} | {} | {} | {class} | `{text}` |", l.step, l.source);
+            let _ = writeln!(
+                out,
+                "| {id} | {} | {} | {class} | `{text}` |",
+                l.step, l.source
+            );
         }
     }
     out

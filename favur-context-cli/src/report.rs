@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use favur_context::Retention;
 use favur_context::rules::RuleRef;
 use favur_context::rules::Rules;
-use favur_context::Retention;
 
 use crate::cache_bill::CompactionCache;
 use crate::replay::{Fate, Prepared, Run, class_of, rule_of};
@@ -463,4 +463,3 @@ pub fn breakdown(totals: &[Summary], rules: &Rules) -> String {
     }
     out
 }
-

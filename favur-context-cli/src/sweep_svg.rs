@@ -136,7 +136,9 @@ fn panel(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
         chart
             .draw_series(xy.iter().map(|(x, y, p)| {
-                let cost = p.cost.map_or_else(|| "–".to_owned(), |c| format!("{c:.2}×"));
+                let cost = p
+                    .cost
+                    .map_or_else(|| "–".to_owned(), |c| format!("{c:.2}×"));
                 let text = if label.starts_with("policy") {
                     format!("{}k: {cost}", p.window / 1000)
                 } else {

@@ -38,7 +38,10 @@ fn candidates_are_quoted_strings_and_command_lines_of_16_chars_or_more() {
     let cmd = "cat <<'EOF' > /tmp/fix.py\n        return self._js_lists\n    x = 12345678901\n  y = 123456789012  \nEOF"
         .to_owned();
     let cmds = [cmd];
-    let c = candidates("Replace 'fifteen chars!!' and 'sixteen chars!!!' please.", &cmds);
+    let c = candidates(
+        "Replace 'fifteen chars!!' and 'sixteen chars!!!' please.",
+        &cmds,
+    );
     // 15 characters (trimmed) is too short, 16 is enough; the heredoc's lines count.
     assert_eq!(
         c,
@@ -106,7 +109,8 @@ fn a_plain_chat_agent_s_fenced_command_gives_its_lines() {
 /// Two file views, each copied back later; a trim budget that drops the oldest view but
 /// keeps the newest.
 fn two_views() -> serde_json::Value {
-    let old = "def old_function_name(arg):\n".to_owned() + &"    filler line of the old file\n".repeat(40);
+    let old = "def old_function_name(arg):\n".to_owned()
+        + &"    filler line of the old file\n".repeat(40);
     let new = "def new_function_name(arg):\n    return 1\n";
     json!([
         {"role": "user", "content": "Fix both files."},
@@ -155,11 +159,20 @@ fn a_span_whose_source_was_dropped_is_lost_and_a_kept_one_survives() {
     let s = Summary::of(&r, &p);
     assert_eq!((s.spans.all.total, s.spans.all.survived), (2, 1));
     // The class of the source: `cat` output is fuzzy in the hand rules.
-    assert_eq!(s.spans.by_class[favur_context::Retention::Fuzzy.index()].total, 2);
+    assert_eq!(
+        s.spans.by_class[favur_context::Retention::Fuzzy.index()].total,
+        2
+    );
     let l = lost(&r, &p);
     assert_eq!(l.len(), 1);
-    assert_eq!((l[0].text.as_str(), l[0].source), ("def old_function_name(arg):", 2));
-    assert_eq!(l[0].step, r.steps.iter().position(|s| s.message == 5).unwrap());
+    assert_eq!(
+        (l[0].text.as_str(), l[0].source),
+        ("def old_function_name(arg):", 2)
+    );
+    assert_eq!(
+        l[0].step,
+        r.steps.iter().position(|s| s.message == 5).unwrap()
+    );
 }
 
 #[test]
