@@ -234,3 +234,55 @@ fn sweep_prints_four_windows_for_every_strategy_and_draws_one_chart() {
     assert!(drawn.contains("<svg") && drawn.contains("span survival") && drawn.contains("300k: "));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn the_dump_report_lists_the_lost_spans_and_every_compaction() {
+    let rules = hand_rules();
+    let transcripts = [prepare(two_views(), &rules)];
+    let path = std::env::temp_dir().join(format!("favur-spans-dump-{}.jsonl", std::process::id()));
+    // The strategy under test here is trim-oldest: its compactions lose the old view.
+    let factory = || -> Result<Box<dyn Strategy>, favur_context_cli::ReplayError> {
+        Ok(Box::new(TrimOldest { budget: 120 }))
+    };
+    let policy = favur_context::Policy::default();
+    let job = favur_context_cli::cli::Job {
+        transcripts: &transcripts,
+        rules: &rules,
+        policy: &factory,
+        renderer: &PlainRenderer,
+        window: 200_000,
+        dump: Some(path.clone()),
+        svg: None,
+        baselines: false,
+        tiers: policy.tiers(),
+    };
+    let outcome = favur_context_cli::cli::run(&job).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let report = favur_context_cli::cli::render_report(&outcome, &rules, policy.tiers());
+    // Requests come before messages 1, 3, 5 and 7: the heredoc (message 5) is request 2.
+    assert!(
+        report.contains("| hand | 2 | 2 | fuzzy | `def old_function_name(arg):` |"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("`def new_function_name(arg):`"),
+        "{report}"
+    );
+    let bills = Bill::all(&outcome.policy_runs[0]);
+    assert!(!bills.is_empty());
+    for b in bills {
+        let row = format!(
+            "| hand | {} | 0 | {} | {:.0} | {:.0} |",
+            b.step, b.tokens, b.rebilled, b.reads
+        );
+        assert!(report.contains(&row), "{row}\n{report}");
+    }
+    // Without a dump neither list is printed.
+    let quiet = favur_context_cli::cli::Job { dump: None, ..job };
+    let report = favur_context_cli::cli::render_report(
+        &favur_context_cli::cli::run(&quiet).unwrap(),
+        &rules,
+        policy.tiers(),
+    );
+    assert!(!report.contains("Spans the policy lost"));
+}
