@@ -305,14 +305,15 @@ fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
             );
         }
     }
-    out.push_str("\n## Spans the policy lost\n\n| transcript | step | source message | class | span |\n|---|---:|---:|---|---|\n");
+    out.push_str("\n## Spans the policy lost\n\n| transcript | step | source message | class | source then | span |\n|---|---:|---:|---|---|---|\n");
     for (id, spans) in lost {
         for l in spans {
             let class = l.class.map_or("?", favur_context::Retention::as_str);
             let text = l.text.replace('|', "\\|").replace('`', "'");
+            let fate = format!("{:?}", l.fate).to_lowercase();
             let _ = writeln!(
                 out,
-                "| {id} | {} | {} | {class} | `{text}` |",
+                "| {id} | {} | {} | {class} | {fate} | `{text}` |",
                 l.step, l.source
             );
         }

@@ -322,7 +322,8 @@ impl SpanTally {
 ///
 /// ```
 /// use favur_context_cli::spans::LostSpan;
-/// let l = LostSpan { step: 3, text: "x".repeat(16), source: 2, class: None };
+/// use favur_context_cli::replay::Fate;
+/// let l = LostSpan { step: 3, text: "x".repeat(16), source: 2, class: None, fate: Fate::Summarized };
 /// assert_eq!(l.step, 3);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -335,6 +336,8 @@ pub struct LostSpan {
     pub source: usize,
     /// The class of its source.
     pub class: Option<Retention>,
+    /// Where its source was in the request's view.
+    pub fate: Fate,
 }
 
 /// The spans `run` lost, in step order.
@@ -363,6 +366,7 @@ pub fn lost(run: &Run, prepared: &Prepared) -> Vec<LostSpan> {
                 text: span.text.clone(),
                 source: o.source,
                 class: class_of(prepared, o.source),
+                fate: o.fate,
             });
         }
     }

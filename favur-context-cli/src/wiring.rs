@@ -67,10 +67,10 @@ pub struct ReplayArgs {
     /// Replay at windows 100k, 150k, 200k and 300k (the policy's tiers as fractions, the
     /// window changed) with every baseline, print the frontier as a table and draw it
     /// (to `--sweep-svg`, else `--svg`).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["window", "dump", "no_baselines"])]
     pub sweep: bool,
     /// Where `--sweep` draws its chart (mean tokens against span and reference survival).
-    #[arg(long)]
+    #[arg(long, requires = "sweep")]
     pub sweep_svg: Option<PathBuf>,
 }
 

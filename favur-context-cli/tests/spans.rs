@@ -261,7 +261,7 @@ fn the_dump_report_lists_the_lost_spans_and_every_compaction() {
     let report = favur_context_cli::cli::render_report(&outcome, &rules, policy.tiers());
     // Requests come before messages 1, 3, 5 and 7: the heredoc (message 5) is request 2.
     assert!(
-        report.contains("| hand | 2 | 2 | fuzzy | `def old_function_name(arg):` |"),
+        report.contains("| hand | 2 | 2 | fuzzy | dropped | `def old_function_name(arg):` |"),
         "{report}"
     );
     assert!(
@@ -285,4 +285,40 @@ fn the_dump_report_lists_the_lost_spans_and_every_compaction() {
         policy.tiers(),
     );
     assert!(!report.contains("Spans the policy lost"));
+}
+
+#[test]
+fn sweep_refuses_a_window_a_dump_or_no_baselines() {
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: favur_context_cli::wiring::ReplayArgs,
+    }
+    let base = [
+        "x", "t.json", "--rules", "r.toml", "--policy", "default", "--sweep",
+    ];
+    for extra in [
+        &["--window", "1000"][..],
+        &["--dump", "d.jsonl"],
+        &["--no-baselines"],
+    ] {
+        let argv = base.iter().chain(extra.iter());
+        assert!(
+            <Cli as clap::Parser>::try_parse_from(argv).is_err(),
+            "{extra:?}"
+        );
+    }
+    // --sweep-svg needs --sweep.
+    let argv = [
+        "x",
+        "t.json",
+        "--rules",
+        "r.toml",
+        "--policy",
+        "default",
+        "--sweep-svg",
+        "s.svg",
+    ];
+    assert!(<Cli as clap::Parser>::try_parse_from(argv).is_err());
+    assert!(<Cli as clap::Parser>::try_parse_from(base).is_ok());
 }
