@@ -37,6 +37,14 @@ fn the_command_replays_every_trace_with_the_shipped_rules() {
     assert!(report.contains("| **TOTAL** | trim-oldest |"));
     assert!(report.contains("| **TOTAL** | mask-old |"));
     assert!(report.contains("| **TOTAL** | no compaction |"));
+    // Without compaction every source is in the request verbatim: every reference and
+    // every exact-text span survives (the measures find what is there).
+    let none = report
+        .lines()
+        .find(|l| l.starts_with("| **TOTAL** | no compaction |"))
+        .unwrap();
+    assert_eq!(none.matches("| 100.0% (").count(), 2, "{none}");
+    assert!(report.contains("## Cache per compaction (policy run)"));
 }
 
 #[test]
