@@ -342,7 +342,7 @@ impl<'a> Iterator for Names<'a> {
 #[derive(Debug)]
 pub(crate) struct EntryNames<'a> {
     texts: std::vec::IntoIter<&'a str>,
-    lines: super::lines::TextLines<'a>,
+    lines: super::text::TextLines<'a>,
     line: Names<'a>,
 }
 
@@ -351,7 +351,7 @@ impl<'a> EntryNames<'a> {
     pub(crate) fn new(texts: Vec<&'a str>) -> Self {
         EntryNames {
             texts: texts.into_iter(),
-            lines: super::lines::text_lines(""),
+            lines: super::text::text_lines(""),
             line: names(""),
         }
     }
@@ -359,7 +359,7 @@ impl<'a> EntryNames<'a> {
     /// No more names: the rest are not asked for.
     pub(crate) fn stop(&mut self) {
         self.texts = Vec::new().into_iter();
-        self.lines = super::lines::text_lines("");
+        self.lines = super::text::text_lines("");
         self.line = names("");
     }
 
@@ -368,14 +368,14 @@ impl<'a> EntryNames<'a> {
     fn next_span(&mut self) -> Option<&'a str> {
         loop {
             match self.lines.next() {
-                Some(line) if super::lines::trim_start(line).starts_with("```") => {}
+                Some(line) if super::text::trim_start(line).starts_with("```") => {}
                 Some(line) => return Some(line),
                 None => {
                     let text = self.texts.next()?;
                     if super::producers::find_fence(text).is_none() {
                         return Some(text);
                     }
-                    self.lines = super::lines::text_lines(text);
+                    self.lines = super::text::text_lines(text);
                 }
             }
         }
