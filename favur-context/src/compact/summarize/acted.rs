@@ -151,7 +151,7 @@ impl<'a> Typed<'a> {
                     self.read_code(piece, turn, budget, quoted);
                 } else {
                     for name in super::names::names(piece) {
-                        self.add_words(name, turn);
+                        self.add_words(name, turn, true);
                     }
                 }
             }
@@ -176,15 +176,19 @@ impl<'a> Typed<'a> {
                 self.lines.insert(t, turn);
             }
             quoted.extend(quoted_strings(t).map(|q| (q, turn)));
-            self.add_words(t, turn);
+            self.add_words(t, turn, false);
         }
     }
 
-    /// The identifiers of `text` (at least three bytes, not [`COMMON`]).
-    fn add_words(&mut self, text: &'a str, turn: Recency) {
-        for w in identifiers(text) {
-            if !COMMON.contains(&w) {
-                self.words.insert(w, turn);
+    /// The identifiers of `text` (at least three bytes, not [`COMMON`]), but those of a
+    /// path (a path points at a file, not at a line); only the [`is_distinct`] ones if
+    /// `distinct_only` (prose names few things by a common word).
+    fn add_words(&mut self, text: &'a str, turn: Recency, distinct_only: bool) {
+        for chunk in text.split_ascii_whitespace().filter(|c| !is_path(c)) {
+            for w in identifiers(chunk) {
+                if !COMMON.contains(&w) && (!distinct_only || is_distinct(w)) {
+                    self.words.insert(w, turn);
+                }
             }
         }
     }
@@ -229,8 +233,9 @@ impl<'a> Typed<'a> {
                 }
             }
         }
-        // One plain word (`value`, `models`) points at too many lines on its own.
-        let enough = exact || distinct || plain >= 2;
+        // One plain word (`value`, `models`) points at too many lines on its own; a
+        // comment is acted on only if the agent typed it.
+        let enough = exact || (!is_comment(t) && (distinct || plain >= 2));
         match best {
             Some(recency) if enough => Some(Acted { recency, strength }),
             _ => None,
@@ -247,6 +252,32 @@ impl<'a> Typed<'a> {
             }
         }
     }
+}
+
+/// Whether a word is a file's path (`./a/b.py`, `/testbed/x`, `src/lib.rs`), not a
+/// pattern (`s/old/new/`).
+fn is_path(w: &str) -> bool {
+    let b = w.as_bytes();
+    let ext = w
+        .rsplit('/')
+        .next()
+        .and_then(|f| f.rsplit_once('.'))
+        .is_some_and(|(n, e)| !n.is_empty() && (1..=5).contains(&e.len()));
+    b.contains(&b'/')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || b"/._-".contains(&c))
+        && (b.first() == Some(&b'/') || w.starts_with("./") || ext)
+}
+
+/// Whether a line of code is a comment or a docstring's edge (`#`, `//`, `/*`, `*`,
+/// `"""`, `'''`).
+fn is_comment(t: &str) -> bool {
+    t.starts_with('#')
+        || t.starts_with("//")
+        || t.starts_with("/*")
+        || t.starts_with("* ")
+        || t.starts_with("\"\"\"")
+        || t.starts_with("'''")
 }
 
 /// Whether an identifier names one thing rather than a common word: it holds `_`, a
@@ -377,6 +408,14 @@ mod tests {
         assert!(frequent.is_common("queryset_filter"));
         let common = |w: &str| frequent.is_common(w);
         assert_eq!(typed.line("x = queryset_filter(y)", &common), None);
+    }
+
+    #[test]
+    fn paths_point_at_no_line_but_patterns_do() {
+        assert!(is_path("./django/forms/widgets.py"));
+        assert!(is_path("/testbed/setup.cfg"));
+        assert!(!is_path("'s/pk_key"));
+        assert!(!is_path("x/pk_key"));
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub(super) fn first_pass_cap(kind: Option<LineKind>, head: usize) -> usize {
 }
 
 /// Lines acted on kept per entry in the first pass.
-pub(super) const FIRST_PASS_ACTED: usize = 12;
+pub(super) const FIRST_PASS_ACTED: usize = 6;
 
 /// The ranks given room, in order; `LEAD` is the first line of a person's or the agent's
 /// text.
@@ -302,7 +302,7 @@ mod tests {
             let digests: Vec<Digest<'_>> = (0..rng.usize(1..=8))
                 .map(|_| Digest {
                     header: String::new(),
-                    lines: 0,
+                    output_lines: 0,
                     items: (0..rng.usize(0..40))
                         .map(|order| Item {
                             kind: KINDS[rng.usize(0..KINDS.len())],

@@ -1,12 +1,10 @@
 //! The built-in summarizer: deterministic, no model, no network.
 
-use foldhash::HashSet;
-
 use super::acted::Typed;
 use super::budget::{self, FIRST_PASS_ACTED, Picks, cost, first_pass_cap};
 use super::entry::{self, Digest, Reading};
 use super::line_kind::LineKind;
-use super::names::{self, EntryNames, Shown};
+use super::names::{EntryNames, Shown};
 use super::numbers::is_kept_verbatim;
 use super::producers::Producers;
 use super::{SummarizeError, Summarizer, SummaryRequest};
@@ -137,7 +135,7 @@ impl BuiltinSummarizer {
         let (headed, tail) = headers(entries, &digests, &mut used, budget);
         let shown_digests = &digests[..headed];
         // Room for the closing line, if a line may be left out.
-        let rest = shown_digests.iter().any(|d| d.lines > 1) && used + cost(REST) <= budget;
+        let rest = shown_digests.iter().any(|d| d.output_lines > 0) && used + cost(REST) <= budget;
         if rest {
             used += cost(REST);
         }
@@ -168,10 +166,7 @@ impl BuiltinSummarizer {
             budget,
             &mut shown,
         );
-        let texts = texts.into_iter().take(headed).collect();
-        let mut listed = self.list_names(texts, &mut shown, (&mut used, budget));
         // Then everything else, in the same order.
-        let before_rest: Vec<usize> = picks.iter().map(|p| p.chosen.len()).collect();
         let room = (&mut used, budget);
         budget::pick_acted(shown_digests, &mut picks, usize::MAX, room, &mut shown);
         let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
@@ -183,25 +178,13 @@ impl BuiltinSummarizer {
             budget,
             &mut shown,
         );
-        // A name that lines kept after the names pass show is not listed twice.
-        for (((d, p), before), listed) in shown_digests
-            .iter()
-            .zip(&picks)
-            .zip(before_rest)
-            .zip(&mut listed)
-        {
-            if !listed.is_empty() && before < p.chosen.len() {
-                let late: HashSet<&str> = p.chosen[before..]
-                    .iter()
-                    .flat_map(|&i| names::names(&d.items[i].text))
-                    .collect();
-                listed.retain(|n| !late.contains(n));
-            }
-        }
+        // Names the kept lines do not show, in the room left, if asked for.
+        let texts = texts.into_iter().take(headed).collect();
+        let listed = self.list_names(texts, &mut shown, (&mut used, budget));
         let omitted = shown_digests
             .iter()
             .zip(&picks)
-            .any(|(d, p)| d.lines > p.acted.len() + p.chosen.len() + 1);
+            .any(|(d, p)| d.output_lines > p.acted.len() + p.chosen.len());
         let closing = [tail.as_str(), if rest && omitted { REST } else { "" }];
         render(budget, shown_digests, &mut picks, &listed, closing)
     }

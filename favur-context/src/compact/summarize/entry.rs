@@ -37,8 +37,10 @@ pub(super) struct Item<'a> {
 pub(super) struct Digest<'a> {
     pub(super) header: String,
     pub(super) items: Vec<Item<'a>>,
-    /// Lines of the entry (a summary that keeps fewer says how to get the rest).
-    pub(super) lines: usize,
+    /// Lines of an output that say something (not blank, not markup or its status); 0
+    /// for what a person or the agent wrote. A summary that keeps fewer says how to get
+    /// the rest.
+    pub(super) output_lines: usize,
 }
 
 /// What the digest of each entry reads: how a summary is configured and what the agent
@@ -66,6 +68,7 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
         mut items,
         status,
         total,
+        output,
         ..
     } = lines;
     super::hits::group_hits(&mut items, r.limit);
@@ -85,7 +88,7 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
     let digest = Digest {
         header,
         items,
-        lines: total,
+        output_lines: output,
     };
     (digest, texts)
 }
@@ -203,8 +206,10 @@ struct Lines<'r, 'a> {
     prose: bool,
     items: Vec<Item<'a>>,
     status: Option<String>,
-    /// Lines read, and the lead lines of prose kept.
+    /// Lines read, lines of an output that say something, and the lead lines of prose
+    /// kept.
     total: usize,
+    output: usize,
     leads: usize,
     numbering: Numbering,
     frequent: Frequent<'a>,
@@ -229,6 +234,7 @@ impl<'r, 'a> Lines<'r, 'a> {
             items: Vec::new(),
             status: None,
             total: 0,
+            output: 0,
             leads: 0,
             numbering: Numbering::of(texts, command),
             frequent: Frequent::of(reading.typed, &all),
@@ -318,9 +324,15 @@ impl<'r, 'a> Lines<'r, 'a> {
                 self.enclosing.pop();
             }
         }
+        // Errors, outcomes and locations are kept by their kind, as they read; other
+        // lines of an output the agent acted on since are kept verbatim.
+        let actable = matches!(kind, LineKind::Plain | LineKind::Definition | LineKind::Hit);
         if !self.prose && !matches!(kind, LineKind::Noise | LineKind::Status) {
+            self.output += 1;
+        }
+        if !self.prose && actable {
             let common = |w: &str| self.frequent.is_common(w);
-            if let Some(acted) = self.reading.typed.line(trimmed, &common) {
+            if let Some(acted) = self.reading.typed.line(text::trim(code), &common) {
                 let context = (indent > 0)
                     .then(|| self.enclosing.iter().rev().find(|&&(i, _)| i < indent))
                     .flatten()

@@ -144,3 +144,92 @@ fn the_budget_is_never_exceeded() {
         assert!(tokens <= budget, "{tokens} > {budget}");
     }
 }
+
+/// A file view (`nl -ba`), and a later turn of the agent that names one of its lines.
+fn file_view_and_a_later_turn() -> History {
+    let mut h = History::new();
+    h.append(
+        strict!(tool_call: "c1", "bash", serde_json::json!({"command": "nl -ba shop/cart.py"})),
+    );
+    let mut view = String::new();
+    for (n, line) in [
+        "import decimal",
+        "",
+        "class Cart:",
+        "    def __init__(self, items):",
+        "        self.items = list(items)",
+        "        self.discount_rate = decimal.Decimal('0.1')",
+        "",
+        "    def total(self):",
+        "        subtotal = sum(i.price for i in self.items)",
+        "        return subtotal - subtotal * self.discount_rate",
+        "",
+        "    def count(self):",
+        "        return len(self.items)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        view.push_str(&format!("{:>6}\t{line}\n", n + 1));
+    }
+    h.append(strict!(tool_result("c1"): "{view}"));
+    h.append(strict!(assistant: "THOUGHT: the discount is applied to `subtotal` twice.\n\n```bash\nsed -i 's/return subtotal - subtotal \\* self.discount_rate/return subtotal * (1 - self.discount_rate)/' shop/cart.py\n```"));
+    h
+}
+
+#[test]
+fn a_line_acted_on_is_kept_verbatim_with_its_number_and_its_definition() {
+    let h = file_view_and_a_later_turn();
+    let (call, view, later) = (
+        h.entry(EntryId(0)).unwrap(),
+        h.entry(EntryId(1)).unwrap(),
+        h.entry(EntryId(2)).unwrap(),
+    );
+    let text = BuiltinSummarizer::default().summarize_run(&[call, view], &[], &[later], 200);
+    // The line the agent edits, as it was printed after its number (indent included).
+    assert!(
+        text.contains("\n  10|         return subtotal - subtotal * self.discount_rate\n"),
+        "{text}"
+    );
+    // Its enclosing definition comes with it, verbatim.
+    assert!(text.contains("\n  8|     def total(self):\n"), "{text}");
+    // A line the agent did not act on is no verbatim line (a definition stays in the
+    // outline, a body line does not).
+    assert!(!text.contains("len(self.items)"), "{text}");
+    assert!(!text.contains("names:"), "{text}");
+    // Without the later turn, the line is not kept.
+    let alone = BuiltinSummarizer::default().summarize_run(&[call, view], &[], &[], 200);
+    assert!(!alone.contains("discount_rate\n"), "{alone}");
+    assert!(alone.contains("12|     def count(self):"), "{alone}");
+}
+
+#[test]
+fn the_most_recent_acted_lines_come_first_within_the_budget() {
+    let counter = crate::HeuristicCounter;
+    let mut h = History::new();
+    let body: String = (1..=300)
+        .map(|n| format!("{n:>6}\t    value_{n} = compute_{n}(alpha_{n}, beta_{n})\n"))
+        .collect();
+    let view = h.append(strict!(tool_result("c1"): "{body}"));
+    let turns: Vec<EntryId> = (1..=40)
+        .map(|n| {
+            let v = 300 - n;
+            h.append(strict!(assistant: "check `compute_{n}` and `value_{v}`"))
+        })
+        .collect();
+    let later: Vec<&Entry> = turns.iter().map(|&id| h.entry(id).unwrap()).collect();
+    let entries = [h.entry(view).unwrap()];
+    for budget in [30u32, 120, 200, 800] {
+        let text = BuiltinSummarizer::default().summarize_run(&entries, &[], &later, budget);
+        let tokens = crate::TokenCounter::count_text(&counter, &text);
+        assert!(tokens <= budget, "{tokens} > {budget}: {text}");
+        if budget >= 120 {
+            // The last turn's line is kept before the first turn's.
+            assert!(text.contains("value_260 = compute_260("), "{text}");
+        }
+        if budget == 120 {
+            assert!(!text.contains("value_1 = compute_1("), "{text}");
+        }
+        assert!(!text.contains("names:"), "{text}");
+    }
+}
