@@ -95,7 +95,7 @@ impl Summarizer for BuiltinSummarizer {
 }
 
 /// The last line of a summary that leaves lines out: how to get them back.
-const REST: &str = "(the rest: recall an entry by its #id, or rerun its command)";
+const REST: &str = "(the rest: recall #id, or rerun the command)";
 
 impl BuiltinSummarizer {
     /// The summary of `entries` within `budget_tokens`, with no context entries and no
