@@ -16,6 +16,7 @@ mod entry;
 mod error_words;
 mod hits;
 mod line_kind;
+mod name_scan;
 mod names;
 mod numbers;
 mod producers;

@@ -150,7 +150,7 @@ impl<'a> Typed<'a> {
                 if k % 2 == 1 {
                     self.read_code(piece, turn, budget, quoted);
                 } else {
-                    for name in super::names::names(piece) {
+                    for name in super::name_scan::names(piece) {
                         self.add_words(name, turn, true);
                     }
                 }

@@ -304,8 +304,6 @@ impl<'r, 'a> Lines<'r, 'a> {
 
     /// One line (`trimmed`: the line trimmed; `number`: its line number if known).
     fn read_line(&mut self, line: &'a str, trimmed: &'a str, number: Option<usize>) {
-        let order = self.total;
-        let limit = self.reading.limit;
         // What the agent or a person wrote is prose: its lead lines and its names are
         // kept, not its "error" words.
         let kind = if self.prose {
@@ -324,34 +322,57 @@ impl<'r, 'a> Lines<'r, 'a> {
                 self.enclosing.pop();
             }
         }
-        // Errors, outcomes and locations are kept by their kind, as they read; other
-        // lines of an output the agent acted on since are kept verbatim.
-        let actable = matches!(kind, LineKind::Plain | LineKind::Definition | LineKind::Hit);
         if !self.prose && !matches!(kind, LineKind::Noise | LineKind::Status) {
             self.output += 1;
         }
-        if !self.prose && actable {
-            let common = |w: &str| self.frequent.is_common(w);
-            if let Some(acted) = self.reading.typed.line(text::trim(code), &common) {
-                let context = (indent > 0)
-                    .then(|| self.enclosing.iter().rev().find(|&&(i, _)| i < indent))
-                    .flatten()
-                    .map(|&(_, o)| o);
-                let text = verbatim_line(number, code, MAX_VERBATIM_BYTES);
-                self.items.push(Item {
-                    kind,
-                    order,
-                    text,
-                    acted: Some(acted),
-                    context,
-                });
-                if kind == LineKind::Definition {
-                    self.enclosing.push((indent, order));
-                }
-                return;
-            }
+        let read = Read {
+            kind,
+            trimmed,
+            code,
+            number,
+            indent,
+        };
+        if !self.keep_acted(&read) {
+            self.keep_by_kind(&read);
         }
-        match kind {
+        if kind == LineKind::Definition {
+            self.enclosing.push((indent, self.total));
+        }
+    }
+
+    /// Keeps the line verbatim if the agent acted on it since (errors, outcomes and
+    /// locations are kept by their kind, as they read); whether it did.
+    fn keep_acted(&mut self, r: &Read<'a>) -> bool {
+        let actable = matches!(
+            r.kind,
+            LineKind::Plain | LineKind::Definition | LineKind::Hit
+        );
+        if self.prose || !actable {
+            return false;
+        }
+        let common = |w: &str| self.frequent.is_common(w);
+        let Some(acted) = self.reading.typed.line(text::trim(r.code), &common) else {
+            return false;
+        };
+        let context = (r.indent > 0)
+            .then(|| self.enclosing.iter().rev().find(|&&(i, _)| i < r.indent))
+            .flatten()
+            .map(|&(_, o)| o);
+        self.items.push(Item {
+            kind: r.kind,
+            order: self.total,
+            text: verbatim_line(r.number, r.code, MAX_VERBATIM_BYTES),
+            acted: Some(acted),
+            context,
+        });
+        true
+    }
+
+    /// Keeps what the line's kind keeps: its status in the header, a lead line of prose,
+    /// a frame, a path, a definition (verbatim when numbered), an error, outcome or hit.
+    fn keep_by_kind(&mut self, r: &Read<'a>) {
+        let (order, limit, trimmed) = (self.total, self.reading.limit, r.trimmed);
+        match r.kind {
             LineKind::Noise => {}
             LineKind::Status => {
                 if self.status.is_none() {
@@ -371,22 +392,21 @@ impl<'r, 'a> Lines<'r, 'a> {
                     Some(f) => Cow::Owned(f),
                     None => cut_borrowed(trimmed, limit),
                 };
-                self.push(kind, order, text);
+                self.push(r.kind, order, text);
             }
             LineKind::Path => {
                 let text = cut_cow(line_kind::listed_path(trimmed), limit);
-                self.push(kind, order, text);
+                self.push(r.kind, order, text);
             }
             LineKind::Definition => {
-                let text = match number {
-                    Some(_) => verbatim_line(number, code, 160),
-                    None => cut_borrowed(text::trim(code), 120),
+                let text = match r.number {
+                    Some(_) => verbatim_line(r.number, r.code, 160),
+                    None => cut_borrowed(text::trim(r.code), 120),
                 };
-                self.push(kind, order, text);
-                self.enclosing.push((indent, order));
+                self.push(r.kind, order, text);
             }
             LineKind::Error | LineKind::Outcome | LineKind::Hit => {
-                self.push(kind, order, cut_borrowed(trimmed, limit));
+                self.push(r.kind, order, cut_borrowed(trimmed, limit));
             }
         }
     }
@@ -400,4 +420,17 @@ impl<'r, 'a> Lines<'r, 'a> {
             context: None,
         });
     }
+}
+
+/// One line as [`Lines`] reads it.
+struct Read<'a> {
+    kind: LineKind,
+    /// The line trimmed.
+    trimmed: &'a str,
+    /// The line as printed, without its own number if it has one.
+    code: &'a str,
+    /// Its line number, if known.
+    number: Option<usize>,
+    /// The width of its indent (of `code`).
+    indent: usize,
 }

@@ -100,21 +100,7 @@ fn scan_keywords(line: &[u8], colon: Option<usize>) -> Strength {
 fn scan_keywords_with<const SKIP: bool>(line: &[u8], colon: Option<usize>) -> Strength {
     let mut best = Strength::None;
     let n = line.len();
-    // A numbered line (`nl`, `cat -n`) starts after its number.
-    let blank = line.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    let number = line[blank..]
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    let start = if number > 0
-        && line
-            .get(blank + number)
-            .is_some_and(|b| b.is_ascii_whitespace() || *b == b':')
-    {
-        blank + number + 1
-    } else {
-        0
-    };
+    let start = code_start(line);
     let mut i = start;
     while i + 4 <= n {
         // The next block of positions a keyword may start in (each window from the byte
@@ -137,62 +123,10 @@ fn scan_keywords_with<const SKIP: bool>(line: &[u8], colon: Option<usize>) -> St
             i += 1;
             continue;
         }
-        let c = line[i] | 0x20;
-        let camel = after_lowercase(line, i) && line[i].is_ascii_uppercase();
-        let rest = &line[i..];
-        // What follows a keyword of `len` bytes: the end of a word, then optionally `:`.
-        let ends_word = |len: usize| {
-            rest.get(len).is_none_or(|b| {
-                !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b'(')
-            })
-        };
-        // Read only once a keyword matched: most candidate words are none.
-        let at_start = || {
-            line[start..i]
-                .iter()
-                .all(|b| b.is_ascii_whitespace() || b"[]!*=>#-E".contains(b))
-                || line[..i].ends_with(b": ")
-        };
-        // `Name: message`: a colon, then a message on the same line (not the colon that
-        // ends `except KeyError:`).
-        let colon_message = |len: usize| {
-            rest.get(len) == Some(&b':')
-                && rest.get(len + 1) == Some(&b' ')
-                && rest
-                    .get(len + 2..)
-                    .is_some_and(|m| m.iter().any(|b| !b.is_ascii_whitespace()))
-        };
-        let as_message = |len: usize| ends_word(len) && (at_start() || colon_message(len));
-        let found = match c {
-            b'e' if starts_ci(rest, b"exit code")
-                || starts_ci(rest, b"exit status")
-                || starts_ci(rest, b"exited with") =>
-            {
-                return Strength::Status;
-            }
-            b'e' if starts_ci(rest, b"error") && (as_message(5) || (camel && colon_message(5))) => {
-                Strength::Strong
-            }
-            b'e' if starts_ci(rest, b"exception") && as_message(9) => Strength::Strong,
-            b'f' if starts_ci(rest, b"fatal") && as_message(5) => Strength::Strong,
-            b'f' if starts_ci(rest, b"fail")
-                && (at_start() || ends_word(6) && starts_ci(rest, b"failed")) =>
-            {
-                Strength::Weak
-            }
-            b'p' if starts_ci(rest, b"panicked at")
-                || (starts_ci(rest, b"panic") && as_message(5)) =>
-            {
-                Strength::Strong
-            }
-            b't' if starts_ci(rest, b"traceback (most recent call") => Strength::Strong,
-            b'a' if starts_ci(rest, b"assertionerror")
-                || (starts_ci(rest, b"assert") && at_start() && line[..i].contains(&b'E')) =>
-            {
-                Strength::Weak
-            }
-            _ => Strength::None,
-        };
+        let found = keyword_at(line, start, i);
+        if found == Strength::Status {
+            return Strength::Status;
+        }
         best = best.max(found);
         i += 1;
     }
@@ -200,6 +134,82 @@ fn scan_keywords_with<const SKIP: bool>(line: &[u8], colon: Option<usize>) -> St
         return Strength::Strong;
     }
     best
+}
+
+/// Where the text of a line starts: after its number (`nl`, `cat -n`), if it has one.
+fn code_start(line: &[u8]) -> usize {
+    let blank = line.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let number = line[blank..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if number > 0
+        && line
+            .get(blank + number)
+            .is_some_and(|b| b.is_ascii_whitespace() || *b == b':')
+    {
+        blank + number + 1
+    } else {
+        0
+    }
+}
+
+/// The keyword that starts at `line[i]` (a position [`keyword_can_start`] accepts; the
+/// text starts at `start`), as it reads there: a status, an error, a failure, or none.
+fn keyword_at(line: &[u8], start: usize, i: usize) -> Strength {
+    let c = line[i] | 0x20;
+    let camel = after_lowercase(line, i) && line[i].is_ascii_uppercase();
+    let rest = &line[i..];
+    // What follows a keyword of `len` bytes: the end of a word, then optionally `:`.
+    let ends_word = |len: usize| {
+        rest.get(len)
+            .is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b'('))
+    };
+    // Read only once a keyword matched: most candidate words are none.
+    let at_start = || {
+        line[start..i]
+            .iter()
+            .all(|b| b.is_ascii_whitespace() || b"[]!*=>#-E".contains(b))
+            || line[..i].ends_with(b": ")
+    };
+    // `Name: message`: a colon, then a message on the same line (not the colon that
+    // ends `except KeyError:`).
+    let colon_message = |len: usize| {
+        rest.get(len) == Some(&b':')
+            && rest.get(len + 1) == Some(&b' ')
+            && rest
+                .get(len + 2..)
+                .is_some_and(|m| m.iter().any(|b| !b.is_ascii_whitespace()))
+    };
+    let as_message = |len: usize| ends_word(len) && (at_start() || colon_message(len));
+    match c {
+        b'e' if starts_ci(rest, b"exit code")
+            || starts_ci(rest, b"exit status")
+            || starts_ci(rest, b"exited with") =>
+        {
+            Strength::Status
+        }
+        b'e' if starts_ci(rest, b"error") && (as_message(5) || (camel && colon_message(5))) => {
+            Strength::Strong
+        }
+        b'e' if starts_ci(rest, b"exception") && as_message(9) => Strength::Strong,
+        b'f' if starts_ci(rest, b"fatal") && as_message(5) => Strength::Strong,
+        b'f' if starts_ci(rest, b"fail")
+            && (at_start() || ends_word(6) && starts_ci(rest, b"failed")) =>
+        {
+            Strength::Weak
+        }
+        b'p' if starts_ci(rest, b"panicked at") || (starts_ci(rest, b"panic") && as_message(5)) => {
+            Strength::Strong
+        }
+        b't' if starts_ci(rest, b"traceback (most recent call") => Strength::Strong,
+        b'a' if starts_ci(rest, b"assertionerror")
+            || (starts_ci(rest, b"assert") && at_start() && line[..i].contains(&b'E')) =>
+        {
+            Strength::Weak
+        }
+        _ => Strength::None,
+    }
 }
 
 /// Whether a keyword may start somewhere in `line` at a position with four bytes left:
@@ -340,6 +350,44 @@ mod tests {
     use super::*;
 
     use crate::compact::summarize::text::random_lines;
+    /// Lines made of keywords, their look-alikes and what may stand before them.
+    const KEYWORD_PIECES: [&[u8]; 34] = [
+        b"error",
+        b"Error",
+        b"ERROR",
+        b"err",
+        b"exception",
+        b"Exception",
+        b"fatal",
+        b"fail",
+        b"failed",
+        b"FAILED",
+        b"panic",
+        b"panicked at",
+        b"Traceback (most recent call",
+        b"assert",
+        b"AssertionError",
+        b"exit code",
+        b"exit status",
+        b"exited with",
+        b"E",
+        b":",
+        b": ",
+        b" ",
+        b"  ",
+        b"/",
+        b".",
+        b"_",
+        b"x",
+        b"foo",
+        b"Value",
+        b"get",
+        b"(",
+        b"1",
+        b"12\t",
+        b"tests/a.py::t",
+    ];
+
     #[test]
     fn lines_no_keyword_starts_in_read_as_the_scan_reads_them() {
         let fixed = [
@@ -358,43 +406,7 @@ mod tests {
             "FAIL tests/a.rs",
             "KeyError: 'a'",
         ];
-        // Lines made of keywords, their look-alikes and what may stand before them.
-        let words: [&[u8]; 34] = [
-            b"error",
-            b"Error",
-            b"ERROR",
-            b"err",
-            b"exception",
-            b"Exception",
-            b"fatal",
-            b"fail",
-            b"failed",
-            b"FAILED",
-            b"panic",
-            b"panicked at",
-            b"Traceback (most recent call",
-            b"assert",
-            b"AssertionError",
-            b"exit code",
-            b"exit status",
-            b"exited with",
-            b"E",
-            b":",
-            b": ",
-            b" ",
-            b"  ",
-            b"/",
-            b".",
-            b"_",
-            b"x",
-            b"foo",
-            b"Value",
-            b"get",
-            b"(",
-            b"1",
-            b"12\t",
-            b"tests/a.py::t",
-        ];
+        let words = KEYWORD_PIECES;
         let mut rng = fastrand::Rng::with_seed(0x2f6b_51c3_91aa_0e17);
         let mut generated = Vec::new();
         for _ in 0..50_000 {
