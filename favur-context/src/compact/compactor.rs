@@ -3,7 +3,7 @@
 
 use super::report::{CommitError, CompactionReport, Fallback, LimitExceeded, emit};
 use super::summary_inputs::{RunInputs, run_inputs, summary_requests};
-use crate::compact::plan::{Plan, Stamp};
+use crate::compact::plan::{Plan, Run, Stamp};
 use crate::compact::policy::Policy;
 use crate::compact::prepared::{PrepareError, Prepared};
 use crate::compact::summarize::{AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer};
@@ -274,13 +274,7 @@ impl<S> Compactor<S> {
                         error,
                     });
                     let inputs = inputs.get_or_insert_with(|| run_inputs(history, plan));
-                    match inputs.get(index) {
-                        Some(input) => self
-                            .fallback
-                            .summarize(&input.request(plan, run))
-                            .unwrap_or_else(|e| e.to_string()),
-                        None => "the run's entries are not held".to_owned(),
-                    }
+                    self.fallback_text(inputs.get(index), plan, run)
                 }
             };
             // Its tokens are counted by the check below, once.
@@ -323,6 +317,17 @@ impl<S> Compactor<S> {
         let mut checked = history.check(compaction).map_err(|_| CommitError::Stale)?;
         checked.set_usage_after(history.usage_after(checked.view()));
         Ok((Some(checked), fallbacks, history.usage_tokens()))
+    }
+
+    /// The built-in summarizer's text for `run`, on its inputs.
+    fn fallback_text(&self, input: Option<&RunInputs<'_>>, plan: &Plan, run: &Run) -> String {
+        match input {
+            Some(input) => self
+                .fallback
+                .summarize(&input.request(plan, run))
+                .unwrap_or_else(|e| e.to_string()),
+            None => "the run's entries are not held".to_owned(),
+        }
     }
 
     fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
