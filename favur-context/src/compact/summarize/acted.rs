@@ -233,9 +233,10 @@ impl<'a> Typed<'a> {
                 }
             }
         }
-        // One plain word (`value`, `models`) points at too many lines on its own; a
+        // One plain word (`value`, `models`) points at too many lines on its own, and
+        // plain words point at a line of code only (not at a sentence of a docstring); a
         // comment is acted on only if the agent typed it.
-        let enough = exact || (!is_comment(t) && (distinct || plain >= 2));
+        let enough = exact || (!is_comment(t) && (distinct || (plain >= 2 && is_code(t))));
         match best {
             Some(recency) if enough => Some(Acted { recency, strength }),
             _ => None,
@@ -267,6 +268,17 @@ fn is_path(w: &str) -> bool {
         && b.iter()
             .all(|&c| c.is_ascii_alphanumeric() || b"/._-".contains(&c))
         && (b.first() == Some(&b'/') || w.starts_with("./") || ext)
+}
+
+/// Whether a line reads as code rather than as a sentence: it holds `=`, a bracket,
+/// `->`, `::` or an attribute access (`a.b`).
+fn is_code(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.iter().any(|c| b"=()[]{}".contains(c))
+        || t.contains("->")
+        || t.contains("::")
+        || b.windows(2)
+            .any(|w| w[0] == b'.' && (w[1].is_ascii_alphabetic() || w[1] == b'_'))
 }
 
 /// Whether a line of code is a comment or a docstring's edge (`#`, `//`, `/*`, `*`,
@@ -408,6 +420,20 @@ mod tests {
         assert!(frequent.is_common("queryset_filter"));
         let common = |w: &str| frequent.is_common(w);
         assert_eq!(typed.line("x = queryset_filter(y)", &common), None);
+    }
+
+    #[test]
+    fn plain_words_point_at_code_not_at_sentences() {
+        let mut h = History::new();
+        let a = h.append(fuzzy!(assistant: "```bash\nmerge lists --order\n```"));
+        let later = [h.entry(a).unwrap()];
+        let typed = Typed::new(&later);
+        let none = |_: &str| false;
+        assert_eq!(
+            typed.line("Merge two lists keeping their relative order.", &none),
+            None
+        );
+        assert!(typed.line("order = merge(lists)", &none).is_some());
     }
 
     #[test]
