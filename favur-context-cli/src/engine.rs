@@ -19,6 +19,10 @@ use crate::strategy::{Before, Event, Strategy};
 /// h.append(fuzzy!(user: "hi"));
 /// assert!(!s.before_request(&mut h).unwrap().refused);
 /// assert_eq!(s.thresholds(), vec![0.05, 0.10, 0.25, 0.5]);
+/// // The label names what differs from the defaults.
+/// assert_eq!(s.label(), "policy");
+/// let names = favur_context::BuiltinSummarizer { max_identifiers: 80, ..Default::default() };
+/// assert_eq!(PolicyStrategy::new(Policy::default(), names).label(), "policy (identifier list 80)");
 /// ```
 #[derive(Debug, Clone)]
 pub struct PolicyStrategy {
@@ -43,8 +47,14 @@ impl Strategy for PolicyStrategy {
         if p.keep_recent() > 0 {
             label.push_str(&format!(" (keep_recent {})", p.keep_recent()));
         }
-        if self.compactor.summarizer().max_identifiers == 0 {
-            label.push_str(" (no identifier list)");
+        // The summarizer is named only where it differs from the default.
+        let names = self.compactor.summarizer().max_identifiers;
+        if names != BuiltinSummarizer::default().max_identifiers {
+            if names == 0 {
+                label.push_str(" (no identifier list)");
+            } else {
+                label.push_str(&format!(" (identifier list {names})"));
+            }
         }
         label
     }
