@@ -30,12 +30,18 @@ fn blocks(request: &Value) -> Vec<&Value> {
     match request {
         Value::Array(items) => items.iter().collect(),
         Value::Object(map) => {
+            // Anthropic (`system`, `messages`), Gemini (`systemInstruction`, `contents`),
+            // Responses (`input`): the system value first, then each message or item.
             let mut out = Vec::new();
-            if let Some(system) = map.get("system") {
-                out.push(system);
+            for key in ["system", "systemInstruction"] {
+                if let Some(system) = map.get(key) {
+                    out.push(system);
+                }
             }
-            if let Some(Value::Array(items)) = map.get("messages") {
-                out.extend(items.iter());
+            for key in ["messages", "contents", "input"] {
+                if let Some(Value::Array(items)) = map.get(key) {
+                    out.extend(items.iter());
+                }
             }
             out
         }

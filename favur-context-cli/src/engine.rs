@@ -92,6 +92,16 @@ pub enum RequestFormat {
     /// Anthropic Messages (`system` and `messages`).
     #[value(name = "anthropic")]
     Anthropic,
+    /// Anthropic Messages with `cache_control` breakpoints where the prefix is stable
+    /// (`render_anthropic_cached`).
+    #[value(name = "anthropic-cached")]
+    AnthropicCached,
+    /// OpenAI Responses (`input` items).
+    #[value(name = "responses")]
+    Responses,
+    /// Gemini `generateContent` (`systemInstruction` and `contents`).
+    #[value(name = "gemini")]
+    Gemini,
 }
 
 /// The library's renderer for a [`RequestFormat`].
@@ -110,6 +120,13 @@ impl Renderer for LibRenderer {
         Ok(match self.0 {
             RequestFormat::OpenAi => favur_context::render::render_openai(history),
             RequestFormat::Anthropic => favur_context::render::render_anthropic(history).to_value(),
+            RequestFormat::AnthropicCached => {
+                favur_context::render::render_anthropic_cached(history)
+                    .0
+                    .to_value()
+            }
+            RequestFormat::Responses => favur_context::render::render_responses(history),
+            RequestFormat::Gemini => favur_context::render::render_gemini(history),
         })
     }
 }

@@ -447,7 +447,13 @@ fn torn_tail_of_one_byte_and_of_the_header() {
     write_with(&path, &[], short, &[]);
     let err = JournaledHistory::open(&path).unwrap_err();
     assert!(
-        matches!(err, JournalError::Corrupt { problem: Corruption::MissingHeader, .. }),
+        matches!(
+            err,
+            JournalError::Corrupt {
+                problem: Corruption::MissingHeader,
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), short);
