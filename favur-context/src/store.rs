@@ -116,8 +116,14 @@ impl NewEntry {
     #[track_caller]
     pub(crate) fn tool_run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Self {
         let output = history::run(tool, call);
+        let mut classified = history::tool_result::<T>(call.id.clone(), output, CallSite::caller());
+        if let crate::model::message::Arguments::Json(args) = &call.arguments
+            && let Some(key) = tool.key(args)
+        {
+            classified = classified.with_key(key);
+        }
         NewEntry {
-            classified: history::tool_result::<T>(call.id.clone(), output, CallSite::caller()),
+            classified,
             pinned: false,
         }
     }

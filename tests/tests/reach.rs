@@ -167,3 +167,43 @@ fn a_target_out_of_range_is_refused() {
     let p = Policy::from_toml_str("target = 0.25\n").unwrap();
     assert_eq!(p.target_tokens(1), Some(2_500));
 }
+
+#[test]
+fn a_tool_set_gives_its_tools_keys_to_their_results() {
+    use favur_context::{Tool, ToolCall, ToolSet, retention};
+    struct ReadFile;
+    #[retention(strict)]
+    impl Tool for ReadFile {
+        fn name(&self) -> &str {
+            "read_file"
+        }
+        fn description(&self) -> &str {
+            "Show a file"
+        }
+        fn parameters(&self) -> serde_json::Value {
+            serde_json::json!({"type": "object", "properties": {"path": {"type": "string"}}})
+        }
+        fn call(&self, _: &serde_json::Value) -> Result<String, String> {
+            Ok("fn main() {}".into())
+        }
+        fn key(&self, arguments: &serde_json::Value) -> Option<String> {
+            arguments["path"].as_str().map(str::to_owned)
+        }
+    }
+    let tools = ToolSet::new(favur_context::Retention::Fuzzy)
+        .with_sync(ReadFile)
+        .unwrap();
+    let h = History::new();
+    let call = ToolCall::new("c1", "read_file", r#"{"path":"src/main.rs"}"#);
+    let result = common_block_on(tools.run(&call, &h));
+    assert_eq!(result.key(), Some("src/main.rs"));
+    let unknown = common_block_on(tools.run(&ToolCall::new("c2", "nope", "{}"), &h));
+    assert_eq!(unknown.key(), None);
+}
+
+fn common_block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}

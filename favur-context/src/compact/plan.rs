@@ -265,6 +265,11 @@ impl Plan {
     /// - with a [cap](Policy::entry_cap_tokens), kept entries over it are shown
     ///   [`Form::Capped`].
     ///
+    /// - the tier takes what its row acts on in order, superseded entries first, then the
+    ///   oldest, and stops at the smallest reach that brings usage to the policy's
+    ///   [target](Policy::target) (freeing at least `min_reclaim`); with no target, or
+    ///   usage already under it (a tier applied by hand), it is applied whole.
+    ///
     /// A tier that does not exist in the policy gives an empty plan.
     ///
     /// ```
@@ -305,9 +310,11 @@ impl Plan {
         let base = phases::fates(p.items, end, row);
         let superseded = reach::superseded(&p);
         let order = reach::order(&base, &superseded);
+        // What the tier must free to bring usage to its target. Nothing to free (a tier
+        // applied by hand below its target) or no target: the tier is applied whole.
         let need = policy.target_tokens(tier).and_then(|target| {
             let need = plan.usage_before.saturating_sub(target);
-            (policy.target() > 0.0).then(|| need.max(policy.min_reclaim_tokens()))
+            (policy.target() > 0.0 && need > 0).then(|| need.max(policy.min_reclaim_tokens()))
         });
         let settled = match need {
             // The tier takes the oldest eligible material (superseded first) and stops
@@ -351,9 +358,9 @@ impl Plan {
     /// use favur_context::{fuzzy, strict, History, Plan, Policy};
     /// let mut h = History::new();
     /// h.append(strict!(user: "the task"));
-    /// let old = h.append(fuzzy!(user: "{}", "old view of a.rs ".repeat(700)).with_key("a.rs"));
-    /// h.append(fuzzy!(user: "{}", "other file ".repeat(700)).with_key("b.rs"));
-    /// h.append(fuzzy!(user: "{}", "new view of a.rs ".repeat(700)).with_key("a.rs"));
+    /// let old = h.append(fuzzy!(user: "{}", "old view of a.rs ".repeat(900)).with_key("a.rs"));
+    /// h.append(fuzzy!(user: "{}", "other file ".repeat(900)).with_key("b.rs"));
+    /// h.append(fuzzy!(user: "{}", "new view of a.rs ".repeat(900)).with_key("a.rs"));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let plan = Plan::new(&h, &Policy::default(), 2); // tier 2 drops fuzzy material
     /// assert_eq!(plan.superseded(), &[old]);

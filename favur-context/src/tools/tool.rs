@@ -35,6 +35,34 @@ pub trait Tool {
     fn parameters(&self) -> Value;
     /// Runs it: `Ok(output)` or `Err(error text)`; both are appended as its result.
     fn call(&self, arguments: &Value) -> Result<String, String>;
+    /// The [supersession key](crate::Classified::with_key) of the result of a call with
+    /// `arguments`: what the result is a copy of (the file a view or an edit is of, the
+    /// command a test run ran). A later result with the same key supersedes this one, and
+    /// compaction takes it first. `None` (the default): never superseded.
+    ///
+    /// ```
+    /// use favur_context::{retention, History, Plan, Policy, Tool, ToolCall, fuzzy};
+    /// struct ReadFile;
+    /// #[retention(fuzzy)]
+    /// impl Tool for ReadFile {
+    ///     fn name(&self) -> &str { "read_file" }
+    ///     fn description(&self) -> &str { "Show a file" }
+    ///     fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+    ///     fn call(&self, _: &serde_json::Value) -> Result<String, String> { Ok("fn main() {}\n".repeat(900)) }
+    ///     fn key(&self, arguments: &serde_json::Value) -> Option<String> {
+    ///         arguments["path"].as_str().map(str::to_owned)
+    ///     }
+    /// }
+    /// let mut h = History::new();
+    /// let first = h.run_tool(&ReadFile, &ToolCall::new("c1", "read_file", r#"{"path":"src/main.rs"}"#));
+    /// h.run_tool(&ReadFile, &ToolCall::new("c2", "read_file", r#"{"path":"src/main.rs"}"#));
+    /// h.append(fuzzy!(assistant: "read it twice"));
+    /// assert_eq!(Plan::new(&h, &Policy::default(), 2).superseded(), &[first]);
+    /// ```
+    fn key(&self, arguments: &Value) -> Option<String> {
+        let _ = arguments;
+        None
+    }
 }
 
 /// A [`Tool`] whose results carry a retention class, declared with `#[retention(...)]` on
@@ -104,6 +132,12 @@ pub trait AsyncTool: Send + Sync {
     /// Runs it with arguments that are valid JSON: `Ok(output)` or `Err(error text)`;
     /// both become its result.
     fn call<'a>(&'a self, arguments: &'a Value) -> ToolFuture<'a>;
+    /// The supersession key of the result of a call with `arguments` (see
+    /// [`Tool::key`]). `None` (the default): never superseded.
+    fn key(&self, arguments: &Value) -> Option<String> {
+        let _ = arguments;
+        None
+    }
 }
 
 /// An [`AsyncTool`] whose results carry a retention class, declared with
@@ -131,6 +165,9 @@ impl<T: Tool + Send + Sync> AsyncTool for SyncTool<T> {
     }
     fn parameters(&self) -> Value {
         self.0.parameters()
+    }
+    fn key(&self, arguments: &Value) -> Option<String> {
+        self.0.key(arguments)
     }
     fn call<'a>(&'a self, arguments: &'a Value) -> ToolFuture<'a> {
         Box::pin(std::future::ready(self.0.call(arguments)))

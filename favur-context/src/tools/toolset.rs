@@ -325,7 +325,15 @@ impl ToolSet {
                 Ok(out) => (out, false),
                 Err(err) => (err, true),
             };
-            answer(pair, registered.retention)
+            let classified = answer(pair, registered.retention);
+            let key = match (&registered.tool, &call.arguments) {
+                (Some(tool), Arguments::Json(args)) => tool.key(args),
+                _ => None,
+            };
+            match key {
+                Some(key) => classified.with_key(key),
+                None => classified,
+            }
         }
     }
 }
