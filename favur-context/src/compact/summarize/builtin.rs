@@ -47,18 +47,20 @@ use crate::model::entry::Entry;
 /// ```
 /// use favur_context::{strict, BuiltinSummarizer, EntryId, History, Retention, Summarizer, SummaryRequest};
 /// let mut h = History::new();
-/// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cargo test"})));
-/// let b = h.append(strict!(tool_error("c1"): "running 3 tests\ntest parse ... FAILED\nthread 'main' panicked at src/parse.rs:42:9\nexit status 101"));
-/// let c = h.append(strict!(assistant: "The `parse` test fails: see `src/parse.rs`."));
+/// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cat src/lib.rs"})));
+/// let b = h.append(strict!(tool_result("c1"): "pub fn parse(input: &str) -> Ast {{\n    let tokens = lex(input);\n    build_tree(tokens)\n}}"));
+/// let c = h.append(strict!(assistant: "`build_tree` drops the last token."));
 /// let (a, b, c) = (h.recall(a).unwrap(), h.recall(b).unwrap(), h.recall(c).unwrap());
 /// let (entries, later) = ([&*a, &*b], [&*c]);
 /// let req = SummaryRequest { summary: EntryId(3), tier: 2, retention: Retention::Strict, budget_tokens: 200, entries: &entries, context: &[], later: &later };
 /// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
-/// assert!(text.contains("#0 assistant → bash `cargo test`"), "{text}");
-/// assert!(text.contains("#1 bash result of #0 [error] exit status 101"), "{text}");
-/// // The line the agent talked about since, verbatim with its place in the output.
-/// assert!(text.contains("  | thread 'main' panicked at src/parse.rs:42:9"), "{text}");
-/// assert!(!text.contains("names:"), "{text}");
+/// assert!(text.contains("#0 assistant → bash `cat src/lib.rs`"), "{text}");
+/// assert!(text.contains("#1 bash result of #0 (4 lines)"), "{text}");
+/// // The line the agent talked about since, verbatim with its line number, and the
+/// // definition around it.
+/// assert!(text.contains("\n  3|     build_tree(tokens)\n"), "{text}");
+/// assert!(text.contains("\n  1| pub fn parse(input: &str) -> Ast {\n"), "{text}");
+/// assert!(!text.contains("lex(input)") && !text.contains("names:"), "{text}");
 /// ```
 #[derive(Debug, Clone)]
 pub struct BuiltinSummarizer {
