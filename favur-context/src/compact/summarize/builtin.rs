@@ -20,9 +20,10 @@ use crate::model::entry::Entry;
 ///
 /// 1. **the lines the agent acted on since**, verbatim with their line numbers
 ///    (`606|             pk_key = ...`): the identifiers, quoted strings and lines of code
-///    the agent typed after the entry was observed (in its later turns and tool calls,
-///    [`SummaryRequest::later`]) point at the lines that hold them; the most recently
-///    acted on first, each with the definition that encloses it;
+///    the agent typed after the entry was observed (in the run's later assistant turns
+///    and in [`SummaryRequest::later`]: their text and tool-call arguments) point at the
+///    lines that hold them; the most recently acted on first, each with the definition
+///    that encloses it;
 /// 2. error lines (errors, exceptions, panics, tracebacks), failing tests and test totals;
 /// 3. the first line of what the agent or a person wrote (its decision or request);
 /// 4. locations: traceback frames as `file:line in function`, search hits as `file:line`;
@@ -124,7 +125,15 @@ impl BuiltinSummarizer {
     ) -> String {
         let budget = budget_tokens as usize;
         let producers = Producers::new(entries, context);
-        let typed = Typed::new(later);
+        // What the agent typed: in the turns of the run and after it (a line is acted on
+        // by a turn recorded after its entry).
+        let turns: Vec<&Entry> = entries
+            .iter()
+            .chain(context)
+            .chain(later)
+            .copied()
+            .collect();
+        let typed = Typed::new(&turns);
         let reading = Reading {
             producers: &producers,
             typed: &typed,
