@@ -185,15 +185,12 @@ impl<'a> Typed<'a> {
         }
     }
 
-    /// The identifiers of `text` (at least three bytes, not [`COMMON`]), but those of a
-    /// path (a path points at a file, not at a line); only the [`is_distinct`] ones if
-    /// `distinct_only` (prose names few things by a common word).
+    /// The [`code_words`] of `text` (at least three bytes, not [`COMMON`]); only the
+    /// [`is_distinct`] ones if `distinct_only` (prose names few things by a common word).
     fn add_words(&mut self, text: &'a str, turn: Recency, distinct_only: bool) {
-        for chunk in text.split_ascii_whitespace().filter(|c| !is_path(c)) {
-            for w in identifiers(chunk) {
-                if !COMMON.contains(&w) && (!distinct_only || is_distinct(w)) {
-                    self.words.insert(w, turn);
-                }
+        for w in code_words(text) {
+            if !COMMON.contains(&w) && (!distinct_only || is_distinct(w)) {
+                self.words.insert(w, turn);
             }
         }
     }
@@ -230,7 +227,7 @@ impl<'a> Typed<'a> {
             }
         }
         let mut matched: Vec<&str> = Vec::new();
-        for w in identifiers(t) {
+        for w in code_words(t) {
             if matched.contains(&w) || common(w) {
                 continue;
             }
@@ -259,7 +256,7 @@ impl<'a> Typed<'a> {
     /// entry each points at.
     pub(crate) fn typed_words<'l>(&self, line: &'l str, out: &mut Vec<&'l str>) {
         out.clear();
-        for w in identifiers(line) {
+        for w in code_words(line) {
             if self.words.contains_key(w) && !out.contains(&w) {
                 out.push(w);
             }
@@ -312,6 +309,14 @@ fn is_distinct(w: &str) -> bool {
         || b.iter().skip(1).any(|&c| c == b'_' || c.is_ascii_digit())
         || b.windows(2)
             .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase())
+}
+
+/// The identifiers of `text` but those of a file's path (a path points at a file, not
+/// at a line of it).
+fn code_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split_ascii_whitespace()
+        .filter(|c| !is_path(c.trim_matches(|c: char| "'\"`()[]{},;:.".contains(c))))
+        .flat_map(identifiers)
 }
 
 /// The identifiers of `text`: ASCII letters, digits and `_`, starting with a letter or
@@ -475,6 +480,9 @@ mod tests {
         assert!(is_path("/testbed/setup.cfg"));
         assert!(!is_path("'s/pk_key"));
         assert!(!is_path("x/pk_key"));
+        let words: Vec<&str> =
+            code_words("Running tests in astropy/table/tests/test_mixin.py. done").collect();
+        assert_eq!(words, ["Running", "tests", "done"]);
     }
 
     #[test]
