@@ -150,45 +150,7 @@ impl BuiltinSummarizer {
         if rest {
             used += cost(REST);
         }
-        let mut picks: Vec<Picks> = shown_digests
-            .iter()
-            .map(|d| Picks::new(d.items.len()))
-            .collect();
-        // The names of the headers and of the lines kept (a few hundred).
-        let mut shown = Shown::with_capacity(512);
-        for d in shown_digests {
-            shown.add_text(&d.header);
-        }
-        let room = (&mut used, budget);
-        budget::pick_acted(
-            shown_digests,
-            &mut picks,
-            FIRST_PASS_ACTED,
-            room,
-            &mut shown,
-        );
-        let head = self.head_lines;
-        let first = |kind: Option<LineKind>| first_pass_cap(kind, head);
-        budget::fill_ranks(
-            shown_digests,
-            &mut picks,
-            first,
-            &mut used,
-            budget,
-            &mut shown,
-        );
-        // Then everything else, in the same order.
-        let room = (&mut used, budget);
-        budget::pick_acted(shown_digests, &mut picks, usize::MAX, room, &mut shown);
-        let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
-        budget::fill_ranks(
-            shown_digests,
-            &mut picks,
-            all,
-            &mut used,
-            budget,
-            &mut shown,
-        );
+        let (mut picks, mut shown) = self.keep_lines(shown_digests, (&mut used, budget));
         // Names the kept lines do not show, in the room left, if asked for.
         let texts = texts.into_iter().take(headed).collect();
         let listed = self.list_names(texts, &mut shown, (&mut used, budget));
@@ -198,6 +160,44 @@ impl BuiltinSummarizer {
             .any(|(d, p)| d.output_lines > p.acted.len() + p.chosen.len());
         let closing = [tail.as_str(), if rest && omitted { REST } else { "" }];
         render(budget, shown_digests, &mut picks, &listed, closing)
+    }
+
+    /// The lines kept of each digest, within the budget: the lines acted on first (up to
+    /// [`FIRST_PASS_ACTED`] an entry), then each kind up to its first-pass cap, then the
+    /// rest in the same order; and the names those lines and the headers show.
+    fn keep_lines<'s>(
+        &self,
+        digests: &'s [Digest<'_>],
+        (used, budget): (&mut usize, usize),
+    ) -> (Vec<Picks>, Shown<'s>) {
+        let mut picks: Vec<Picks> = digests.iter().map(|d| Picks::new(d.items.len())).collect();
+        // The names of the headers and of the lines kept (a few hundred).
+        let mut shown = Shown::with_capacity(512);
+        for d in digests {
+            shown.add_text(&d.header);
+        }
+        let acted_cap = FIRST_PASS_ACTED;
+        budget::pick_acted(
+            digests,
+            &mut picks,
+            acted_cap,
+            (&mut *used, budget),
+            &mut shown,
+        );
+        let head = self.head_lines;
+        let first = |kind: Option<LineKind>| first_pass_cap(kind, head);
+        budget::fill_ranks(digests, &mut picks, first, used, budget, &mut shown);
+        // Then everything else, in the same order.
+        budget::pick_acted(
+            digests,
+            &mut picks,
+            usize::MAX,
+            (&mut *used, budget),
+            &mut shown,
+        );
+        let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
+        budget::fill_ranks(digests, &mut picks, all, used, budget, &mut shown);
+        (picks, shown)
     }
 
     /// The names of each entry's texts that the kept lines do not show, each listed once
