@@ -43,9 +43,8 @@ impl Strategy for PolicyStrategy {
         if p.keep_recent() > 0 {
             label.push_str(&format!(" (keep_recent {})", p.keep_recent()));
         }
-        // The built-in summarizer lists no bare names unless asked to.
-        if self.compactor.summarizer().max_identifiers > 0 {
-            label.push_str(" (identifier list)");
+        if self.compactor.summarizer().max_identifiers == 0 {
+            label.push_str(" (no identifier list)");
         }
         label
     }
