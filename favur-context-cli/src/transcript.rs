@@ -126,7 +126,8 @@ impl ClassifiedTranscript {
             answers.push(incoming.answers().cloned());
             match rules.rule_for(&facts) {
                 Some(rule) => {
-                    let d = rules.decision(rule);
+                    let mut d = rules.decision(rule);
+                    d.key = rules.key_for(rule, &facts);
                     if let Some(slot) = by_index.get_mut(i) {
                         *slot = Some(d.clone());
                     }

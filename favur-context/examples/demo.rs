@@ -203,7 +203,12 @@ fn main() {
         policy.limit() * 100.0
     );
     println!(
-        "Only entries the model has already answered are compacted; the newest turn never is.\n"
+        "Only entries the model has already answered are compacted; the newest turn never is."
+    );
+    println!(
+        "Each tier takes the oldest eligible material first (superseded material before that) and\n\
+         stops once usage is back under {:.0}% of its threshold.\n",
+        policy.target() * 100.0
     );
 
     let mut h = History::new();
@@ -266,7 +271,9 @@ fn main() {
     job.request("edit applied (fuzzy)");
 
     // A person steers the run.
-    job.h.append(Directive::new("Do not rename parse_list: other crates call it. Add the regression test in tests/parse.rs."));
+    // Strict, not pinned: exact through tier 1, summarized at tier 2, dropped at tier 3.
+    let directive_id = job.h.append(Directive::new("Do not rename parse_list: other crates call it. Add the regression test in tests/parse.rs."));
+    job.watched.push(("the directive", directive_id));
     job.request("DIRECTIVE from a person (strict)");
 
     job.h
@@ -353,7 +360,7 @@ fn main() {
         .append(strict!(user: "Thanks. Summarize what changed in one sentence."));
     job.request("user follow-up (strict)");
 
-    println!("\nWhere the two watched entries ended up:");
+    println!("\nWhere the watched entries ended up:");
     for (name, id) in &job.watched {
         println!("  {name:<28} {}", fate(&job.h, *id));
     }
@@ -363,6 +370,12 @@ fn main() {
         job.h.view().len()
     );
 
+    println!(
+        "\nStrict is not exemption: the directive was strict, not pinned, so tier 3 dropped it\n\
+         like any other strict entry. Pin what the job can never lose: the system prompt, the\n\
+         task, a standing instruction from a person (`history.pin(...)`); pins are sent verbatim\n\
+         in every request and count against the window at every tier."
+    );
     println!(
         "\nThe request the model receives now ({} tokens of a {WINDOW}-token window):",
         job.h.usage_tokens()

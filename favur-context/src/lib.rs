@@ -143,6 +143,9 @@
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// On docs.rs (nightly, `--cfg docsrs`): every feature-gated item is labelled with the
+// feature it needs. Stable builds never see this.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets the macros' absolute `::favur_context::...` paths resolve inside this crate too.
 extern crate self as favur_context;
@@ -178,7 +181,7 @@ pub use compact::llm::{LlmConfig, LlmError, LlmSummarizer, cut_to_budget};
 pub use compact::plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run};
 pub use compact::policy::{
     Action, DEFAULT_MIN_RECLAIM, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
-    DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder, PolicyError, Tier,
+    DEFAULT_TARGET, DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder, PolicyError, Tier,
 };
 pub use compact::prepared::{PrepareError, Prepared};
 pub use compact::summarize::{
@@ -203,7 +206,7 @@ pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, Salvaged, TornTail,
 };
-pub use model::classify::{Classified, Classify};
+pub use model::classify::{Classified, Classify, KEY_EXTENSION};
 pub use model::entry::{Entry, EntryId, EntryKind};
 pub use model::message::{Arguments, CallIdError, Message, Part, Role, ToolCall, ToolResult};
 pub use model::parts::{

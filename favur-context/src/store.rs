@@ -244,7 +244,7 @@ pub trait Originals: Send + Sync {
 ///
 /// The methods are synchronous with a typed associated error: a file journal and SQLite
 /// fit that as they are, and the in-memory history keeps plain calls. An async database
-/// store ([`PgStore`](crate::PgStore)) keeps the same protocol, since the state
+/// store (`PgStore`, feature `postgres`) keeps the same protocol, since the state
 /// transitions are [`History`]'s: its `record` / `apply` futures draft or check, await the
 /// write, then commit. That is the sibling trait [`AsyncStore`] (whose futures are
 /// `Send`), which every `Send` store implements too, taken by

@@ -285,3 +285,30 @@ impl EntryTokens for History {
         self.recall(id).unwrap().tokens()
     }
 }
+
+#[test]
+fn an_absurd_framing_in_a_journal_header_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent.jsonl");
+    let header = r#"{"journal":{"format":1,"framing_tokens":4294967295}}"#;
+    std::fs::write(&path, format!("{header}\n")).unwrap();
+    let err = favur_context::JournaledHistory::open(&path).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            JournalError::Corrupt {
+                problem: Corruption::InvalidHeader { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("framing_tokens 4294967295"),
+        "{err}"
+    );
+    // A sane one still opens.
+    let sane = r#"{"journal":{"format":1,"framing_tokens":4}}"#;
+    std::fs::write(&path, format!("{sane}\n")).unwrap();
+    assert!(favur_context::JournaledHistory::open(&path).is_ok());
+}

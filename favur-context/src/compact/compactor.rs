@@ -234,6 +234,7 @@ impl<S> Compactor<S> {
             summarizer_calls: plan.runs().len(),
             fallbacks,
             prefix_tokens: plan.prefix_tokens(),
+            superseded: plan.superseded().to_vec(),
         };
         emit(&report);
         self.last_report = Some(report.clone());

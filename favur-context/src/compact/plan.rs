@@ -11,7 +11,10 @@ use crate::model::retention::Retention;
 
 mod cap;
 mod phases;
+mod reach;
+mod settle;
 pub(crate) use phases::Staying;
+use settle::{Settled, settle};
 
 pub(crate) use cap::{elide, elision_marker};
 
@@ -25,7 +28,9 @@ pub(crate) use cap::{elide, elision_marker};
 pub struct Figures {
     /// Number of view items.
     pub entries: u64,
-    /// Their tokens in the view before the compaction (without framing).
+    /// Their tokens (without framing): for summarized and dropped entries, what they held
+    /// in the view before the compaction; for kept entries, what they hold after it (an
+    /// entry the per-entry cap shortened counts with its capped tokens).
     pub tokens: u64,
 }
 
@@ -175,6 +180,8 @@ pub struct Plan {
     outcome: ByClass<ClassOutcome>,
     reclaim: u64,
     prefix: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    superseded: Vec<EntryId>,
     #[serde(skip)]
     pub(crate) stamp: Stamp,
 }
@@ -214,9 +221,6 @@ fn summary_budget(member_tokens: u32, members: usize, policy: &Policy) -> u32 {
         .max(MIN_SUMMARY_BUDGET)
         .min(policy.summary_budget_tokens())
 }
-
-/// Bound on the rounds that settle pairing and runs after small runs are kept.
-const MAX_SETTLE_ROUNDS: usize = 4;
 
 impl Plan {
     /// The most a plan of `tier` can free now (see [`reclaim_estimate`](Plan::reclaim_estimate)),
@@ -283,6 +287,7 @@ impl Plan {
             outcome: ByClass::default(),
             reclaim: 0,
             prefix: 0,
+            superseded: Vec::new(),
             stamp: Stamp::of(history),
         };
         let Some(row) = policy.tier(tier) else {
@@ -298,65 +303,67 @@ impl Plan {
         };
         let end = phases::prefix(p.items, policy.keep_recent());
         let base = phases::fates(p.items, end, row);
-
-        // Pairing, forms and runs settle together. A run whose summary would cost at
-        // least what its members free is kept as it is and the phases run again, since
-        // keeping its members can change what their tool partners must do. A few rounds
-        // settle it.
-        let mut kept_small: Vec<usize> = Vec::new();
-        let mut fate = base.clone();
-        let mut staying = Vec::new();
-        let mut newly: Vec<usize> = Vec::new();
-        let mut pair_again = true;
-        let mut runs;
-        let mut round = 0;
-        loop {
-            if pair_again {
-                fate.clone_from(&base);
-                for &i in &kept_small {
-                    fate[i] = phases::Fate::Keep;
-                }
-                phases::pairing(&p, &mut fate);
-                staying = phases::forms(&p, &mut fate);
-            } else {
-                // Keeping these changes no tool pairing: only the runs are rebuilt.
-                for &i in &newly {
-                    fate[i] = phases::Fate::Keep;
-                    staying[i] = None;
+        let superseded = reach::superseded(&p);
+        let order = reach::order(&base, &superseded);
+        let need = policy.target_tokens(tier).and_then(|target| {
+            let need = plan.usage_before.saturating_sub(target);
+            (policy.target() > 0.0).then(|| need.max(policy.min_reclaim_tokens()))
+        });
+        let settled = match need {
+            // The tier takes the oldest eligible material (superseded first) and stops
+            // once it frees what brings usage to the target.
+            Some(need) if order.len() > 1 => {
+                let whole = settle(&p, base.clone());
+                if whole.as_ref().map_or(0, Settled::reclaim) < need {
+                    whole
+                } else {
+                    let k = reach::smallest(order.len(), need, |k| {
+                        settle(&p, reach::limited(&base, &order, k)).map_or(0, |s| s.reclaim())
+                    });
+                    settle(&p, reach::limited(&base, &order, k))
                 }
             }
-            runs = phases::runs(&p, &fate, &staying);
-            round += 1;
-            if round == MAX_SETTLE_ROUNDS {
-                break;
-            }
-            newly = phases::unworthy(&p, &runs);
-            if newly.is_empty() {
-                break;
-            }
-            pair_again = phases::pairing_changes(p.items, &fate, &newly);
-            kept_small.extend_from_slice(&newly);
-        }
-        let costs: u64 = runs
-            .runs
-            .iter()
-            .map(|r| phases::summary_cost(&p, r))
-            .sum::<u64>()
-            + phases::first_turn_change(&p, &fate, &runs);
-        let edits = phases::edits(&p, &fate, &staying, &runs);
-        if edits.freed < costs {
-            // Altogether it would grow the request (the note turn a request starting with
-            // the assistant needs, say): nothing is worth doing.
+            _ => settle(&p, base),
+        };
+        let Some(mut s) = settled else {
             return plan;
-        }
-        phases::finish_budgets(&mut runs.runs, policy);
-        plan.runs = runs.runs;
-        plan.reforms = edits.reforms;
-        plan.drops = edits.drops;
-        plan.outcome = edits.outcome;
-        plan.reclaim = edits.freed.saturating_sub(costs);
-        plan.prefix = history.system_tokens() + phases::unchanged_prefix(&p, &fate, &plan.reforms);
+        };
+        phases::finish_budgets(&mut s.runs.runs, policy);
+        plan.superseded = (0..p.items.len())
+            .filter(|&i| superseded[i] && s.fate[i] != phases::Fate::Keep)
+            .map(|i| p.items[i].id)
+            .collect();
+        plan.reclaim = s.reclaim();
+        plan.prefix =
+            history.system_tokens() + phases::unchanged_prefix(&p, &s.fate, &s.edits.reforms);
+        plan.runs = s.runs.runs;
+        plan.reforms = s.edits.reforms;
+        plan.drops = s.edits.drops;
+        plan.outcome = s.edits.outcome;
         plan
+    }
+
+    /// The entries this plan compacts because a later entry carries the same
+    /// [supersession key](crate::Classified::with_key): a newer view of the same file, an
+    /// edit of it, a rerun of the same command. A tier takes them before anything else.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(strict!(user: "the task"));
+    /// let old = h.append(fuzzy!(user: "{}", "old view of a.rs ".repeat(700)).with_key("a.rs"));
+    /// h.append(fuzzy!(user: "{}", "other file ".repeat(700)).with_key("b.rs"));
+    /// h.append(fuzzy!(user: "{}", "new view of a.rs ".repeat(700)).with_key("a.rs"));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 2); // tier 2 drops fuzzy material
+    /// assert_eq!(plan.superseded(), &[old]);
+    /// // The old view alone brings usage to the target (40% of 20,000 tokens): the other
+    /// // views stay verbatim.
+    /// assert!(h.usage_tokens() - plan.reclaim_estimate() <= 8_000);
+    /// assert_eq!(plan.drops(), &[old]);
+    /// ```
+    pub fn superseded(&self) -> &[EntryId] {
+        &self.superseded
     }
 
     /// Tokens of the request that this plan leaves as they are at its start (the system

@@ -1,107 +1,11 @@
 //! The compaction policy: the window, the tier thresholds, and what each tier does to each
 //! retention class. All of it is per-job configuration, loadable from TOML or JSON.
 
-use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::retention::Retention;
-
-/// What a tier does to the compactable entries of one class.
-///
-/// Ordered by severity: `Keep < Summarize < Drop`.
-///
-/// ```
-/// use favur_context::Action;
-/// assert!(Action::Keep < Action::Summarize && Action::Summarize < Action::Drop);
-/// assert_eq!(serde_json::to_string(&Action::Summarize).unwrap(), "\"summarize\"");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Action {
-    /// Leave the entry as it is.
-    Keep,
-    /// Replace it, with its contiguous neighbours that are also summarized, by one summary.
-    Summarize,
-    /// Remove it from the view (it stays in the history, retrievable by id).
-    Drop,
-}
-
-impl Action {
-    /// The lowercase name (`"keep"`, `"summarize"`, `"drop"`).
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Action::Drop.as_str(), "drop");
-    /// ```
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Action::Keep => "keep",
-            Action::Summarize => "summarize",
-            Action::Drop => "drop",
-        }
-    }
-}
-
-impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One tier: the usage at which it fires and its row of the action table.
-///
-/// ```
-/// use favur_context::{Action, Retention, Tier};
-/// let tier = Tier::new(0.05, Action::Summarize, Action::Summarize, Action::Keep);
-/// assert_eq!(tier.action(Retention::Strict), Action::Keep);
-/// assert_eq!(tier.at, 0.05);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Tier {
-    /// Fires when usage (request tokens / window) reaches this fraction, in (0, 1].
-    pub at: f64,
-    /// What it does to forgettable entries.
-    pub forgettable: Action,
-    /// What it does to fuzzy entries.
-    pub fuzzy: Action,
-    /// What it does to strict entries.
-    pub strict: Action,
-}
-
-impl Tier {
-    /// A tier firing at `at` with the given action per class.
-    ///
-    /// ```
-    /// use favur_context::{Action, Tier};
-    /// let t = Tier::new(0.25, Action::Drop, Action::Drop, Action::Drop);
-    /// assert_eq!(t.fuzzy, Action::Drop);
-    /// ```
-    pub const fn new(at: f64, forgettable: Action, fuzzy: Action, strict: Action) -> Self {
-        Tier {
-            at,
-            forgettable,
-            fuzzy,
-            strict,
-        }
-    }
-
-    /// The action for entries of `class`.
-    ///
-    /// ```
-    /// use favur_context::{Action, Retention, Tier};
-    /// let t = Tier::new(0.1, Action::Drop, Action::Drop, Action::Summarize);
-    /// assert_eq!(t.action(Retention::Fuzzy), Action::Drop);
-    /// ```
-    pub const fn action(&self, class: Retention) -> Action {
-        match class {
-            Retention::Forgettable => self.forgettable,
-            Retention::Fuzzy => self.fuzzy,
-            Retention::Strict => self.strict,
-        }
-    }
-}
 
 /// The default window: 200,000 tokens.
 pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
@@ -118,6 +22,11 @@ pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
 /// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.0125);
 /// ```
 pub const DEFAULT_MIN_RECLAIM: f64 = 0.0125;
+
+/// The default [`target`](Policy::target): a tier stops once usage is at or below 40% of
+/// its threshold (8,000 tokens for tier 2 of a 200,000-token window).
+/// `docs/compaction.md` has the sweep it was chosen from.
+pub const DEFAULT_TARGET: f64 = 0.4;
 
 /// The compaction policy of one job.
 ///
@@ -155,6 +64,7 @@ pub struct Policy {
     #[serde(skip_serializing_if = "is_zero")]
     reserve_output_tokens: u32,
     min_reclaim: f64,
+    target: f64,
     tiers: Vec<Tier>,
 }
 
@@ -174,6 +84,7 @@ impl Default for Policy {
             keep_recent: 0,
             reserve_output_tokens: 0,
             min_reclaim: DEFAULT_MIN_RECLAIM,
+            target: DEFAULT_TARGET,
         }
     }
 }
@@ -200,6 +111,7 @@ struct PolicyIn {
     keep_recent: Option<usize>,
     reserve_output_tokens: Option<u32>,
     min_reclaim: Option<f64>,
+    target: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for Policy {
@@ -226,127 +138,11 @@ impl PolicyIn {
             keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
             reserve_output_tokens: self.reserve_output_tokens.unwrap_or(0),
             min_reclaim: self.min_reclaim.unwrap_or(d.min_reclaim),
+            target: self.target.unwrap_or(d.target),
         };
         p.validate()?;
         Ok(p)
     }
-}
-
-/// Why a policy is invalid or could not be loaded. Each message names the field.
-///
-/// ```
-/// use favur_context::{Policy, PolicyError};
-/// let err = Policy::builder().window_tokens(0).build().unwrap_err();
-/// assert_eq!(err, PolicyError::ZeroWindow);
-/// assert_eq!(err.to_string(), "window_tokens: a window of zero tokens cannot hold any request");
-/// ```
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum PolicyError {
-    /// `window_tokens` is 0.
-    #[error("window_tokens: a window of zero tokens cannot hold any request")]
-    ZeroWindow,
-    /// `tiers` is empty.
-    #[error("tiers: at least one tier is needed")]
-    NoTiers,
-    /// More than 255 tiers.
-    #[error("tiers: {count} tiers given, at most 255 are supported")]
-    TooManyTiers {
-        /// How many were given.
-        count: usize,
-    },
-    /// A threshold is not within (0, 1].
-    #[error("tiers[{index}].at: {value} is not within (0, 1]")]
-    ThresholdOutOfRange {
-        /// Position of the tier (0-based; tier number is index + 1).
-        index: usize,
-        /// The threshold given.
-        value: f64,
-    },
-    /// A threshold is not above the previous tier's.
-    #[error("tiers[{index}].at: {value} is not above the previous tier's threshold {previous}")]
-    ThresholdNotIncreasing {
-        /// Position of the tier.
-        index: usize,
-        /// Its threshold.
-        value: f64,
-        /// The previous tier's threshold.
-        previous: f64,
-    },
-    /// An action is milder than the same class's action in the tier below.
-    #[error(
-        "tiers[{index}].{class}: `{action}` is milder than `{previous}` in the tier below; actions never get milder as tiers rise"
-    )]
-    MilderAction {
-        /// Position of the tier.
-        index: usize,
-        /// The class.
-        class: Retention,
-        /// Its action in this tier.
-        action: Action,
-        /// Its action in the tier below.
-        previous: Action,
-    },
-    /// The first tier drops something: tier 1 deletes nothing.
-    #[error("tiers[0].{class}: the first tier deletes nothing, so `drop` is not allowed there")]
-    FirstTierDrops {
-        /// The class the first tier would drop.
-        class: Retention,
-    },
-    /// The limit is not within (0, 1].
-    #[error("limit: {value} is not within (0, 1]")]
-    LimitOutOfRange {
-        /// The limit given.
-        value: f64,
-    },
-    /// The limit is not above the highest tier's threshold.
-    #[error("limit: {value} must be above the highest tier's threshold {highest}")]
-    LimitNotAboveTiers {
-        /// The limit given.
-        value: f64,
-        /// The highest tier's threshold.
-        highest: f64,
-    },
-    /// `summary_budget_tokens` is 0.
-    #[error("summary_budget_tokens: a summary needs a budget of at least one token")]
-    ZeroSummaryBudget,
-    /// `summary_tokens_per_entry` is 0.
-    #[error("summary_tokens_per_entry: each entry a summary merges needs at least one token")]
-    ZeroSummaryPerEntry,
-    /// `reserve_output_tokens` reaches the limit: every request would be refused.
-    #[error(
-        "reserve_output_tokens: {reserve} tokens reserved for the answer leave no room under the limit"
-    )]
-    ReserveTooLarge {
-        /// The reserve given.
-        reserve: u32,
-    },
-    /// `entry_cap_tokens` is 0.
-    #[error("entry_cap_tokens: a cap of zero tokens would erase every entry; omit it for no cap")]
-    ZeroEntryCap,
-    /// `min_reclaim` is not within [0, the limit).
-    #[error(
-        "min_reclaim: {value} is not within [0, {limit}) (a fraction of the window, below the limit)"
-    )]
-    MinReclaimOutOfRange {
-        /// The value given.
-        value: f64,
-        /// The limit.
-        limit: f64,
-    },
-    /// The TOML text is malformed or has unknown or mistyped fields.
-    #[error("policy TOML: {0}")]
-    Toml(String),
-    /// The JSON text is malformed or has unknown or mistyped fields.
-    #[error("policy JSON: {0}")]
-    Json(String),
-    /// The file could not be read or has an unknown extension.
-    #[error("policy file {path}: {problem}")]
-    File {
-        /// The path given.
-        path: String,
-        /// What went wrong.
-        problem: String,
-    },
 }
 
 impl Policy {
@@ -556,6 +352,9 @@ impl Policy {
                 limit: self.limit,
             });
         }
+        if !(self.target >= 0.0 && self.target < 1.0) {
+            return Err(PolicyError::TargetOutOfRange { value: self.target });
+        }
         Ok(())
     }
 
@@ -655,6 +454,35 @@ impl Policy {
         self.min_reclaim
     }
 
+    /// Where a tier stops, as a fraction of its threshold, in [0, 1). A tier acts on the
+    /// oldest eligible material first (superseded material before everything else) and
+    /// stops once its plan brings usage to at most `target` times its threshold, freeing
+    /// at least [`min_reclaim`](Policy::min_reclaim) so the cache is not churned by tiny
+    /// compactions. `0` applies every tier whole, to every eligible entry at once.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// assert_eq!(p.target(), 0.4);
+    /// assert_eq!(p.target_tokens(2), Some(8_000)); // 40% of tier 2's 20,000 tokens
+    /// assert_eq!(p.target_tokens(9), None);        // no such tier
+    /// ```
+    pub fn target(&self) -> f64 {
+        self.target
+    }
+
+    /// The usage tier `n` stops at (see [`target`](Policy::target)), in tokens, rounded
+    /// down; `None` when there is no tier `n`.
+    ///
+    /// ```
+    /// let whole = favur_context::Policy::builder().target(0.0).build().unwrap();
+    /// assert_eq!(whole.target_tokens(1), Some(0)); // the whole tier, every time
+    /// ```
+    pub fn target_tokens(&self, n: u8) -> Option<u64> {
+        let threshold = self.threshold_tokens(self.tier(n)?.at);
+        let t = (self.target * threshold as f64).floor();
+        Some(if t <= 0.0 { 0 } else { t as u64 })
+    }
+
     /// [`min_reclaim`](Policy::min_reclaim) in tokens, rounded up.
     ///
     /// ```
@@ -722,5 +550,9 @@ impl Policy {
 }
 
 mod builder;
+mod error;
+mod tier;
 
 pub use builder::PolicyBuilder;
+pub use error::PolicyError;
+pub use tier::{Action, Tier};

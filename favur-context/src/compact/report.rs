@@ -120,6 +120,9 @@ pub struct CompactionReport {
     /// Tokens at the start of the request the compaction left as they were (the prefix a
     /// prompt cache still holds; see [`Plan::prefix_tokens`](crate::Plan::prefix_tokens)).
     pub prefix_tokens: u64,
+    /// Entries taken first because a later entry carries the same supersession key (see
+    /// [`Plan::superseded`](crate::Plan::superseded)).
+    pub superseded: Vec<EntryId>,
 }
 
 impl CompactionReport {
@@ -192,6 +195,10 @@ impl fmt::Display for CompactionReport {
             self.prefix_tokens,
             100.0 * self.prefix_tokens as f64 / self.usage_before.max(1) as f64
         )?;
+        if !self.superseded.is_empty() {
+            let ids: Vec<String> = self.superseded.iter().map(ToString::to_string).collect();
+            write!(f, "\n  superseded: {}", ids.join(", "))?;
+        }
         for fb in &self.fallbacks {
             write!(
                 f,
@@ -215,6 +222,7 @@ pub(crate) fn emit(report: &CompactionReport) {
         summarizer_calls = report.summarizer_calls,
         fallbacks = report.fallbacks.len(),
         prefix_tokens = report.prefix_tokens,
+        superseded = report.superseded.len(),
         forgettable_kept = report.classes.forgettable.kept.entries,
         forgettable_summarized = report.classes.forgettable.summarized.entries,
         forgettable_dropped = report.classes.forgettable.dropped.entries,

@@ -10,6 +10,7 @@ pub(crate) mod bpe;
 #[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
 pub(crate) mod encoding;
 mod json;
+mod newest;
 mod records;
 mod result_ids;
 mod summary;

@@ -74,6 +74,19 @@ impl History {
 
 /// Tokens and blocks `entry` costs as recorded with `counter`: what every entry (and
 /// summary) recorded, read back or recalled carries as its count.
+/// The most framing tokens per content block a record may declare. Providers frame a
+/// block with a handful of tokens; a header or session row declaring more is damaged
+/// or forged (a `u32::MAX` would make every request refuse on the limit).
+pub(crate) const MAX_FRAMING_TOKENS: u32 = 256;
+
+/// `framing` if it is within [`MAX_FRAMING_TOKENS`], else what is wrong with it.
+pub(crate) fn checked_framing(framing: i64) -> Result<u32, String> {
+    u32::try_from(framing)
+        .ok()
+        .filter(|f| *f <= MAX_FRAMING_TOKENS)
+        .ok_or_else(|| format!("framing_tokens {framing} is not within 0..={MAX_FRAMING_TOKENS}"))
+}
+
 pub(crate) fn recorded_cost(counter: &dyn crate::TokenCounter, entry: &Entry) -> (u32, u32) {
     if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
         forms::system_pin_cost(counter, &entry.message)

@@ -62,10 +62,14 @@ impl<'c, C: Classifier + ?Sized> Classifying<'c, C> {
                     Cow::Borrowed(m) => m.message.clone(),
                     Cow::Owned(m) => m.message,
                 };
+                let mut classified = Classified::with_site(message, decision.class, site);
+                if let Some(key) = decision.key {
+                    classified = classified.with_key(key);
+                }
                 self.out.push(ImportedMessage {
                     index,
                     pin: pin || decision.pin,
-                    classified: Classified::with_site(message, decision.class, site),
+                    classified,
                     prompt_tokens,
                 });
             }

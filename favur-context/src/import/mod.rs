@@ -387,9 +387,23 @@ pub struct Decision {
     pub rule: Option<Cow<'static, str>>,
     /// Whether the message is pinned rather than appended.
     pub pin: bool,
+    /// Its [supersession key](crate::Classified::with_key), if the classifier gives one
+    /// (a rule's `key`: the file a view or an edit is of, the command a test run ran).
+    pub key: Option<String>,
 }
 
 impl Decision {
+    /// Gives the message a [supersession key](crate::Classified::with_key).
+    ///
+    /// ```
+    /// use favur_context::{import::Decision, Retention};
+    /// assert_eq!(Decision::from(Retention::Strict).with_key("src/a.rs").key.as_deref(), Some("src/a.rs"));
+    /// ```
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
     /// Names the rule that chose the class.
     ///
     /// ```
@@ -419,6 +433,7 @@ impl From<Retention> for Decision {
             class,
             rule: None,
             pin: false,
+            key: None,
         }
     }
 }

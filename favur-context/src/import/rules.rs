@@ -23,7 +23,15 @@
 //!                                    #   (false: every message of its role but the first)
 //! class = "forgettable"              # required: forgettable, fuzzy or strict
 //! pin = true                         # optional (default false): pin the message
+//! key = "path"                       # optional: "path" or "command" (below)
 //! ```
+//!
+//! `key` gives what a rule matches a [supersession key](crate::Classified::with_key):
+//! `"path"`, the file the command reads or writes (`sed -n 1,40p src/a.py`, `cat src/a.py`,
+//! `sed -i 's/x/y/' src/a.py`, `cat > src/a.py <<EOF` all give `src/a.py`); `"command"`,
+//! the command itself, whitespace-normalised (a rerun of `pytest tests/x.py` gives the
+//! same key). An older entry with the key of a newer one is superseded: compaction takes
+//! it before any current material of its class.
 //!
 //! `first = true` with `role = "user"` matches the first user message of a transcript:
 //! the task. A rule with `pin = true` pins what it matches: the message is recorded with
@@ -76,8 +84,10 @@ use crate::model::message::{Arguments, Role};
 use crate::model::retention::Retention;
 
 mod import;
+mod key;
 mod parse;
 
+pub(crate) use key::KeyFrom;
 use parse::{invalid_value, line_column, parse_class, parse_rule, type_name};
 
 /// A parsed, validated rules file.
@@ -115,6 +125,7 @@ pub struct Rule {
     first: Option<bool>,
     class: Retention,
     pin: bool,
+    key: Option<KeyFrom>,
 }
 
 impl Rule {
@@ -475,7 +486,10 @@ impl Rules {
     /// # Ok::<(), favur_context::rules::RulesError>(())
     /// ```
     pub fn classify(&self, facts: &MessageFacts<'_>) -> Option<Decision> {
-        self.rule_for(facts).map(|rule| self.decision(rule))
+        self.rule_for(facts).map(|rule| Decision {
+            key: self.key_for(rule, facts),
+            ..self.decision(rule)
+        })
     }
 
     /// The rule that decides for `facts`: the first that matches, else the default.
@@ -517,6 +531,30 @@ impl Rules {
             class,
             rule: Some(self.rule_name(rule).to_owned().into()),
             pin,
+            key: None,
+        }
+    }
+
+    /// The [supersession key](crate::Classified::with_key) `rule` gives the message of
+    /// `facts` (see the format's `key`): `None` when the rule names none or the command
+    /// holds no path.
+    ///
+    /// ```
+    /// use favur_context::rules::{MessageFacts, RuleRef, Rules};
+    /// use favur_context::Role;
+    /// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nkey = \"path\"\nclass = \"strict\"\n")?;
+    /// let facts = MessageFacts::new(4, Role::Tool).with_command("cd /repo && sed -n '10,40p' src/app.py");
+    /// assert_eq!(rules.key_for(RuleRef::Rule(0), &facts).as_deref(), Some("src/app.py"));
+    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// ```
+    pub fn key_for(&self, rule: RuleRef, facts: &MessageFacts<'_>) -> Option<String> {
+        let RuleRef::Rule(i) = rule else {
+            return None;
+        };
+        let command = facts.command?;
+        match self.rules.get(i)?.key? {
+            KeyFrom::Path => key::path_of(command),
+            KeyFrom::Command => key::command_of(command),
         }
     }
 

@@ -56,6 +56,36 @@ impl Classified {
         &self.site
     }
 
+    /// Gives the message a *supersession key*: what it is a copy of (a file's path for a
+    /// view or an edit of that file, the command for a test run). When a later entry
+    /// carries the same key, this one is superseded: compaction takes it before any
+    /// current material of its class (see [`Policy::target`](crate::Policy::target)).
+    /// The key is stored with the message (the [`KEY_EXTENSION`] extension) and never
+    /// sent to a provider.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, KEY_EXTENSION};
+    /// let view = fuzzy!(tool_result("c1"): "fn main() {{}}").with_key("src/main.rs");
+    /// assert_eq!(view.key(), Some("src/main.rs"));
+    /// assert_eq!(view.message().extensions[KEY_EXTENSION], "src/main.rs");
+    /// ```
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.message.extensions.insert(
+            KEY_EXTENSION.to_owned(),
+            serde_json::Value::String(key.into()),
+        );
+        self
+    }
+
+    /// The supersession key given with [`with_key`](Classified::with_key), if any.
+    ///
+    /// ```
+    /// assert_eq!(favur_context::strict!(user: "the plan").key(), None);
+    /// ```
+    pub fn key(&self) -> Option<&str> {
+        key_of(&self.message)
+    }
+
     /// Splits it into its parts.
     ///
     /// ```
@@ -82,6 +112,15 @@ impl Classified {
             site,
         }
     }
+}
+
+/// The message extension that holds a [supersession key](Classified::with_key). Like
+/// every `favur_` extension it is the engine's: kept in the records, never rendered.
+pub const KEY_EXTENSION: &str = "favur_key";
+
+/// The supersession key of `message`, if it has one.
+pub(crate) fn key_of(message: &Message) -> Option<&str> {
+    message.extensions.get(KEY_EXTENSION)?.as_str()
 }
 
 impl Message {

@@ -11,9 +11,9 @@ use crate::model::message::ToolCall;
 use crate::store::{NewEntry, Store};
 use crate::tools::tool::ClassifiedTool;
 
-/// A history that records with awaited writes: the [`PgStore`](crate::PgStore), and
+/// A history that records with awaited writes: the `PgStore` (feature `postgres`), and
 /// every [`Store`] that is `Send` (the in-memory [`History`], the
-/// [`JournaledHistory`](crate::JournaledHistory), the [`SqliteStore`](crate::SqliteStore))
+/// [`JournaledHistory`](crate::JournaledHistory), the `SqliteStore` (feature `sqlite`))
 /// through a blanket implementation. Agent code written against `AsyncStore` runs on any
 /// of them, changing only how the store is opened.
 ///

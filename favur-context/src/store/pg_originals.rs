@@ -3,6 +3,7 @@
 //! channels, so recall works from anywhere, inside a tokio runtime too (where blocking on
 //! a future would panic).
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::thread;
 
@@ -17,6 +18,8 @@ type Found = Result<Option<(i64, Vec<u8>)>, String>;
 /// The database as a history's [`Originals`]: requests to the reader thread.
 pub(crate) struct PgOriginals {
     session: String,
+    /// The history's counter: an original read back is recounted as on replay.
+    counter: Arc<dyn crate::TokenCounter>,
     requests: Sender<(EntryId, SyncSender<Found>)>,
 }
 
@@ -24,7 +27,11 @@ impl PgOriginals {
     /// Starts the reader thread for `session` on the server `config` names. It connects
     /// on the first recall (and again after a lost connection), and ends when the
     /// history holding this reader is dropped.
-    pub(crate) fn start(config: &str, session: &str) -> Result<PgOriginals, StoreError> {
+    pub(crate) fn start(
+        config: &str,
+        session: &str,
+        counter: Arc<dyn crate::TokenCounter>,
+    ) -> Result<PgOriginals, StoreError> {
         let (requests, incoming) = mpsc::channel::<(EntryId, SyncSender<Found>)>();
         let config = config.to_owned();
         let name = session.to_owned();
@@ -34,6 +41,7 @@ impl PgOriginals {
             .map_err(|e| StoreError::database(session, "start the recall thread of", e))?;
         Ok(PgOriginals {
             session: session.to_owned(),
+            counter,
             requests,
         })
     }
@@ -99,6 +107,6 @@ impl Originals for PgOriginals {
                 .unwrap_or_else(|_| Err("the recall thread stopped".into())),
             Err(_) => Err("the recall thread stopped".into()),
         };
-        rows::original(&self.session, id, found)
+        rows::original(&self.session, id, found, self.counter.as_ref())
     }
 }

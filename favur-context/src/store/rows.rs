@@ -120,10 +120,13 @@ pub(crate) fn replay(
 
 /// The original `id` in the row that holds it, `found` as `(seq, body)` (`None`: no row
 /// holds it), read back for the [`Originals`](crate::Originals) of a database store.
+/// The entry is recounted with `counter`, as on replay: a count edited in the row is not
+/// believed.
 pub(crate) fn original(
     session: &str,
     id: EntryId,
     found: Result<Option<(i64, Vec<u8>)>, String>,
+    counter: &dyn crate::TokenCounter,
 ) -> Result<Entry, RecallError> {
     let failed = |message: String| RecallError::Database {
         session: session.to_owned(),
@@ -135,8 +138,10 @@ pub(crate) fn original(
         .ok_or_else(|| failed("no row holds it".into()))?;
     let record = parse_record(&body)
         .map_err(|problem| failed(format!("the row at sequence {seq} is damaged: {problem}")))?;
-    find_entry(record, id)
-        .ok_or_else(|| failed(format!("the row at sequence {seq} holds another entry")))
+    let mut entry = find_entry(record, id)
+        .ok_or_else(|| failed(format!("the row at sequence {seq} holds another entry")))?;
+    entry.tokens = crate::history::usage::recorded_cost(counter, &entry).0;
+    Ok(entry)
 }
 
 #[cfg(test)]

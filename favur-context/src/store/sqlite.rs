@@ -139,6 +139,7 @@ impl SqliteStore {
             history = history.with_originals(Arc::new(SqliteOriginals {
                 session: session.to_owned(),
                 conn: Mutex::new(reader),
+                counter: Arc::clone(&options.history.counter),
             }));
         }
         let next_seq = match replay_rows(&conn, session, &mut history) {
@@ -497,13 +498,12 @@ fn claim_session(
     )
     .map_err(db)?;
     tx.commit().map_err(db)?;
-    let framing = u32::try_from(framing).map_err(|_| StoreError::Corrupt {
-        session: session.to_owned(),
-        seq: 0,
-        problem: crate::journal::Corruption::InvalidHeader {
-            message: format!("framing tokens {framing} out of range"),
-        },
-    })?;
+    let framing =
+        crate::history::usage::checked_framing(framing).map_err(|message| StoreError::Corrupt {
+            session: session.to_owned(),
+            seq: 0,
+            problem: crate::journal::Corruption::InvalidHeader { message },
+        })?;
     Ok((epoch, framing))
 }
 
@@ -539,6 +539,8 @@ fn replay_rows(conn: &Connection, session: &str, history: &mut History) -> Resul
 struct SqliteOriginals {
     session: String,
     conn: Mutex<Connection>,
+    /// The history's counter: an original read back is recounted as on replay.
+    counter: Arc<dyn crate::TokenCounter>,
 }
 
 impl Originals for SqliteOriginals {
@@ -553,6 +555,6 @@ impl Originals for SqliteOriginals {
             )
             .optional()
             .map_err(|e| e.to_string());
-        rows::original(&self.session, id, found)
+        rows::original(&self.session, id, found, self.counter.as_ref())
     }
 }

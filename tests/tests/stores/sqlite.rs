@@ -233,3 +233,67 @@ fn a_checked_compaction_is_refused_once_stale_and_written_once_current() {
     assert_eq!(reopened.history().view(), &view);
     assert_eq!(reopened.history().compactions().len(), 1);
 }
+
+#[test]
+fn a_count_edited_in_a_row_is_recounted_when_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(db(&dir), "s").unwrap();
+    let long = store
+        .append(fuzzy!(user: "{}", "a long listing line\n".repeat(300)))
+        .unwrap();
+    store.append(fuzzy!(assistant: "read it")).unwrap();
+    let counted = store.history().recall(long).unwrap().tokens();
+    favur_context::Compactor::new(favur_context::Policy::for_window(4_000).unwrap())
+        .compact_at(&mut store, 2)
+        .unwrap();
+    assert!(
+        store.history().entries().iter().all(|e| e.id() != long),
+        "evicted"
+    );
+    drop(store);
+    let conn = Connection::open(db(&dir)).unwrap();
+    let edited = conn
+        .execute(
+            &format!("UPDATE favur_records SET body = replace(body, '\"tokens\":{counted}', '\"tokens\":0')"),
+            [],
+        )
+        .unwrap();
+    assert!(edited >= 1, "the count is in a row");
+    drop(conn);
+    let store = SqliteStore::open(db(&dir), "s").unwrap();
+    let back = store.history().recall(long).unwrap();
+    assert_eq!(
+        back.tokens(),
+        counted,
+        "read back and recounted, not believed"
+    );
+}
+
+#[test]
+fn an_absurd_framing_in_the_session_row_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(db(&dir), "s").unwrap();
+    store.append(fuzzy!(user: "one")).unwrap();
+    drop(store);
+    let conn = Connection::open(db(&dir)).unwrap();
+    conn.execute("UPDATE favur_sessions SET framing_tokens = 4294967295", [])
+        .unwrap();
+    drop(conn);
+    let err = SqliteStore::open(db(&dir), "s").unwrap_err();
+    match &err {
+        StoreError::Corrupt {
+            session, problem, ..
+        } => {
+            assert_eq!(session, "s");
+            assert!(
+                matches!(problem, Corruption::InvalidHeader { .. }),
+                "{problem}"
+            );
+            assert!(
+                err.to_string().contains("framing_tokens 4294967295"),
+                "{err}"
+            );
+        }
+        other => panic!("not refused: {other}"),
+    }
+}

@@ -117,6 +117,16 @@ impl PolicyBuilder {
         /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
         /// ```
         min_reclaim(fraction: f64) => policy.min_reclaim;
+
+        /// Sets where a tier stops, as a fraction of its threshold (see [`Policy::target`]).
+        ///
+        /// ```
+        /// use favur_context::{Policy, PolicyError};
+        /// assert_eq!(Policy::builder().target(0.5).build().unwrap().target_tokens(1), Some(5_000));
+        /// let err = Policy::builder().target(1.0).build().unwrap_err();
+        /// assert_eq!(err, PolicyError::TargetOutOfRange { value: 1.0 });
+        /// ```
+        target(fraction: f64) => policy.target;
     }
 
     /// Validates and returns the policy.

@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use super::{Rule, RulesError};
+use super::{KeyFrom, Rule, RulesError};
 use crate::model::message::Role;
 use crate::model::retention::Retention;
 
@@ -109,6 +109,7 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
         first: None,
         class: Retention::Strict,
         pin: false,
+        key: None,
     };
     let mut class = None;
     for (key, value) in table {
@@ -125,6 +126,26 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
                 } else {
                     rule.pin = *b;
                 }
+            }
+            "key" => {
+                let expected = "\"path\" or \"command\"";
+                rule.key = Some(match value {
+                    toml::Value::String(s) if s == "path" => KeyFrom::Path,
+                    toml::Value::String(s) if s == "command" => KeyFrom::Command,
+                    toml::Value::String(s) => {
+                        return Err(invalid_value(
+                            number,
+                            named,
+                            "key",
+                            expected,
+                            format!("{s:?}"),
+                        ));
+                    }
+                    other => {
+                        let found = type_name(other);
+                        return Err(invalid_value(number, named, "key", expected, found));
+                    }
+                });
             }
             "role" => {
                 let expected =

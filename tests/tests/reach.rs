@@ -1,0 +1,169 @@
+//! How far a tier reaches: oldest first, superseded first, stopping at the policy's target;
+//! keys survive a journal; rules give keys and refuse bad ones.
+
+use favur_context::rules::{MessageFacts, RuleRef, Rules, RulesError};
+use favur_context::{
+    Compactor, EntryId, History, NewEntry, OpenOptions, Plan, Policy, Role, Store, fuzzy, strict,
+};
+
+/// The task, then `n` fuzzy user entries of ~`size` words each, then the assistant's answer
+/// (so every entry before it is consumed). Returns the history and the entries' ids.
+fn views(n: usize, size: usize, key: impl Fn(usize) -> Option<String>) -> (History, Vec<EntryId>) {
+    let mut h = History::new();
+    h.pin(strict!(user: "the task"));
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let body = format!("view {i}: {}", format!("line{i} of the file ").repeat(size));
+        let c = fuzzy!(user: "{body}");
+        let c = match key(i) {
+            Some(k) => c.with_key(k),
+            None => c,
+        };
+        ids.push(h.append(c));
+    }
+    h.append(fuzzy!(assistant: "read them all"));
+    (h, ids)
+}
+
+#[test]
+fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
+    let (h, ids) = views(12, 400, |_| None);
+    let policy = Policy::default(); // tier 2 at 20,000 tokens, target 8,000
+    assert!(h.usage_tokens() >= 20_000, "usage {}", h.usage_tokens());
+    let plan = Plan::new(&h, &policy, 2);
+    let dropped = plan.drops().to_vec();
+    // A prefix of the oldest, nothing newer than a kept one.
+    assert!(
+        !dropped.is_empty() && dropped.len() < ids.len(),
+        "{dropped:?}"
+    );
+    assert_eq!(dropped, ids[..dropped.len()].to_vec());
+    let after = h.usage_tokens() - plan.reclaim_estimate();
+    let target = policy.target_tokens(2).unwrap();
+    assert!(
+        after <= target,
+        "usage after {after} over the target {target}"
+    );
+    // It stops: one entry fewer would not have reached the target.
+    let one = u64::from(h.recall(ids[0]).unwrap().tokens());
+    assert!(
+        after + one > target,
+        "took more than it needed: {after} + {one}"
+    );
+}
+
+#[test]
+fn target_zero_applies_the_tier_whole() {
+    let (h, ids) = views(12, 400, |_| None);
+    let whole = Policy::builder().target(0.0).build().unwrap();
+    assert_eq!(Plan::new(&h, &whole, 2).drops(), &ids[..]);
+}
+
+#[test]
+fn superseded_material_goes_before_older_current_material() {
+    // view 0 of b.rs (oldest, current), views 1.. of a.rs: all but the newest a.rs
+    // view are superseded and go first, before the older b.rs view.
+    let (h, ids) = views(8, 300, |i| {
+        Some(if i == 0 { "b.rs".into() } else { "a.rs".into() })
+    });
+    let plan = Plan::new(&h, &Policy::default(), 2);
+    assert!(plan.drops().contains(&ids[1]), "{:?}", plan.drops());
+    assert!(
+        !plan.drops().contains(&ids[0]),
+        "the current b.rs view stays: {:?}",
+        plan.drops()
+    );
+    assert!(plan.superseded().iter().all(|id| ids[1..7].contains(id)));
+    assert!(
+        !plan.superseded().contains(&ids[7]),
+        "the newest view is current"
+    );
+}
+
+#[test]
+fn the_report_names_what_was_superseded() {
+    let (mut h, ids) = views(8, 300, |i| {
+        Some(if i == 0 { "b.rs".into() } else { "a.rs".into() })
+    });
+    let report = Compactor::new(Policy::default())
+        .compact(&mut h)
+        .unwrap()
+        .expect("usage is over tier 2");
+    assert!(report.superseded.contains(&ids[1]));
+    let line = format!("superseded: {}, {}", ids[1], ids[2]);
+    assert!(report.to_string().contains(&line), "{report}");
+    assert!(!report.superseded.contains(&ids[0]), "b.rs is current");
+}
+
+#[test]
+fn keys_survive_a_journal_and_still_supersede() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent.jsonl");
+    let setup = || vec![NewEntry::pinned(strict!(user: "the task"))];
+    let mut j = OpenOptions::new().open_or_create(&path, setup).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        let body = format!("view {i}: {}", "a line of a.rs ".repeat(400));
+        ids.push(j.append(fuzzy!(user: "{body}").with_key("a.rs")).unwrap());
+    }
+    j.append(fuzzy!(assistant: "ok")).unwrap();
+    drop(j);
+    let j = favur_context::JournaledHistory::open(&path).unwrap();
+    let plan = Plan::new(j.history(), &Policy::default(), 2);
+    assert_eq!(plan.superseded().first(), Some(&ids[0]));
+    assert!(!plan.superseded().contains(&ids[5]));
+}
+
+#[test]
+fn rules_give_keys_by_path_and_by_command() {
+    let rules = Rules::from_toml(
+        "[[rule]]\nname = \"views\"\ncommand = '^(cat|sed)'\nkey = \"path\"\nclass = \"strict\"\n\
+         [[rule]]\nname = \"tests\"\ncommand = 'pytest'\nkey = \"command\"\nclass = \"strict\"\n\
+         [[rule]]\nname = \"rest\"\nclass = \"fuzzy\"\n",
+    )
+    .unwrap();
+    let view = MessageFacts::new(3, Role::Tool).with_command("sed -n '1,40p' pkg/mod.py");
+    let edit = MessageFacts::new(5, Role::Tool).with_command("cat > pkg/mod.py <<'EOF'");
+    let test = MessageFacts::new(7, Role::Tool).with_command("pytest  tests/test_mod.py");
+    let other = MessageFacts::new(9, Role::Tool).with_command("echo done");
+    assert_eq!(
+        rules.classify(&view).unwrap().key.as_deref(),
+        Some("pkg/mod.py")
+    );
+    assert_eq!(
+        rules.classify(&edit).unwrap().key.as_deref(),
+        Some("pkg/mod.py")
+    );
+    assert_eq!(
+        rules.classify(&test).unwrap().key.as_deref(),
+        Some("pytest tests/test_mod.py")
+    );
+    assert_eq!(rules.classify(&other).unwrap().key, None);
+    assert_eq!(rules.key_for(RuleRef::Default, &view), None);
+}
+
+#[test]
+fn a_bad_key_is_refused_naming_the_choices() {
+    let err = Rules::from_toml("[[rule]]\nname = \"v\"\nkey = \"file\"\nclass = \"strict\"\n")
+        .unwrap_err();
+    assert!(
+        matches!(err, RulesError::InvalidValue { rule: 1, .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("key") && text.contains("\"path\" or \"command\""),
+        "{text}"
+    );
+    assert!(Rules::from_toml("[[rule]]\nname = \"v\"\nkey = 3\nclass = \"strict\"\n").is_err());
+}
+
+#[test]
+fn a_target_out_of_range_is_refused() {
+    for bad in [-0.1, 1.0, 1.5, f64::NAN] {
+        let err = Policy::builder().target(bad).build().unwrap_err();
+        assert!(err.to_string().starts_with("target: "), "{err}");
+    }
+    let p = Policy::from_toml_str("target = 0.25\n").unwrap();
+    assert_eq!(p.target_tokens(1), Some(2_500));
+}
