@@ -54,8 +54,9 @@ pub struct SummaryRequest<'a> {
     pub context: &'a [&'a Entry],
     /// The assistant turns recorded after the run's last member that are still held,
     /// in order (at most the last [`SummaryRequest::MAX_LATER`]): what the agent typed
-    /// since (its text, its tool calls' arguments) points at the lines it acted on, which
-    /// a summary should keep verbatim. They are not to be summarized.
+    /// since (its text, its tool calls' arguments), like the run's own assistant turns
+    /// after an output, points at the lines of it the agent acted on, which a summary
+    /// should keep verbatim. They are not to be summarized.
     pub later: &'a [&'a Entry],
 }
 

@@ -29,9 +29,9 @@ const COMMON: [&str; 60] = [
     "yield", "echo",
 ];
 
-/// How recently the agent typed something: the index of the later turn (0: the first
-/// turn after the run), so a larger value is more recent.
-pub(crate) type Recency = u32;
+/// How recently the agent typed something: the id of the turn that typed it (a larger
+/// value is more recent, and a line is acted on only by a turn recorded after it).
+pub(crate) type Recency = u64;
 
 /// What the agent typed after a run was observed, read once per summary.
 #[derive(Debug, Default)]
@@ -54,21 +54,26 @@ pub(crate) struct Acted {
 }
 
 impl<'a> Typed<'a> {
-    /// What the assistant turns of `later` typed (their text and tool-call arguments),
-    /// in order, the earliest first.
-    pub(crate) fn new(later: &[&'a Entry]) -> Self {
+    /// What the assistant turns among `turns` typed (their text and tool-call
+    /// arguments), each by its id: the turns of a run and those after it.
+    pub(crate) fn new(turns: &[&'a Entry]) -> Self {
         let mut typed = Typed {
             words: HashMap::with_capacity(256),
             lines: HashMap::with_capacity(64),
             quoted: Vec::new(),
         };
         let mut quoted: Vec<(&'a str, Recency)> = Vec::new();
-        for (turn, e) in later.iter().enumerate() {
+        let mut turns: Vec<&'a Entry> = turns
+            .iter()
+            .copied()
+            .filter(|e| e.message().role == Role::Assistant && !e.kind().is_summary())
+            .collect();
+        // The earliest first, so each thing typed keeps its latest turn.
+        turns.sort_unstable_by_key(|e| e.id());
+        turns.dedup_by_key(|e| e.id());
+        for e in turns {
             let m = e.message();
-            if m.role != Role::Assistant || e.kind().is_summary() {
-                continue;
-            }
-            let turn = Recency::try_from(turn).unwrap_or(Recency::MAX);
+            let turn = e.id().0;
             let mut budget = MAX_TYPED_BYTES;
             for part in &m.parts {
                 match part {
@@ -180,22 +185,26 @@ impl<'a> Typed<'a> {
         }
     }
 
-    /// The identifiers of `text` (at least three bytes, not [`COMMON`]), but those of a
-    /// path (a path points at a file, not at a line); only the [`is_distinct`] ones if
-    /// `distinct_only` (prose names few things by a common word).
+    /// The [`code_words`] of `text` (at least three bytes, not [`COMMON`]); only the
+    /// [`is_distinct`] ones if `distinct_only` (prose names few things by a common word).
     fn add_words(&mut self, text: &'a str, turn: Recency, distinct_only: bool) {
-        for chunk in text.split_ascii_whitespace().filter(|c| !is_path(c)) {
-            for w in identifiers(chunk) {
-                if !COMMON.contains(&w) && (!distinct_only || is_distinct(w)) {
-                    self.words.insert(w, turn);
-                }
+        for w in code_words(text) {
+            if !COMMON.contains(&w) && (!distinct_only || is_distinct(w)) {
+                self.words.insert(w, turn);
             }
         }
     }
 
-    /// The turn and number of the typed words of `line` (`common`: words of the entry
-    /// too frequent to point at a line), its whole line typed, or a quoted string in it.
-    pub(crate) fn line(&self, line: &str, common: &impl Fn(&str) -> bool) -> Option<Acted> {
+    /// Whether the agent acted on `line` (of an entry recorded at `seen`) since: the
+    /// latest turn after `seen` that typed what it holds (words of it, not `common` ones:
+    /// too frequent in its entry to point at a line; the whole line; a quoted string in
+    /// it), and how many such things it holds.
+    pub(crate) fn line(
+        &self,
+        line: &str,
+        seen: Recency,
+        common: &impl Fn(&str) -> bool,
+    ) -> Option<Acted> {
         let t = super::text::trim(line);
         if t.is_empty() {
             return None;
@@ -205,12 +214,12 @@ impl<'a> Typed<'a> {
         let raise = |r: Recency, best: &mut Option<Recency>| {
             *best = Some(best.map_or(r, |b| b.max(r)));
         };
-        if let Some(&r) = self.lines.get(t) {
+        if let Some(&r) = self.lines.get(t).filter(|&&r| r > seen) {
             raise(r, &mut best);
             strength += 4;
             exact = true;
         }
-        for (finder, r) in &self.quoted {
+        for (finder, r) in self.quoted.iter().filter(|(_, r)| *r > seen) {
             if finder.find(t.as_bytes()).is_some() {
                 raise(*r, &mut best);
                 strength += 2;
@@ -218,11 +227,11 @@ impl<'a> Typed<'a> {
             }
         }
         let mut matched: Vec<&str> = Vec::new();
-        for w in identifiers(t) {
+        for w in code_words(t) {
             if matched.contains(&w) || common(w) {
                 continue;
             }
-            if let Some(&r) = self.words.get(w) {
+            if let Some(&r) = self.words.get(w).filter(|&&r| r > seen) {
                 matched.push(w);
                 raise(r, &mut best);
                 strength += 1;
@@ -247,7 +256,7 @@ impl<'a> Typed<'a> {
     /// entry each points at.
     pub(crate) fn typed_words<'l>(&self, line: &'l str, out: &mut Vec<&'l str>) {
         out.clear();
-        for w in identifiers(line) {
+        for w in code_words(line) {
             if self.words.contains_key(w) && !out.contains(&w) {
                 out.push(w);
             }
@@ -300,6 +309,14 @@ fn is_distinct(w: &str) -> bool {
         || b.iter().skip(1).any(|&c| c == b'_' || c.is_ascii_digit())
         || b.windows(2)
             .any(|x| x[0].is_ascii_lowercase() && x[1].is_ascii_uppercase())
+}
+
+/// The identifiers of `text` but those of a file's path (a path points at a file, not
+/// at a line of it).
+fn code_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split_ascii_whitespace()
+        .filter(|c| !is_path(c.trim_matches(|c: char| "'\"`()[]{},;:.".contains(c))))
+        .flat_map(identifiers)
 }
 
 /// The identifiers of `text`: ASCII letters, digits and `_`, starting with a letter or
@@ -376,42 +393,62 @@ mod tests {
     #[test]
     fn typed_identifiers_point_at_the_lines_that_hold_them() {
         let mut h = History::new();
+        h.append(fuzzy!(user: "the output the turns act on"));
         let a = h.append(fuzzy!(assistant: "THOUGHT: `_construct_form` builds the pk key wrongly.\n\n```bash\nsed -i 's/pk_key = x/pk_key = y/' a.py\n```"));
         let later = [h.entry(a).unwrap()];
         let typed = Typed::new(&later);
         let none = |_: &str| false;
         let hit = typed
-            .line("    def _construct_form(self, i, **kwargs):", &none)
+            .line("    def _construct_form(self, i, **kwargs):", 0, &none)
             .unwrap();
-        assert_eq!(hit.recency, 0);
-        assert!(typed.line("    pk_key = '%s-%s' % (i, j)", &none).is_some());
-        assert_eq!(typed.line("    return self.forms", &none), None);
+        assert_eq!(hit.recency, 1);
+        assert!(
+            typed
+                .line("    pk_key = '%s-%s' % (i, j)", 0, &none)
+                .is_some()
+        );
+        assert_eq!(typed.line("    return self.forms", 0, &none), None);
         // A common word alone points at nothing.
-        assert_eq!(typed.line("    def build(self):", &none), None);
+        assert_eq!(typed.line("    def build(self):", 0, &none), None);
+    }
+
+    #[test]
+    fn a_turn_recorded_before_a_line_does_not_act_on_it() {
+        let mut h = History::new();
+        let a = h.append(fuzzy!(assistant: "I will read `compute_total` next."));
+        let later = [h.entry(a).unwrap()];
+        let typed = Typed::new(&later);
+        let none = |_: &str| false;
+        let line = "    total = compute_total(items)";
+        // A line of an entry recorded after the turn is not acted on by it.
+        assert_eq!(typed.line(line, a.0, &none), None);
+        assert_eq!(typed.line(line, a.0 + 1, &none), None);
     }
 
     #[test]
     fn quoted_strings_and_whole_lines_count_and_the_latest_turn_wins() {
         let mut h = History::new();
+        h.append(fuzzy!(user: "the output the turns act on"));
         let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "grep -n \"connection refused\" log.txt"})));
         let b = h.append(strict!(tool_call: "c2", "bash", serde_json::json!({"command": "cat <<'EOF' > x.py\n        result = compute(alpha, beta)\nEOF"})));
         let later = [h.entry(a).unwrap(), h.entry(b).unwrap()];
         let typed = Typed::new(&later);
         let none = |_: &str| false;
         let q = typed
-            .line("ERROR: connection refused by peer", &none)
+            .line("ERROR: connection refused by peer", 0, &none)
             .unwrap();
-        assert_eq!(q.recency, 0);
+        assert_eq!(q.recency, 1);
         let l = typed
-            .line("    result = compute(alpha, beta)", &none)
+            .line("    result = compute(alpha, beta)", 0, &none)
             .unwrap();
-        assert_eq!(l.recency, 1);
+        assert_eq!(l.recency, 2);
         assert!(l.strength >= 4);
     }
 
     #[test]
     fn words_in_many_lines_are_common() {
         let mut h = History::new();
+        h.append(fuzzy!(user: "the output the turns act on"));
         let a = h.append(fuzzy!(assistant: "```bash\necho queryset_filter\n```"));
         let later = [h.entry(a).unwrap()];
         let typed = Typed::new(&later);
@@ -419,21 +456,22 @@ mod tests {
         let frequent = Frequent::of(&typed, &lines);
         assert!(frequent.is_common("queryset_filter"));
         let common = |w: &str| frequent.is_common(w);
-        assert_eq!(typed.line("x = queryset_filter(y)", &common), None);
+        assert_eq!(typed.line("x = queryset_filter(y)", 0, &common), None);
     }
 
     #[test]
     fn plain_words_point_at_code_not_at_sentences() {
         let mut h = History::new();
+        h.append(fuzzy!(user: "the output the turns act on"));
         let a = h.append(fuzzy!(assistant: "```bash\nmerge lists --order\n```"));
         let later = [h.entry(a).unwrap()];
         let typed = Typed::new(&later);
         let none = |_: &str| false;
         assert_eq!(
-            typed.line("Merge two lists keeping their relative order.", &none),
+            typed.line("Merge two lists keeping their relative order.", 0, &none),
             None
         );
-        assert!(typed.line("order = merge(lists)", &none).is_some());
+        assert!(typed.line("order = merge(lists)", 0, &none).is_some());
     }
 
     #[test]
@@ -442,6 +480,9 @@ mod tests {
         assert!(is_path("/testbed/setup.cfg"));
         assert!(!is_path("'s/pk_key"));
         assert!(!is_path("x/pk_key"));
+        let words: Vec<&str> =
+            code_words("Running tests in astropy/table/tests/test_mixin.py. done").collect();
+        assert_eq!(words, ["Running", "tests", "done"]);
     }
 
     #[test]

@@ -20,9 +20,10 @@ use crate::model::entry::Entry;
 ///
 /// 1. **the lines the agent acted on since**, verbatim with their line numbers
 ///    (`606|             pk_key = ...`): the identifiers, quoted strings and lines of code
-///    the agent typed after the entry was observed (in its later turns and tool calls,
-///    [`SummaryRequest::later`]) point at the lines that hold them; the most recently
-///    acted on first, each with the definition that encloses it;
+///    the agent typed after the entry was observed (in the run's later assistant turns
+///    and in [`SummaryRequest::later`]: their text and tool-call arguments) point at the
+///    lines that hold them; the most recently acted on first, each with the definition
+///    that encloses it;
 /// 2. error lines (errors, exceptions, panics, tracebacks), failing tests and test totals;
 /// 3. the first line of what the agent or a person wrote (its decision or request);
 /// 4. locations: traceback frames as `file:line in function`, search hits as `file:line`;
@@ -47,18 +48,20 @@ use crate::model::entry::Entry;
 /// ```
 /// use favur_context::{strict, BuiltinSummarizer, EntryId, History, Retention, Summarizer, SummaryRequest};
 /// let mut h = History::new();
-/// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cargo test"})));
-/// let b = h.append(strict!(tool_error("c1"): "running 3 tests\ntest parse ... FAILED\nthread 'main' panicked at src/parse.rs:42:9\nexit status 101"));
-/// let c = h.append(strict!(assistant: "The `parse` test fails: see `src/parse.rs`."));
+/// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cat src/lib.rs"})));
+/// let b = h.append(strict!(tool_result("c1"): "pub fn parse(input: &str) -> Ast {{\n    let tokens = lex(input);\n    build_tree(tokens)\n}}"));
+/// let c = h.append(strict!(assistant: "`build_tree` drops the last token."));
 /// let (a, b, c) = (h.recall(a).unwrap(), h.recall(b).unwrap(), h.recall(c).unwrap());
 /// let (entries, later) = ([&*a, &*b], [&*c]);
 /// let req = SummaryRequest { summary: EntryId(3), tier: 2, retention: Retention::Strict, budget_tokens: 200, entries: &entries, context: &[], later: &later };
 /// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
-/// assert!(text.contains("#0 assistant → bash `cargo test`"), "{text}");
-/// assert!(text.contains("#1 bash result of #0 [error] exit status 101"), "{text}");
-/// // The line the agent talked about since, verbatim with its place in the output.
-/// assert!(text.contains("  | thread 'main' panicked at src/parse.rs:42:9"), "{text}");
-/// assert!(!text.contains("names:"), "{text}");
+/// assert!(text.contains("#0 assistant → bash `cat src/lib.rs`"), "{text}");
+/// assert!(text.contains("#1 bash result of #0 (4 lines)"), "{text}");
+/// // The line the agent talked about since, verbatim with its line number, and the
+/// // definition around it.
+/// assert!(text.contains("\n  3|     build_tree(tokens)\n"), "{text}");
+/// assert!(text.contains("\n  1| pub fn parse(input: &str) -> Ast {\n"), "{text}");
+/// assert!(!text.contains("lex(input)") && !text.contains("names:"), "{text}");
 /// ```
 #[derive(Debug, Clone)]
 pub struct BuiltinSummarizer {
@@ -122,7 +125,15 @@ impl BuiltinSummarizer {
     ) -> String {
         let budget = budget_tokens as usize;
         let producers = Producers::new(entries, context);
-        let typed = Typed::new(later);
+        // What the agent typed: in the turns of the run and after it (a line is acted on
+        // by a turn recorded after its entry).
+        let turns: Vec<&Entry> = entries
+            .iter()
+            .chain(context)
+            .chain(later)
+            .copied()
+            .collect();
+        let typed = Typed::new(&turns);
         let reading = Reading {
             producers: &producers,
             typed: &typed,
@@ -139,45 +150,7 @@ impl BuiltinSummarizer {
         if rest {
             used += cost(REST);
         }
-        let mut picks: Vec<Picks> = shown_digests
-            .iter()
-            .map(|d| Picks::new(d.items.len()))
-            .collect();
-        // The names of the headers and of the lines kept (a few hundred).
-        let mut shown = Shown::with_capacity(512);
-        for d in shown_digests {
-            shown.add_text(&d.header);
-        }
-        let room = (&mut used, budget);
-        budget::pick_acted(
-            shown_digests,
-            &mut picks,
-            FIRST_PASS_ACTED,
-            room,
-            &mut shown,
-        );
-        let head = self.head_lines;
-        let first = |kind: Option<LineKind>| first_pass_cap(kind, head);
-        budget::fill_ranks(
-            shown_digests,
-            &mut picks,
-            first,
-            &mut used,
-            budget,
-            &mut shown,
-        );
-        // Then everything else, in the same order.
-        let room = (&mut used, budget);
-        budget::pick_acted(shown_digests, &mut picks, usize::MAX, room, &mut shown);
-        let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
-        budget::fill_ranks(
-            shown_digests,
-            &mut picks,
-            all,
-            &mut used,
-            budget,
-            &mut shown,
-        );
+        let (mut picks, mut shown) = self.keep_lines(shown_digests, (&mut used, budget));
         // Names the kept lines do not show, in the room left, if asked for.
         let texts = texts.into_iter().take(headed).collect();
         let listed = self.list_names(texts, &mut shown, (&mut used, budget));
@@ -187,6 +160,44 @@ impl BuiltinSummarizer {
             .any(|(d, p)| d.output_lines > p.acted.len() + p.chosen.len());
         let closing = [tail.as_str(), if rest && omitted { REST } else { "" }];
         render(budget, shown_digests, &mut picks, &listed, closing)
+    }
+
+    /// The lines kept of each digest, within the budget: the lines acted on first (up to
+    /// [`FIRST_PASS_ACTED`] an entry), then each kind up to its first-pass cap, then the
+    /// rest in the same order; and the names those lines and the headers show.
+    fn keep_lines<'s>(
+        &self,
+        digests: &'s [Digest<'_>],
+        (used, budget): (&mut usize, usize),
+    ) -> (Vec<Picks>, Shown<'s>) {
+        let mut picks: Vec<Picks> = digests.iter().map(|d| Picks::new(d.items.len())).collect();
+        // The names of the headers and of the lines kept (a few hundred).
+        let mut shown = Shown::with_capacity(512);
+        for d in digests {
+            shown.add_text(&d.header);
+        }
+        let acted_cap = FIRST_PASS_ACTED;
+        budget::pick_acted(
+            digests,
+            &mut picks,
+            acted_cap,
+            (&mut *used, budget),
+            &mut shown,
+        );
+        let head = self.head_lines;
+        let first = |kind: Option<LineKind>| first_pass_cap(kind, head);
+        budget::fill_ranks(digests, &mut picks, first, used, budget, &mut shown);
+        // Then everything else, in the same order.
+        budget::pick_acted(
+            digests,
+            &mut picks,
+            usize::MAX,
+            (&mut *used, budget),
+            &mut shown,
+        );
+        let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
+        budget::fill_ranks(digests, &mut picks, all, used, budget, &mut shown);
+        (picks, shown)
     }
 
     /// The names of each entry's texts that the kept lines do not show, each listed once

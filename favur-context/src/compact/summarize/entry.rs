@@ -283,7 +283,7 @@ impl<'r, 'a> Lines<'r, 'a> {
             let acted = self
                 .reading
                 .typed
-                .line(trimmed, &common)
+                .line(trimmed, self.entry.id().0, &common)
                 .unwrap_or_default();
             let text = cut_borrowed(trimmed, MAX_VERBATIM_BYTES);
             self.items.push(Item {
@@ -351,7 +351,8 @@ impl<'r, 'a> Lines<'r, 'a> {
             return false;
         }
         let common = |w: &str| self.frequent.is_common(w);
-        let Some(acted) = self.reading.typed.line(text::trim(r.code), &common) else {
+        let seen = self.entry.id().0;
+        let Some(acted) = self.reading.typed.line(text::trim(r.code), seen, &common) else {
             return false;
         };
         let context = (r.indent > 0)

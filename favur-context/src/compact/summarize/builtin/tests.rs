@@ -233,3 +233,19 @@ fn the_most_recent_acted_lines_come_first_within_the_budget() {
         assert!(!text.contains("names:"), "{text}");
     }
 }
+
+#[test]
+fn the_turns_of_the_run_after_an_output_act_on_its_lines() {
+    let h = file_view_and_a_later_turn();
+    let (call, view, turn) = (
+        h.entry(EntryId(0)).unwrap(),
+        h.entry(EntryId(1)).unwrap(),
+        h.entry(EntryId(2)).unwrap(),
+    );
+    // The turn that edits the line is a member of the run, after the view.
+    let text = BuiltinSummarizer::default().summarize_run(&[call, view, turn], &[], &[], 300);
+    assert!(
+        text.contains("\n  10|         return subtotal - subtotal * self.discount_rate\n"),
+        "{text}"
+    );
+}
