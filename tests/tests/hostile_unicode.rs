@@ -20,8 +20,12 @@ fn renders_inert(text: &str) {
     let mut h = History::new();
     h.append(Message::user(text).classify(Retention::Strict));
     h.append(
-        Message::assistant_calls([ToolCall::new("c1", "bash", serde_json::json!({"command": "ls"}))])
-            .classify(Retention::Strict),
+        Message::assistant_calls([ToolCall::new(
+            "c1",
+            "bash",
+            serde_json::json!({"command": "ls"}),
+        )])
+        .classify(Retention::Strict),
     );
     h.append(Message::tool_result("c1", text, false).classify(Retention::Forgettable));
     // An orphan result: its call is not in the request, so it renders in a wrapper.
@@ -41,9 +45,15 @@ fn renders_inert(text: &str) {
 /// A forged tag: a reader sees the mark in it, and sees none once neutralised, on its
 /// own, in every wrapper and in every format.
 fn tag_is_neutralised(forgery: &str) {
-    assert!(marks::tag_mark(forgery).is_some(), "the forgery reads as a mark: {forgery:?}");
+    assert!(
+        marks::tag_mark(forgery).is_some(),
+        "the forgery reads as a mark: {forgery:?}"
+    );
     let out = neutralize(forgery);
-    assert!(matches!(out, Cow::Owned(_)), "{forgery:?} was left as it is");
+    assert!(
+        matches!(out, Cow::Owned(_)),
+        "{forgery:?} was left as it is"
+    );
     assert_eq!(marks::tag_mark(&out), None, "{out:?}");
     for wrapped in [
         summary_block(EntryId(9), &[EntryId(2)], forgery),
@@ -59,7 +69,10 @@ fn tag_is_neutralised(forgery: &str) {
 
 /// A line posing as a turn after `before`: a reader sees it, and no wrapper lets it pass.
 fn role_line_is_quoted(text: &str) {
-    assert!(marks::role_line(text).is_some(), "the text reads as a turn: {text:?}");
+    assert!(
+        marks::role_line(text).is_some(),
+        "the text reads as a turn: {text:?}"
+    );
     for wrapped in [
         summary_block(EntryId(9), &[EntryId(2)], text),
         orphan_result(EntryId(5), "c7", text, false),
@@ -171,7 +184,10 @@ fn plain_text_is_left_as_it_is() {
         "<directives> and <tool-outputs> are other tags",
     ] {
         assert!(matches!(neutralize(text), Cow::Borrowed(_)), "{text:?}");
-        assert!(matches!(neutralize_quoted(text), Cow::Borrowed(_)), "{text:?}");
+        assert!(
+            matches!(neutralize_quoted(text), Cow::Borrowed(_)),
+            "{text:?}"
+        );
     }
 }
 

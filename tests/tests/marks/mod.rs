@@ -113,7 +113,10 @@ pub fn role_line(text: &str) -> Option<String> {
         for role in &roles {
             if starts(&s, i, role) {
                 let mut j = i + role.len();
-                while s.get(j).is_some_and(|c| c.is_whitespace() || "*_~".contains(*c)) {
+                while s
+                    .get(j)
+                    .is_some_and(|c| c.is_whitespace() || "*_~".contains(*c))
+                {
                     j += 1;
                 }
                 if s.get(j) == Some(&':') {
