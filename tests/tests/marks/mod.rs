@@ -5,7 +5,7 @@
 //! seen through. Included with `mod marks;`.
 #![allow(dead_code)]
 
-use favur_context::render::{SUMMARY_PREAMBLE, TAG_NAMES};
+use favur_context::render::{FIRST_TURN_NOTE, SUMMARY_PREAMBLE, TAG_NAMES};
 use serde_json::Value;
 use unicode_normalization::UnicodeNormalization;
 
@@ -139,6 +139,9 @@ const WRAPPERS: [(&str, &str); 4] = [
 /// `text` without the engine's own wrapper around it (if it is one), and whether it was
 /// one (its body is quoted: no line of it may pose as a turn).
 pub fn body(text: &str) -> (&str, bool) {
+    if text == FIRST_TURN_NOTE {
+        return ("", false);
+    }
     for (open, close) in WRAPPERS {
         if let Some(inner) = text.strip_prefix(open).and_then(|t| t.strip_suffix(close)) {
             let Some((_, rest)) = inner.split_once('\n') else {
