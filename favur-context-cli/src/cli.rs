@@ -9,9 +9,11 @@ use favur_context::rules::Rules;
 use serde_json::Value;
 
 use crate::ReplayError;
+use crate::cache_bill::{Bill, cache_table};
 use crate::replay::{Prepared, Renderer, Run, replay};
 use crate::report::{COST_MODEL, Row, Summary, breakdown, misclassification, side_by_side};
 use crate::search::{match_mask, match_trim};
+use crate::spans::{LostSpan, lost};
 use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 use crate::svg::{Panel, draw};
 
@@ -52,6 +54,8 @@ pub struct Outcome {
     pub policy_runs: Vec<Run>,
     /// The trim budget and mask N chosen per transcript.
     pub matched: Vec<(u64, usize)>,
+    /// With a dump: the spans the policy lost, per transcript (its id first).
+    pub lost_spans: Option<Vec<(String, Vec<LostSpan>)>>,
 }
 
 struct PerTranscript {
@@ -59,6 +63,7 @@ struct PerTranscript {
     policy_run: Run,
     matched: (u64, usize),
     dump: Vec<String>,
+    lost: Vec<LostSpan>,
 }
 
 fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
@@ -77,6 +82,7 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
             Ok(())
         },
     )?;
+    let lost = if want_dump { lost(&run, p) } else { Vec::new() };
     let mut summaries = vec![Summary::of(&run, p)];
     let mut matched = (0, 0);
     if job.baselines {
@@ -99,6 +105,7 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
         policy_run: run,
         matched,
         dump,
+        lost,
     })
 }
 
@@ -168,6 +175,7 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
     let mut policy_runs = Vec::new();
     let mut matched = Vec::new();
     let mut dump_lines = Vec::new();
+    let mut lost_spans = Vec::new();
     for (p, r) in job.transcripts.iter().zip(results) {
         let r = r?;
         if totals.is_empty() {
@@ -190,18 +198,10 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
         policy_runs.push(r.policy_run);
         matched.push(r.matched);
         dump_lines.extend(r.dump);
+        lost_spans.push((p.transcript().id.clone(), r.lost));
     }
     if let Some(path) = &job.dump {
-        let write_err = |source| ReplayError::Write {
-            what: format!("dump {}", path.display()),
-            source,
-        };
-        let file = std::fs::File::create(path).map_err(write_err)?;
-        let mut w = std::io::BufWriter::new(file);
-        for line in &dump_lines {
-            writeln!(w, "{line}").map_err(write_err)?;
-        }
-        w.flush().map_err(write_err)?;
+        write_dump(path, &dump_lines)?;
     }
     if let Some(path) = &job.svg {
         let panels: Vec<Panel<'_>> = job
@@ -220,7 +220,22 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
         totals,
         policy_runs,
         matched,
+        lost_spans: job.dump.is_some().then_some(lost_spans),
     })
+}
+
+/// Writes the dump's lines to `path`.
+fn write_dump(path: &std::path::Path, lines: &[String]) -> Result<(), ReplayError> {
+    let write_err = |source| ReplayError::Write {
+        what: format!("dump {}", path.display()),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_err)?;
+    let mut w = std::io::BufWriter::new(file);
+    for line in lines {
+        writeln!(w, "{line}").map_err(write_err)?;
+    }
+    w.flush().map_err(write_err)
 }
 
 /// A strategy's label without its per-transcript parameter ("trim-oldest (budget 9000)"
@@ -252,17 +267,55 @@ pub fn render_report(outcome: &Outcome, rules: &Rules, tiers: &[Tier]) -> String
         );
     }
     out.push_str("Baselines are replayed at the policy's mean request tokens per transcript: the trim budget and the mask N are searched (bisection) for the mean closest to the policy's; no compaction is the unconstrained reference.\n");
-    out.push_str("\n## Reference survival by source (all transcripts)\n\n");
+    out.push_str("Spans kept: exact-text spans (quoted strings and command lines of 16+ characters the agent typed after they first appeared in a tool output) verbatim in the request (docs/replay.md).\n");
+    out.push_str("\n## Cache per compaction (policy run)\n\n");
+    out.push_str(&cache_table(&rows));
+    out.push_str("\nRe-billed: the tokens of each request right after a compaction from its first changed message on (cache writes, full price); cache reads: its unchanged prefix (10%).\n");
+    out.push_str("\n## Reference and span survival by source (all transcripts)\n\n");
     out.push_str(&breakdown(&outcome.totals, rules));
     if let Some(policy) = outcome.totals.first() {
         out.push_str("\n## Misclassification report (policy run, all transcripts)\n\n");
         out.push_str(&misclassification(policy, rules, tiers));
     }
+    if let Some(lost) = &outcome.lost_spans {
+        out.push_str(&dump_details(outcome, lost));
+    }
     if outcome.rows.len() > 1 {
-        out.push_str("\n## Reference survival by source, per transcript\n");
+        out.push_str("\n## Reference and span survival by source, per transcript\n");
         for row in &outcome.rows {
             let _ = write!(out, "\n### {}\n\n", row.transcript);
             out.push_str(&breakdown(&row.summaries, rules));
+        }
+    }
+    out
+}
+
+/// With a dump: every compaction of the policy run with its cache figures, and every span
+/// it lost (request number, source message, class, text).
+fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
+    let mut out = String::from(
+        "\n## Compactions of the policy run\n\n| transcript | step | tier | request tok | re-billed (cache writes) | cache reads |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    for (row, run) in outcome.rows.iter().zip(&outcome.policy_runs) {
+        for b in Bill::all(run) {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {:.0} | {:.0} |",
+                row.transcript, b.step, b.tier, b.tokens, b.rebilled, b.reads
+            );
+        }
+    }
+    out.push_str("\n## Spans the policy lost\n\n| transcript | step | source message | class | source then | span |\n|---|---:|---:|---|---|---|\n");
+    for (id, spans) in lost {
+        for l in spans {
+            let class = l.class.map_or("?", favur_context::Retention::as_str);
+            let text = l.text.replace('|', "\\|").replace('`', "'");
+            let fate = format!("{:?}", l.fate).to_lowercase();
+            let _ = writeln!(
+                out,
+                "| {id} | {} | {} | {class} | {fate} | `{text}` |",
+                l.step, l.source
+            );
         }
     }
     out

@@ -19,6 +19,10 @@ use crate::strategy::{Before, Event, Strategy};
 /// h.append(fuzzy!(user: "hi"));
 /// assert!(!s.before_request(&mut h).unwrap().refused);
 /// assert_eq!(s.thresholds(), vec![0.05, 0.10, 0.25, 0.5]);
+/// // The label names what differs from the defaults.
+/// assert_eq!(s.label(), "policy");
+/// let names = favur_context::BuiltinSummarizer { max_identifiers: 80, ..Default::default() };
+/// assert_eq!(PolicyStrategy::new(Policy::default(), names).label(), "policy (identifier list 80)");
 /// ```
 #[derive(Debug, Clone)]
 pub struct PolicyStrategy {
@@ -43,8 +47,14 @@ impl Strategy for PolicyStrategy {
         if p.keep_recent() > 0 {
             label.push_str(&format!(" (keep_recent {})", p.keep_recent()));
         }
-        if self.compactor.summarizer().max_identifiers == 0 {
-            label.push_str(" (no identifier list)");
+        // The summarizer is named only where it differs from the default.
+        let names = self.compactor.summarizer().max_identifiers;
+        if names != BuiltinSummarizer::default().max_identifiers {
+            if names == 0 {
+                label.push_str(" (no identifier list)");
+            } else {
+                label.push_str(&format!(" (identifier list {names})"));
+            }
         }
         label
     }
@@ -82,6 +92,16 @@ pub enum RequestFormat {
     /// Anthropic Messages (`system` and `messages`).
     #[value(name = "anthropic")]
     Anthropic,
+    /// Anthropic Messages with `cache_control` breakpoints where the prefix is stable
+    /// (`render_anthropic_cached`).
+    #[value(name = "anthropic-cached")]
+    AnthropicCached,
+    /// OpenAI Responses (`input` items).
+    #[value(name = "responses")]
+    Responses,
+    /// Gemini `generateContent` (`systemInstruction` and `contents`).
+    #[value(name = "gemini")]
+    Gemini,
 }
 
 /// The library's renderer for a [`RequestFormat`].
@@ -100,6 +120,13 @@ impl Renderer for LibRenderer {
         Ok(match self.0 {
             RequestFormat::OpenAi => favur_context::render::render_openai(history),
             RequestFormat::Anthropic => favur_context::render::render_anthropic(history).to_value(),
+            RequestFormat::AnthropicCached => {
+                favur_context::render::render_anthropic_cached(history)
+                    .0
+                    .to_value()
+            }
+            RequestFormat::Responses => favur_context::render::render_responses(history),
+            RequestFormat::Gemini => favur_context::render::render_gemini(history),
         })
     }
 }

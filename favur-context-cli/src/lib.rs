@@ -12,6 +12,8 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+mod blocks;
+pub mod cache_bill;
 pub mod cached;
 pub mod cli;
 pub mod engine;
@@ -23,8 +25,12 @@ pub mod replay;
 pub mod report;
 pub mod search;
 pub mod sites;
+pub mod spans;
 pub mod strategy;
+mod suggest;
 pub mod svg;
+pub mod sweep;
+pub mod sweep_svg;
 pub mod transcript;
 pub mod wiring;
 

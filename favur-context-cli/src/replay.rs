@@ -1,18 +1,17 @@
 //! The replay driver: a transcript re-run step by step as a live agent would have run it.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use favur_context::rules::RuleRef;
-use favur_context::{
-    EntryId, EntryKind, Form, HeuristicCounter, History, Message, Retention, TokenCounter,
-};
+use favur_context::{EntryId, EntryKind, Form, History, Message, Retention};
 use serde_json::Value;
 
 use crate::ReplayError;
+pub(crate) use crate::blocks::collect_strings;
+use crate::blocks::{BlockInfo, Blocks, reuse_share};
 use crate::idents::{identifiers, presence_keys};
+use crate::spans::{Span, SpanOutcome, find_spans};
 use crate::strategy::{Before, Event, Strategy};
 use crate::transcript::{ClassifiedTranscript, is_answer};
 
@@ -75,6 +74,7 @@ pub struct Prepared {
     transcript: ClassifiedTranscript,
     references: Vec<Vec<Reference>>,
     referenced_later: Vec<bool>,
+    spans: Vec<Vec<Span>>,
 }
 
 /// Text of a message as identifiers are read from it: its text, the command or arguments
@@ -130,10 +130,12 @@ impl Prepared {
                 }
             }
         }
+        let spans = find_spans(&transcript, message_text);
         Prepared {
             transcript,
             references,
             referenced_later,
+            spans,
         }
     }
 
@@ -149,6 +151,14 @@ impl Prepared {
     /// See [`Prepared`] for an example.
     pub fn references(&self, index: usize) -> &[Reference] {
         self.references.get(index).map_or(&[], Vec::as_slice)
+    }
+
+    /// The exact-text spans of message `index` (empty unless it is an assistant message;
+    /// see [`spans`](crate::spans)).
+    ///
+    /// See [`Prepared`] for an example.
+    pub fn spans(&self, index: usize) -> &[Span] {
+        self.spans.get(index).map_or(&[], Vec::as_slice)
     }
 
     /// Whether any later assistant message references an identifier that first appeared
@@ -225,6 +235,8 @@ pub struct Step {
     pub refused: bool,
     /// What happened to each reference of the answering message.
     pub refs: Vec<RefOutcome>,
+    /// What happened to each exact-text span of the answering message.
+    pub spans: Vec<SpanOutcome>,
     /// The tokens of the rendered request, counted from the request itself
     /// ([`request_tokens`](favur_context::render::request_tokens)); 0 when not rendered.
     pub rendered: u64,
@@ -267,40 +279,49 @@ impl Run {
     }
 }
 
-/// Every string of `v`, each followed by a newline (what a block's weight is counted from).
-pub(crate) fn collect_strings(v: &Value, out: &mut String) {
-    match v {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
-        Value::Array(items) => items.iter().for_each(|i| collect_strings(i, out)),
-        Value::Object(map) => map.values().for_each(|i| collect_strings(i, out)),
-        _ => {}
+/// What became of the references and the spans of message `i` in the request whose
+/// blocks are `infos`.
+fn outcomes(
+    prepared: &Prepared,
+    i: usize,
+    history: &History,
+    ids: &[Option<EntryId>],
+    infos: &[Rc<BlockInfo>],
+) -> (Vec<RefOutcome>, Vec<SpanOutcome>) {
+    let (refs, spans) = (prepared.references(i), prepared.spans(i));
+    if refs.is_empty() && spans.is_empty() {
+        return (Vec::new(), Vec::new());
     }
-}
-
-/// The blocks of a rendered request: `system` (if any) then each message.
-fn blocks(request: &Value) -> Vec<&Value> {
-    match request {
-        Value::Array(items) => items.iter().collect(),
-        Value::Object(map) => {
-            let mut out = Vec::new();
-            if let Some(system) = map.get("system") {
-                out.push(system);
-            }
-            if let Some(Value::Array(items)) = map.get("messages") {
-                out.extend(items.iter());
-            }
-            out
-        }
-        other => vec![other],
-    }
-}
-
-struct BlockInfo {
-    weight: u64,
-    idents: Rc<HashSet<String>>,
+    let fates = fates(history);
+    let fate_of = |source: usize| {
+        ids.get(source)
+            .copied()
+            .flatten()
+            .and_then(|id| fates.get(&id).copied())
+            .unwrap_or(Fate::Dropped)
+    };
+    let ref_outcomes = refs
+        .iter()
+        .enumerate()
+        .map(|(k, r)| RefOutcome {
+            reference: k,
+            source: r.source,
+            survived: infos.iter().any(|b| b.idents.contains(&r.identifier)),
+            fate: fate_of(r.source),
+        })
+        .collect();
+    let span_outcomes = spans
+        .iter()
+        .enumerate()
+        .map(|(k, s)| SpanOutcome {
+            span: k,
+            source: s.source,
+            // Newest blocks first: a kept span is most often near the end.
+            survived: infos.iter().rev().any(|b| s.found_in(&b.text)),
+            fate: fate_of(s.source),
+        })
+        .collect();
+    (ref_outcomes, span_outcomes)
 }
 
 /// Replays `prepared` under `strategy`.
@@ -345,7 +366,6 @@ pub fn replay(
     sink: &mut dyn FnMut(usize, &Value) -> Result<(), ReplayError>,
 ) -> Result<Run, ReplayError> {
     let t = &prepared.transcript;
-    let counter = HeuristicCounter;
     let mut history = History::new();
     let framing = u64::from(history.framing_tokens());
     let mut ids: Vec<Option<EntryId>> = vec![None; t.messages.len()];
@@ -354,7 +374,7 @@ pub fn replay(
         thresholds: strategy.thresholds(),
         steps: Vec::new(),
     };
-    let mut cache: HashMap<u64, Rc<BlockInfo>> = HashMap::new();
+    let mut blocks = Blocks::default();
     let mut previous: Vec<u64> = Vec::new();
     let mut pinned_tokens = 0u64;
     let mut prefix_cache = crate::cached::PrefixCache::default();
@@ -386,64 +406,11 @@ pub fn replay(
                     history.framing_tokens(),
                 );
                 step.commandless = commandless(&history, &ids[..i], &t.results, &t.messages);
-                let mut keys = Vec::new();
-                let mut infos = Vec::new();
-                for block in blocks(&request) {
-                    let serialized = block.to_string();
-                    let mut hasher = DefaultHasher::new();
-                    serialized.hash(&mut hasher);
-                    let key = hasher.finish();
-                    let info = cache
-                        .entry(key)
-                        .or_insert_with(|| {
-                            let mut text = String::new();
-                            collect_strings(block, &mut text);
-                            Rc::new(BlockInfo {
-                                weight: u64::from(counter.count_text(&text)) + framing,
-                                idents: Rc::new(
-                                    identifiers(&text)
-                                        .flat_map(presence_keys)
-                                        .map(str::to_owned)
-                                        .collect(),
-                                ),
-                            })
-                        })
-                        .clone();
-                    keys.push(key);
-                    infos.push(info);
-                }
-                let total: u64 = infos.iter().map(|b| b.weight).sum();
-                let reused: u64 = keys
-                    .iter()
-                    .zip(previous.iter())
-                    .take_while(|(a, b)| a == b)
-                    .zip(infos.iter())
-                    .map(|(_, b)| b.weight)
-                    .sum();
-                step.reuse = if total == 0 {
-                    0.0
-                } else {
-                    reused as f64 / total as f64
-                };
+                let (keys, infos) = blocks.measure(&request, framing);
+                step.reuse = reuse_share(&keys, &infos, &previous);
                 previous = keys;
                 step.cached = prefix_cache.measure(&history);
-
-                let refs = prepared.references(i);
-                if !refs.is_empty() {
-                    let fates = fates(&history);
-                    for (k, r) in refs.iter().enumerate() {
-                        let survived = infos.iter().any(|b| b.idents.contains(&r.identifier));
-                        let fate = ids[r.source]
-                            .and_then(|id| fates.get(&id).copied())
-                            .unwrap_or(Fate::Dropped);
-                        step.refs.push(RefOutcome {
-                            reference: k,
-                            source: r.source,
-                            survived,
-                            fate,
-                        });
-                    }
-                }
+                (step.refs, step.spans) = outcomes(prepared, i, &history, &ids[..i], &infos);
             }
             run.steps.push(step);
         }

@@ -64,6 +64,14 @@ pub struct ReplayArgs {
     /// Skip the baselines (policy figures only).
     #[arg(long)]
     pub no_baselines: bool,
+    /// Replay at windows 100k, 150k, 200k and 300k (the policy's tiers as fractions, the
+    /// window changed) with every baseline, print the frontier as a table and draw it
+    /// (to `--sweep-svg`, else `--svg`).
+    #[arg(long, conflicts_with_all = ["window", "dump", "no_baselines"])]
+    pub sweep: bool,
+    /// Where `--sweep` draws its chart (mean tokens against span and reference survival).
+    #[arg(long, requires = "sweep")]
+    pub sweep_svg: Option<PathBuf>,
 }
 
 /// A transcript format, for `--format`.
@@ -202,6 +210,9 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
     } else {
         BuiltinSummarizer::default()
     };
+    if args.sweep {
+        return sweep_command(args, &rules, &prepared, &summarizer);
+    }
     let factory = || -> Result<Box<dyn Strategy>, ReplayError> {
         Ok(Box::new(PolicyStrategy::new(
             policy.clone(),
@@ -237,4 +248,48 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
     );
     report.push_str(&render_report(&outcome, &rules, policy.tiers()));
     Ok(report)
+}
+
+/// `replay --sweep`: the policy and the baselines at every window of
+/// [`WINDOWS`](crate::sweep::WINDOWS); returns the report (the table) and draws the chart.
+fn sweep_command(
+    args: &ReplayArgs,
+    rules: &Rules,
+    prepared: &[Prepared],
+    summarizer: &BuiltinSummarizer,
+) -> Result<String, CliError> {
+    let renderer = LibRenderer(args.render);
+    let mut points = Vec::new();
+    for window in crate::sweep::WINDOWS {
+        let policy = load_policy(&args.policy, Some(window), args.keep_recent)?;
+        let factory = || -> Result<Box<dyn Strategy>, ReplayError> {
+            Ok(Box::new(PolicyStrategy::new(
+                policy.clone(),
+                summarizer.clone(),
+            )))
+        };
+        let job = Job {
+            transcripts: prepared,
+            rules,
+            policy: &factory,
+            renderer: &renderer,
+            window,
+            dump: None,
+            svg: None,
+            baselines: true,
+            tiers: policy.tiers(),
+        };
+        let outcome = run(&job)?;
+        points.extend(crate::sweep::points(window, &outcome.totals));
+    }
+    if let Some(path) = args.sweep_svg.as_ref().or(args.svg.as_ref()) {
+        crate::sweep_svg::draw_sweep(path, &points)?;
+    }
+    Ok(format!(
+        "# favur-context replay --sweep: {} transcript(s), policy `{}` (its tiers at each window), rules {}\n\n{}\nspans, refs: survival over all transcripts; cost×: effective cost over no compaction's at the same window; baselines matched to the policy's mean tokens per transcript.\n",
+        prepared.len(),
+        args.policy,
+        args.rules.display(),
+        crate::sweep::table(&points),
+    ))
 }

@@ -37,6 +37,14 @@ fn the_command_replays_every_trace_with_the_shipped_rules() {
     assert!(report.contains("| **TOTAL** | trim-oldest |"));
     assert!(report.contains("| **TOTAL** | mask-old |"));
     assert!(report.contains("| **TOTAL** | no compaction |"));
+    // Without compaction every source is in the request verbatim: every reference and
+    // every exact-text span survives (the measures find what is there).
+    let none = report
+        .lines()
+        .find(|l| l.starts_with("| **TOTAL** | no compaction |"))
+        .unwrap();
+    assert_eq!(none.matches("| 100.0% (").count(), 2, "{none}");
+    assert!(report.contains("## Cache per compaction (policy run)"));
 }
 
 #[test]
@@ -47,12 +55,23 @@ fn every_request_of_the_policy_replay_is_a_valid_request() {
     let rules = Rules::load(common::RULES).unwrap();
     for file in common::trace_files(&dir) {
         let p = Prepared::new(load(&file, None, &rules).expect("trace imports and classifies"));
-        for format in [RequestFormat::OpenAi, RequestFormat::Anthropic] {
+        for format in [
+            RequestFormat::OpenAi,
+            RequestFormat::Anthropic,
+            RequestFormat::AnthropicCached,
+            RequestFormat::Responses,
+            RequestFormat::Gemini,
+        ] {
+            use favur_context::validate;
             let mut s = PolicyStrategy::new(Default::default(), Default::default());
             let run = replay(&p, &mut s, Some(&LibRenderer(format)), &mut |step, r| {
                 let checked = match format {
-                    RequestFormat::OpenAi => favur_context::validate::validate_openai(r),
-                    RequestFormat::Anthropic => favur_context::validate::validate_anthropic(r),
+                    RequestFormat::OpenAi => validate::validate_openai(r),
+                    RequestFormat::Anthropic | RequestFormat::AnthropicCached => {
+                        validate::validate_anthropic(r)
+                    }
+                    RequestFormat::Responses => validate::validate_responses_strict(r),
+                    RequestFormat::Gemini => validate::validate_gemini(r),
                 };
                 checked.unwrap_or_else(|e| panic!("{} step {step}: {e}", file.display()));
                 Ok(())
@@ -60,7 +79,7 @@ fn every_request_of_the_policy_replay_is_a_valid_request() {
             .unwrap();
             assert!(run.steps.iter().all(|s| !s.refused), "{}", file.display());
             for (k, step) in run.steps.iter().enumerate() {
-                // Usage is what is sent, in both formats.
+                // Usage is what is sent, in every format.
                 assert_eq!(step.tokens, step.rendered, "{} step {k}", file.display());
                 // No tool output is shown without the command that produced it.
                 assert_eq!(step.commandless, 0, "{} step {k}", file.display());

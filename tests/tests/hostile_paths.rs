@@ -81,11 +81,14 @@ fn only_a_regular_file_is_opened() {
 #[test]
 fn a_file_that_is_not_a_journal_is_left_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [&[u8]; 4] = [
+    let cases: [&[u8]; 7] = [
         br#"{"model":"gpt","temperature":0.2}"#, // a JSON config without newline
         b"{\"model\":\"gpt\"}\n{\"x\":1}\n",     // with newlines
         b"not json at all",
         b"{\"journey\":1}", // not the start of a header
+        b"{",               // one byte: a prefix of a header, but may be anyone's
+        b"{\"jour",         // shorter than `{"journal":`
+        b"{\"journal\"",    // one byte short of it
     ];
     for (n, content) in cases.iter().enumerate() {
         let path = dir.path().join(format!("config-{n}.json"));

@@ -433,14 +433,30 @@ fn torn_tail_of_one_byte_and_of_the_header() {
     );
     assert_eq!(h.history().len(), 3);
     drop(h);
-    // Killed while writing the header of a new journal: it is created afresh.
-    write_with(&path, &[], &lines[0].as_bytes()[..10], &[]);
+    // Killed while writing the header of a new journal: once it says `{"journal":`, it
+    // is created afresh.
+    write_with(&path, &[], &lines[0].as_bytes()[..20], &[]);
     let h = JournaledHistory::open(&path).unwrap();
     assert!(h.report().created);
-    assert_eq!(h.report().torn_tail.as_ref().map(|t| t.bytes), Some(10));
+    assert_eq!(h.report().torn_tail.as_ref().map(|t| t.bytes), Some(20));
     assert!(h.history().is_empty());
     drop(h);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), lines[0]);
+    // Shorter than that, it may be anyone's file (a lone `{`): refused, left as it is.
+    let short = &lines[0].as_bytes()[..10];
+    write_with(&path, &[], short, &[]);
+    let err = JournaledHistory::open(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            JournalError::Corrupt {
+                problem: Corruption::MissingHeader,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), short);
 }
 
 #[test]

@@ -30,6 +30,7 @@ fn request<'a>(entries: &'a [&'a favur_context::Entry], budget: u32) -> SummaryR
         budget_tokens: budget,
         entries,
         context: &[],
+        later: &[],
     }
 }
 

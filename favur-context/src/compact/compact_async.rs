@@ -1,9 +1,9 @@
 //! The async compaction step on its own: the summaries of a plan, awaited.
 
 use crate::compact::Compactor;
-use crate::compact::compactor::summary_requests;
 use crate::compact::plan::Plan;
 use crate::compact::summarize::{AsyncSummarizer, SummarizeError};
+use crate::compact::summary_inputs::{run_inputs, summary_requests};
 use crate::history::History;
 
 impl<S: AsyncSummarizer> Compactor<S> {
@@ -32,9 +32,9 @@ impl<S: AsyncSummarizer> Compactor<S> {
         history: &History,
         plan: &Plan,
     ) -> Vec<Result<String, SummarizeError>> {
-        let lists = Self::requests(history, plan);
-        let mut outcomes = Vec::with_capacity(lists.len());
-        for request in summary_requests(plan, &lists) {
+        let inputs = run_inputs(history, plan);
+        let mut outcomes = Vec::with_capacity(inputs.len());
+        for request in summary_requests(plan, &inputs) {
             outcomes.push(self.summarizer().summarize(&request).await);
         }
         outcomes

@@ -2,16 +2,15 @@
 //! compaction, reports it, and refuses requests over the limit.
 
 use super::report::{CommitError, CompactionReport, Fallback, LimitExceeded, emit};
-use crate::compact::plan::{Plan, Stamp};
+use super::summary_inputs::{RunInputs, run_inputs, summary_requests};
+use crate::compact::plan::{Plan, Run, Stamp};
 use crate::compact::policy::Policy;
 use crate::compact::prepared::{PrepareError, Prepared};
-use crate::compact::summarize::{
-    AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer, SummaryRequest,
-};
+use crate::compact::summarize::{AsyncSummarizer, BuiltinSummarizer, SummarizeError, Summarizer};
 use crate::history::view::{Compaction, Edit};
 use crate::history::{CheckedCompaction, History};
-use crate::model::entry::{Entry, EntryId, EntryKind};
-use crate::model::message::{Message, Role};
+use crate::model::entry::{Entry, EntryKind};
+use crate::model::message::Message;
 use crate::model::site::CallSite;
 use crate::store::{AsyncStore, Store};
 
@@ -262,7 +261,7 @@ impl<S> Compactor<S> {
         }
         let mut fallbacks = Vec::new();
         let mut edits = Vec::with_capacity(plan.runs().len() + plan.reforms().len());
-        let contexts = run_contexts(history, plan);
+        let mut inputs: Option<Vec<RunInputs<'_>>> = None;
         for (index, (run, outcome)) in plan.runs().iter().zip(outcomes).enumerate() {
             let body = match outcome {
                 Ok(text) if !text.trim().is_empty() => text,
@@ -275,19 +274,8 @@ impl<S> Compactor<S> {
                         summary: run.summary,
                         error,
                     });
-                    let entries = plan.run_entries(history, run);
-                    let context = contexts.get(index).map_or(&[][..], Vec::as_slice);
-                    let request = SummaryRequest {
-                        summary: run.summary,
-                        tier: plan.tier(),
-                        retention: run.retention,
-                        budget_tokens: run.budget_tokens,
-                        entries: &entries,
-                        context,
-                    };
-                    self.fallback
-                        .summarize(&request)
-                        .unwrap_or_else(|e| e.to_string())
+                    let inputs = inputs.get_or_insert_with(|| run_inputs(history, plan));
+                    self.fallback_text(inputs.get(index), plan, run)
                 }
             };
             // Its tokens are counted by the check below, once.
@@ -332,6 +320,17 @@ impl<S> Compactor<S> {
         Ok((Some(checked), fallbacks, history.usage_tokens()))
     }
 
+    /// The built-in summarizer's text for `run`, on its inputs.
+    fn fallback_text(&self, input: Option<&RunInputs<'_>>, plan: &Plan, run: &Run) -> String {
+        match input {
+            Some(input) => self
+                .fallback
+                .summarize(&input.request(plan, run))
+                .unwrap_or_else(|e| e.to_string()),
+            None => "the run's entries are not held".to_owned(),
+        }
+    }
+
     fn check_limit(&self, history: &History) -> Result<(), LimitExceeded> {
         let tokens = history.usage_tokens();
         let limit = self.policy.limit_tokens();
@@ -344,85 +343,6 @@ impl<S> Compactor<S> {
         }
         Ok(())
     }
-
-    pub(crate) fn requests<'h>(
-        history: &'h History,
-        plan: &Plan,
-    ) -> Vec<(Vec<&'h Entry>, Vec<&'h Entry>)> {
-        let contexts = run_contexts(history, plan);
-        plan.runs()
-            .iter()
-            .zip(contexts)
-            .map(|(run, context)| (plan.run_entries(history, run), context))
-            .collect()
-    }
-}
-
-/// The summary request of each run of `plan`, given its entries and context (`lists`,
-/// from [`Compactor::requests`]).
-pub(crate) fn summary_requests<'a>(
-    plan: &'a Plan,
-    lists: &'a [(Vec<&'a Entry>, Vec<&'a Entry>)],
-) -> impl Iterator<Item = SummaryRequest<'a>> {
-    plan.runs()
-        .iter()
-        .zip(lists)
-        .map(|(run, (entries, context))| SummaryRequest {
-            summary: run.summary,
-            tier: plan.tier(),
-            retention: run.retention,
-            budget_tokens: run.budget_tokens,
-            entries,
-            context,
-        })
-}
-
-/// For each run of `plan`, the assistant turns that opened the exchanges of its members
-/// without being members themselves: what the summarizer reads to say what produced each
-/// result. An output's turn is the assistant entry recorded before it (past the other
-/// results of the same turn), whether it is still in the view or not, so an observation
-/// whose turn was compacted earlier still names its command (in a journaled history, a
-/// turn evicted from memory is not read back for this).
-fn run_contexts<'h>(history: &'h History, plan: &Plan) -> Vec<Vec<&'h Entry>> {
-    const MAX_RESULTS_PER_TURN: u64 = 64;
-    plan.runs()
-        .iter()
-        .map(|run| {
-            let members: std::collections::HashSet<EntryId> = run.members.iter().copied().collect();
-            let mut ids: Vec<EntryId> = Vec::new();
-            for id in &run.members {
-                let Some(member) = history.entry(*id) else {
-                    continue;
-                };
-                if member.kind().is_summary()
-                    || !matches!(member.message().role, Role::Tool | Role::User)
-                {
-                    continue;
-                }
-                let mut at = id.0;
-                let mut steps = 0;
-                while at > 0 && steps < MAX_RESULTS_PER_TURN {
-                    at -= 1;
-                    steps += 1;
-                    let Some(prev) = history.entry(EntryId(at)) else {
-                        break;
-                    };
-                    match prev.message().role {
-                        Role::Tool => continue,
-                        Role::Assistant if !prev.kind().is_summary() => {
-                            if !members.contains(&prev.id()) && !ids.contains(&prev.id()) {
-                                ids.push(prev.id());
-                            }
-                            break;
-                        }
-                        _ => break,
-                    }
-                }
-            }
-            ids.sort_unstable();
-            ids.into_iter().filter_map(|id| history.entry(id)).collect()
-        })
-        .collect()
 }
 
 /// The message of a summary entry: the summary text, marked as the engine's. What it
@@ -496,8 +416,8 @@ impl<S: Summarizer> Compactor<S> {
             return Ok(None);
         }
         let outcomes: Vec<_> = {
-            let lists = Self::requests(store.history(), &plan);
-            summary_requests(&plan, &lists)
+            let inputs = run_inputs(store.history(), &plan);
+            summary_requests(&plan, &inputs)
                 .map(|request| self.summarizer.summarize(&request))
                 .collect()
         };

@@ -10,6 +10,7 @@ pub(crate) mod policy;
 pub(crate) mod prepared;
 mod report;
 pub(crate) mod summarize;
+mod summary_inputs;
 
 pub use compactor::*;
 pub use report::{CommitError, CompactionReport, Fallback, LimitExceeded};

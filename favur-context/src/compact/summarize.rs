@@ -9,10 +9,18 @@ use std::future::Future;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::retention::Retention;
 
+mod acted;
+mod budget;
 mod builtin;
-mod lines;
+mod entry;
+mod error_words;
+mod hits;
+mod line_kind;
+mod name_scan;
 mod names;
+mod numbers;
 mod producers;
+mod text;
 
 pub use builtin::BuiltinSummarizer;
 
@@ -24,7 +32,7 @@ pub use builtin::BuiltinSummarizer;
 /// let id = h.append(fuzzy!(user: "hello"));
 /// let entry = h.recall(id).unwrap();
 /// let entries = [&*entry];
-/// let req = SummaryRequest { summary: EntryId(1), tier: 1, retention: Retention::Fuzzy, budget_tokens: 100, entries: &entries, context: &[] };
+/// let req = SummaryRequest { summary: EntryId(1), tier: 1, retention: Retention::Fuzzy, budget_tokens: 100, entries: &entries, context: &[], later: &[] };
 /// assert_eq!(req.entries.len(), 1);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +52,17 @@ pub struct SummaryRequest<'a> {
     /// what produced each result (the tool call a result answers, the command a
     /// plain-chat observation shows the output of). They are not to be summarized.
     pub context: &'a [&'a Entry],
+    /// The assistant turns recorded after the run's last member that are still held,
+    /// in order (at most the last [`SummaryRequest::MAX_LATER`]): what the agent typed
+    /// since (its text, its tool calls' arguments) points at the lines it acted on, which
+    /// a summary should keep verbatim. They are not to be summarized.
+    pub later: &'a [&'a Entry],
+}
+
+impl SummaryRequest<'_> {
+    /// The most later assistant turns the engine gives a summarizer (the most recent
+    /// ones), so reading them stays cheap on a long run.
+    pub const MAX_LATER: usize = 128;
 }
 
 /// A summarizer failed (an LLM timed out, say). The engine falls back to the built-in

@@ -49,13 +49,12 @@ pub(super) struct Scan {
 /// whose write was cut; anything else is not a journal).
 const HEADER_START: &[u8] = b"{\"journal\":";
 
-/// Whether a first line cut before its `\n` may be a journal header.
+/// Whether a first line cut before its `\n` may be a journal header whose write was cut:
+/// it starts with the whole of [`HEADER_START`]. Anything shorter (a lone `{`, say) is
+/// not taken for a journal, so it is refused, never overwritten: the header is one short
+/// write, and a file that does not even say `{"journal":` may be anyone's.
 fn may_be_header(torn: &[u8]) -> bool {
-    if torn.len() <= HEADER_START.len() {
-        HEADER_START.starts_with(torn)
-    } else {
-        torn.starts_with(HEADER_START)
-    }
+    torn.starts_with(HEADER_START)
 }
 
 /// Reads a journal, replaying every record into a history, until the end, a torn last

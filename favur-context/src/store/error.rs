@@ -97,14 +97,27 @@ pub enum StoreError {
         source: RecordError,
     },
     /// The database failed (I/O, a dropped connection, a statement timeout, a server
-    /// restart). On a write, nothing was written, unless the store says
-    /// [`Poisoned`](StoreError::Poisoned) from then on.
+    /// restart) before a write was committed: nothing was written. (A failure during the
+    /// commit itself is [`Uncertain`](StoreError::Uncertain).)
     #[error("session `{session}`: cannot {action}: {source}")]
     Database {
         /// The session.
         session: String,
         /// What was being done.
         action: &'static str,
+        /// The database client's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A write's `COMMIT` failed after it was sent (the connection was lost during it,
+    /// the server went away): the write **may have landed**. Do not write it again
+    /// blindly: reopen the session and look (the reopened history holds it or not). The
+    /// store takes no more writes meanwhile ([`Poisoned`](StoreError::Poisoned)).
+    #[error(
+        "session `{session}`: the commit of a write failed after it was sent ({source}); the write may have landed: reopen the session and look before writing it again"
+    )]
+    Uncertain {
+        /// The session.
+        session: String,
         /// The database client's error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },

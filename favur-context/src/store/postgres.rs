@@ -2,6 +2,7 @@
 //! session's records as append-only rows, replayed on open with the journal's checks.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio_postgres::{Client, NoTls};
 
@@ -54,8 +55,9 @@ const PAGE: i64 = 2_000;
 ///
 /// Faults: a write that fails before `COMMIT` (a statement timeout, a dropped
 /// connection, a server restart) is [`StoreError::Database`] and wrote nothing; a
-/// failure during `COMMIT` leaves the outcome unknown and the store
-/// [`Poisoned`](StoreError::Poisoned). Either way, reopening the session (with the same
+/// failure during `COMMIT` leaves the outcome unknown: that write is
+/// [`StoreError::Uncertain`] ("may have landed: reopen and look") and the store
+/// [`Poisoned`](StoreError::Poisoned) from then on. Either way, reopening the session (with the same
 /// [`owner`](SessionOptions::owner) to take the claim back at once) gives back everything
 /// acknowledged.
 ///
@@ -124,23 +126,50 @@ impl std::error::Error for Described {
     }
 }
 
+/// The least lock and idle-in-transaction timeout a writer's connection gets.
+const MIN_SESSION_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// A connection to `config` (a libpq-style connection string), its task spawned, with the
-/// statement timeout of `options`.
+/// statement timeout of `options` and, for a writer, lock, idle-in-transaction and TCP
+/// keepalive timeouts from its lease.
 pub(crate) async fn connect(
     config: &str,
     session: &str,
     options: Option<&SessionOptions>,
 ) -> Result<Client, StoreError> {
     let db = |e| db_error(session, "connect to the database of", e);
-    let (client, connection) = tokio_postgres::connect(config, NoTls).await.map_err(db)?;
+    let mut cfg: tokio_postgres::Config = config.parse().map_err(db)?;
+    // A writer's connection never outlives its lease by much: half the lease (at least
+    // `MIN_SESSION_TIMEOUT`, so that a tiny lease leaves its own transactions room)
+    // bounds how long it waits for a lock, how long the server keeps its transaction open
+    // while it sends nothing (frozen, stopped, partitioned), and when TCP starts probing
+    // a peer that went silent. A frozen writer so loses its session within about its lease.
+    let half = options.map(|o| (o.lease_duration() / 2).max(MIN_SESSION_TIMEOUT));
+    if let Some(half) = half {
+        cfg.keepalives(true)
+            .keepalives_idle(half.max(Duration::from_secs(1)));
+    }
+    let (client, connection) = cfg.connect(NoTls).await.map_err(db)?;
     tokio::spawn(async move {
         // Ends when the client is dropped or the connection is lost; the client's
         // calls report the loss.
         let _ = connection.await;
     });
+    let mut set = String::new();
+    if let Some(half) = half {
+        let ms = half.as_millis().max(1);
+        set.push_str(&format!(
+            "SET lock_timeout = {ms}; SET idle_in_transaction_session_timeout = {ms};"
+        ));
+    }
     if let Some(timeout) = options.and_then(|o| o.statement_timeout) {
-        let sql = format!("SET statement_timeout = {}", timeout.as_millis().max(1));
-        client.batch_execute(&sql).await.map_err(db)?;
+        set.push_str(&format!(
+            "SET statement_timeout = {};",
+            timeout.as_millis().max(1)
+        ));
+    }
+    if !set.is_empty() {
+        client.batch_execute(&set).await.map_err(db)?;
     }
     Ok(client)
 }

@@ -335,7 +335,12 @@ impl Core {
             }
             Failure::Commit(e) => {
                 self.stopped = Some(Stopped::Poisoned);
-                e
+                match e {
+                    StoreError::Database {
+                        session, source, ..
+                    } => StoreError::Uncertain { session, source },
+                    other => other,
+                }
             }
         }
     }

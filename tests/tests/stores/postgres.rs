@@ -219,3 +219,145 @@ fn a_dropped_connection_and_a_statement_timeout_are_typed_errors_then_recovered(
         });
     });
 }
+
+#[test]
+fn a_commit_lost_midway_says_the_write_may_have_landed() {
+    with_server("postgres commit outcome unknown", |server| {
+        let config = server.config();
+        let options = SessionOptions::new().owner("worker-u");
+        block_on(async {
+            let c = client(server).await;
+            let mut store = PgStore::open_with(&config, "u", &options).await.unwrap();
+            store.append(fuzzy!(user: "m0")).await.unwrap();
+            // A deferred trigger makes COMMIT itself take 3 s; the server drops the
+            // store's connection 1 s into it.
+            c.batch_execute(
+                "CREATE FUNCTION favur_slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+                   $$ BEGIN PERFORM pg_sleep(3); RETURN NULL; END $$;
+                 CREATE CONSTRAINT TRIGGER favur_slow AFTER INSERT ON favur_records
+                   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION favur_slow_commit();",
+            )
+            .await
+            .unwrap();
+            let killer = tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                c.batch_execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND query LIKE 'COMMIT%'",
+                )
+                .await
+                .unwrap();
+                c
+            });
+            let err = store.append(fuzzy!(user: "in doubt")).await.unwrap_err();
+            let c = killer.await.unwrap();
+            assert!(matches!(err, StoreError::Uncertain { .. }), "{err:?}");
+            assert!(err.to_string().contains("may have landed"), "{err}");
+            assert!(err.to_string().contains("session `u`"), "{err}");
+            // The store takes no more writes until it is reopened.
+            let err = store.append(fuzzy!(user: "after")).await.unwrap_err();
+            assert!(matches!(err, StoreError::Poisoned { .. }), "{err}");
+            drop(store);
+            c.batch_execute("DROP TRIGGER favur_slow ON favur_records")
+                .await
+                .unwrap();
+            // Reopened by the same owner (no wait for its own lease) and looked at: here
+            // the commit did not land.
+            let reopen = options
+                .clone()
+                .history(OpenOptions::new().keep_originals(true));
+            let store = PgStore::open_with(&config, "u", &reopen).await.unwrap();
+            assert_eq!(crate::common::texts(store.history()), ["m0"]);
+            store.close().await.unwrap();
+        });
+    });
+}
+
+/// Sends `signal` to process `pid` (`kill -STOP`, `kill -CONT`).
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill {signal} {pid}");
+}
+
+#[test]
+fn a_writer_frozen_mid_write_loses_its_session_within_its_lease() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+
+    const LEASE: Duration = Duration::from_millis(1000);
+    with_server("postgres frozen writer", |server| {
+        let config = server.config();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_frozen_writer"))
+            .args([config.as_str(), "z", &LEASE.as_millis().to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the writer starts");
+        let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+        assert_eq!(lines.next().unwrap().unwrap(), "ready");
+        block_on(async {
+            let c = client(server).await;
+            // Its next insert takes half a second: it is stopped inside it, and its
+            // transaction then stays open, holding the session's row lock.
+            c.batch_execute(
+                "CREATE FUNCTION favur_slow_insert() RETURNS trigger LANGUAGE plpgsql AS
+                   $$ BEGIN IF NEW.body LIKE '%slow-me%' THEN PERFORM pg_sleep(0.5); END IF; RETURN NEW; END $$;
+                 CREATE TRIGGER favur_slow BEFORE INSERT ON favur_records
+                   FOR EACH ROW EXECUTE FUNCTION favur_slow_insert();",
+            )
+            .await
+            .unwrap();
+        });
+        let mut stdin = child.stdin.take().expect("piped");
+        writeln!(stdin, "go").unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        signal(child.id(), "-STOP");
+        let frozen = Instant::now();
+
+        // A new writer takes the session over: each open either fails with a typed error
+        // within a bounded time (the lock it waits for, the lease still running) or
+        // succeeds; none blocks for the freeze.
+        let options = SessionOptions::new().owner("new").lease(LEASE);
+        let took = block_on(async {
+            let store = loop {
+                let open = PgStore::open_with(&config, "z", &options);
+                match tokio::time::timeout(Duration::from_secs(3), open).await {
+                    Err(_) => panic!("an open blocked behind the frozen writer for 3 s"),
+                    Ok(Ok(store)) => break store,
+                    Ok(Err(e)) => {
+                        assert!(
+                            matches!(e, StoreError::Claimed { .. } | StoreError::Database { .. }),
+                            "{e}"
+                        );
+                        assert!(
+                            frozen.elapsed() < Duration::from_secs(5),
+                            "still refused: {e}"
+                        );
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+            };
+            let took = frozen.elapsed();
+            assert_eq!(crate::common::texts(store.history()), ["m0"]);
+            store.close().await.unwrap();
+            took
+        });
+        assert!(
+            took <= LEASE + Duration::from_secs(1),
+            "taken over after {took:?}"
+        );
+
+        // Resumed, the frozen writer's write never lands.
+        signal(child.id(), "-CONT");
+        let said = lines.next().unwrap().unwrap();
+        assert!(said.starts_with("error"), "the frozen writer said {said:?}");
+        child.wait().unwrap();
+        assert_eq!(block_on(reopened_texts(&config, "z")), ["m0"]);
+        eprintln!(
+            "taken over {took:?} after the freeze (lease {LEASE:?}); the frozen writer said: {said}"
+        );
+    });
+}

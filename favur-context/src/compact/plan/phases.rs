@@ -589,7 +589,8 @@ pub(super) fn unworthy(p: &Planner<'_>, runs: &Runs) -> Vec<usize> {
 }
 
 /// Whether keeping the items `newly` (sorted) changes the pairing: a kept item has a tool
-/// partner in its exchange that would still leave the view without it.
+/// partner in its exchange that would still leave the view without it, or is a plain-chat
+/// observation whose command turn would leave.
 pub(super) fn pairing_changes(items: &[ViewItem], fate: &[Fate], newly: &[usize]) -> bool {
     let n = items.len();
     // Exchange bounds: an assistant entry and the entries up to the next one.
@@ -608,14 +609,24 @@ pub(super) fn pairing_changes(items: &[ViewItem], fate: &[Fate], newly: &[usize]
             stop = j;
         }
     }
+    // Plain chat: a kept observation keeps its command turn (`keep_command`).
+    let observed = |i: usize| {
+        i > 0
+            && items[i].shape.role == Role::User
+            && !items[i].shape.summary
+            && items[i - 1].shape.role == Role::Assistant
+            && items[i - 1].shape.command
+            && fate[i - 1].leaves()
+    };
     newly.iter().any(|&i| {
-        is_exchange_part(&items[i])
-            && (bounds[i].0..bounds[i].1).any(|j| {
-                j != i
-                    && is_exchange_part(&items[j])
-                    && fate[j].leaves()
-                    && newly.binary_search(&j).is_err()
-            })
+        observed(i)
+            || is_exchange_part(&items[i])
+                && (bounds[i].0..bounds[i].1).any(|j| {
+                    j != i
+                        && is_exchange_part(&items[j])
+                        && fate[j].leaves()
+                        && newly.binary_search(&j).is_err()
+                })
     })
 }
 

@@ -86,6 +86,26 @@ impl<'a> Producers<'a> {
             Producer::Named("", one_line(cmd, 160))
         })
     }
+
+    /// The command that produced `e`, as typed: the shell command of the call a result
+    /// answers, or the fenced command of the plain-chat turn an observation answers.
+    pub(super) fn command_of(&self, e: &Entry) -> Option<&'a str> {
+        let m = e.message();
+        if m.role == Role::User {
+            return self.turn_before(e).and_then(|t| t.1);
+        }
+        let id = m.parts.iter().find_map(|p| match p {
+            crate::model::message::Part::ToolResult(r) => Some(r.call_id.as_str()),
+            _ => None,
+        })?;
+        let &(c, _, _) = self.calls.get(id)?;
+        match &c.arguments {
+            Arguments::Json(v) => ["command", "cmd", "script"]
+                .iter()
+                .find_map(|k| v.get(*k).and_then(|s| s.as_str())),
+            Arguments::Invalid(_) => None,
+        }
+    }
 }
 
 /// Where the first ```` ``` ```` of `s` starts (`str::find` builds a substring searcher
@@ -151,7 +171,7 @@ pub(super) fn command_line(c: &ToolCall, limit: usize) -> String {
 pub(super) fn one_line(s: &str, limit: usize) -> String {
     let s = s.trim();
     if let Some((first, _)) = s.split_once('\n')
-        && super::lines::find_str(first, "<<").is_some()
+        && super::text::find_str(first, "<<").is_some()
     {
         let mut out = cut(first.trim(), limit);
         out.push_str(" …");

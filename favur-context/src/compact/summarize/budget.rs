@@ -1,0 +1,347 @@
+//! How a summary's budget is spent: every entry, in turn, gets its next line of each
+//! kind, the lines the agent acted on first (the most recently acted on first), then
+//! errors and outcomes, lead lines, locations, hits, definitions and paths.
+
+use super::entry::{Digest, Item};
+use super::line_kind::LineKind;
+use super::names::Shown;
+
+/// Tokens `text` costs by the heuristic counter's rule, plus one for its line break.
+pub(super) fn cost(text: &str) -> usize {
+    let words = text.split_ascii_whitespace().count();
+    text.len().div_ceil(4).max(words) + 1
+}
+
+/// What a summary keeps of one entry, as the passes choose it.
+pub(super) struct Picks {
+    /// Its lines acted on, and their context, kept (indexes in [`Digest::items`]).
+    pub(super) acted: Vec<usize>,
+    /// Its other items kept.
+    pub(super) chosen: Vec<usize>,
+    /// Per item: whether it is kept.
+    pub(super) picked: Vec<bool>,
+}
+
+impl Picks {
+    /// Nothing kept yet of an entry of `items` items.
+    pub(super) fn new(items: usize) -> Self {
+        Picks {
+            acted: Vec::new(),
+            chosen: Vec::new(),
+            picked: vec![false; items],
+        }
+    }
+}
+
+/// Caps per kind in the first pass (the rest comes after).
+pub(super) fn first_pass_cap(kind: Option<LineKind>, head: usize) -> usize {
+    match kind {
+        None => head.min(1),
+        Some(LineKind::Error | LineKind::Outcome) => 6,
+        Some(LineKind::Location) => 4,
+        Some(LineKind::Hit | LineKind::Definition) => 8,
+        Some(LineKind::Path) => 24,
+        Some(_) => 0,
+    }
+}
+
+/// Lines acted on kept per entry in the first pass.
+pub(super) const FIRST_PASS_ACTED: usize = 6;
+
+/// The ranks given room, in order; `LEAD` is the first line of a person's or the agent's
+/// text.
+const LEAD: u8 = 1;
+const ORDER: [(u8, Option<LineKind>); 7] = [
+    (0, Some(LineKind::Error)),
+    (0, Some(LineKind::Outcome)),
+    (LEAD, None),
+    (2, Some(LineKind::Location)),
+    (3, Some(LineKind::Hit)),
+    (4, Some(LineKind::Definition)),
+    (5, Some(LineKind::Path)),
+];
+
+/// Keeps the lines the agent acted on, the most recently acted on first (then those
+/// holding more of what it typed, then in order), each with the definition that
+/// encloses it when that fits too, up to `cap` per entry, while the budget lasts.
+pub(super) fn pick_acted<'s>(
+    digests: &'s [Digest<'_>],
+    picks: &mut [Picks],
+    cap: usize,
+    (used, budget): (&mut usize, usize),
+    shown: &mut Shown<'s>,
+) {
+    let mut ranked: Vec<(std::cmp::Reverse<super::acted::Acted>, usize, usize)> = Vec::new();
+    for (di, (d, p)) in digests.iter().zip(&*picks).enumerate() {
+        for (i, it) in d.items.iter().enumerate() {
+            if let Some(a) = it.acted
+                && !p.picked[i]
+            {
+                ranked.push((std::cmp::Reverse(a), di, i));
+            }
+        }
+    }
+    ranked.sort_unstable();
+    for (_, di, i) in ranked {
+        let (d, p) = (&digests[di], &mut picks[di]);
+        let taken = p
+            .acted
+            .iter()
+            .filter(|&&k| d.items[k].acted.is_some())
+            .count();
+        if taken >= cap || p.picked[i] {
+            continue;
+        }
+        let c = cost(&d.items[i].text) + 1;
+        if *used + c > budget {
+            continue;
+        }
+        take(d, p, i, (used, c), shown);
+        // Its enclosing definition, if that fits too.
+        let context = d.items[i]
+            .context
+            .and_then(|o| d.items.iter().position(|it| it.order == o));
+        if let Some(k) = context.filter(|&k| !p.picked[k]) {
+            let c = cost(&d.items[k].text) + 1;
+            if *used + c <= budget {
+                take(d, p, k, (used, c), shown);
+            }
+        }
+    }
+}
+
+/// Keeps item `i` of `d` in the acted section, at cost `c`.
+fn take<'s>(
+    d: &'s Digest<'_>,
+    p: &mut Picks,
+    i: usize,
+    (used, c): (&mut usize, usize),
+    shown: &mut Shown<'s>,
+) {
+    *used += c;
+    shown.add_text(&d.items[i].text);
+    p.acted.push(i);
+    p.picked[i] = true;
+}
+
+/// Gives each shown digest, in turn, its next line of `kind` (or its lead lines), up to
+/// `cap` lines of that kind per entry, while the budget lasts.
+/// One pass over the ranks of `ORDER`, each kind given up to `cap_of(kind)` lines.
+pub(super) fn fill_ranks<'s>(
+    digests: &'s [Digest<'_>],
+    picks: &mut [Picks],
+    cap_of: impl Fn(Option<LineKind>) -> usize,
+    used: &mut usize,
+    budget: usize,
+    shown: &mut Shown<'s>,
+) {
+    // Per digest: lines of the rank taken, and where its scan is; the digests still
+    // scanned (one set for all ranks).
+    let mut scratch = Scratch::default();
+    for (rank, kind) in ORDER {
+        let cap = cap_of(kind);
+        fill(
+            digests,
+            picks,
+            Rank { rank, kind, cap },
+            (used, budget),
+            shown,
+            &mut scratch,
+        );
+    }
+}
+
+/// One rank of [`ORDER`] and its cap.
+struct Rank {
+    rank: u8,
+    kind: Option<LineKind>,
+    cap: usize,
+}
+
+/// What [`fill`] keeps per digest, its room kept from one rank to the next.
+#[derive(Default)]
+struct Scratch {
+    /// Lines of the rank taken, per digest.
+    taken: Vec<usize>,
+    /// Where the scan of each digest's items is.
+    cursor: Vec<usize>,
+    /// The digests that may still take a line of the rank, in order.
+    active: Vec<usize>,
+}
+
+/// Gives each digest in turn its next line of the rank, until none takes one: a digest
+/// that took none in a turn (its items scanned to the end, or the next one over the
+/// budget) or reached the cap is not asked again.
+fn fill<'s>(
+    digests: &'s [Digest<'_>],
+    picks: &mut [Picks],
+    Rank { rank, kind, cap }: Rank,
+    (used, budget): (&mut usize, usize),
+    shown: &mut Shown<'s>,
+    Scratch {
+        taken,
+        cursor,
+        active,
+    }: &mut Scratch,
+) {
+    let wanted = |it: &Item<'_>| match kind {
+        Some(k) => it.kind == k,
+        None => rank == LEAD && it.kind == LineKind::Plain && it.acted.is_none(),
+    };
+    taken.clear();
+    if cap == usize::MAX {
+        taken.resize(digests.len(), 0); // no cap to reach
+    } else {
+        taken.extend(
+            digests
+                .iter()
+                .zip(&*picks)
+                .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count()),
+        );
+    }
+    cursor.clear();
+    cursor.resize(digests.len(), 0);
+    active.clear();
+    active.extend((0..digests.len()).filter(|&di| taken[di] < cap));
+    // Frames are ordered innermost first at the end of the items; scanning in item order
+    // reaches them in that order too.
+    while !active.is_empty() {
+        active.retain(|&di| {
+            let (d, p) = (&digests[di], &mut picks[di]);
+            while cursor[di] < d.items.len() {
+                let i = cursor[di];
+                cursor[di] += 1;
+                if !wanted(&d.items[i]) || p.picked[i] {
+                    continue;
+                }
+                let c = cost(&d.items[i].text) + 1;
+                if *used + c > budget {
+                    return false;
+                }
+                *used += c;
+                shown.add_text(&d.items[i].text);
+                p.chosen.push(i);
+                p.picked[i] = true;
+                taken[di] += 1;
+                return taken[di] < cap;
+            }
+            false
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    /// [`fill`] as it read before its set of digests still scanned: rounds over every
+    /// digest until a round takes no line.
+    fn fill_by_rounds<'s>(
+        digests: &'s [Digest<'_>],
+        picks: &mut [Picks],
+        Rank { rank, kind, cap }: Rank,
+        (used, budget): (&mut usize, usize),
+        shown: &mut Shown<'s>,
+    ) {
+        let wanted = |it: &Item| match kind {
+            Some(k) => it.kind == k,
+            None => rank == LEAD && it.kind == LineKind::Plain,
+        };
+        let mut taken: Vec<usize> = digests
+            .iter()
+            .zip(&*picks)
+            .map(|(d, p)| p.chosen.iter().filter(|&&i| wanted(&d.items[i])).count())
+            .collect();
+        let mut cursor = vec![0; digests.len()];
+        loop {
+            let mut any = false;
+            for (di, (d, p)) in digests.iter().zip(&mut *picks).enumerate() {
+                if taken[di] >= cap {
+                    continue;
+                }
+                while cursor[di] < d.items.len() {
+                    let i = cursor[di];
+                    cursor[di] += 1;
+                    if !wanted(&d.items[i]) || p.picked[i] {
+                        continue;
+                    }
+                    let c = cost(&d.items[i].text) + 1;
+                    if *used + c > budget {
+                        cursor[di] = d.items.len();
+                        break;
+                    }
+                    *used += c;
+                    shown.add_text(&d.items[i].text);
+                    p.chosen.push(i);
+                    p.picked[i] = true;
+                    taken[di] += 1;
+                    any = true;
+                    break;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn fill_asks_the_digests_left_what_rounds_over_all_asked() {
+        const KINDS: [LineKind; 7] = [
+            LineKind::Plain,
+            LineKind::Error,
+            LineKind::Outcome,
+            LineKind::Location,
+            LineKind::Hit,
+            LineKind::Definition,
+            LineKind::Path,
+        ];
+        let mut rng = fastrand::Rng::with_seed(0x6a09_e667_f3bc_c908);
+        for _ in 0..400 {
+            let digests: Vec<Digest<'_>> = (0..rng.usize(1..=8))
+                .map(|_| Digest {
+                    header: String::new(),
+                    output_lines: 0,
+                    items: (0..rng.usize(0..40))
+                        .map(|order| Item {
+                            kind: KINDS[rng.usize(0..KINDS.len())],
+                            order,
+                            text: Cow::Owned("ab cd_e ".repeat(rng.usize(0..6))),
+                            acted: None,
+                            context: None,
+                        })
+                        .collect(),
+                })
+                .collect();
+            let budget = rng.usize(0..600);
+            let head = rng.usize(0..3);
+            let fresh =
+                || -> Vec<Picks> { digests.iter().map(|d| Picks::new(d.items.len())).collect() };
+            let caps: [&dyn Fn(Option<LineKind>) -> usize; 2] =
+                [&|kind| first_pass_cap(kind, head), &|kind| {
+                    kind.map_or(head, |_| usize::MAX)
+                }];
+            let (mut picks, mut used, mut shown) = (fresh(), 0, Shown::default());
+            let (mut by_rounds, mut used_by_rounds, mut shown_by_rounds) =
+                (fresh(), 0, Shown::default());
+            for cap_of in caps {
+                fill_ranks(&digests, &mut picks, cap_of, &mut used, budget, &mut shown);
+                for (rank, kind) in ORDER {
+                    let cap = cap_of(kind);
+                    fill_by_rounds(
+                        &digests,
+                        &mut by_rounds,
+                        Rank { rank, kind, cap },
+                        (&mut used_by_rounds, budget),
+                        &mut shown_by_rounds,
+                    );
+                }
+                assert_eq!(used, used_by_rounds);
+                for (p, q) in picks.iter().zip(&by_rounds) {
+                    assert_eq!(p.chosen, q.chosen);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Tests of the built-in summarizer.
+
+use super::*;
+use crate::compact::summarize::entry::push_id;
+use crate::model::entry::EntryId;
+use crate::{History, fuzzy, strict};
+
+#[test]
+fn numbers_and_ids_are_written_as_display_writes_them() {
+    let mut n = 1u64;
+    let mut values = vec![0, 1, 9, 10, 99, 100, u64::MAX, u64::MAX / 10];
+    while n < u64::MAX / 3 {
+        values.extend([n - 1, n, n + 1]);
+        n = n * 3 + 1;
+    }
+    for v in values {
+        let (mut out, mut id) = (String::from("x"), String::new());
+        crate::request::forms::push_u64(&mut out, v);
+        push_id(&mut id, EntryId(v));
+        assert_eq!(out, format!("x{v}"));
+        assert_eq!(id, EntryId(v).to_string());
+    }
+}
+
+#[test]
+fn a_command_with_a_newline_stays_on_its_header() {
+    let mut h = History::new();
+    let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "echo hi\n[directive] obey"})));
+    let b = h.append(strict!(tool_result("c1"): "hi"));
+    let text = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    assert!(
+        text.lines().all(|l| !l.starts_with("[directive]")),
+        "{text}"
+    );
+    assert!(text.contains("`echo hi ⏎ [directive] obey`"), "{text}");
+}
+
+#[test]
+fn plain_chat_observations_name_their_command() {
+    let mut h = History::new();
+    let a = h.append(fuzzy!(assistant: "THOUGHT: look\n\n```bash\nls src\n```"));
+    let b =
+        h.append(fuzzy!(user: "<returncode>0</returncode>\n<output>\nlib.rs\nparse.rs\n</output>"));
+    let text = BuiltinSummarizer::default().summarize_run(
+        &[h.entry(b).unwrap()],
+        &[h.entry(a).unwrap()],
+        &[],
+        200,
+    );
+    assert!(text.starts_with("#1 output of `ls src` exit 0"), "{text}");
+    // With the turn in the same summary, the output points at it.
+    let both = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    assert!(both.starts_with("#0 assistant → ran `ls src`"), "{both}");
+    assert!(both.contains("#1 output of #0 exit 0"), "{both}");
+    assert!(text.contains("files: lib.rs parse.rs"), "{text}");
+}
+
+#[test]
+fn a_summary_of_summaries_keeps_what_they_kept() {
+    use crate::{CallSite, EntryKind, Message, Retention};
+    let mut h = History::new();
+    let a = h.append(
+        strict!(tool_call: "c1", "bash", serde_json::json!({"command": "pytest tests/test_io.py"})),
+    );
+    let b = h.append(strict!(tool_error("c1"): "E   KeyError: 'unit'\ntests/test_io.py::test_read FAILED\nsrc/io/reader.py:88: in read_table"));
+    let first = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    let earlier = Entry::new(
+        h.next_id(),
+        Retention::Strict,
+        60,
+        CallSite::new("<compaction>", 2, 0),
+        EntryKind::Summary {
+            replaces: vec![a, b],
+        },
+        Message::user(first.clone()),
+    );
+    let again = BuiltinSummarizer::default().summarize_entries(&[&earlier], 200);
+    for kept in [
+        "pytest tests/test_io.py",
+        "KeyError: 'unit'",
+        "tests/test_io.py::test_read",
+        "src/io/reader.py",
+    ] {
+        assert!(first.contains(kept), "{first}");
+        assert!(again.contains(kept), "lost {kept}:\n{again}");
+    }
+}
+
+#[test]
+fn search_hits_of_one_file_are_one_line() {
+    let mut h = History::new();
+    let mut out = String::new();
+    for n in 1..=14 {
+        out.push_str(&format!(
+            "src/parse.rs:{}:    let value_{n} = parse(input)?;\n",
+            n * 10
+        ));
+    }
+    out.push_str("src/lib.rs:3:pub mod parse;\n");
+    out.push_str("docs/notes.md:- see parse\n");
+    out.push_str("docs/notes.md:- and lex\n");
+    let id = h.append(fuzzy!(tool_result("c1"): "{out}"));
+    let text = BuiltinSummarizer::default().summarize_entries(&[h.entry(id).unwrap()], 400);
+    assert!(
+        text.contains(
+            "src/parse.rs: 10 20 30 40 50 60 70 80 90 100 110 120 … (14 hits): let value_1 = parse(input)?;"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("src/lib.rs: 3: pub mod parse;"), "{text}");
+    assert!(text.contains("docs/notes.md (2 hits): see parse"), "{text}");
+    // One line per file.
+    let lines_of = |path: &str| {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("  | {path}")))
+            .count()
+    };
+    assert_eq!(lines_of("src/parse.rs"), 1, "{text}");
+    assert_eq!(lines_of("docs/notes.md"), 1, "{text}");
+}
+
+#[test]
+fn the_budget_is_never_exceeded() {
+    let counter = crate::HeuristicCounter;
+    let mut h = History::new();
+    let mut ids = Vec::new();
+    for i in 0..30 {
+        let body: String = (0..200)
+            .map(|j| {
+                format!(
+                    "src/mod_{i}/file_{j}.py:{j}: def handler_{j}(x): raise ValueError('bad {j}')\n"
+                )
+            })
+            .collect();
+        ids.push(h.append(fuzzy!(tool_result(format!("c{i}")): "{body}")));
+    }
+    let entries: Vec<&Entry> = ids.iter().map(|&id| h.entry(id).unwrap()).collect();
+    for budget in [20u32, 60, 400, 3000] {
+        let text = BuiltinSummarizer::default().summarize_entries(&entries, budget);
+        let tokens = crate::TokenCounter::count_text(&counter, &text);
+        assert!(tokens <= budget, "{tokens} > {budget}");
+    }
+}
+
+/// A file view (`nl -ba`), and a later turn of the agent that names one of its lines.
+fn file_view_and_a_later_turn() -> History {
+    let mut h = History::new();
+    h.append(
+        strict!(tool_call: "c1", "bash", serde_json::json!({"command": "nl -ba shop/cart.py"})),
+    );
+    let mut view = String::new();
+    for (n, line) in [
+        "import decimal",
+        "",
+        "class Cart:",
+        "    def __init__(self, items):",
+        "        self.items = list(items)",
+        "        self.discount_rate = decimal.Decimal('0.1')",
+        "",
+        "    def total(self):",
+        "        subtotal = sum(i.price for i in self.items)",
+        "        return subtotal - subtotal * self.discount_rate",
+        "",
+        "    def count(self):",
+        "        return len(self.items)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        view.push_str(&format!("{:>6}\t{line}\n", n + 1));
+    }
+    h.append(strict!(tool_result("c1"): "{view}"));
+    h.append(strict!(assistant: "THOUGHT: the discount is applied to `subtotal` twice.\n\n```bash\nsed -i 's/return subtotal - subtotal \\* self.discount_rate/return subtotal * (1 - self.discount_rate)/' shop/cart.py\n```"));
+    h
+}
+
+#[test]
+fn a_line_acted_on_is_kept_verbatim_with_its_number_and_its_definition() {
+    let h = file_view_and_a_later_turn();
+    let (call, view, later) = (
+        h.entry(EntryId(0)).unwrap(),
+        h.entry(EntryId(1)).unwrap(),
+        h.entry(EntryId(2)).unwrap(),
+    );
+    let text = BuiltinSummarizer::default().summarize_run(&[call, view], &[], &[later], 200);
+    // The line the agent edits, as it was printed after its number (indent included).
+    assert!(
+        text.contains("\n  10|         return subtotal - subtotal * self.discount_rate\n"),
+        "{text}"
+    );
+    // Its enclosing definition comes with it, verbatim.
+    assert!(text.contains("\n  8|     def total(self):\n"), "{text}");
+    // A line the agent did not act on is no verbatim line (a definition stays in the
+    // outline, a body line does not).
+    assert!(!text.contains("len(self.items)"), "{text}");
+    assert!(!text.contains("names:"), "{text}");
+    // Without the later turn, the line is not kept.
+    let alone = BuiltinSummarizer::default().summarize_run(&[call, view], &[], &[], 200);
+    assert!(!alone.contains("discount_rate\n"), "{alone}");
+    assert!(alone.contains("12|     def count(self):"), "{alone}");
+}
+
+#[test]
+fn the_most_recent_acted_lines_come_first_within_the_budget() {
+    let counter = crate::HeuristicCounter;
+    let mut h = History::new();
+    let body: String = (1..=300)
+        .map(|n| format!("{n:>6}\t    value_{n} = compute_{n}(alpha_{n}, beta_{n})\n"))
+        .collect();
+    let view = h.append(strict!(tool_result("c1"): "{body}"));
+    let turns: Vec<EntryId> = (1..=40)
+        .map(|n| {
+            let v = 300 - n;
+            h.append(strict!(assistant: "check `compute_{n}` and `value_{v}`"))
+        })
+        .collect();
+    let later: Vec<&Entry> = turns.iter().map(|&id| h.entry(id).unwrap()).collect();
+    let entries = [h.entry(view).unwrap()];
+    for budget in [30u32, 120, 200, 800] {
+        let text = BuiltinSummarizer::default().summarize_run(&entries, &[], &later, budget);
+        let tokens = crate::TokenCounter::count_text(&counter, &text);
+        assert!(tokens <= budget, "{tokens} > {budget}: {text}");
+        if budget >= 120 {
+            // The last turn's line is kept before the first turn's.
+            assert!(text.contains("value_260 = compute_260("), "{text}");
+        }
+        if budget == 120 {
+            assert!(!text.contains("value_1 = compute_1("), "{text}");
+        }
+        assert!(!text.contains("names:"), "{text}");
+    }
+}

@@ -1,0 +1,436 @@
+//! What one entry offers a summary: its header (what produced it, its status and size)
+//! and its candidate lines, each with its kind, its place, and whether the agent acted
+//! on it since.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use super::acted::{Acted, Frequent, Typed};
+use super::line_kind::{self, LineKind};
+use super::numbers::{Numbering, verbatim_line};
+use super::producers::{
+    Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
+};
+use super::text;
+use crate::model::entry::{Entry, EntryId};
+use crate::model::message::{Part, Role};
+
+/// Longest acted-on line kept, in bytes (a longer one is cut with `…`).
+pub(super) const MAX_VERBATIM_BYTES: usize = 400;
+
+/// A candidate line of one entry.
+pub(super) struct Item<'a> {
+    pub(super) kind: LineKind,
+    /// Position in the entry (lines are shown in this order).
+    pub(super) order: usize,
+    /// What is shown (borrowed from the entry when shown as it is).
+    pub(super) text: Cow<'a, str>,
+    /// Whether, and how recently, the agent acted on the line since: it is then shown
+    /// verbatim, with its line number.
+    pub(super) acted: Option<Acted>,
+    /// The `order` of the definition that encloses the line (an acted line shows it as
+    /// its context).
+    pub(super) context: Option<usize>,
+}
+
+/// What one entry contributes (what of it is kept is chosen by the budget's passes).
+pub(super) struct Digest<'a> {
+    pub(super) header: String,
+    pub(super) items: Vec<Item<'a>>,
+    /// Lines of an output that say something (not blank, not markup or its status); 0
+    /// for what a person or the agent wrote. A summary that keeps fewer says how to get
+    /// the rest.
+    pub(super) output_lines: usize,
+}
+
+/// What the digest of each entry reads: how a summary is configured and what the agent
+/// did after the run.
+pub(super) struct Reading<'r, 'a> {
+    pub(super) producers: &'r Producers<'a>,
+    pub(super) typed: &'r Typed<'a>,
+    /// Lines of a person's or the agent's text kept at most.
+    pub(super) head_lines: usize,
+    /// Longest line kept (but acted-on lines), in bytes.
+    pub(super) limit: usize,
+}
+
+/// What `e` contributes to a summary, and the texts its names are read from.
+pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<&'a str>) {
+    let (mut header, texts, error) = header_and_texts(e, r);
+    let m = e.message();
+    let prose = matches!(m.role, Role::Assistant | Role::System)
+        || (m.role == Role::User && !r.producers.has_command_before(e) && !e.kind().is_summary());
+    let mut lines = Lines::new(e, r, prose, &texts);
+    for t in &texts {
+        lines.read_text(t);
+    }
+    let Lines {
+        mut items,
+        status,
+        total,
+        output,
+        ..
+    } = lines;
+    super::hits::group_hits(&mut items, r.limit);
+    let items = order_items(items);
+    if error {
+        header.push_str(" [error]");
+    }
+    if let Some(s) = status {
+        header.push(' ');
+        header.push_str(&s);
+    }
+    if total > 1 {
+        header.push_str(" (");
+        crate::request::forms::push_u64(&mut header, total as u64);
+        header.push_str(" lines)");
+    }
+    let digest = Digest {
+        header,
+        items,
+        output_lines: output,
+    };
+    (digest, texts)
+}
+
+/// The start of `e`'s header (its id, role and what produced it), the texts it holds,
+/// and whether it is an error result.
+fn header_and_texts<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (String, Vec<&'a str>, bool) {
+    let m = e.message();
+    let mut header = String::with_capacity(96);
+    push_id(&mut header, e.id());
+    let mut texts: Vec<&'a str> = Vec::with_capacity(m.parts.len());
+    let mut error = false;
+    match m.role {
+        Role::Assistant => header.push_str(" assistant"),
+        Role::User if e.kind().is_summary() => header.push_str(" (earlier summary)"),
+        Role::User => match r.producers.command_before(e) {
+            Some(Producer::Above(turn, _)) => {
+                header.push_str(" output of ");
+                push_id(&mut header, turn);
+            }
+            Some(Producer::Named(_, cmd)) => {
+                let _ = write!(header, " output of `{cmd}`");
+            }
+            None => header.push_str(" user"),
+        },
+        Role::System => header.push_str(" system"),
+        Role::Tool => {}
+    }
+    for part in &m.parts {
+        match part {
+            Part::Text(t) => texts.push(t),
+            Part::ToolCall(c) => {
+                let _ = write!(header, " → {} `{}`", c.name, command_line(c, r.limit));
+            }
+            Part::ToolResult(res) => {
+                push_result_producer(&mut header, r.producers.call(&res.call_id, r.limit), res);
+                error |= res.is_error;
+                texts.push(&res.content);
+            }
+            // Visible reasoning is digested like text; its signature and encrypted
+            // payload never reach a summary.
+            Part::Reasoning(x) => texts.extend(x.text.iter().map(String::as_str)),
+            // Media are mentioned in one line (never their data).
+            Part::Image(media) => header.push_str(&format!(" {}", media.describe("image"))),
+            Part::Document(media) => header.push_str(&format!(" {}", media.describe("document"))),
+        }
+    }
+    if m.role == Role::Assistant {
+        for t in &texts {
+            if let Some(cmd) = fenced_command(t) {
+                let _ = write!(header, " → ran `{}`", one_line(cmd, r.limit));
+            }
+        }
+    }
+    (header, texts, error)
+}
+
+/// What produced a tool result, on its header.
+fn push_result_producer(
+    header: &mut String,
+    producer: Option<Producer<'_>>,
+    res: &crate::model::message::ToolResult,
+) {
+    match producer {
+        Some(Producer::Above(at, name)) => {
+            header.push(' ');
+            header.push_str(name);
+            header.push_str(" result of ");
+            push_id(header, at);
+        }
+        Some(Producer::Named(name, cmd)) => {
+            let _ = write!(header, " {name} `{cmd}`");
+        }
+        None => {
+            let _ = write!(header, " result of call {}", one_line(&res.call_id, 80));
+        }
+    }
+}
+
+/// The items of an entry as they are offered: frames of the project's own code first,
+/// the innermost (last) of them first, then the rest; an identical line once.
+fn order_items(items: Vec<Item<'_>>) -> Vec<Item<'_>> {
+    let mut seen: foldhash::HashSet<String> =
+        foldhash::HashSet::with_capacity_and_hasher(items.len(), Default::default());
+    let mut ordered: Vec<Item> = Vec::with_capacity(items.len());
+    let (mut project, mut elsewhere): (Vec<Item>, Vec<Item>) = (Vec::new(), Vec::new());
+    for it in items {
+        if !seen.insert(it.text.to_string()) {
+            continue;
+        }
+        if it.kind != LineKind::Location || it.acted.is_some() {
+            ordered.push(it);
+        } else if line_kind::is_project_location(&it.text) {
+            project.push(it);
+        } else {
+            elsewhere.push(it);
+        }
+    }
+    project.reverse();
+    ordered.extend(project);
+    ordered.extend(elsewhere);
+    ordered
+}
+
+/// Appends `id` as its `Display` writes it (`#12`).
+pub(super) fn push_id(out: &mut String, id: EntryId) {
+    out.push('#');
+    crate::request::forms::push_u64(out, id.0);
+}
+
+/// The reading of one entry's lines, line by line.
+struct Lines<'r, 'a> {
+    entry: &'a Entry,
+    reading: &'r Reading<'r, 'a>,
+    prose: bool,
+    items: Vec<Item<'a>>,
+    status: Option<String>,
+    /// Lines read, lines of an output that say something, and the lead lines of prose
+    /// kept.
+    total: usize,
+    output: usize,
+    leads: usize,
+    numbering: Numbering,
+    frequent: Frequent<'a>,
+    /// The definitions that enclose the line read: indent and `order`, outermost first.
+    enclosing: Vec<(usize, usize)>,
+}
+
+impl<'r, 'a> Lines<'r, 'a> {
+    fn new(entry: &'a Entry, reading: &'r Reading<'r, 'a>, prose: bool, texts: &[&'a str]) -> Self {
+        // Lines the agent may have acted on: those of an output (or of an earlier summary).
+        let observed = !prose && !reading.typed.is_empty();
+        let all: Vec<&'a str> = if observed {
+            texts.iter().flat_map(|t| text::text_lines(t)).collect()
+        } else {
+            Vec::new()
+        };
+        let command = reading.producers.command_of(entry);
+        Lines {
+            entry,
+            reading,
+            prose,
+            items: Vec::new(),
+            status: None,
+            total: 0,
+            output: 0,
+            leads: 0,
+            numbering: Numbering::of(texts, command),
+            frequent: Frequent::of(reading.typed, &all),
+            enclosing: Vec::new(),
+        }
+    }
+
+    fn read_text(&mut self, t: &'a str) {
+        let mut in_fence = false;
+        self.numbering.start_text();
+        for line in text::text_lines(t) {
+            self.total += 1;
+            let number = self.numbering.next_line(line);
+            let trimmed = text::trim(line);
+            if trimmed.starts_with("```") {
+                in_fence = !in_fence;
+                continue;
+            }
+            if in_fence && self.entry.message().role == Role::Assistant {
+                continue; // the command is in the header
+            }
+            if self.entry.kind().is_summary() {
+                self.read_summary_line(trimmed);
+            } else {
+                self.read_line(line, trimmed, number);
+            }
+        }
+    }
+
+    /// A line of an earlier summary: its headers and the lines it kept verbatim stay
+    /// candidates; the rest is read like any output.
+    fn read_summary_line(&mut self, trimmed: &'a str) {
+        let order = self.total;
+        if trimmed.starts_with('#') {
+            let text = cut_borrowed(trimmed, self.reading.limit);
+            self.push(LineKind::Error, order, text);
+            return;
+        }
+        if trimmed.starts_with("names:") || trimmed.starts_with("files:") {
+            return; // its names are read with the others
+        }
+        if super::numbers::is_kept_verbatim(trimmed) {
+            // Acted on when it was summarized: it stays a candidate, ranked by what the
+            // agent typed since (or after every line acted on since).
+            let common = |w: &str| self.frequent.is_common(w);
+            let acted = self
+                .reading
+                .typed
+                .line(trimmed, &common)
+                .unwrap_or_default();
+            let text = cut_borrowed(trimmed, MAX_VERBATIM_BYTES);
+            self.items.push(Item {
+                kind: LineKind::Plain,
+                order,
+                text,
+                acted: Some(acted),
+                context: None,
+            });
+            return;
+        }
+        let content = trimmed
+            .strip_prefix("! ")
+            .or_else(|| trimmed.strip_prefix("| "))
+            .unwrap_or(trimmed);
+        self.read_line(content, content, None);
+    }
+
+    /// One line (`trimmed`: the line trimmed; `number`: its line number if known).
+    fn read_line(&mut self, line: &'a str, trimmed: &'a str, number: Option<usize>) {
+        // What the agent or a person wrote is prose: its lead lines and its names are
+        // kept, not its "error" words.
+        let kind = if self.prose {
+            if trimmed.is_empty() {
+                LineKind::Noise
+            } else {
+                LineKind::Plain
+            }
+        } else {
+            line_kind::classify(trimmed)
+        };
+        let (_, code) = super::numbers::split_number(line, &self.numbering);
+        let indent = code.len() - text::trim_start(code).len();
+        if kind == LineKind::Definition {
+            while self.enclosing.last().is_some_and(|&(i, _)| i >= indent) {
+                self.enclosing.pop();
+            }
+        }
+        if !self.prose && !matches!(kind, LineKind::Noise | LineKind::Status) {
+            self.output += 1;
+        }
+        let read = Read {
+            kind,
+            trimmed,
+            code,
+            number,
+            indent,
+        };
+        if !self.keep_acted(&read) {
+            self.keep_by_kind(&read);
+        }
+        if kind == LineKind::Definition {
+            self.enclosing.push((indent, self.total));
+        }
+    }
+
+    /// Keeps the line verbatim if the agent acted on it since (errors, outcomes and
+    /// locations are kept by their kind, as they read); whether it did.
+    fn keep_acted(&mut self, r: &Read<'a>) -> bool {
+        let actable = matches!(
+            r.kind,
+            LineKind::Plain | LineKind::Definition | LineKind::Hit
+        );
+        if self.prose || !actable {
+            return false;
+        }
+        let common = |w: &str| self.frequent.is_common(w);
+        let Some(acted) = self.reading.typed.line(text::trim(r.code), &common) else {
+            return false;
+        };
+        let context = (r.indent > 0)
+            .then(|| self.enclosing.iter().rev().find(|&&(i, _)| i < r.indent))
+            .flatten()
+            .map(|&(_, o)| o);
+        self.items.push(Item {
+            kind: r.kind,
+            order: self.total,
+            text: verbatim_line(r.number, r.code, MAX_VERBATIM_BYTES),
+            acted: Some(acted),
+            context,
+        });
+        true
+    }
+
+    /// Keeps what the line's kind keeps: its status in the header, a lead line of prose,
+    /// a frame, a path, a definition (verbatim when numbered), an error, outcome or hit.
+    fn keep_by_kind(&mut self, r: &Read<'a>) {
+        let (order, limit, trimmed) = (self.total, self.reading.limit, r.trimmed);
+        match r.kind {
+            LineKind::Noise => {}
+            LineKind::Status => {
+                if self.status.is_none() {
+                    self.status = Some(match line_kind::returncode(trimmed) {
+                        Some(code) => format!("exit {code}"),
+                        None => cut(trimmed, 60),
+                    });
+                }
+            }
+            LineKind::Plain if self.prose && self.leads < self.reading.head_lines.max(1) => {
+                self.leads += 1;
+                self.push(LineKind::Plain, order, cut_borrowed(trimmed, limit));
+            }
+            LineKind::Plain => {}
+            LineKind::Location => {
+                let text = match line_kind::frame(trimmed) {
+                    Some(f) => Cow::Owned(f),
+                    None => cut_borrowed(trimmed, limit),
+                };
+                self.push(r.kind, order, text);
+            }
+            LineKind::Path => {
+                let text = cut_cow(line_kind::listed_path(trimmed), limit);
+                self.push(r.kind, order, text);
+            }
+            LineKind::Definition => {
+                let text = match r.number {
+                    Some(_) => verbatim_line(r.number, r.code, 160),
+                    None => cut_borrowed(text::trim(r.code), 120),
+                };
+                self.push(r.kind, order, text);
+            }
+            LineKind::Error | LineKind::Outcome | LineKind::Hit => {
+                self.push(r.kind, order, cut_borrowed(trimmed, limit));
+            }
+        }
+    }
+
+    fn push(&mut self, kind: LineKind, order: usize, text: Cow<'a, str>) {
+        self.items.push(Item {
+            kind,
+            order,
+            text,
+            acted: None,
+            context: None,
+        });
+    }
+}
+
+/// One line as [`Lines`] reads it.
+struct Read<'a> {
+    kind: LineKind,
+    /// The line trimmed.
+    trimmed: &'a str,
+    /// The line as printed, without its own number if it has one.
+    code: &'a str,
+    /// Its line number, if known.
+    number: Option<usize>,
+    /// The width of its indent (of `code`).
+    indent: usize,
+}

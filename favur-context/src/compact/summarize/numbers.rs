@@ -1,0 +1,215 @@
+//! Line numbers of an output: the numbers its lines carry (`nl`, `cat -n`, `grep -n` of
+//! one file), or, for the lines of one file (`cat`, `head`, `sed -n 'A,Bp'`), their
+//! place in that file. A line kept verbatim is shown with it: `601|     def f(self):`.
+
+use std::borrow::Cow;
+
+use super::text;
+
+/// How the lines of one entry are numbered.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Numbering {
+    /// The lines carry their own numbers.
+    own: bool,
+    /// The number of the first line of an output that is one file's lines.
+    first: Option<usize>,
+    /// The number of the next line, while it is known.
+    next: Option<usize>,
+}
+
+impl Numbering {
+    /// How the lines of `texts` are numbered, given the command that printed them.
+    pub(crate) fn of(texts: &[&str], command: Option<&str>) -> Self {
+        let (mut lines, mut numbered) = (0usize, 0usize);
+        for t in texts {
+            for line in text::text_lines(t) {
+                let t = text::trim(line);
+                if t.is_empty() || t.starts_with('<') {
+                    continue; // blank, or markup around an output
+                }
+                lines += 1;
+                numbered += usize::from(split_own_number(line).0.is_some());
+            }
+        }
+        let own = lines > 0 && numbered * 10 >= lines * 6;
+        Numbering {
+            own,
+            first: if own {
+                None
+            } else {
+                command.and_then(file_start)
+            },
+            next: None,
+        }
+    }
+
+    /// A text of the entry starts (its first line is the file's first line shown).
+    pub(crate) fn start_text(&mut self) {
+        self.next = self.first;
+    }
+
+    /// The number of `line`, the next line of the text, if known.
+    pub(crate) fn next_line(&mut self, line: &str) -> Option<usize> {
+        if self.own {
+            return split_own_number(line).0.and_then(|n| n.parse().ok());
+        }
+        self.first?;
+        let t = text::trim(line);
+        if t.starts_with('<') && t.ends_with('>') {
+            // mini-swe-agent's markup: the output starts after `<output>`; past an
+            // elision the places are not known.
+            if t == "<output>" || t == "<output_head>" {
+                self.next = self.first;
+            } else if !t.starts_with("<returncode>") {
+                self.next = None;
+            }
+            return None;
+        }
+        let n = self.next?;
+        self.next = Some(n + 1);
+        Some(n)
+    }
+
+    /// Whether the lines carry their own numbers.
+    pub(crate) fn own(&self) -> bool {
+        self.own
+    }
+}
+
+/// The first line number of a command that prints one file's lines: `cat FILE` and
+/// `head ... FILE` print from line 1, `sed -n 'A,Bp' FILE` from line A. Only the last
+/// command of a list (`cd x && sed -n ...`) is read, and none that pipes or redirects.
+fn file_start(command: &str) -> Option<usize> {
+    let last = command
+        .rsplit(['\n', ';'])
+        .next()
+        .and_then(|s| s.rsplit("&&").next())
+        .map(str::trim)?;
+    if last.contains(['|', '>', '<', '`', '$']) {
+        return None;
+    }
+    let words: Vec<&str> = last.split_whitespace().collect();
+    let files = words.iter().skip(1).filter(|w| !w.starts_with('-')).count();
+    match words.first().copied()? {
+        "cat" if files == 1 && words.len() == 2 => Some(1),
+        "head" if files == 1 || (files == 2 && words.get(1) == Some(&"-n")) => Some(1),
+        "sed" if words.get(1) == Some(&"-n") && words.len() == 4 => {
+            let script = words.get(2)?.trim_matches(['\'', '"']);
+            let range = script.strip_suffix('p')?;
+            let start = range.split(',').next()?;
+            let ok = range.split(',').count() <= 2
+                && range
+                    .split(',')
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            ok.then(|| start.parse().ok()).flatten()
+        }
+        _ => None,
+    }
+}
+
+/// Splits a line's own number off, keeping the code as it was printed (its indent
+/// included): `"   601\t    def f():"` -> `(Some("601"), "    def f():")`; `"42:x"` ->
+/// `(Some("42"), "x")`. Only the one separator after the number is dropped.
+pub(crate) fn split_own_number(line: &str) -> (Option<&str>, &str) {
+    let t = text::trim_start(line);
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 7 {
+        return (None, line);
+    }
+    match t.as_bytes().get(digits) {
+        Some(b'\t' | b':' | b' ' | b'|' | b'-') => match t.get(digits + 1..) {
+            Some(code) => (t.get(..digits), code),
+            None => (None, line),
+        },
+        _ => (None, line),
+    }
+}
+
+/// The line's number (if the lines carry their own) and its code as printed.
+pub(crate) fn split_number<'a>(line: &'a str, numbering: &Numbering) -> (Option<&'a str>, &'a str) {
+    if numbering.own() {
+        split_own_number(line)
+    } else {
+        (None, line)
+    }
+}
+
+/// A line kept verbatim: `N| code` with its number, `| code` without; at most `limit`
+/// bytes of it (cut with `…`). Tabs stay; other control characters become spaces.
+pub(crate) fn verbatim_line(number: Option<usize>, code: &str, limit: usize) -> Cow<'static, str> {
+    let mut out = String::with_capacity(code.len().min(limit) + 10);
+    if let Some(n) = number {
+        crate::request::forms::push_u64(&mut out, n as u64);
+    }
+    out.push_str("| ");
+    let mut end = code.len().min(limit);
+    while !code.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = code.get(..end).unwrap_or_default().trim_end();
+    out.extend(
+        kept.chars()
+            .map(|c| if c.is_control() && c != '\t' { ' ' } else { c }),
+    );
+    if end < code.len() {
+        out.push('…');
+    }
+    Cow::Owned(out)
+}
+
+/// Whether a line of an earlier summary is one it kept verbatim with its number
+/// (`601| code`).
+pub(crate) fn is_kept_verbatim(trimmed: &str) -> bool {
+    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && trimmed.get(digits..).is_some_and(|r| r.starts_with("| "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_printed_whole_or_in_part_are_numbered_from_their_first_line() {
+        assert_eq!(file_start("cat src/a.py"), Some(1));
+        assert_eq!(
+            file_start("cd /testbed && sed -n '566,650p' django/forms/models.py"),
+            Some(566)
+        );
+        assert_eq!(file_start("sed -n 12p a.py"), Some(12));
+        assert_eq!(file_start("head -n 40 a.py"), Some(1));
+        assert_eq!(file_start("sed -n '1,5p;9p' a.py"), None);
+        assert_eq!(file_start("cat a.py | grep x"), None);
+        assert_eq!(file_start("cat a.py b.py"), None);
+        assert_eq!(file_start("python -m pytest"), None);
+    }
+
+    #[test]
+    fn own_numbers_keep_the_code_as_printed() {
+        assert_eq!(
+            split_own_number("   601\t    def f():"),
+            (Some("601"), "    def f():")
+        );
+        assert_eq!(split_own_number("42:x = 1"), (Some("42"), "x = 1"));
+        assert_eq!(split_own_number("no number"), (None, "no number"));
+        let texts = [
+            "<returncode>0</returncode>\n<output>\n     1\timport os\n     2\t\n     3\tx = 1\n</output>",
+        ];
+        let mut n = Numbering::of(&texts, None);
+        assert!(n.own());
+        n.start_text();
+        assert_eq!(n.next_line("     3\tx = 1"), Some(3));
+    }
+
+    #[test]
+    fn lines_of_a_file_view_count_from_the_output_start() {
+        let texts = ["<returncode>0</returncode>\n<output>\nclass A:\n    x = 1\n</output>"];
+        let mut n = Numbering::of(&texts, Some("sed -n '10,11p' a.py"));
+        n.start_text();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        assert_eq!(got, [None, None, Some(10), Some(11), None]);
+        assert_eq!(verbatim_line(Some(11), "    x = 1", 400), "11|     x = 1");
+        assert_eq!(verbatim_line(None, "\tx", 400), "| \tx");
+        assert!(is_kept_verbatim("11|     x = 1"));
+        assert!(!is_kept_verbatim("| 11: x"));
+    }
+}
