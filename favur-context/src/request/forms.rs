@@ -215,8 +215,11 @@ pub fn directive_block(text: &str) -> String {
     format!("<directive>\n{}\n</directive>", neutralize_quoted(text))
 }
 
+/// An attribute value of a wrapper's header (a call id, a tool name): `&`, `"`, `<`, `>`
+/// escaped, and then [`neutralize`]d, so that a look-alike of a mark in it (`＜directive＞`)
+/// is made inert as in any text.
 pub(crate) fn escape_attr(s: &str) -> Cow<'_, str> {
-    if s.contains(['"', '<', '>', '&']) {
+    let escaped = if s.contains(['"', '<', '>', '&']) {
         Cow::Owned(
             s.replace('&', "&amp;")
                 .replace('"', "&quot;")
@@ -225,6 +228,10 @@ pub(crate) fn escape_attr(s: &str) -> Cow<'_, str> {
         )
     } else {
         Cow::Borrowed(s)
+    };
+    match escaped {
+        Cow::Borrowed(b) => neutralize(b),
+        Cow::Owned(o) => Cow::Owned(neutralize(&o).into_owned()),
     }
 }
 
