@@ -198,7 +198,15 @@ fn text_from_tools_and_models_gives_no_structure() {
         usage_is_what_is_sent(h);
     };
     check(&h, "verbatim");
-    let mut c = Compactor::new(Policy::builder().min_reclaim(0.0).build().unwrap());
+    // A window small enough that tier 1's target (40% of its threshold) is below usage:
+    // a tier stops at its target, so under it there is nothing to take.
+    let mut c = Compactor::new(
+        Policy::builder()
+            .window_tokens(20_000)
+            .min_reclaim(0.0)
+            .build()
+            .unwrap(),
+    );
     c.compact_at(&mut h, 1).expect("the log is summarized");
     assert!(
         h.view()

@@ -57,16 +57,23 @@ mod responses;
 pub mod shell;
 mod stream;
 pub use stream::{Imported, classify_str};
+mod error;
+pub use error::ImportError;
+pub(crate) use error::bad;
+mod message_fields;
+pub(crate) use message_fields::{
+    Calls, arguments, engine_fields, message_list, nonempty_str, object, role_of,
+};
 
 use std::borrow::Cow;
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::history::History;
 use crate::model::classify::Classified;
 use crate::model::entry::EntryId;
-use crate::model::message::{Arguments, CallIdError, Message, Role, ToolCall, check_call_ids};
+use crate::model::message::{Message, Role, ToolCall};
 use crate::model::retention::Retention;
 use classifying::Classifying;
 
@@ -118,129 +125,6 @@ impl fmt::Display for Format {
     }
 }
 
-/// Why a transcript could not be imported. The history is unchanged when this is
-/// returned.
-///
-/// ```
-/// use favur_context::import::{parse, Format, ImportError};
-/// let err = parse(Format::OpenAi, r#"[{"content": "hi"}]"#).unwrap_err();
-/// assert_eq!(err, ImportError::Message { index: 0, problem: "missing `role`".into() });
-/// assert_eq!(err.to_string(), "message 0: missing `role`");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ImportError {
-    /// The text is not JSON.
-    #[error("invalid JSON: {0}")]
-    Json(String),
-    /// An object of the document holds a key twice (`serde_json` would keep the last one
-    /// silently: a tool result could become a system message).
-    #[error("key `{key}` appears twice in one object (line {line}, column {column})")]
-    DuplicateKey {
-        /// The key.
-        key: String,
-        /// Where the second one ends: line (from 1).
-        line: usize,
-        /// And column (from 1).
-        column: usize,
-    },
-    /// The document is not a transcript of this format.
-    #[error("not a transcript: {0}")]
-    Shape(String),
-    /// A message is malformed.
-    #[error("message {index}: {problem}")]
-    Message {
-        /// Its index in the transcript's message list.
-        index: usize,
-        /// What is wrong.
-        problem: String,
-    },
-    /// A tool result answers a call that no earlier message made.
-    #[error("message {index}: tool result for unknown call `{call_id}`")]
-    UnknownCall {
-        /// The result's message index.
-        index: usize,
-        /// The id it names.
-        call_id: String,
-    },
-    /// The calls of a message cannot be paired unambiguously: an empty id, or two calls
-    /// with one id.
-    #[error("message {index}: {problem}")]
-    CallId {
-        /// The message's index.
-        index: usize,
-        /// What is wrong.
-        problem: CallIdError,
-    },
-    /// A reasoning, image or document part is malformed (an empty media type or source,
-    /// an empty reasoning part).
-    #[error("message {index}: {problem}")]
-    Part {
-        /// The message's index.
-        index: usize,
-        /// What is wrong.
-        problem: crate::model::parts::PartError,
-    },
-    /// A call is answered twice.
-    #[error("message {index}: second result for call `{call_id}`")]
-    DuplicateResult {
-        /// The second result's message index.
-        index: usize,
-        /// The call.
-        call_id: String,
-    },
-    /// Tool-call arguments are not a string (OpenAI, mini-swe-agent).
-    #[error("message {index}: arguments of call `{call_id}` are not a string")]
-    ArgumentsNotString {
-        /// The message index.
-        index: usize,
-        /// The call.
-        call_id: String,
-    },
-    /// Tool-call arguments are a string that is not valid JSON (see
-    /// [`ParseOptions::keep_invalid_arguments`]).
-    #[error("message {index}: arguments of call `{call_id}` are not valid JSON: {error}")]
-    InvalidArguments {
-        /// The message index.
-        index: usize,
-        /// The call.
-        call_id: String,
-        /// The JSON error.
-        error: String,
-    },
-    /// A user turn answers more or fewer calls than the model turn before it made
-    /// (Gemini, whose calls are paired with their responses in order).
-    #[error(
-        "message {index}: {responses} functionResponse part(s) for the {calls} call(s) of the model turn before"
-    )]
-    ResponseCount {
-        /// The user turn's index (the model turn's, when no user turn follows it).
-        index: usize,
-        /// The calls the model turn made.
-        calls: usize,
-        /// The responses the user turn holds.
-        responses: usize,
-    },
-    /// The classifier declined some messages; every one is listed.
-    #[error("{} message(s) not classified: {}", unclassified.len(), list_unclassified(unclassified))]
-    Unclassified {
-        /// `(message index, reason)` for each message the classifier declined.
-        unclassified: Vec<(usize, String)>,
-    },
-}
-
-fn list_unclassified(list: &[(usize, String)]) -> String {
-    let items: Vec<String> = list.iter().map(|(i, r)| format!("{i} ({r})")).collect();
-    items.join(", ")
-}
-
-pub(crate) fn bad(index: usize, problem: impl Into<String>) -> ImportError {
-    ImportError::Message {
-        index,
-        problem: problem.into(),
-    }
-}
-
 /// Options for [`parse_with`].
 ///
 /// ```
@@ -254,7 +138,7 @@ pub(crate) fn bad(index: usize, problem: impl Into<String>) -> ImportError {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ParseOptions {
     /// Keep tool-call arguments that are not valid JSON verbatim (as
-    /// [`Arguments::Invalid`]) instead of rejecting the transcript. Models do produce
+    /// [`Arguments::Invalid`](crate::Arguments::Invalid)) instead of rejecting the transcript. Models do produce
     /// such calls; the default rejects them as malformed input.
     pub keep_invalid_arguments: bool,
 }
@@ -682,114 +566,4 @@ pub fn import<C: Classifier + ?Sized>(
         imported.messages,
         imported.exit,
     ))
-}
-
-/// The list of messages of a document: the array itself, or its `messages` array.
-pub(crate) fn message_list(value: &Value, format: Format) -> Result<&[Value], ImportError> {
-    let key = each::list_key(format);
-    let expected = || {
-        let what = each::document_name(format);
-        ImportError::Shape(format!(
-            "expected {what}: an array of messages or an object with `{key}`"
-        ))
-    };
-    match value {
-        Value::Array(a) => Ok(a),
-        Value::Object(o) => match o.get(key) {
-            Some(Value::Array(a)) => Ok(a),
-            Some(_) => Err(ImportError::Shape(format!("`{key}` is not an array"))),
-            None => Err(expected()),
-        },
-        _ => Err(expected()),
-    }
-}
-
-/// The object of message `index`, or an error.
-pub(crate) fn object(index: usize, m: &Value) -> Result<&Map<String, Value>, ImportError> {
-    m.as_object()
-        .ok_or_else(|| bad(index, "a message must be a JSON object"))
-}
-
-/// The value if it is a non-empty string (a call's id or name).
-pub(crate) fn nonempty_str(value: Option<&Value>) -> Option<&str> {
-    value.and_then(Value::as_str).filter(|s| !s.is_empty())
-}
-
-/// The `role` string of message `index`.
-pub(crate) fn role_of(index: usize, obj: &Map<String, Value>) -> Result<&str, ImportError> {
-    match obj.get("role") {
-        Some(Value::String(r)) => Ok(r),
-        Some(_) => Err(bad(index, "`role` is not a string")),
-        None => Err(bad(index, "missing `role`")),
-    }
-}
-
-/// Parses call arguments given as a JSON string.
-pub(crate) fn arguments(
-    index: usize,
-    call_id: &str,
-    raw: Option<&Value>,
-    options: ParseOptions,
-) -> Result<Arguments, ImportError> {
-    let Some(Value::String(raw)) = raw else {
-        return Err(ImportError::ArgumentsNotString {
-            index,
-            call_id: call_id.to_owned(),
-        });
-    };
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v) => Ok(Arguments::Json(v)),
-        Err(_) if options.keep_invalid_arguments => Ok(Arguments::Invalid(raw.clone())),
-        Err(e) => Err(ImportError::InvalidArguments {
-            index,
-            call_id: call_id.to_owned(),
-            error: e.to_string(),
-        }),
-    }
-}
-
-/// Tracks calls and results so each result answers a known, not yet answered call: the
-/// most recent unanswered call with its id. O(1) per call and per result.
-#[derive(Default)]
-pub(crate) struct Calls {
-    /// The unanswered calls of each id ever made, in order made (an id whose calls are
-    /// all answered keeps an empty list: a result for it is a duplicate).
-    open: std::collections::HashMap<String, Vec<ToolCall>>,
-}
-
-impl Calls {
-    /// The calls of message `index`, made: refused unless their ids are non-empty and
-    /// distinct.
-    pub(crate) fn made_all<'a>(
-        &mut self,
-        index: usize,
-        calls: impl IntoIterator<Item = &'a ToolCall> + Clone,
-    ) -> Result<(), ImportError> {
-        check_call_ids(calls.clone()).map_err(|problem| ImportError::CallId { index, problem })?;
-        for call in calls {
-            self.made(call);
-        }
-        Ok(())
-    }
-
-    fn made(&mut self, call: &ToolCall) {
-        self.open
-            .entry(call.id.clone())
-            .or_default()
-            .push(call.clone());
-    }
-
-    /// Marks the most recent unanswered call with `id` answered and returns it.
-    pub(crate) fn answer(&mut self, index: usize, id: &str) -> Result<ToolCall, ImportError> {
-        match self.open.get_mut(id) {
-            Some(calls) => calls.pop().ok_or_else(|| ImportError::DuplicateResult {
-                index,
-                call_id: id.to_owned(),
-            }),
-            None => Err(ImportError::UnknownCall {
-                index,
-                call_id: id.to_owned(),
-            }),
-        }
-    }
 }

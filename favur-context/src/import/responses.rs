@@ -13,7 +13,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad, msg,
+    Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad,
+    engine_fields, msg,
 };
 use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::model::parts::Reasoning;
@@ -182,6 +183,7 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
             }
             _ => return Err(bad(index, "an item must be a JSON object")),
         };
+        engine_fields(index, obj)?;
         let kind = match obj.get("type") {
             Some(Value::String(t)) => t.as_str(),
             None if obj.contains_key("role") => "message",

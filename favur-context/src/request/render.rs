@@ -82,8 +82,8 @@ pub use gemini::render_gemini;
 pub use responses::ITEM_IDS_EXTENSION;
 
 pub use crate::request::forms::{
-    QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block, missing_result,
-    neutralize, neutralize_quoted, orphan_result, summary_block, system_note,
+    LINE_BREAKS, QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block,
+    missing_result, neutralize, neutralize_quoted, orphan_result, summary_block, system_note,
 };
 
 /// An Anthropic Messages request body without the model parameters: the `system` text
