@@ -18,6 +18,8 @@ mod postgres;
 mod rows;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod session;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod setup;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 

@@ -77,7 +77,7 @@ const PAGE: i64 = 2_000;
 /// # Ok(()) }
 /// ```
 pub struct PgStore {
-    core: Core,
+    pub(super) core: Core,
     client: Client,
     lease_secs: f64,
 }

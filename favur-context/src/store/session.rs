@@ -190,6 +190,8 @@ pub(crate) struct Core {
     pub(crate) history: History,
     /// The next row's sequence number.
     pub(crate) next_seq: i64,
+    /// Whether this open created the session's records (`open_or_create` ran its setup).
+    pub(crate) created: bool,
     /// This writer's fencing epoch.
     pub(crate) epoch: i64,
     /// This writer's owner token.
@@ -209,6 +211,7 @@ impl Core {
             session: session.to_owned(),
             history,
             next_seq,
+            created: false,
             epoch,
             owner,
             stopped: None,

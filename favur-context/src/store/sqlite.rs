@@ -78,7 +78,7 @@ CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
 /// ```
 #[derive(Debug)]
 pub struct SqliteStore {
-    core: Core,
+    pub(super) core: Core,
     conn: Connection,
     path: PathBuf,
     lease_ms: i64,

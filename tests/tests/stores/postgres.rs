@@ -361,3 +361,38 @@ fn a_writer_frozen_mid_write_loses_its_session_within_its_lease() {
         );
     });
 }
+
+#[test]
+fn open_or_create_sets_a_session_up_once_and_a_restart_finds_it() {
+    use favur_context::{NewEntry, strict};
+    with_server("postgres open_or_create", |server| {
+        let config = server.config();
+        let options = SessionOptions::new().owner("worker-s");
+        let setup = || {
+            vec![
+                NewEntry::pinned(strict!(system: "You are a coding agent.")),
+                NewEntry::appended(strict!(user: "Make the tests pass.")),
+            ]
+        };
+        block_on(async {
+            let mut first = PgStore::open_or_create(&config, "job", &options, setup)
+                .await
+                .unwrap();
+            assert!(first.created());
+            first.append(fuzzy!(assistant: "working")).await.unwrap();
+            drop(first); // killed: the same owner takes its claim back at once
+            let again = PgStore::open_or_create(&config, "job", &options, || {
+                panic!("setup runs only for a new session")
+            })
+            .await
+            .unwrap();
+            assert!(!again.created());
+            assert_eq!(again.history().pinned().len(), 1, "one system prompt");
+            assert_eq!(
+                crate::common::texts(again.history()),
+                ["You are a coding agent.", "Make the tests pass.", "working"]
+            );
+            again.close().await.unwrap();
+        });
+    });
+}
