@@ -9,7 +9,9 @@ use crate::history::view::Form;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::retention::Retention;
 
+mod bound;
 mod cap;
+mod edits;
 mod phases;
 mod reach;
 mod settle;
@@ -233,13 +235,13 @@ impl Plan {
         let items = history.view().items();
         let framing = u64::from(history.framing_tokens());
         let frame = history.summary_frame();
-        phases::most_freed(
+        bound::most_freed(
             items,
             phases::prefix(items, policy.keep_recent()),
             row,
             framing,
             policy.entry_cap_tokens(),
-            phases::SummaryFloor {
+            bound::SummaryFloor {
                 per_entry: policy.summary_tokens_per_entry(),
                 budget_cap: policy.summary_budget_tokens(),
                 fixed: frame.0 + frame.1 + framing,

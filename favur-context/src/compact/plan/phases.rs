@@ -3,7 +3,6 @@
 //! summary runs, and the edits with their figures.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::compact::policy::{Action, Policy, Tier};
 use crate::history::History;
@@ -14,7 +13,7 @@ use crate::model::message::{Part, Role};
 use crate::model::retention::Retention;
 use crate::request::forms;
 
-use super::{ByClass, ClassOutcome, MIN_SUMMARY_BUDGET, PlannedReform, Run, summary_budget};
+use super::{PlannedReform, Run, summary_budget};
 
 /// What becomes of one view item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,29 +66,8 @@ pub(crate) struct Staying {
     pub(super) blocks: u32,
 }
 
-#[derive(Default)]
-struct Fx(u64);
-
-impl Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-        self.0 = h;
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+/// Call ids to their group: foldhash, the crate's one fast hasher.
+type FxMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {
@@ -124,12 +102,12 @@ pub(super) struct Planner<'h> {
 impl<'h> Planner<'h> {
     /// By id, not by index: a journaled history holds only the originals still in the
     /// view (and pinned ones), so an entry's index need not be its id.
-    fn entry(&self, i: usize) -> Option<&'h Entry> {
+    pub(super) fn entry(&self, i: usize) -> Option<&'h Entry> {
         self.history.entry(self.items[i].id)
     }
 
     /// What item `i` costs now, framing included.
-    fn now(&self, i: usize) -> u64 {
+    pub(super) fn now(&self, i: usize) -> u64 {
         u64::from(self.items[i].tokens) + self.framing * u64::from(self.items[i].blocks)
     }
 }
@@ -162,7 +140,7 @@ pub(super) fn fates(items: &[ViewItem], end: usize, row: &Tier) -> Vec<Fate> {
 
 /// The action item `item` gets by its class alone (`compactable`: before the prefix's
 /// end).
-fn fate_of(item: &ViewItem, compactable: bool, row: &Tier) -> Fate {
+pub(super) fn fate_of(item: &ViewItem, compactable: bool, row: &Tier) -> Fate {
     if !compactable || item.shape.pinned {
         // The in-flight tail, and pinned entries: fixed points, shown verbatim.
         return Fate::Keep;
@@ -178,74 +156,6 @@ fn fate_of(item: &ViewItem, compactable: bool, row: &Tier) -> Fate {
         (Action::Keep, _) | (Action::Summarize, true) => Fate::Keep,
         (Action::Summarize, false) => Fate::Summarize,
         (Action::Drop, _) => Fate::Drop,
-    }
-}
-
-/// The most a plan of `row` can free, framing included (`framing` per block), read from
-/// the view items alone: every item whose class the tier does not keep, or that the
-/// per-entry cap may shorten, freed whole, less the least the summaries of the items to
-/// summarize cost. No plan frees more: pairing only lets items that would leave stay
-/// (reduced), never reduces one that stays, and an item to summarize either stays as it
-/// is (its run not worth a summary) or is paid for by its run's summary.
-///
-/// Runs never span an item the tier keeps. Each stretch between such items whose items
-/// to summarize free anything pays, for its runs together, at least `fixed` (one
-/// summary's frame, see `summary_cost`) and the smaller of `budget_cap` and the larger
-/// of `MIN_SUMMARY_BUDGET` and its members' shares, `min(per_entry, tokens / 4 * 3)`
-/// each (see `summary_budget`: both of its terms add up over members, and what it
-/// gives several runs adds up to at least what it gives their members together).
-pub(super) fn most_freed(
-    items: &[ViewItem],
-    end: usize,
-    row: &Tier,
-    framing: u64,
-    cap: Option<u32>,
-    summaries: SummaryFloor,
-) -> u64 {
-    let mut whole = 0u64;
-    let mut freed = 0u64;
-    // The current stretch: what its items to summarize hold, and their shares.
-    let (mut held, mut shares) = (0u64, 0u64);
-    for (i, item) in items.iter().enumerate() {
-        let fate = fate_of(item, i < end, row);
-        let capped = cap.is_some_and(|cap| item.tokens > cap);
-        if fate == Fate::Keep {
-            freed += summaries.net(held, shares);
-            (held, shares) = (0, 0);
-            if !capped {
-                continue;
-            }
-        }
-        let now = u64::from(item.tokens) + framing * u64::from(item.blocks);
-        if fate == Fate::Summarize && !capped {
-            held += now;
-            shares += u64::from(summaries.per_entry.min(item.tokens / 4 * 3));
-        } else {
-            whole += now;
-        }
-    }
-    whole + freed + summaries.net(held, shares)
-}
-
-/// The least summaries cost, as `most_freed` reads it.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct SummaryFloor {
-    /// The policy's summary tokens per member.
-    pub(super) per_entry: u32,
-    /// The policy's largest summary budget.
-    pub(super) budget_cap: u32,
-    /// One summary's frame and framing, with one id range.
-    pub(super) fixed: u64,
-}
-
-impl SummaryFloor {
-    /// The most a stretch whose items to summarize hold `held` (framing included), with
-    /// `shares` of budget, frees.
-    fn net(self, held: u64, shares: u64) -> u64 {
-        let budget = shares
-            .max(u64::from(MIN_SUMMARY_BUDGET))
-            .min(u64::from(self.budget_cap));
-        held.saturating_sub(budget + self.fixed)
     }
 }
 
@@ -635,105 +545,4 @@ pub(super) fn finish_budgets(runs: &mut [Run], policy: &Policy) {
     for run in runs {
         run.budget_tokens = summary_budget(run.budget_tokens, run.members.len(), policy);
     }
-}
-
-/// What phase 6 gives.
-#[derive(Default)]
-pub(super) struct Edits {
-    pub(super) reforms: Vec<PlannedReform>,
-    pub(super) drops: Vec<EntryId>,
-    pub(super) outcome: ByClass<ClassOutcome>,
-    /// Tokens freed by reforms and drops and by the members of runs (framing included),
-    /// before the summaries' cost is taken off.
-    pub(super) freed: u64,
-}
-
-/// Shows item `i` (entry `e`) in `form` from now on: the reform, and what it frees.
-/// `known`: what the form costs, if already counted.
-fn reform(
-    (freed, reforms): (&mut u64, &mut Vec<PlannedReform>),
-    p: &Planner<'_>,
-    (i, e): (usize, &Entry),
-    form: Form,
-    known: Option<(u32, u32)>,
-) {
-    let (tokens, blocks) = known.unwrap_or_else(|| forms::cost(p.counter, e, &form));
-    *freed += p
-        .now(i)
-        .saturating_sub(u64::from(tokens) + p.framing * u64::from(blocks));
-    reforms.push(PlannedReform {
-        id: p.items[i].id,
-        form,
-        tokens,
-    });
-}
-
-/// Phase 6, the edits and their figures: the drops, the reforms (reduced forms with the
-/// summary they point at, and kept entries over the cap shown capped), per class what
-/// was kept, summarized and dropped.
-pub(super) fn edits(
-    p: &Planner<'_>,
-    fate: &[Fate],
-    staying: &[Option<Staying>],
-    runs: &Runs,
-) -> Edits {
-    let mut out = Edits::default();
-    let cap = p.policy.entry_cap_tokens();
-    for (i, item) in p.items.iter().enumerate() {
-        let cell = out.outcome.get_mut(item.shape.retention);
-        match fate[i] {
-            Fate::Keep => {
-                if let Some(cap) = cap
-                    && item.tokens > cap
-                    && item.form == Form::Verbatim
-                    && !item.shape.summary
-                    && let Some(e) = p.entry(i)
-                    && let Some(capped) = super::cap::cap_message(&e.message, e.id, cap, p.counter)
-                {
-                    reform(
-                        (&mut out.freed, &mut out.reforms),
-                        p,
-                        (i, e),
-                        Form::Capped(Box::new(capped)),
-                        None,
-                    );
-                    // Kept as far as the cap lets it: what it still holds in the view.
-                    let shown = out.reforms.last().map_or(item.tokens, |r| r.tokens);
-                    cell.kept.add(shown);
-                } else {
-                    cell.kept.add(item.tokens);
-                }
-            }
-            Fate::Summarize => {
-                out.freed += p.now(i);
-                cell.summarized.add(item.tokens);
-            }
-            Fate::Drop => {
-                out.freed += p.now(i);
-                out.drops.push(item.id);
-                cell.dropped.add(item.tokens);
-            }
-            Fate::SummarizeStay | Fate::DropStay => {
-                let (Some(e), Some(s)) = (p.entry(i), staying[i]) else {
-                    continue;
-                };
-                // A placeholder names its summary: counted again with the real id.
-                let (form, known) = match s.form {
-                    StayForm::CallsOnly => (Form::CallsOnly, Some((s.tokens, s.blocks))),
-                    StayForm::Command => (Form::Command, Some((s.tokens, s.blocks))),
-                    StayForm::Placeholder => {
-                        let summary = runs.run_of[i].map(|k| runs.runs[k].summary);
-                        (Form::Placeholder { summary }, None)
-                    }
-                };
-                reform((&mut out.freed, &mut out.reforms), p, (i, e), form, known);
-                if fate[i] == Fate::SummarizeStay {
-                    cell.summarized.add(item.tokens);
-                } else {
-                    cell.dropped.add(item.tokens);
-                }
-            }
-        }
-    }
-    out
 }

@@ -1,7 +1,8 @@
 //! One plan from one set of fates: pairing, forms and runs settled together, then the
 //! edits and what they free.
 
-use super::phases::{self, Edits, Fate, Planner, Runs, Staying};
+use super::edits::{self, Edits};
+use super::phases::{self, Fate, Planner, Runs, Staying};
 
 /// Bound on the rounds that settle pairing and runs after small runs are kept.
 const MAX_SETTLE_ROUNDS: usize = 4;
@@ -68,7 +69,7 @@ pub(super) fn settle(p: &Planner<'_>, base: Vec<Fate>) -> Option<Settled> {
         .map(|r| phases::summary_cost(p, r))
         .sum::<u64>()
         + phases::first_turn_change(p, &fate, &runs);
-    let edits = phases::edits(p, &fate, &staying, &runs);
+    let edits = edits::edits(p, &fate, &staying, &runs);
     (edits.freed >= costs).then_some(Settled {
         fate,
         runs,
