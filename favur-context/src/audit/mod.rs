@@ -38,8 +38,10 @@
 mod ledger;
 mod order;
 mod regret;
+mod site_stats;
 mod timeline;
 
-pub use ledger::{Ledger, SiteStats, site_key, sort_sites};
+pub use ledger::Ledger;
 pub use regret::{Fate, REGRET_TARGET, RegretEvent, RegretKind, call_key};
+pub use site_stats::{SiteStats, site_key, sort_sites};
 pub use timeline::{Band, CompactionMark, RequestPoint, Timeline};
