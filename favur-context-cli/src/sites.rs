@@ -22,7 +22,7 @@
 //! people reading it.
 
 use std::collections::BTreeMap;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use favur_context::Retention;
@@ -589,128 +589,5 @@ pub fn scan(root: &Path) -> Result<Vec<Site>, SitesError> {
     Ok(out)
 }
 
-/// The sites as a Markdown table: `file:line`, item, kind, what, class.
-///
-/// ```
-/// let sites = favur_context_cli::sites::scan_source("a.rs", "fn f() { strict!(user: \"x\"); }")?;
-/// assert!(favur_context_cli::sites::render_table(&sites).contains("| a.rs:1 | f | macro | `strict!` | strict |"));
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
-pub fn render_table(sites: &[Site]) -> String {
-    let mut out = String::from("| site | item | kind | what | class |\n|---|---|---|---|---|\n");
-    for s in sites {
-        let item = if s.item.is_empty() { "(file)" } else { &s.item };
-        let _ = writeln!(
-            out,
-            "| {}:{} | {item} | {} | `{}` | {} |",
-            s.file, s.line, s.kind, s.what, s.class
-        );
-    }
-    out
-}
-
-/// Arguments of `favur-context sites`.
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] s: favur_context_cli::sites::SitesArgs }
-/// let a = A::parse_from(["x", "src", "--check", "sites.lock.json"]);
-/// assert!(a.s.check.is_some() && !a.s.json);
-/// ```
-#[derive(Debug, Clone, clap::Args)]
-pub struct SitesArgs {
-    /// A Rust file or a directory to scan (`target` and hidden directories are skipped).
-    pub path: PathBuf,
-    /// Print JSON instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// Compare with this lockfile and fail, naming each difference, if a site's class
-    /// changed or a site appeared or disappeared.
-    #[arg(long, conflicts_with = "write")]
-    pub check: Option<PathBuf>,
-    /// Write the sites found to this lockfile.
-    #[arg(long)]
-    pub write: Option<PathBuf>,
-}
-
-/// What `favur-context sites` prints, and whether it succeeded.
-///
-/// See [`sites_command`] for an example.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SitesOutcome {
-    /// Standard output.
-    pub stdout: String,
-    /// Standard error (the differences, for a failed check).
-    pub stderr: String,
-    /// Whether to exit with success.
-    pub success: bool,
-}
-
-/// Runs `favur-context sites`.
-///
-/// # Errors
-///
-/// An unreadable path, a file that is not valid Rust, or a bad lockfile.
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] s: favur_context_cli::sites::SitesArgs }
-/// let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../favur-context/examples");
-/// let lock = concat!(env!("CARGO_MANIFEST_DIR"), "/../favur-context/examples/sites.lock.json");
-/// let out = favur_context_cli::sites::sites_command(&A::parse_from(["x", examples, "--check", lock]).s)?;
-/// assert!(out.success, "{}", out.stderr);
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
-pub fn sites_command(args: &SitesArgs) -> Result<SitesOutcome, SitesError> {
-    let found = scan(&args.path)?;
-    let listing = if args.json {
-        serde_json::to_string_pretty(&found).unwrap_or_default() + "\n"
-    } else {
-        render_table(&found)
-    };
-    if let Some(lock) = &args.write {
-        crate::lockfile::write(lock, &found)?;
-        return Ok(SitesOutcome {
-            stdout: format!("{} sites written to {}\n", found.len(), lock.display()),
-            stderr: String::new(),
-            success: true,
-        });
-    }
-    let Some(lock) = &args.check else {
-        return Ok(SitesOutcome {
-            stdout: listing,
-            stderr: String::new(),
-            success: true,
-        });
-    };
-    let locked = crate::lockfile::read(lock)?;
-    let differences = crate::lockfile::diff(&locked, &found);
-    if differences.is_empty() {
-        return Ok(SitesOutcome {
-            stdout: format!("{} sites match {}\n", found.len(), lock.display()),
-            stderr: String::new(),
-            success: true,
-        });
-    }
-    let mut stderr = format!(
-        "{} classification site(s) differ from {}:\n",
-        differences.len(),
-        lock.display()
-    );
-    for d in &differences {
-        let _ = writeln!(stderr, "  {d}");
-    }
-    let _ = writeln!(
-        stderr,
-        "If the change is intended, review it and run `favur-context sites {} --write {}`.",
-        args.path.display(),
-        lock.display()
-    );
-    Ok(SitesOutcome {
-        stdout: String::new(),
-        stderr,
-        success: false,
-    })
-}
+mod command;
+pub use command::{SitesArgs, SitesOutcome, render_table, sites_command};
