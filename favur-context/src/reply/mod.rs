@@ -37,13 +37,15 @@
 mod anthropic;
 mod openai;
 mod responses;
+mod sse;
 mod stream;
 
 use serde_json::Value;
 
 use crate::model::message::{Message, Part, Role, ToolCall};
 
-pub use stream::{ReplyStream, SseDecoder};
+pub use sse::SseDecoder;
+pub use stream::ReplyStream;
 
 /// Why the model stopped.
 ///
