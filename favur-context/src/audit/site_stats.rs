@@ -27,7 +27,7 @@ pub fn site_key(site: &CallSite) -> String {
     }
 }
 
-/// The figures of one call site (with one class): see [`Ledger::sites`].
+/// The figures of one call site (with one class): see [`Ledger::sites`](crate::audit::Ledger::sites).
 ///
 /// ```
 /// use favur_context::audit::SiteStats;
@@ -63,7 +63,7 @@ pub struct SiteStats {
     pub regrets: u64,
     /// Tokens those re-fetches cost.
     pub regret_tokens: u64,
-    /// Regret events by kind ([`RegretKind::label`]).
+    /// Regret events by kind ([`RegretKind::label`](crate::audit::RegretKind::label)).
     pub regret_kinds: BTreeMap<String, u64>,
 }
 
@@ -117,7 +117,7 @@ impl SiteStats {
 }
 
 /// Sorts site figures most regret first, then most regret tokens, then by site and class
-/// (the order of [`Ledger::sites`]).
+/// (the order of [`Ledger::sites`](crate::audit::Ledger::sites)).
 ///
 /// ```
 /// use favur_context::audit::{SiteStats, sort_sites};

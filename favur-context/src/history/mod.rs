@@ -314,8 +314,8 @@ impl History {
 
     /// Appends a classified value and returns its id. Its tokens are counted once, here.
     ///
-    /// Only values that carry a retention class are accepted: [`Classified`] (from the
-    /// macros or [`Message::classify`]) and types marked `#[retention(...)]`. The call site
+    /// Only values that carry a retention class are accepted: [`Classified`](crate::Classified) (from the
+    /// macros or [`Message::classify`](crate::Message::classify)) and types marked `#[retention(...)]`. The call site
     /// recorded is the macro's, or this call's for a value classified by its type. This is
     /// [`Store::append`](crate::Store::append) for the in-memory history, which cannot
     /// fail.

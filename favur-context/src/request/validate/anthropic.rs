@@ -52,7 +52,7 @@ pub fn validate_anthropic(request: &Value) -> Result<(), ValidationError> {
 }
 
 /// [`validate_anthropic`], but `tool_use` blocks without a result at the end are an error
-/// too, and prompt-cache breakpoints are checked: at most [`MAX_CACHE_BREAKPOINTS`]
+/// too, and prompt-cache breakpoints are checked: at most [`MAX_CACHE_BREAKPOINTS`](crate::validate::MAX_CACHE_BREAKPOINTS)
 /// `cache_control` markers in `tools`, `system` and `messages`, each `{"type":
 /// "ephemeral"}` (an optional `ttl` of `"5m"` or `"1h"`), on a block that can carry one.
 ///
