@@ -1,5 +1,7 @@
 //! How far a tier reaches: oldest first, superseded first, stopping at the policy's target;
-//! keys survive a journal; rules give keys and refuse bad ones.
+//! keys survive a journal and are never sent; rules give keys and refuse bad ones.
+
+mod common;
 
 use favur_context::rules::{MessageFacts, RuleRef, Rules, RulesError};
 use favur_context::{
@@ -112,6 +114,21 @@ fn keys_survive_a_journal_and_still_supersede() {
     let plan = Plan::new(j.history(), &Policy::default(), 2);
     assert_eq!(plan.superseded().first(), Some(&ids[0]));
     assert!(!plan.superseded().contains(&ids[5]));
+    // The key is the engine's: kept in the records, in no rendered request.
+    let h = j.history();
+    let sent = [
+        favur_context::render::render_openai(h),
+        favur_context::render::render_anthropic(h).to_value(),
+        favur_context::render::render_responses(h),
+        favur_context::render::render_gemini(h),
+    ];
+    for body in sent {
+        let text = body.to_string();
+        assert!(
+            text.contains("a line of a.rs") && !text.contains("favur_key"),
+            "{text:.200}"
+        );
+    }
 }
 
 #[test]
@@ -195,15 +212,8 @@ fn a_tool_set_gives_its_tools_keys_to_their_results() {
         .unwrap();
     let h = History::new();
     let call = ToolCall::new("c1", "read_file", r#"{"path":"src/main.rs"}"#);
-    let result = common_block_on(tools.run(&call, &h));
+    let result = common::block_on(tools.run(&call, &h));
     assert_eq!(result.key(), Some("src/main.rs"));
-    let unknown = common_block_on(tools.run(&ToolCall::new("c2", "nope", "{}"), &h));
+    let unknown = common::block_on(tools.run(&ToolCall::new("c2", "nope", "{}"), &h));
     assert_eq!(unknown.key(), None);
-}
-
-fn common_block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
 }
