@@ -24,6 +24,7 @@ mod fold;
 mod marks;
 mod quoted;
 mod repairs;
+mod scan;
 pub use fold::LINE_BREAKS;
 pub use marks::neutralize;
 pub use quoted::neutralize_quoted;

@@ -26,7 +26,7 @@ pub const LINE_BREAKS: [char; 7] = [
 /// The characters beyond ASCII whose fold opens with `<` or `[` (fullwidth forms,
 /// angle quotes, brackets of other scripts, ...), sorted: generated from the fold of
 /// every character and checked by a test that folds every character again.
-const OPENERS: [char; 21] = [
+pub(super) const OPENERS: [char; 21] = [
     '\u{2c2}',
     '\u{1438}',
     '\u{1445}',
@@ -64,6 +64,11 @@ fn fold_into(c: char, out: &mut Vec<char>) {
             }
         }
     }
+}
+
+/// The folds of the ASCII characters, computed once.
+pub(super) fn ascii_fold(b: u8) -> &'static [char] {
+    ascii_folds().get(usize::from(b)).map_or(&[], Vec::as_slice)
 }
 
 /// The folds of the ASCII characters, computed once.
@@ -107,6 +112,8 @@ pub(super) struct Window<'t> {
     /// The byte where the folding stops (the end of the text or of a line).
     limit: usize,
     got: Vec<(char, usize)>,
+    /// The folds of the ASCII characters.
+    ascii: &'static [Vec<char>],
     /// The fold of a character beyond ASCII (kept to be reused).
     scratch: Vec<char>,
 }
@@ -119,6 +126,7 @@ impl<'t> Window<'t> {
             next: 0,
             limit: text.len(),
             got: Vec::new(),
+            ascii: ascii_folds(),
             scratch: Vec::new(),
         }
     }
@@ -137,8 +145,12 @@ impl<'t> Window<'t> {
     }
 
     /// The `k`th folded character from the start, if the text has one.
+    #[inline]
     pub(super) fn at(&mut self, k: usize) -> Option<char> {
-        self.fill(k).map(|(c, _)| c)
+        match self.got.get(k) {
+            Some(&(c, _)) => Some(c),
+            None => self.fill(k).map(|(c, _)| c),
+        }
     }
 
     /// The byte where the source of the `k`th folded character ends.
@@ -155,21 +167,34 @@ impl<'t> Window<'t> {
     }
 
     /// Whether the folded characters from `k` on are `word` (folded).
+    #[inline]
     pub(super) fn starts(&mut self, k: usize, word: &[char]) -> bool {
         word.iter()
             .enumerate()
             .all(|(i, &c)| self.at(k + i) == Some(c))
     }
 
+    #[inline(never)]
     fn fill(&mut self, k: usize) -> Option<(char, usize)> {
         while self.got.len() <= k {
+            if self.next >= self.limit {
+                return None;
+            }
+            let b = *self.text.as_bytes().get(self.next)?;
+            if b.is_ascii() {
+                self.next += 1;
+                let end = self.next;
+                match self.ascii.get(usize::from(b)).map(Vec::as_slice) {
+                    Some([one]) => self.got.push((*one, end)),
+                    Some(fold) => self.got.extend(fold.iter().map(|&f| (f, end))),
+                    None => {}
+                }
+                continue;
+            }
             let c = self.text.get(self.next..self.limit)?.chars().next()?;
             self.next += c.len_utf8();
             let end = self.next;
-            if c.is_ascii() {
-                let fold = ascii_folds().get(usize::from(c as u8))?;
-                self.got.extend(fold.iter().map(|&f| (f, end)));
-            } else {
+            {
                 self.scratch.clear();
                 fold_into(c, &mut self.scratch);
                 self.got.extend(self.scratch.iter().map(|&f| (f, end)));

@@ -4,20 +4,42 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use super::fold::{Window, fold_word, is_name_char, opens_mark};
+use super::fold::{Window, ascii_fold, fold_word, is_name_char, opens_mark};
+use super::scan::Openers;
 use super::{QUOTED_DIRECTIVE, TAG_NAMES};
 
-/// The folded names a mark is matched against, computed once.
+/// The folded names a mark is matched against, computed once, and the ASCII bytes that
+/// can follow the character opening a mark in one.
 struct Names {
     tags: Vec<Vec<char>>,
     directive: Vec<char>,
+    /// Per ASCII byte: whether it can come right after a `<` in a tag (white space,
+    /// `/`, `|`, the start of a name, an invisible character).
+    after_angle: [bool; 128],
+    /// The same after a `[` in a `[directive]`.
+    after_bracket: [bool; 128],
 }
 
 fn names() -> &'static Names {
     static NAMES: OnceLock<Names> = OnceLock::new();
-    NAMES.get_or_init(|| Names {
-        tags: TAG_NAMES.iter().map(|n| fold_word(n)).collect(),
-        directive: fold_word("directive"),
+    NAMES.get_or_init(|| {
+        let tags: Vec<Vec<char>> = TAG_NAMES.iter().map(|n| fold_word(n)).collect();
+        let directive = fold_word("directive");
+        let (mut after_angle, mut after_bracket) = ([false; 128], [false; 128]);
+        for b in 0u8..128 {
+            let first = ascii_fold(b).first().copied();
+            let open = first.is_none_or(char::is_whitespace);
+            let starts = |name: &Vec<char>| first.is_some_and(|c| name.first() == Some(&c));
+            after_angle[usize::from(b)] =
+                open || matches!(first, Some('/' | '|')) || tags.iter().any(starts);
+            after_bracket[usize::from(b)] = open || starts(&directive);
+        }
+        Names {
+            tags,
+            directive,
+            after_angle,
+            after_bracket,
+        }
     })
 }
 
@@ -45,8 +67,9 @@ fn names() -> &'static Names {
 /// ```
 pub fn neutralize(text: &str) -> Cow<'_, str> {
     let mut window = Window::new(text);
-    let ascii = text.is_ascii();
-    let Some(mut hit) = next_mark(text, 0, ascii, &mut window) else {
+    // `None` for ASCII text, where only `<` and `[` open a mark.
+    let mut openers = (!text.is_ascii()).then(Openers::default);
+    let Some(mut hit) = next_mark(text, 0, &mut openers, &mut window) else {
         return Cow::Borrowed(text);
     };
     let mut out = String::with_capacity(text.len() + 16);
@@ -56,7 +79,7 @@ pub fn neutralize(text: &str) -> Cow<'_, str> {
         out.push_str(text.get(copied..at).unwrap_or_default());
         out.push_str(with);
         copied = end;
-        match next_mark(text, end, ascii, &mut window) {
+        match next_mark(text, end, &mut openers, &mut window) {
             Some(h) => hit = h,
             None => break,
         }
@@ -66,35 +89,52 @@ pub fn neutralize(text: &str) -> Cow<'_, str> {
 }
 
 /// The next mark at or after byte `from`: where it starts, where the text it replaces
-/// ends, and what replaces it. `ascii`: whether the text is ASCII.
+/// ends, and what replaces it. `openers`: the scan for characters beyond ASCII that
+/// open a mark (`None` for an ASCII text).
 fn next_mark(
     text: &str,
     from: usize,
-    ascii: bool,
+    openers: &mut Option<Openers>,
     window: &mut Window<'_>,
 ) -> Option<(usize, usize, &'static str)> {
-    let rest = text.get(from..)?;
-    if ascii {
-        // Only `<` and `[` open a mark in ASCII.
-        let bytes = rest.as_bytes();
-        let mut i = 0;
-        while let Some(off) = memchr::memchr2(b'<', b'[', bytes.get(i..)?) {
-            let at = from + i + off;
-            if let Some((end, with)) = mark_at(window, at) {
-                return Some((at, end, with));
-            }
-            i += off + 1;
-        }
-        return None;
-    }
-    for (k, c) in rest.char_indices() {
-        if opens_mark(c)
-            && let Some((end, with)) = mark_at(window, from + k)
+    let bytes = text.as_bytes();
+    let mut i = from;
+    loop {
+        let at = match openers {
+            // Only `<` and `[` open a mark in ASCII.
+            None => i + memchr::memchr2(b'<', b'[', bytes.get(i..)?)?,
+            Some(scan) => scan.next(bytes, i)?,
+        };
+        let opens = match bytes.get(at) {
+            Some(&b) if b.is_ascii() => true,
+            _ => text
+                .get(at..)
+                .and_then(|t| t.chars().next())
+                .is_some_and(opens_mark),
+        };
+        if opens
+            && may_follow(bytes, at)
+            && let Some((end, with)) = mark_at(window, at)
         {
-            return Some((from + k, end, with));
+            return Some((at, end, with));
         }
+        i = at + 1;
     }
-    None
+}
+
+/// Whether the byte after an ASCII `<` or `[` at `at` can continue a mark: a quick
+/// refusal of most `<` and `[` in code and markup without folding (a byte beyond ASCII
+/// is folded to tell).
+fn may_follow(bytes: &[u8], at: usize) -> bool {
+    let table = match bytes.get(at) {
+        Some(b'<') => &names().after_angle,
+        Some(b'[') => &names().after_bracket,
+        _ => return true,
+    };
+    match bytes.get(at + 1) {
+        Some(&b) if b.is_ascii() => table.get(usize::from(b)).copied().unwrap_or(true),
+        _ => true,
+    }
 }
 
 /// The mark a reader sees at byte `at` (a character whose fold opens with `<` or `[`),
@@ -135,4 +175,42 @@ fn directive_end(window: &mut Window<'_>) -> Option<usize> {
         return None;
     }
     window.end(close)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_byte_filter_passes_every_mark() {
+        let mut rest: Vec<String> = TAG_NAMES.iter().map(|n| format!("{n}>")).collect();
+        rest.extend(TAG_NAMES.iter().map(|n| format!("/{n}>")));
+        rest.extend(["directive]", " directive]", "|x"].map(String::from));
+        for open in ['<', '['] {
+            for b in 0u8..128 {
+                for r in &rest {
+                    for text in [format!("{open}{}{r}", char::from(b)), format!("{open}{r}")] {
+                        let mut w = Window::new(&text);
+                        let found = mark_at(&mut w, 0).is_some();
+                        assert!(!found || may_follow(text.as_bytes(), 0), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_scan_stops_at_every_opener() {
+        let text = "a \u{2039}b \u{ff1c}c \u{1d236}d \u{2c2}e";
+        let mut at = Vec::new();
+        let mut i = 0;
+        let mut scan = Openers::default();
+        while let Some(k) = scan.next(text.as_bytes(), i) {
+            at.push(k);
+            i = k + 1;
+        }
+        for (k, c) in text.char_indices().filter(|(_, c)| opens_mark(*c)) {
+            assert!(at.contains(&k), "{c:?}");
+        }
+    }
 }

@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use super::fold::{Window, fold_word};
 use super::neutralize;
+use super::scan::Breaks;
 
 /// Role words that start a line of a transcript ("User:", "Human:", "Model:", ...). A
 /// line of quoted text starting with one is prefixed with `\` by [`neutralize_quoted`].
@@ -82,10 +83,11 @@ fn roles() -> &'static Roles {
 pub fn neutralize_quoted(text: &str) -> Cow<'_, str> {
     let text = neutralize(text);
     let mut window = Window::new(&text);
+    let mut breaks = Breaks::default();
     let mut posing = Vec::new();
     let mut start = 0;
     loop {
-        let next = next_break(text.as_bytes(), start);
+        let next = breaks.next(text.as_bytes(), start);
         let end = next.map_or(text.len(), |(at, _)| at);
         if poses(&text, &mut window, start, end) {
             posing.push(start);
@@ -107,26 +109,6 @@ pub fn neutralize_quoted(text: &str) -> Cow<'_, str> {
     }
     out.push_str(text.get(copied..).unwrap_or_default());
     Cow::Owned(out)
-}
-
-/// The next line break at or after byte `from`: where it is and its length in bytes.
-fn next_break(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
-    let mut i = from;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'\n' | b'\r' | 0x0b | 0x0c => return Some((i, 1)),
-            // NEL (U+0085); 0xc2 is always a lead byte.
-            0xc2 if bytes.get(i + 1) == Some(&0x85) => return Some((i, 2)),
-            // U+2028, U+2029.
-            0xe2 if bytes.get(i + 1) == Some(&0x80)
-                && matches!(bytes.get(i + 2), Some(0xa8 | 0xa9)) =>
-            {
-                return Some((i, 3));
-            }
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 /// Whether the line `start..end` of `text` poses as a turn (see [`neutralize_quoted`]).
