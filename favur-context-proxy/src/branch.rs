@@ -5,8 +5,8 @@ use std::path::Path;
 
 use favur_context::import::ImportedMessage;
 use favur_context::{
-    BuiltinSummarizer, CompactionReport, Compactor, EntryId, EntryKind, History,
-    JournaledHistory, NewEntry, Policy, PrepareError, SessionOptions, SqliteStore, Store,
+    BuiltinSummarizer, CompactionReport, Compactor, EntryId, EntryKind, History, JournaledHistory,
+    NewEntry, Policy, PrepareError, SessionOptions, SqliteStore, Store,
 };
 use serde_json::Value;
 
@@ -62,7 +62,9 @@ impl Branch {
             }
             StoreSpec::Sqlite(file) => {
                 let options = SessionOptions::new().owner(OWNER);
-                Backing::Sqlite(SqliteStore::open_with(file, name, &options).map_err(|e| store(&e))?)
+                Backing::Sqlite(
+                    SqliteStore::open_with(file, name, &options).map_err(|e| store(&e))?,
+                )
             }
         };
         let mut branch = Branch {
@@ -125,7 +127,8 @@ impl Branch {
         let imported = new.len();
         if !new.is_empty() {
             self.record(new)?;
-            self.digests.extend_from_slice(digests.get(have..).unwrap_or_default());
+            self.digests
+                .extend_from_slice(digests.get(have..).unwrap_or_default());
         }
         let overhead = wire.overhead_text(body);
         let overhead = u64::from(self.history().counter().count_text(&overhead));

@@ -48,6 +48,9 @@ pub use sessions::BranchInfo;
 /// # Errors
 ///
 /// The listener's I/O error.
-pub async fn serve(config: config::Config, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+pub async fn serve(
+    config: config::Config,
+    listener: tokio::net::TcpListener,
+) -> std::io::Result<()> {
     axum::serve(listener, router(config)).await
 }

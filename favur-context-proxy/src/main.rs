@@ -58,7 +58,8 @@ fn config(args: Args) -> Result<Config, String> {
         c.rules = Rules::load(path).map_err(|e| format!("--rules {}: {e}", path.display()))?;
     }
     if args.policy != "default" {
-        c.policy = Policy::load(&args.policy).map_err(|e| format!("--policy {}: {e}", args.policy))?;
+        c.policy =
+            Policy::load(&args.policy).map_err(|e| format!("--policy {}: {e}", args.policy))?;
     }
     c.store = args.store.unwrap_or_else(default_store);
     if let StoreSpec::Journal(dir) = &c.store {
@@ -87,7 +88,10 @@ async fn main() -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("favur-context-proxy: cannot listen on {}: {e}", config.listen);
+            eprintln!(
+                "favur-context-proxy: cannot listen on {}: {e}",
+                config.listen
+            );
             return ExitCode::from(2);
         }
     };

@@ -70,7 +70,11 @@ async fn handle(shared: Arc<Shared>, request: Request) -> Result<Response<Body>,
     } else {
         &shared.config.openai_upstream
     };
-    let query = parts.uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+    let query = parts
+        .uri
+        .query()
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
     let url = format!("{}{path}{query}", base.trim_end_matches('/'));
     let body = match wire {
         Some(wire) => compacted(&shared, wire, &parts.headers, body).await?,
@@ -112,16 +116,17 @@ fn step(
     text: &[u8],
     value: &Value,
 ) -> Result<Bytes, ProxyError> {
+    let format = wire.format(value);
     let text = std::str::from_utf8(text).map_err(|e| ProxyError::NotJson(e.to_string()))?;
     let options = ParseOptions {
         keep_invalid_arguments: true,
     };
-    let imported = parse_with(wire.format(), text, options)?.classify(&shared.config.rules)?;
+    let imported = parse_with(format, text, options)?.classify(&shared.config.rules)?;
     let digests: Vec<u64> = imported
         .iter()
         .map(|m| message_digest(m.classified.message()))
         .collect();
-    let key = session_key(header, wire.format(), &digests);
+    let key = session_key(header, wire.format_family(), &digests);
     let (spec, policy) = (&shared.config.store, &shared.config.policy);
     let family = shared.sessions.family(&key, spec, policy)?;
     let mut family = family.lock().unwrap_or_else(PoisonError::into_inner);

@@ -56,8 +56,36 @@ impl Wire {
         }
     }
 
-    /// The transcript format the library imports it as.
-    pub(crate) fn format(self) -> Format {
+    /// The transcript format the library imports a body of this format as. A Chat body
+    /// without `tools` whose assistant turns hold a fenced bash block is a plain-chat
+    /// shell agent (mini-swe-agent and the like: the command in the assistant text, its
+    /// output in the next user message), imported as such so that outputs are
+    /// classified by the command that produced them.
+    ///
+    /// ```
+    /// use favur_context::import::Format;
+    /// use favur_context_proxy::wire::Wire;
+    /// use serde_json::json;
+    /// let plain = json!({"messages": [{"role": "user", "content": "fix it"},
+    ///     {"role": "assistant", "content": "THOUGHT: look\n```bash\nls\n```"},
+    ///     {"role": "user", "content": "<output>a.py</output>"}]});
+    /// assert_eq!(Wire::Chat.format(&plain), Format::MiniSweAgent);
+    /// let chat = json!({"messages": [{"role": "user", "content": "hi"}]});
+    /// assert_eq!(Wire::Chat.format(&chat), Format::OpenAi);
+    /// ```
+    pub fn format(self, body: &Value) -> Format {
+        match self {
+            Wire::Chat if plain_chat_shell(body) => Format::MiniSweAgent,
+            Wire::Chat => Format::OpenAi,
+            Wire::Anthropic => Format::Anthropic,
+            Wire::Responses => Format::Responses,
+        }
+    }
+
+    /// The format a session's fingerprint is taken in: one per wire format, so that a
+    /// plain-chat session keeps its key when its first request (no assistant turn yet)
+    /// is read as plain Chat.
+    pub(crate) fn format_family(self) -> Format {
         match self {
             Wire::Chat => Format::OpenAi,
             Wire::Anthropic => Format::Anthropic,
@@ -92,7 +120,13 @@ impl Wire {
     /// overhead so the budget covers the whole request.
     pub(crate) fn overhead_text(self, body: &Value) -> String {
         let mut text = String::new();
-        for key in ["tools", "tool_choice", "response_format", "text", "instructions"] {
+        for key in [
+            "tools",
+            "tool_choice",
+            "response_format",
+            "text",
+            "instructions",
+        ] {
             match body.get(key) {
                 None | Some(Value::Null) => {}
                 Some(Value::String(s)) => text.push_str(s),
@@ -140,4 +174,20 @@ impl Wire {
             Wire::Responses => validate_responses_strict(body),
         }
     }
+}
+
+/// Whether a Chat body is a plain-chat shell agent's (see [`Wire::format`]).
+fn plain_chat_shell(body: &Value) -> bool {
+    if body.get("tools").is_some_and(|t| !t.is_null()) {
+        return false;
+    }
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return false;
+    };
+    messages.iter().any(|m| {
+        m.get("role").and_then(Value::as_str) == Some("assistant")
+            && m.get("content")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.contains("```bash"))
+    })
 }
