@@ -119,7 +119,7 @@ impl Sessions {
         Ok(family)
     }
 
-    /// Every branch of every session served since the proxy started.
+    /// Every branch with messages of every session served since the proxy started.
     pub fn list(&self) -> Vec<BranchInfo> {
         let families: Vec<_> = {
             let map = self.families.lock().unwrap_or_else(PoisonError::into_inner);
@@ -128,7 +128,9 @@ impl Sessions {
         let mut out = Vec::new();
         for f in families {
             let f = f.lock().unwrap_or_else(PoisonError::into_inner);
-            for b in &f.branches {
+            // An empty branch (a fresh session's, or the spare a SQLite probe opened)
+            // holds nothing to show.
+            for b in f.branches.iter().filter(|b| b.len() > 0) {
                 let h = b.history();
                 out.push(BranchInfo {
                     session: f.key.clone(),
