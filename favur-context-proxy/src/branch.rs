@@ -131,7 +131,11 @@ impl Branch {
                 .extend_from_slice(digests.get(have..).unwrap_or_default());
         }
         let overhead = wire.overhead_text(body);
-        let overhead = u64::from(self.history().counter().count_text(&overhead));
+        let overhead = if overhead.is_empty() {
+            0
+        } else {
+            u64::from(self.history().counter().count_text(&overhead))
+        };
         self.set_overhead(overhead);
         let (report, usage_tokens) = self.prepare()?;
         self.requests += 1;

@@ -48,10 +48,11 @@ impl Family {
         let mut branches = Vec::new();
         loop {
             let name = branch_name(key, branches.len());
-            if let StoreSpec::Journal(dir) = spec {
-                if !branches.is_empty() && !journal_path(dir, &name).exists() {
-                    break;
-                }
+            if let StoreSpec::Journal(dir) = spec
+                && !branches.is_empty()
+                && !journal_path(dir, &name).exists()
+            {
+                break;
             }
             let branch = Branch::open(spec, &name, policy)?;
             let empty = branch.len() == 0;

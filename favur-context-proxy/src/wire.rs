@@ -117,9 +117,17 @@ impl Wire {
 
     /// The text of the fields sent with every request besides the transcript (tool
     /// definitions, Responses `instructions`, a response schema): counted as request
-    /// overhead so the budget covers the whole request.
-    pub(crate) fn overhead_text(self, body: &Value) -> String {
-        let mut text = String::new();
+    /// overhead so the budget covers the whole request. Empty when there are none.
+    ///
+    /// ```
+    /// use favur_context_proxy::wire::Wire;
+    /// use serde_json::json;
+    /// assert_eq!(Wire::Chat.overhead_text(&json!({"model": "m", "messages": []})), "");
+    /// let body = json!({"instructions": "be brief", "tools": [{"type": "function", "name": "ls"}]});
+    /// assert_eq!(Wire::Responses.overhead_text(&body), "[{\"name\":\"ls\",\"type\":\"function\"}]\nbe brief");
+    /// ```
+    pub fn overhead_text(self, body: &Value) -> String {
+        let mut parts = Vec::new();
         for key in [
             "tools",
             "tool_choice",
@@ -129,12 +137,11 @@ impl Wire {
         ] {
             match body.get(key) {
                 None | Some(Value::Null) => {}
-                Some(Value::String(s)) => text.push_str(s),
-                Some(v) => text.push_str(&v.to_string()),
+                Some(Value::String(s)) => parts.push(s.clone()),
+                Some(v) => parts.push(v.to_string()),
             }
-            text.push('\n');
         }
-        text
+        parts.join("\n")
     }
 
     /// The client's body with its transcript replaced by `history`'s view, rendered in

@@ -117,7 +117,7 @@ async fn a_tool_calling_agent_is_compacted_in_chat_anthropic_and_responses() {
     for i in request_points(&turns, |m| m["role"] == "assistant") {
         let body =
             json!({"model": "m", "max_tokens": 1024, "system": system, "messages": &turns[..i]});
-        direct.step(Format::Anthropic, &body, 0);
+        direct.step(Format::Anthropic, &body, overhead(&body));
         let r = render_anthropic(&direct.history);
         expected.push(json!({"messages": r.messages, "system": r.system}));
         answers.push(send(&client, &format!("{proxy}/v1/messages"), &body).await);
@@ -135,7 +135,7 @@ async fn a_tool_calling_agent_is_compacted_in_chat_anthropic_and_responses() {
     let (mut direct, mut expected, mut answers) = (Direct::new(), Vec::new(), Vec::new());
     for i in request_points(&items, reply) {
         let body = json!({"model": "m", "input": &items[..i]});
-        direct.step(Format::Responses, &body, 0);
+        direct.step(Format::Responses, &body, overhead(&body));
         expected.push(json!({"input": render_responses(&direct.history)["input"]}));
         answers.push(send(&client, &format!("{proxy}/v1/responses"), &body).await);
     }
@@ -143,24 +143,16 @@ async fn a_tool_calling_agent_is_compacted_in_chat_anthropic_and_responses() {
     check(&upstream, &expected, &answers, &task);
 }
 
-/// The request overhead the proxy counts for a body: its tool definitions (the shipped
-/// heuristic counter, as the proxy's histories use).
+/// The request overhead the proxy counts for a body: its tool definitions and the like
+/// ([`Wire::overhead_text`]), counted by the histories' default counter.
 fn overhead(body: &Value) -> u64 {
     use favur_context::TokenCounter;
-    let mut text = String::new();
-    for key in [
-        "tools",
-        "tool_choice",
-        "response_format",
-        "text",
-        "instructions",
-    ] {
-        if let Some(v) = body.get(key) {
-            text.push_str(&v.to_string());
-        }
-        text.push('\n');
+    let text = favur_context_proxy::wire::Wire::Chat.overhead_text(body);
+    if text.is_empty() {
+        0
+    } else {
+        u64::from(favur_context::HeuristicCounter.count_text(&text))
     }
-    u64::from(favur_context::HeuristicCounter::default().count_text(&text))
 }
 
 /// Whether some string of `v` contains `text`.

@@ -199,3 +199,48 @@ impl Direct {
         self.compactions += usize::from(done.compacted());
     }
 }
+
+/// Where two JSON values first differ, with both sides cut short (for assertions on
+/// whole requests, which are too long to print).
+pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    fn cut(v: &Value) -> String {
+        let s = v.to_string();
+        if s.chars().count() > 300 {
+            format!("{}…", s.chars().take(300).collect::<String>())
+        } else {
+            s
+        }
+    }
+    fn walk(a: &Value, b: &Value, path: &mut String) -> Option<String> {
+        match (a, b) {
+            (Value::Array(x), Value::Array(y)) => {
+                for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.truncate(len);
+                }
+                (x.len() != y.len()).then(|| format!("{path}: length {} vs {}", x.len(), y.len()))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                for k in x.keys().chain(y.keys()) {
+                    let len = path.len();
+                    path.push_str(&format!(".{k}"));
+                    let (p, q) = (
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                    );
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.truncate(len);
+                }
+                None
+            }
+            _ => (a != b).then(|| format!("{path}: {} vs {}", cut(a), cut(b))),
+        }
+    }
+    walk(a, b, &mut String::new())
+}
