@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, Method, Response};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use bytes::Bytes;
-use favur_context::import::{ParseOptions, parse_with};
+use favur_context::import::{ImportError, ParseOptions, parse_value, read_json};
 use serde_json::Value;
 
 use crate::config::{Config, SESSION_HEADER};
@@ -91,8 +91,12 @@ async fn compacted(
     headers: &HeaderMap,
     body: Bytes,
 ) -> Result<Bytes, ProxyError> {
-    let value: Value =
-        serde_json::from_slice(&body).map_err(|e| ProxyError::NotJson(e.to_string()))?;
+    let text = std::str::from_utf8(&body).map_err(|e| ProxyError::NotJson(e.to_string()))?;
+    let value = match read_json(text) {
+        Ok(v) => v,
+        Err(ImportError::Json(e)) => return Err(ProxyError::NotJson(e)),
+        Err(e) => return Err(ProxyError::Import(e)),
+    };
     if !wire.compactable(&value) {
         return Ok(body);
     }
@@ -101,7 +105,7 @@ async fn compacted(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let shared = Arc::clone(shared);
-    let work = move || step(&shared, wire, header.as_deref(), &body, &value);
+    let work = move || step(&shared, wire, header.as_deref(), &value);
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| ProxyError::Store(format!("the compaction task failed: {e}")))?
@@ -113,15 +117,13 @@ fn step(
     shared: &Shared,
     wire: Wire,
     header: Option<&str>,
-    text: &[u8],
     value: &Value,
 ) -> Result<Bytes, ProxyError> {
     let format = wire.format(value);
-    let text = std::str::from_utf8(text).map_err(|e| ProxyError::NotJson(e.to_string()))?;
     let options = ParseOptions {
         keep_invalid_arguments: true,
     };
-    let imported = parse_with(format, text, options)?.classify(&shared.config.rules)?;
+    let imported = parse_value(format, value, options)?.classify(&shared.config.rules)?;
     let digests: Vec<u64> = imported
         .iter()
         .map(|m| message_digest(m.classified.message()))

@@ -500,13 +500,33 @@ pub fn parse_with(
     json: &str,
     options: ParseOptions,
 ) -> Result<Transcript, ImportError> {
+    parse_value(format, &read_json(json)?, options)
+}
+
+/// Reads JSON text as a [`Value`], refusing an object that holds a key twice (which
+/// `serde_json` would read silently, keeping the last): the checked input of
+/// [`parse_value`], for a caller that needs the document's other fields too (a proxy
+/// keeps a request's `model` and `tools` beside the transcript it imports).
+///
+/// ```
+/// use favur_context::import::{read_json, ImportError};
+/// assert_eq!(read_json(r#"{"a": 1}"#).unwrap()["a"], 1);
+/// let err = read_json(r#"{"role": "user", "role": "system"}"#).unwrap_err();
+/// assert!(matches!(err, ImportError::DuplicateKey { ref key, line: 1, .. } if key == "role"));
+/// assert!(matches!(read_json("{"), Err(ImportError::Json(_))));
+/// ```
+///
+/// # Errors
+///
+/// [`ImportError::DuplicateKey`] for a repeated key, [`ImportError::Json`] for text that
+/// is not JSON.
+pub fn read_json(json: &str) -> Result<Value, ImportError> {
     crate::json_keys::check(json.as_bytes()).map_err(|d| ImportError::DuplicateKey {
         key: d.key,
         line: d.line,
         column: d.column,
     })?;
-    let value: Value = serde_json::from_str(json).map_err(|e| ImportError::Json(e.to_string()))?;
-    parse_value(format, &value, options)
+    serde_json::from_str(json).map_err(|e| ImportError::Json(e.to_string()))
 }
 
 /// Reads a transcript of `format` from a JSON value. A [`Value`] cannot hold a key twice
