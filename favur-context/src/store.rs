@@ -51,6 +51,7 @@ use crate::model::message::ToolCall;
 use crate::model::site::CallSite;
 use crate::tools::recall::RecallError;
 use crate::tools::tool::ClassifiedTool;
+use crate::tools::toolset::ToolSet;
 
 /// One entry to record: a classified value, appended or pinned. The only way in, so an
 /// unclassified value cannot reach a store.
@@ -333,6 +334,55 @@ pub trait Store {
         self.apply(checked.into_compaction())
     }
 
+    /// Sets the tokens every request carries beyond its messages (the tool definitions,
+    /// fixed instructions sent outside the history): counted in
+    /// [`usage_tokens`](History::usage_tokens), so the tiers and the limit see them (see
+    /// [`History::set_request_overhead_tokens`]). A durable store records it (a
+    /// `request_overhead` record, taking no id) so a reopened session budgets the same; a
+    /// value equal to the current one writes nothing, so setting it after every open is
+    /// free. The output reserve is the policy's
+    /// ([`Policy::reserve_output_tokens`](crate::Policy::reserve_output_tokens)), applied
+    /// by the compactor alike on every store.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then the overhead is unchanged.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Store};
+    /// fn budget<S: Store>(store: &mut S) -> Result<u64, S::Error> {
+    ///     store.append(fuzzy!(user: "hi"))?;
+    ///     let before = store.history().usage_tokens();
+    ///     Store::set_request_overhead_tokens(store, 291)?;
+    ///     Ok(store.history().usage_tokens() - before)
+    /// }
+    /// assert_eq!(budget(&mut History::new()).unwrap(), 291);
+    /// ```
+    fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), Self::Error>;
+
+    /// Sets the request overhead to what `tools`' definitions cost with this history's
+    /// counter ([`ToolSet::definitions_tokens`](crate::ToolSet::definitions_tokens)), as
+    /// [`set_request_overhead_tokens`](Store::set_request_overhead_tokens) does, and
+    /// returns it.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then the overhead is unchanged.
+    ///
+    /// ```
+    /// use favur_context::{History, Retention, Store, ToolSet};
+    /// let tools = ToolSet::new(Retention::Strict).with_recall(Retention::Fuzzy).unwrap();
+    /// let mut h = History::new();
+    /// let tokens = Store::budget_tools(&mut h, &tools).unwrap();
+    /// assert!(tokens > 50);
+    /// assert_eq!(h.usage_tokens(), tokens);
+    /// ```
+    fn budget_tools(&mut self, tools: &ToolSet) -> Result<u64, Self::Error> {
+        let tokens = tools.definitions_tokens(self.history().counter());
+        self.set_request_overhead_tokens(tokens)?;
+        Ok(tokens)
+    }
+
     /// Appends a classified value (see [`History::append`]) and returns its id.
     ///
     /// # Errors
@@ -420,6 +470,11 @@ impl Store for History {
 
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), RecordError> {
         self.commit(checked)
+    }
+
+    fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), RecordError> {
+        History::set_request_overhead_tokens(self, tokens);
+        Ok(())
     }
 }
 

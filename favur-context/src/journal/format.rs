@@ -31,6 +31,18 @@ pub(crate) enum RecordOut<'a> {
     /// Several entries recorded all or none: one line, so one write.
     Batch(&'a [Entry]),
     Compaction(&'a Compaction),
+    /// The request overhead from here on (see
+    /// [`History::set_request_overhead_tokens`](crate::History::set_request_overhead_tokens)).
+    RequestOverhead(RequestOverhead),
+}
+
+/// The tokens every request carries beyond its messages, as a record
+/// (`{"request_overhead":{"tokens":291}}`): it takes no id, and replaying it sets the
+/// history's overhead, so a reopened store budgets as the one that wrote it. Journals and
+/// rows written before it existed hold none and reopen with 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RequestOverhead {
+    pub(crate) tokens: u64,
 }
 
 /// One line read.
@@ -41,6 +53,7 @@ pub(crate) enum RecordIn {
     Entry(Entry),
     Batch(Vec<Entry>),
     Compaction(Compaction),
+    RequestOverhead(RequestOverhead),
 }
 
 pub(super) enum LineError {
@@ -115,6 +128,9 @@ pub(super) fn diagnose(content: &[u8], error: &serde_json::Error) -> Corruption 
                 .unwrap_or_else(|| error.to_string()),
         },
         "journal" => Corruption::UnexpectedHeader,
+        "request_overhead" => Corruption::InvalidRequestOverhead {
+            message: error.to_string(),
+        },
         other => Corruption::UnknownRecord {
             kind: other.to_owned(),
         },

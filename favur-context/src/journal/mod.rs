@@ -80,7 +80,7 @@ use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
 use crate::store::{NewEntry, Store};
-pub(crate) use format::{Header, RecordOut};
+pub(crate) use format::{Header, RecordOut, RequestOverhead};
 use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -344,20 +344,36 @@ impl JournaledHistory {
     }
 
     /// Sets the tokens every request carries beyond its messages (the tool definitions):
-    /// see [`History::set_request_overhead_tokens`]. A setting of this process, not a
-    /// record: set it again after opening.
+    /// see [`History::set_request_overhead_tokens`]. Journaled as a `request_overhead`
+    /// record (one line, taking no id), so a reopened journal budgets the same; a value
+    /// equal to the current one writes nothing.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::record`]; then the overhead is unchanged.
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-ovh-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
     /// let mut h = favur_context::JournaledHistory::open(&path)?;
-    /// h.set_request_overhead_tokens(300);
+    /// h.set_request_overhead_tokens(300)?;
     /// assert_eq!(h.history().usage_tokens(), 300);
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// drop(h);
+    /// let again = favur_context::JournaledHistory::open(&path)?;
+    /// assert_eq!(again.history().request_overhead_tokens(), 300);
+    /// # drop(again); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::JournalError>(())
     /// ```
-    pub fn set_request_overhead_tokens(&mut self, tokens: u64) {
+    pub fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), JournalError> {
+        self.writer.usable()?;
+        if self.history.request_overhead_tokens() == tokens {
+            return Ok(());
+        }
+        let record = RecordOut::RequestOverhead(RequestOverhead { tokens });
+        self.writer.write(&record)?;
         self.history.set_request_overhead_tokens(tokens);
+        self.writer.settle();
+        Ok(())
     }
 
     /// What opening found: whether the journal is new, how many records were loaded, a
@@ -510,6 +526,10 @@ impl Store for JournaledHistory {
         }
         self.writer.settle();
         Ok(())
+    }
+
+    fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), JournalError> {
+        JournaledHistory::set_request_overhead_tokens(self, tokens)
     }
 }
 

@@ -131,7 +131,7 @@ pub(crate) fn find_entry(record: RecordIn, id: EntryId) -> Option<Entry> {
             Edit::Summarize { summary } if summary.id() == id => summary.into_entry(),
             _ => None,
         }),
-        RecordIn::Journal(_) => None,
+        RecordIn::Journal(_) | RecordIn::RequestOverhead(_) => None,
     }
 }
 

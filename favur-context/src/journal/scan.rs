@@ -242,6 +242,10 @@ pub(crate) fn apply_record(history: &mut History, record: RecordIn) -> Result<us
             history.commit(checked).map_err(corruption)?;
             Ok(n)
         }
+        RecordIn::RequestOverhead(overhead) => {
+            history.set_request_overhead_tokens(overhead.tokens);
+            Ok(0)
+        }
     }
 }
 

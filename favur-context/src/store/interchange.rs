@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use crate::history::History;
 use crate::history::view::Edit;
-use crate::journal::{Header, JOURNAL_FORMAT, RecordOut};
+use crate::journal::{Header, JOURNAL_FORMAT, RecordOut, RequestOverhead};
 use crate::model::entry::Entry;
 
 /// Writes `history` to `out` as a journal (format [`JOURNAL_FORMAT`]): the header, each
@@ -70,6 +70,13 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
     }
     for entry in &entries[written..] {
         line(&mut out, &RecordOut::Entry(entry))?;
+    }
+    let tokens = full.request_overhead_tokens();
+    if tokens != 0 {
+        line(
+            &mut out,
+            &RecordOut::RequestOverhead(RequestOverhead { tokens }),
+        )?;
     }
     out.flush()
 }

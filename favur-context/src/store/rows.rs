@@ -1,10 +1,12 @@
-//! A session's rows: each one journal record (an `entry`, `batch` or `compaction`, the
-//! journal's own encoding) keyed by (session, sequence), and their replay with the
-//! journal's checks.
+//! A session's rows: each one journal record (an `entry`, `batch`, `compaction` or
+//! `request_overhead`, the journal's own encoding) keyed by (session, sequence), and
+//! their replay with the journal's checks.
 
 use crate::history::History;
 use crate::history::view::Compaction;
-use crate::journal::{Corruption, RecordOut, apply_record, find_entry, parse_record};
+use crate::journal::{
+    Corruption, RecordOut, RequestOverhead, apply_record, find_entry, parse_record,
+};
 use crate::model::entry::{Entry, EntryId};
 use crate::store::StoreError;
 use crate::tools::recall::RecallError;
@@ -41,6 +43,13 @@ impl Row {
         compaction: &Compaction,
     ) -> Row {
         Row::of(seq, next.0, summaries, &RecordOut::Compaction(compaction))
+    }
+
+    /// The row setting the request overhead to `tokens` at `seq` (it takes no id; `next`
+    /// is the history's next id).
+    pub(crate) fn overhead(seq: i64, next: EntryId, tokens: u64) -> Row {
+        let record = RecordOut::RequestOverhead(RequestOverhead { tokens });
+        Row::of(seq, next.0, 0, &record)
     }
 
     fn of(seq: i64, first_id: u64, ids: usize, record: &RecordOut<'_>) -> Row {

@@ -163,6 +163,8 @@ enum Stopped {
 pub(crate) enum Change {
     Entries(Vec<Entry>),
     Compaction(CheckedCompaction),
+    /// The request overhead from here on.
+    Overhead(u64),
 }
 
 /// A write ready to be persisted: its row, and what it changes once committed.
@@ -280,6 +282,19 @@ impl Core {
         })
     }
 
+    /// The write setting the request overhead to `tokens` (`None` if it is already that:
+    /// setting it again after every open writes nothing).
+    pub(crate) fn overhead(&self, tokens: u64) -> Result<Option<Pending>, StoreError> {
+        self.usable()?;
+        if self.history.request_overhead_tokens() == tokens {
+            return Ok(None);
+        }
+        Ok(Some(Pending {
+            row: Row::overhead(self.next_seq, self.history.next_id(), tokens),
+            change: Change::Overhead(tokens),
+        }))
+    }
+
     /// Records in memory a write whose row is committed; the id of its first entry.
     pub(crate) fn settle(&mut self, pending: Pending) -> Result<EntryId, StoreError> {
         let first = self.history.next_id();
@@ -289,6 +304,10 @@ impl Core {
                 .into_iter()
                 .try_for_each(|entry| self.history.insert_drafted(entry)),
             Change::Compaction(checked) => self.history.commit(checked),
+            Change::Overhead(tokens) => {
+                self.history.set_request_overhead_tokens(tokens);
+                Ok(())
+            }
         };
         if let Err(source) = result {
             // Drafted or checked against this very history: cannot happen. If it did,
