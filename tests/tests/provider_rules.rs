@@ -5,10 +5,15 @@
 
 mod common;
 
-use common::parts::{assistant, text};
-use favur_context::render::{render_responses, request_tokens};
-use favur_context::validate::{Rule, validate_responses_strict};
-use favur_context::{History, Message, Retention};
+use common::parts::{assistant, call, image, result, text, tool, user};
+use favur_context::render::{
+    render_anthropic, render_gemini, render_openai, render_responses, request_tokens,
+};
+use favur_context::validate::{
+    Rule, validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
+    validate_responses_strict,
+};
+use favur_context::{History, Media, Message, Retention};
 use serde_json::json;
 
 /// A history of a user message and `reply`.
@@ -94,4 +99,143 @@ fn the_responses_validator_refuses_an_assistant_content_list_that_is_no_output_m
         "content": [{"type": "output_text", "text": "x", "annotations": []},
                     {"type": "refusal", "refusal": "no"}]});
     assert_eq!(rule(full), Ok(()));
+}
+
+/// A user message with a base64 image of each type, a tool call, and its result carrying
+/// a BMP screenshot.
+fn images() -> History {
+    let mut h = History::new();
+    let shot = |t: &str| image(Media::base64(t, "AAAA"));
+    h.append(
+        user([
+            text("look"),
+            shot("image/bmp"),
+            shot("image/gif"),
+            shot("image/heic"),
+            shot("image/png"),
+        ])
+        .classify(Retention::Strict),
+    );
+    h.append(assistant([call("c1", "shot", json!({}))]).classify(Retention::Fuzzy));
+    h.append(tool([result("c1", "taken"), shot("image/bmp")]).classify(Retention::Fuzzy));
+    h
+}
+
+/// Every string in `v` (texts, URLs, media types), depth first.
+fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Which of `types` `request` sends as media (a data URL or a MIME type), and which as a
+/// note (a text naming it).
+fn sent(request: &serde_json::Value, types: &[&str]) -> (Vec<String>, Vec<String>) {
+    let mut all = Vec::new();
+    strings(request, &mut all);
+    let as_media = |t: &str| {
+        all.iter()
+            .any(|s| s.starts_with(&format!("data:{t};")) || s == t)
+    };
+    let as_note = |t: &str| all.iter().any(|s| s.starts_with(&format!("[image {t}")));
+    let pick = |f: &dyn Fn(&str) -> bool| {
+        types
+            .iter()
+            .filter(|t| f(t))
+            .map(|t| t.to_string())
+            .collect()
+    };
+    (pick(&as_media), pick(&as_note))
+}
+
+#[test]
+fn each_renderer_sends_the_image_types_its_provider_supports_and_notes_the_others() {
+    let h = images();
+    let types = ["image/bmp", "image/gif", "image/heic", "image/png"];
+    let chat = render_openai(&h);
+    validate_openai_strict(&chat).unwrap();
+    let responses = render_responses(&h);
+    validate_responses_strict(&responses).unwrap();
+    let gemini = render_gemini(&h);
+    validate_gemini_strict(&gemini).unwrap();
+    let anthropic = render_anthropic(&h).to_value();
+    validate_anthropic_strict(&anthropic).unwrap();
+    let strs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // Chat notes every tool result's media anyway.
+    assert_eq!(
+        sent(&chat, &types),
+        (
+            strs(&["image/gif", "image/png"]),
+            strs(&["image/bmp", "image/heic"])
+        )
+    );
+    assert_eq!(
+        sent(&responses, &types),
+        (
+            strs(&["image/gif", "image/png"]),
+            strs(&["image/bmp", "image/heic"])
+        )
+    );
+    assert_eq!(
+        sent(&gemini, &types),
+        (
+            strs(&["image/heic", "image/png"]),
+            strs(&["image/bmp", "image/gif"])
+        )
+    );
+    assert_eq!(
+        sent(&anthropic, &types),
+        (
+            strs(&["image/gif", "image/png"]),
+            strs(&["image/bmp", "image/heic"])
+        )
+    );
+    // The tool's BMP is a note in its result, in every format.
+    let output = &responses["input"][2]["output"];
+    assert_eq!(responses["input"][2]["type"], "function_call_output");
+    assert!(output.to_string().contains("[image image/bmp"), "{output}");
+    let response_turn = &gemini["contents"][2]["parts"];
+    assert_eq!(
+        response_turn[1]["text"]
+            .as_str()
+            .map(|t| t.starts_with("[image image/bmp")),
+        Some(true)
+    );
+}
+
+#[test]
+fn each_validator_refuses_an_image_type_its_provider_does_not_support() {
+    let bad = |media_type: &str| Rule::BadMediaType {
+        media_type: media_type.into(),
+    };
+    let chat = json!([{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "data:image/bmp;base64,AAAA"}}]}]);
+    assert_eq!(
+        validate_openai_strict(&chat).map_err(|e| e.rule),
+        Err(bad("image/bmp"))
+    );
+    let responses = json!({"input": [{"role": "user", "content": [
+        {"type": "input_image", "image_url": "data:image/heic;base64,AAAA"}]}]});
+    assert_eq!(
+        validate_responses_strict(&responses).map_err(|e| e.rule),
+        Err(bad("image/heic"))
+    );
+    for (kind, source) in [("inlineData", "data"), ("fileData", "fileUri")] {
+        let gemini = json!({"contents": [{"role": "user", "parts": [
+            {kind: {"mimeType": "image/gif", source: "AAAA"}}]}]});
+        assert_eq!(
+            validate_gemini_strict(&gemini).map_err(|e| e.rule),
+            Err(bad("image/gif"))
+        );
+        let pdf = json!({"contents": [{"role": "user", "parts": [
+            {kind: {"mimeType": "application/pdf", source: "AAAA"}}]}]});
+        assert_eq!(
+            validate_gemini_strict(&pdf),
+            Ok(()),
+            "documents are not images"
+        );
+    }
 }

@@ -13,6 +13,7 @@ use super::openai::media_note;
 use crate::history::History;
 use crate::model::message::Role;
 use crate::model::parts::{MediaSource, Provider};
+use crate::request::validate::GEMINI_IMAGE_MEDIA_TYPES;
 
 /// The message extension an import sets on a model turn whose Gemini calls had no ids
 /// (the ids it holds were synthesized): such calls, and their responses, are rendered
@@ -39,12 +40,17 @@ fn response(content: &str, is_error: bool) -> Value {
 }
 
 /// A media piece as a Gemini part: `inlineData` (base64) or `fileData` (a URL); a
-/// provider file id means nothing to Gemini and is sent as a text note.
+/// provider file id means nothing to Gemini and is sent as a text note, and so is an
+/// image of a type outside [`GEMINI_IMAGE_MEDIA_TYPES`].
 fn media_part(piece: &Piece<'_>) -> Option<Value> {
     let media = match piece {
         Piece::Image(m) | Piece::Document(m) => m,
         _ => return None,
     };
+    let image = media.media_type.starts_with("image/");
+    if image && !GEMINI_IMAGE_MEDIA_TYPES.contains(&media.media_type.as_str()) {
+        return Some(json!({ "text": media_note(piece) }));
+    }
     Some(match &media.source {
         MediaSource::Base64 { data } => {
             json!({"inlineData": {"mimeType": media.media_type, "data": data}})
@@ -198,7 +204,9 @@ impl Contents {
 ///
 /// Images and documents are `inlineData {mimeType, data}` (base64) or `fileData
 /// {mimeType, fileUri}` (a URL) parts, in any turn; media a tool returned follow its
-/// `functionResponse`; a provider file id is sent as a text note. Gemini reasoning is
+/// `functionResponse`; a provider file id, or an image of a type outside
+/// [`GEMINI_IMAGE_MEDIA_TYPES`](crate::validate::GEMINI_IMAGE_MEDIA_TYPES), is sent as a
+/// text note. Gemini reasoning is
 /// replayed verbatim: a `Reasoning { provider: Gemini, signature, .. }` part's
 /// `thoughtSignature` goes on the part right after it (the part it signed), a thought
 /// summary (reasoning with text) is a `thought: true` text part. Reasoning from another

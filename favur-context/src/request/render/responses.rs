@@ -4,7 +4,8 @@
 //!   pin, as Chat sends them), not `instructions`: `instructions` are not carried from
 //!   one response to the next, the input is.
 //! - A user (or tool-entry) message is a `message` item with `input_text`,
-//!   `input_image` and `input_file` parts.
+//!   `input_image` and `input_file` parts (a base64 image of a type outside
+//!   [`OPENAI_IMAGE_MEDIA_TYPES`](crate::validate::OPENAI_IMAGE_MEDIA_TYPES) is a note).
 //! - An assistant message is its items in its own order: OpenAI reasoning as `reasoning`
 //!   items (`id`, `summary`, `encrypted_content`; reasoning from another provider, or
 //!   without an id, is not sent), texts with an item id (the ids recorded in the
@@ -97,7 +98,7 @@ fn input_media(piece: &Piece<'_>) -> Option<Value> {
     };
     let mut part = Map::new();
     match (&media.source, image) {
-        (MediaSource::Base64 { data }, true) if media.media_type.starts_with("image/") => {
+        (MediaSource::Base64 { data }, true) if super::openai::openai_image(&media.media_type) => {
             part.insert("type".into(), json!("input_image"));
             part.insert(
                 "image_url".into(),

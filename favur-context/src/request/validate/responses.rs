@@ -14,8 +14,8 @@ use super::{Rule, ValidationError, answer, call_err, err};
 ///   `type` with a `role`; `function_call`, `function_call_output`, `reasoning`).
 /// - A `message` has a role `user`, `system`, `developer` or `assistant` and content
 ///   that is a string or a non-empty array of parts legal for the role: `input_text`,
-///   `input_image` (an `image_url` that is an http(s) or `data:image/` URL, or a
-///   `file_id`) and `input_file` (`file_data` as a `data:` URL, `file_id` or
+///   `input_image` (an `image_url` that is an http(s) or `data:image/` URL of a type in
+///   [`OPENAI_IMAGE_MEDIA_TYPES`](super::OPENAI_IMAGE_MEDIA_TYPES), or a `file_id`) and `input_file` (`file_data` as a `data:` URL, `file_id` or
 ///   `file_url`) for user, system and developer; `output_text` and `refusal` for the
 ///   assistant, whose message with a content list is an output message (SDK
 ///   `ResponseOutputMessageParam`): it needs an `id`, a `status` and `annotations` on
@@ -265,7 +265,7 @@ fn part(role: &str, p: &Value) -> Result<(), Rule> {
                     || url.starts_with("http://")
                     || (url.starts_with("data:image/") && url.contains(";base64,")) =>
             {
-                Ok(())
+                super::media_types::openai_image_url(url)
             }
             (None, Some(_)) => Ok(()),
             _ => Err(Rule::BadSource(
