@@ -5,15 +5,16 @@
 
 mod common;
 
-use common::parts::{assistant, call, image, result, text, tool, user};
+use common::parts::{assistant, call, image, result, text, thinking, tool, user};
 use favur_context::render::{
-    render_anthropic, render_gemini, render_openai, render_responses, request_tokens,
+    GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_anthropic, render_gemini,
+    render_gemini_with, render_openai, render_responses, request_tokens,
 };
 use favur_context::validate::{
     Rule, validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
     validate_responses_strict,
 };
-use favur_context::{History, Media, Message, Retention};
+use favur_context::{History, Media, Message, Reasoning, Retention};
 use serde_json::json;
 
 /// A history of a user message and `reply`.
@@ -238,4 +239,94 @@ fn each_validator_refuses_an_image_type_its_provider_does_not_support() {
             "documents are not images"
         );
     }
+}
+
+/// An earlier turn (a call and its result, an answer), then the current one: a question,
+/// a step of two parallel calls made by another provider, their results, and a step of one
+/// call signed by Gemini, with its result.
+fn two_turns() -> History {
+    let mut h = History::new();
+    let mut add = |m: Message| {
+        h.append(m.classify(Retention::Fuzzy));
+    };
+    add(Message::user("first question"));
+    add(assistant([call("old", "ls", json!({}))]));
+    add(tool([result("old", "a.rs")]));
+    add(assistant([text("Done.")]));
+    add(Message::user("second question"));
+    add(assistant([
+        thinking(Reasoning::anthropic("plan", "sig-anthropic")),
+        call("p1", "ls", json!({})),
+        call("p2", "cat", json!({"path": "a.rs"})),
+    ]));
+    add(tool([result("p1", "a.rs")]));
+    add(tool([result("p2", "fn main() {}")]));
+    add(assistant([
+        thinking(Reasoning::gemini_signature("sig-gemini")),
+        call("g1", "test", json!({})),
+    ]));
+    add(tool([result("g1", "ok")]));
+    h
+}
+
+/// The `thoughtSignature` of each `functionCall` part of `body`, in order.
+fn call_signatures(body: &serde_json::Value) -> Vec<Option<String>> {
+    let contents = body["contents"].as_array().unwrap();
+    contents
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .filter(|p| p.get("functionCall").is_some())
+        .map(|p| p["thoughtSignature"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn gemini_3_calls_of_the_current_turn_without_a_signature_carry_the_documented_placeholder() {
+    let h = two_turns();
+    let placeholder = Some(PLACEHOLDER_THOUGHT_SIGNATURE.to_owned());
+    let signed = |s: &str| Some(s.to_owned());
+    let gemini3 = render_gemini_with(&h, &GeminiOptions::for_model("gemini-3-pro-preview"));
+    validate_gemini_strict(&gemini3).unwrap();
+    assert_eq!(
+        call_signatures(&gemini3),
+        [
+            None,                 // an earlier turn: not validated, left as it was
+            placeholder.clone(),  // the first of the parallel calls of another provider
+            None,                 // only the first call of a step needs one
+            signed("sig-gemini"), // Gemini's own signature, as it came
+        ]
+    );
+    assert_eq!(
+        PLACEHOLDER_THOUGHT_SIGNATURE,
+        "context_engineering_is_the_way_to_go"
+    );
+
+    // Off by default, and for models before Gemini 3; on by choice for any.
+    let unsigned = [None, None, None, signed("sig-gemini")];
+    assert_eq!(call_signatures(&render_gemini(&h)), unsigned);
+    let older = render_gemini_with(&h, &GeminiOptions::for_model("gemini-2.5-pro"));
+    assert_eq!(call_signatures(&older), unsigned);
+    let chosen = GeminiOptions::default().placeholder_signatures(true);
+    assert_eq!(render_gemini_with(&h, &chosen), gemini3);
+    // Everything else is the same body.
+    let mut stripped = gemini3.clone();
+    let parts = stripped["contents"][5]["parts"][0].as_object_mut().unwrap();
+    parts.remove("thoughtSignature");
+    assert_eq!(stripped, render_gemini(&h));
+}
+
+#[test]
+fn a_turn_still_in_its_first_step_gets_the_placeholder_on_its_open_call() {
+    let mut h = History::new();
+    h.append(Message::user("go").classify(Retention::Strict));
+    h.append(assistant([call("c1", "ls", json!({}))]).classify(Retention::Fuzzy));
+    let body = render_gemini_with(
+        &h,
+        &GeminiOptions::for_model("models/gemini-3-flash-preview"),
+    );
+    assert_eq!(
+        call_signatures(&body),
+        [Some(PLACEHOLDER_THOUGHT_SIGNATURE.to_owned())]
+    );
+    favur_context::validate::validate_gemini(&body).unwrap();
 }

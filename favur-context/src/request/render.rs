@@ -78,7 +78,7 @@ pub use breakpoints::{BlockAt, CachePlacement, render_anthropic_cached};
 pub use cache::Renderer;
 pub use count::request_tokens;
 pub(crate) use gemini::SYNTHESIZED_IDS;
-pub use gemini::render_gemini;
+pub use gemini::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini, render_gemini_with};
 pub use responses::ITEM_IDS_EXTENSION;
 
 pub use crate::request::forms::{
