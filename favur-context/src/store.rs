@@ -242,8 +242,9 @@ pub trait Originals: Send + Sync {
 ///
 /// # Design
 ///
-/// A store persists two kinds of records, entries and compactions, and nothing else: the
-/// compactor turns a plan and its summaries into a [`Compaction`] record and hands it to
+/// A store persists entries and compactions, and besides them only the request overhead
+/// ([`Store::set_request_overhead_tokens`], a record that takes no id): the compactor
+/// turns a plan and its summaries into a [`Compaction`] record and hands it to
 /// [`Store::apply`]; appends, pins and tool results are [`NewEntry`] batches handed to
 /// [`Store::record`]. The rules (next ids, token counts, the view a compaction derives,
 /// which originals stay in memory) live in [`History`] alone: a store drafts
