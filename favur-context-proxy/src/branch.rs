@@ -1,0 +1,207 @@
+//! One line of a session: its store, its compactor, and the digest of every message it
+//! recorded, in order. A request that extends the line imports only its new suffix.
+
+use std::path::Path;
+
+use favur_context::import::ImportedMessage;
+use favur_context::{
+    BuiltinSummarizer, CompactionReport, Compactor, EntryId, EntryKind, History, JournaledHistory,
+    NewEntry, Policy, PrepareError, SessionOptions, SqliteStore, Store,
+};
+use serde_json::Value;
+
+use crate::config::StoreSpec;
+use crate::digest::message_digest;
+use crate::error::ProxyError;
+use crate::wire::Wire;
+
+/// The owner the proxy claims SQLite sessions as: the same after a restart, so a
+/// proxy killed mid-request reopens its sessions without waiting out its own lease.
+const OWNER: &str = "favur-context-proxy";
+
+/// Where a branch is kept.
+enum Backing {
+    Memory(History),
+    Journal(JournaledHistory),
+    Sqlite(SqliteStore),
+}
+
+/// What one request did to its branch.
+#[derive(Debug)]
+pub(crate) struct Step {
+    /// The body to send upstream.
+    pub body: Value,
+    /// The compaction made before it, if any.
+    pub report: Option<CompactionReport>,
+    /// The request's usage in tokens, after compaction.
+    pub usage_tokens: u64,
+    /// How many messages were new.
+    pub imported: usize,
+}
+
+/// A session branch (see the module docs).
+pub(crate) struct Branch {
+    pub name: String,
+    backing: Backing,
+    compactor: Compactor<BuiltinSummarizer>,
+    digests: Vec<u64>,
+    pub requests: u64,
+    pub compactions: u64,
+}
+
+impl Branch {
+    /// Opens (or creates) the branch `name` in `spec`, and reads back the digests of what
+    /// it recorded.
+    pub fn open(spec: &StoreSpec, name: &str, policy: &Policy) -> Result<Branch, ProxyError> {
+        let store = |e: &dyn std::fmt::Display| ProxyError::Store(format!("session {name}: {e}"));
+        let backing = match spec {
+            StoreSpec::Memory => Backing::Memory(History::new()),
+            StoreSpec::Journal(dir) => {
+                let path = journal_path(dir, name);
+                Backing::Journal(JournaledHistory::open(&path).map_err(|e| store(&e))?)
+            }
+            StoreSpec::Sqlite(file) => {
+                let options = SessionOptions::new().owner(OWNER);
+                Backing::Sqlite(
+                    SqliteStore::open_with(file, name, &options).map_err(|e| store(&e))?,
+                )
+            }
+        };
+        let mut branch = Branch {
+            name: name.to_owned(),
+            backing,
+            compactor: Compactor::with_summarizer(policy.clone(), BuiltinSummarizer::default()),
+            digests: Vec::new(),
+            requests: 0,
+            compactions: 0,
+        };
+        branch.digests = recorded_digests(branch.history()).map_err(|e| store(&e))?;
+        Ok(branch)
+    }
+
+    /// The history of the branch.
+    pub fn history(&self) -> &History {
+        match &self.backing {
+            Backing::Memory(h) => h,
+            Backing::Journal(j) => j.history(),
+            Backing::Sqlite(s) => s.history(),
+        }
+    }
+
+    /// How many messages it recorded.
+    pub fn len(&self) -> usize {
+        self.digests.len()
+    }
+
+    /// How many leading messages of a transcript with `digests` it recorded.
+    pub fn common_prefix(&self, digests: &[u64]) -> usize {
+        self.digests
+            .iter()
+            .zip(digests)
+            .take_while(|(a, b)| a == b)
+            .count()
+    }
+
+    /// Records the messages of `imported` it has not recorded yet, compacts as the
+    /// policy says, and renders the client's `body` with the compacted view. The caller
+    /// checked that the branch's messages are a prefix of `imported`.
+    pub fn step(
+        &mut self,
+        wire: Wire,
+        body: &Value,
+        imported: Vec<ImportedMessage>,
+        digests: &[u64],
+    ) -> Result<Step, ProxyError> {
+        let have = self.digests.len();
+        let new: Vec<NewEntry> = imported
+            .into_iter()
+            .skip(have)
+            .map(|m| {
+                if m.pin {
+                    NewEntry::pinned(m.classified)
+                } else {
+                    NewEntry::appended(m.classified)
+                }
+            })
+            .collect();
+        let imported = new.len();
+        if !new.is_empty() {
+            self.record(new)?;
+            self.digests
+                .extend_from_slice(digests.get(have..).unwrap_or_default());
+        }
+        let overhead = wire.overhead_text(body);
+        let overhead = if overhead.is_empty() {
+            0
+        } else {
+            u64::from(self.history().counter().count_text(&overhead))
+        };
+        self.set_overhead(overhead);
+        let (report, usage_tokens) = self.prepare()?;
+        self.requests += 1;
+        self.compactions += u64::from(report.is_some());
+        let body = wire.splice(body, self.history());
+        wire.validate(&body).map_err(ProxyError::Invalid)?;
+        Ok(Step {
+            body,
+            report,
+            usage_tokens,
+            imported,
+        })
+    }
+
+    fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, ProxyError> {
+        let name = &self.name;
+        let store = |e: &dyn std::fmt::Display| ProxyError::Store(format!("session {name}: {e}"));
+        match &mut self.backing {
+            Backing::Memory(h) => h.record(entries).map_err(|e| store(&e)),
+            Backing::Journal(j) => j.record(entries).map_err(|e| store(&e)),
+            Backing::Sqlite(s) => s.record(entries).map_err(|e| store(&e)),
+        }
+    }
+
+    fn set_overhead(&mut self, tokens: u64) {
+        match &mut self.backing {
+            Backing::Memory(h) => h.set_request_overhead_tokens(tokens),
+            Backing::Journal(j) => j.set_request_overhead_tokens(tokens),
+            // SQLite sessions are budgeted without the tool definitions until the store
+            // carries the request overhead.
+            Backing::Sqlite(_) => {}
+        }
+    }
+
+    fn prepare(&mut self) -> Result<(Option<CompactionReport>, u64), ProxyError> {
+        let c = &mut self.compactor;
+        let done = match &mut self.backing {
+            Backing::Memory(h) => c.prepare(h).map_err(|e| prepare_error(&self.name, e)),
+            Backing::Journal(j) => c.prepare(j).map_err(|e| prepare_error(&self.name, e)),
+            Backing::Sqlite(s) => c.prepare(s).map_err(|e| prepare_error(&self.name, e)),
+        }?;
+        Ok((done.report, done.usage_tokens))
+    }
+}
+
+/// The journal file of branch `name` in `dir`.
+pub(crate) fn journal_path(dir: &Path, name: &str) -> std::path::PathBuf {
+    dir.join(format!("{name}.jsonl"))
+}
+
+fn prepare_error<E: std::fmt::Display>(name: &str, e: PrepareError<E>) -> ProxyError {
+    match e {
+        PrepareError::Limit(limit) => ProxyError::OverLimit(limit.to_string()),
+        PrepareError::Store(e) => ProxyError::Store(format!("session {name}: {e}")),
+    }
+}
+
+/// The digests of the messages a history recorded (summaries are the engine's own, not
+/// the client's), read back by id so evicted originals count too.
+fn recorded_digests(history: &History) -> Result<Vec<u64>, favur_context::RecallError> {
+    let mut out = Vec::new();
+    for id in 0..history.next_id().0 {
+        let entry = history.recall(EntryId(id))?;
+        if !matches!(entry.kind(), EntryKind::Summary { .. }) {
+            out.push(message_digest(entry.message()));
+        }
+    }
+    Ok(out)
+}

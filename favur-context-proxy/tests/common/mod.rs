@@ -1,0 +1,246 @@
+//! What the proxy's tests share: a scripted upstream, the proxy started in-process or as
+//! its binary, the shared traces turned into each wire format, and the engine run on the
+//! same transcripts directly (what `replay` does) for comparison.
+#![allow(dead_code)]
+
+#[path = "../../../tests/tests/common/traces.rs"]
+pub mod traces;
+pub mod upstream;
+
+use favur_context::import::{Format, ParseOptions, parse_value};
+use favur_context::rules::Rules;
+use favur_context::{BuiltinSummarizer, Compactor, History, NewEntry, Policy, Store};
+use favur_context_proxy::config::{Config, StoreSpec};
+use serde_json::{Value, json};
+
+pub use upstream::Upstream;
+
+/// The policy the tests compact with: a 60k window, so that every tier is reached within
+/// one of the shared traces.
+pub fn test_policy() -> Policy {
+    Policy::for_window(60_000).unwrap()
+}
+
+/// Starts the proxy in this process on a free loopback port; returns its base URL.
+pub async fn start_proxy(upstream: &Upstream, store: StoreSpec) -> String {
+    let mut config = Config::new(&upstream.url, &upstream.url).unwrap();
+    config.policy = test_policy();
+    config.store = store;
+    start_with(config).await
+}
+
+pub async fn start_with(mut config: Config) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    config.listen = listener.local_addr().unwrap();
+    let url = format!("http://{}", config.listen);
+    tokio::spawn(favur_context_proxy::serve(config, listener));
+    url
+}
+
+/// A shared trace's `messages`, or `None` (skipped, or failed in CI) without the traces.
+pub fn trace(name: &str) -> Option<Vec<Value>> {
+    let dir = traces::traces_dir()?;
+    let file = traces::trace_files(&dir)
+        .into_iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == name))
+        .unwrap_or_else(|| panic!("trace {name} is not in {}", dir.display()));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    Some(v["messages"].as_array().unwrap().clone())
+}
+
+/// The trace's messages as OpenAI Chat Completions messages (`exit` left out).
+pub fn to_chat(trace: &[Value]) -> Vec<Value> {
+    trace
+        .iter()
+        .filter(|m| m["role"] != "exit")
+        .map(|m| {
+            let mut out = json!({"role": m["role"], "content": m["content"]});
+            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                out["tool_calls"] = calls
+                    .iter()
+                    .map(|c| {
+                        json!({"id": c["id"], "type": "function",
+                        "function": {"name": c["name"], "arguments": c["arguments"]}})
+                    })
+                    .collect();
+            }
+            if let Some(id) = m.get("tool_call_id") {
+                out["tool_call_id"] = id.clone();
+            }
+            out
+        })
+        .collect()
+}
+
+/// The trace as an Anthropic request: `system` and alternating turns with `tool_use` and
+/// `tool_result` blocks.
+pub fn to_anthropic(trace: &[Value]) -> (String, Vec<Value>) {
+    let mut system = String::new();
+    let mut turns: Vec<Value> = Vec::new();
+    for m in trace.iter().filter(|m| m["role"] != "exit") {
+        let text = m["content"].as_str().unwrap_or("");
+        let (role, blocks) = match m["role"].as_str().unwrap() {
+            "system" => {
+                system.push_str(text);
+                continue;
+            }
+            "assistant" => {
+                let mut b = Vec::new();
+                if !text.trim().is_empty() {
+                    b.push(json!({"type": "text", "text": text}));
+                }
+                for c in m
+                    .get("tool_calls")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let input: Value =
+                        serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
+                    b.push(json!({"type": "tool_use", "id": c["id"], "name": c["name"], "input": input}));
+                }
+                ("assistant", b)
+            }
+            "tool" => (
+                "user",
+                vec![
+                    json!({"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": text}),
+                ],
+            ),
+            _ => ("user", vec![json!({"type": "text", "text": text})]),
+        };
+        match turns.last_mut() {
+            Some(last) if last["role"] == role => {
+                last["content"].as_array_mut().unwrap().extend(blocks);
+            }
+            _ => turns.push(json!({"role": role, "content": blocks})),
+        }
+    }
+    (system, turns)
+}
+
+/// The trace as OpenAI Responses input items.
+pub fn to_responses(trace: &[Value]) -> Vec<Value> {
+    let mut items = Vec::new();
+    for m in trace.iter().filter(|m| m["role"] != "exit") {
+        let text = m["content"].as_str().unwrap_or("");
+        match m["role"].as_str().unwrap() {
+            "assistant" => {
+                if !text.trim().is_empty() {
+                    items.push(json!({"type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]}));
+                }
+                for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                    items.push(json!({"type": "function_call", "call_id": c["id"], "name": c["name"], "arguments": c["arguments"]}));
+                }
+            }
+            "tool" => items.push(json!({"type": "function_call_output", "call_id": m["tool_call_id"], "output": text})),
+            role => items.push(json!({"type": "message", "role": role, "content": text})),
+        }
+    }
+    items
+}
+
+/// The indexes at which a request is made: before each assistant message (the prefix
+/// `..i` is what the client sends).
+pub fn request_points(list: &[Value], is_reply: impl Fn(&Value) -> bool) -> Vec<usize> {
+    (1..list.len())
+        .filter(|&i| is_reply(&list[i]) && !is_reply(&list[i - 1]))
+        .collect()
+}
+
+/// The engine run directly on growing transcripts (what `favur-context replay` does):
+/// one history, each transcript's new messages appended, `prepare` before each request.
+pub struct Direct {
+    pub history: History,
+    compactor: Compactor<BuiltinSummarizer>,
+    rules: Rules,
+    recorded: usize,
+    pub compactions: usize,
+}
+
+impl Direct {
+    pub fn new() -> Direct {
+        Direct {
+            history: History::new(),
+            compactor: Compactor::with_summarizer(test_policy(), BuiltinSummarizer::default()),
+            rules: Rules::from_toml(favur_context_proxy::config::SHIPPED_RULES).unwrap(),
+            recorded: 0,
+            compactions: 0,
+        }
+    }
+
+    /// Records what `transcript` (in `format`) adds and prepares the next request.
+    pub fn step(&mut self, format: Format, transcript: &Value, overhead: u64) {
+        let options = ParseOptions {
+            keep_invalid_arguments: true,
+        };
+        let imported = parse_value(format, transcript, options)
+            .unwrap()
+            .classify(&self.rules)
+            .unwrap();
+        let new: Vec<NewEntry> = imported
+            .into_iter()
+            .skip(self.recorded)
+            .map(|m| {
+                if m.pin {
+                    NewEntry::pinned(m.classified)
+                } else {
+                    NewEntry::appended(m.classified)
+                }
+            })
+            .collect();
+        self.recorded += new.len();
+        if !new.is_empty() {
+            self.history.record(new).unwrap();
+        }
+        self.history.set_request_overhead_tokens(overhead);
+        let done = self.compactor.prepare(&mut self.history).unwrap();
+        self.compactions += usize::from(done.compacted());
+    }
+}
+
+/// Where two JSON values first differ, with both sides cut short (for assertions on
+/// whole requests, which are too long to print).
+pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    fn cut(v: &Value) -> String {
+        let s = v.to_string();
+        if s.chars().count() > 300 {
+            format!("{}…", s.chars().take(300).collect::<String>())
+        } else {
+            s
+        }
+    }
+    fn walk(a: &Value, b: &Value, path: &mut String) -> Option<String> {
+        match (a, b) {
+            (Value::Array(x), Value::Array(y)) => {
+                for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.truncate(len);
+                }
+                (x.len() != y.len()).then(|| format!("{path}: length {} vs {}", x.len(), y.len()))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                for k in x.keys().chain(y.keys()) {
+                    let len = path.len();
+                    path.push_str(&format!(".{k}"));
+                    let (p, q) = (
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                    );
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.truncate(len);
+                }
+                None
+            }
+            _ => (a != b).then(|| format!("{path}: {} vs {}", cut(a), cut(b))),
+        }
+    }
+    walk(a, b, &mut String::new())
+}

@@ -1,0 +1,180 @@
+//! Sessions: found by header or fingerprint, a rewound or edited transcript starts a new
+//! branch and leaves the recorded one as it was, and a proxy killed mid-run (SIGKILL)
+//! resumes every session from its store, sending exactly what it would have sent.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use common::{Direct, Upstream, request_points, start_proxy, test_policy, to_chat, trace};
+use favur_context::render::render_openai;
+use favur_context_proxy::config::StoreSpec;
+use favur_context_proxy::wire::Wire;
+use serde_json::{Value, json};
+
+async fn post(proxy: &str, body: &Value) -> Value {
+    let r = reqwest::Client::new()
+        .post(format!("{proxy}/v1/chat/completions"))
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
+}
+
+async fn sessions(proxy: &str) -> Vec<Value> {
+    let v: Value = reqwest::get(format!("{proxy}/favur/sessions"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    v.as_array().unwrap().clone()
+}
+
+fn msgs(texts: &[(&str, &str)]) -> Value {
+    Value::Array(
+        texts
+            .iter()
+            .map(|(r, c)| json!({"role": r, "content": c}))
+            .collect(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_transcript_starts_a_branch_and_the_recorded_one_continues() {
+    let upstream = Upstream::start().await;
+    let proxy = start_proxy(&upstream, StoreSpec::Memory).await;
+    let a = [
+        ("system", "sys"),
+        ("user", "fix the bug in parse()"),
+        ("assistant", "looking"),
+        ("user", "output: ok"),
+    ];
+    post(&proxy, &json!({"model": "m", "messages": msgs(&a[..2])})).await;
+    post(&proxy, &json!({"model": "m", "messages": msgs(&a)})).await;
+    // The client rewinds and edits the reply it got.
+    let b = [
+        a[0],
+        a[1],
+        ("assistant", "looking again"),
+        ("user", "output: fail"),
+    ];
+    post(&proxy, &json!({"model": "m", "messages": msgs(&b)})).await;
+    let s = sessions(&proxy).await;
+    assert_eq!(s.len(), 2, "{s:?}");
+    assert_eq!(
+        s[0]["session"], s[1]["session"],
+        "one session, fingerprinted by its first messages"
+    );
+    assert_eq!(
+        (s[0]["messages"].as_u64(), s[1]["messages"].as_u64()),
+        (Some(4), Some(4))
+    );
+    // The upstream got the edited transcript whole, the original one unchanged.
+    let seen = upstream.seen();
+    let last: Value = serde_json::from_slice(&seen[2].body).unwrap();
+    assert_eq!(last["messages"], msgs(&b));
+    // The first line goes on where it was.
+    let mut more = a.to_vec();
+    more.extend([("assistant", "done"), ("user", "thanks")]);
+    post(&proxy, &json!({"model": "m", "messages": msgs(&more)})).await;
+    let s = sessions(&proxy).await;
+    assert_eq!(
+        (s[0]["messages"].as_u64(), s[1]["messages"].as_u64()),
+        (Some(6), Some(4))
+    );
+    // Another task is another session; a named session is its own.
+    post(
+        &proxy,
+        &json!({"model": "m", "messages": msgs(&[("system", "sys"), ("user", "another task")])}),
+    )
+    .await;
+    assert_eq!(sessions(&proxy).await.len(), 3);
+}
+
+/// The proxy's binary, started on a free port; returns it and its URL.
+fn spawn(upstream: &str, store: &str, policy: &std::path::Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_favur-context-proxy"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--openai-upstream",
+            upstream,
+            "--anthropic-upstream",
+            upstream,
+        ])
+        .args(["--store", store, "--policy"])
+        .arg(policy)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    (child, url)
+}
+
+async fn resumes_after_sigkill(store: impl Fn(&std::path::Path) -> String) {
+    let Some(trace) = trace("django__django-14725") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&policy, test_policy().to_toml_string()).unwrap();
+    let store = store(dir.path());
+    let upstream = Upstream::start().await;
+    let chat = to_chat(&trace);
+    let points = request_points(&chat, |m| m["role"] == "assistant");
+    let (mut child, mut proxy) = spawn(&upstream.url, &store, &policy);
+    let (mut direct, mut expected, mut kills) = (Direct::new(), Vec::new(), 0);
+    for (n, &i) in points.iter().enumerate() {
+        if n > 0 && n % 15 == 0 {
+            child.kill().unwrap(); // SIGKILL
+            child.wait().unwrap();
+            kills += 1;
+            (child, proxy) = spawn(&upstream.url, &store, &policy);
+        }
+        let body = json!({"model": "m", "messages": &chat[..i]});
+        direct.step(Wire::Chat.format(&body), &body, 0);
+        expected.push(render_openai(&direct.history));
+        post(&proxy, &body).await;
+    }
+    let s = sessions(&proxy).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        kills >= 3 && direct.compactions >= 3,
+        "kills {kills}, compactions {}",
+        direct.compactions
+    );
+    assert_eq!(s.len(), 1, "one session across every restart: {s:?}");
+    assert_eq!(upstream.invalid(), Vec::<String>::new());
+    for (n, (seen, want)) in upstream.seen().iter().zip(&expected).enumerate() {
+        let got: Value = serde_json::from_slice(&seen.body).unwrap();
+        assert_eq!(
+            &got["messages"], want,
+            "request {n} differs from an uninterrupted run"
+        );
+    }
+    assert_eq!(upstream.seen().len(), expected.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_session_resumes_after_sigkill() {
+    resumes_after_sigkill(|d| format!("journal:{}", d.join("sessions").display())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_session_resumes_after_sigkill() {
+    resumes_after_sigkill(|d| format!("sqlite:{}", d.join("sessions.db").display())).await;
+}
