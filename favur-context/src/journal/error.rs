@@ -50,7 +50,7 @@ pub enum Corruption {
     #[error("a journal header after the first line")]
     UnexpectedHeader,
     /// A JSON value that is not an object with one key naming the record type.
-    #[error("not a record (an object with one key: `entry`, `batch` or `compaction`)")]
+    #[error("not a record (an object with one key: `entry`, `batch`, `keyed` or `compaction`)")]
     NotARecord,
     /// A record type this version does not know.
     #[error("unknown record type `{kind}`")]
@@ -124,6 +124,10 @@ pub enum Corruption {
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]
     EmptyBatch,
+    /// A keyed record whose idempotency key is empty, too long, or held by an earlier
+    /// record.
+    #[error("keyed record: {0}")]
+    Key(crate::history::KeyError),
 }
 
 pub(super) fn fmt_id(id: Option<EntryId>) -> String {
