@@ -70,6 +70,8 @@ use crate::tools::toolset::ToolSet;
 pub struct NewEntry {
     classified: Classified,
     pinned: bool,
+    /// The idempotency key of the write this entry starts ([`Store::record_once`]).
+    pub(crate) once: Option<Box<str>>,
 }
 
 impl NewEntry {
@@ -85,6 +87,7 @@ impl NewEntry {
         NewEntry {
             classified: message.into_classified(CallSite::caller()),
             pinned: false,
+            once: None,
         }
     }
 
@@ -99,6 +102,7 @@ impl NewEntry {
         NewEntry {
             classified: message.into_classified(CallSite::caller()),
             pinned: true,
+            once: None,
         }
     }
 
@@ -112,6 +116,7 @@ impl NewEntry {
         NewEntry {
             classified: history::tool_result::<T>(call_id.into(), output, CallSite::caller()),
             pinned: false,
+            once: None,
         }
     }
 
@@ -128,6 +133,7 @@ impl NewEntry {
         NewEntry {
             classified,
             pinned: false,
+            once: None,
         }
     }
 
@@ -208,6 +214,9 @@ pub enum RecordError {
     /// A checked compaction committed after the history changed; check it again.
     #[error("the history changed since the compaction was checked; check it again")]
     Stale,
+    /// A write whose idempotency key is empty or too long ([`Store::record_once`]).
+    #[error(transparent)]
+    Key(#[from] crate::history::KeyError),
 }
 
 /// Where a history reads back the originals it evicted from memory (see
@@ -301,6 +310,65 @@ pub trait Store {
     ///
     /// The store's error; then none of the entries was recorded.
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, Self::Error>;
+
+    /// Records `entries` as one write keyed by `key` (a provider reply id, a tool call
+    /// id, or one the caller makes), unless this session already holds a write with that
+    /// key: then nothing is written and the first id of that earlier write is returned.
+    /// The key is persisted with the write (one record, all or none), so it holds across
+    /// reopening. A write that failed with an unknown outcome
+    /// ([`StoreError::Uncertain`](crate::StoreError)) is retried safely: reopen the
+    /// store and call this again with the same key. An empty batch records nothing (the
+    /// next id), its key included.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; [`RecordError::Key`] (in the store's error) for an empty key or
+    /// one longer than [`MAX_KEY_BYTES`](crate::MAX_KEY_BYTES). Then nothing was
+    /// recorded.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History, NewEntry, Store};
+    /// let mut h = History::new();
+    /// h.pin(strict!(system: "sys"))?;
+    /// let reply = || vec![NewEntry::appended(fuzzy!(assistant: "Done."))];
+    /// let first = h.record_once("resp_abc", reply())?;
+    /// let again = h.record_once("resp_abc", reply())?; // a retry: nothing written
+    /// assert_eq!(again, first);
+    /// assert_eq!(h.len(), 2);
+    /// # Ok::<(), favur_context::RecordError>(())
+    /// ```
+    fn record_once(&mut self, key: &str, entries: Vec<NewEntry>) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        match self.history().recorded_with_key(key) {
+            Some(first) => Ok(first),
+            None => self.record(crate::history::keyed(key, entries)),
+        }
+    }
+
+    /// Appends a classified value keyed by `key`, once: see
+    /// [`record_once`](Store::record_once).
+    ///
+    /// # Errors
+    ///
+    /// As for [`record_once`](Store::record_once).
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Store};
+    /// let mut h = History::new();
+    /// let a = Store::append_once(&mut h, "call_7", fuzzy!(tool_result("call_7"): "ok"))?;
+    /// let b = Store::append_once(&mut h, "call_7", fuzzy!(tool_result("call_7"): "ok"))?;
+    /// assert_eq!((a, b, h.len()), (a, a, 1));
+    /// # Ok::<(), favur_context::RecordError>(())
+    /// ```
+    #[track_caller]
+    fn append_once<M: Classify>(&mut self, key: &str, message: M) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        self.record_once(key, vec![NewEntry::appended(message)])
+    }
 
     /// Applies a compaction record (written by the compactor, or by hand), all or
     /// nothing.
@@ -457,11 +525,9 @@ impl Store for History {
 
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, RecordError> {
         let first = self.next_id();
-        let drafted = self.draft(entries);
-        self.admits_all(&drafted)?;
-        for entry in drafted {
-            self.insert_drafted(entry)?;
-        }
+        let write = self.draft_write(entries);
+        self.admits_write(&write)?;
+        self.insert_write(write)?;
         Ok(first)
     }
 

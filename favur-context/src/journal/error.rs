@@ -51,7 +51,7 @@ pub enum Corruption {
     UnexpectedHeader,
     /// A JSON value that is not an object with one key naming the record type.
     #[error(
-        "not a record (an object with one key: `entry`, `batch`, `compaction` or `request_overhead`)"
+        "not a record (an object with one key: `entry`, `batch`, `keyed`, `compaction` or `request_overhead`)"
     )]
     NotARecord,
     /// A record type this version does not know.
@@ -132,6 +132,10 @@ pub enum Corruption {
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]
     EmptyBatch,
+    /// A keyed record whose idempotency key is empty, too long, or held by an earlier
+    /// record.
+    #[error("keyed record: {0}")]
+    Key(crate::history::KeyError),
 }
 
 pub(super) fn fmt_id(id: Option<EntryId>) -> String {

@@ -30,6 +30,11 @@ pub(crate) enum RecordOut<'a> {
     Entry(&'a Entry),
     /// Several entries recorded all or none: one line, so one write.
     Batch(&'a [Entry]),
+    /// One or more entries recorded all or none under an idempotency key.
+    Keyed {
+        key: &'a str,
+        entries: &'a [Entry],
+    },
     Compaction(&'a Compaction),
     /// The request overhead from here on (see
     /// [`History::set_request_overhead_tokens`](crate::History::set_request_overhead_tokens)).
@@ -45,6 +50,17 @@ pub(crate) struct RequestOverhead {
     pub(crate) tokens: u64,
 }
 
+impl<'a> RecordOut<'a> {
+    /// The record of one write: its entries, under its key if it has one.
+    pub(crate) fn of(entries: &'a [Entry], key: Option<&'a str>) -> RecordOut<'a> {
+        match (key, entries) {
+            (Some(key), entries) => RecordOut::Keyed { key, entries },
+            (None, [one]) => RecordOut::Entry(one),
+            (None, all) => RecordOut::Batch(all),
+        }
+    }
+}
+
 /// One line read.
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -52,6 +68,7 @@ pub(crate) enum RecordIn {
     Journal(#[allow(dead_code)] Value),
     Entry(Entry),
     Batch(Vec<Entry>),
+    Keyed { key: String, entries: Vec<Entry> },
     Compaction(Compaction),
     RequestOverhead(RequestOverhead),
 }
@@ -120,6 +137,20 @@ pub(super) fn diagnose(content: &[u8], error: &serde_json::Error) -> Corruption 
                     id: None,
                     message: error.to_string(),
                 }),
+        },
+        "keyed" => match inner.get("entries").and_then(Value::as_array) {
+            Some(entries) if inner.get("key").is_some_and(Value::is_string) => entries
+                .iter()
+                .find(|e| Entry::deserialize(*e).is_err())
+                .map(|e| diagnose_entry(e, error))
+                .unwrap_or_else(|| Corruption::InvalidEntry {
+                    id: None,
+                    message: error.to_string(),
+                }),
+            _ => Corruption::InvalidEntry {
+                id: None,
+                message: "a keyed record is not a string `key` and an array of `entries`".into(),
+            },
         },
         "compaction" => Corruption::InvalidCompaction {
             message: Compaction::deserialize(inner)

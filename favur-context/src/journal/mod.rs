@@ -16,6 +16,7 @@
 //! | first | `{"journal":{"format":1,"framing_tokens":4}}` | header: format version and the history's framing tokens |
 //! | then | `{"entry":{"id":0,"retention":"strict","tokens":5,"site":{...},"kind":"pinned","message":{...}}}` | an entry appended or pinned (`kind` is absent for an appended entry), exactly as [`Entry`](crate::Entry) serializes |
 //! | then | `{"batch":[{...entry...},{...entry...}]}` | several entries recorded all or none ([`Store::record`]), each as in an `entry` record |
+//! | then | `{"keyed":{"key":"resp_1","entries":[{...entry...}]}}` | one or more entries recorded all or none under an idempotency key ([`Store::record_once`]); a key appears once per journal |
 //! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`](crate::Compaction) applied, exactly as it serializes; its summaries carry their ids |
 //!
 //! Entry records carry ids 0, 1, 2, ... in order, except the ids taken by the summaries
@@ -469,25 +470,21 @@ impl Store for JournaledHistory {
             return Ok(first);
         }
         // Counting tokens runs the user's counter: a panic there changes nothing.
-        let drafted = self.history.draft(entries);
+        let write = self.history.draft_write(entries);
         self.history
-            .admits_all(&drafted)
+            .admits_write(&write)
             .map_err(|e| self.record_error(e))?;
-        let record = match drafted.as_slice() {
-            [one] => RecordOut::Entry(one),
-            all => RecordOut::Batch(all),
-        };
-        let at = self.writer.write(&record)?;
+        let at = self
+            .writer
+            .write(&RecordOut::of(&write.entries, write.key.as_deref()))?;
         if let Some(o) = &self.originals {
-            o.push(at, drafted.len());
+            o.push(at, write.entries.len());
         }
-        for entry in drafted {
-            if let Err(e) = self.history.insert_drafted(entry) {
-                // Drafted from this very history: cannot happen. If it did, memory is
-                // behind the file: stop writing.
-                self.writer.poison();
-                return Err(self.record_error(e));
-            }
+        if let Err(e) = self.history.insert_write(write) {
+            // Drafted from this very history: cannot happen. If it did, memory is
+            // behind the file: stop writing.
+            self.writer.poison();
+            return Err(self.record_error(e));
         }
         self.writer.settle();
         Ok(first)

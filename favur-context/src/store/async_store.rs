@@ -173,6 +173,68 @@ pub trait AsyncStore: Send {
         self.record(vec![entry])
     }
 
+    /// Records `entries` as one write keyed by `key`, unless the session already holds a
+    /// write with that key: then nothing is written and the future resolves to that
+    /// write's first id (see [`Store::record_once`]). Whether the key is held is read
+    /// when this is called; the store is borrowed until the write is awaited.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::record_once`].
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, AsyncStore, History, NewEntry};
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let mut h = History::new();
+    /// let reply = || vec![NewEntry::appended(fuzzy!(assistant: "Done."))];
+    /// let first = block_on(AsyncStore::record_once(&mut h, "resp_1", reply())).unwrap();
+    /// let again = block_on(AsyncStore::record_once(&mut h, "resp_1", reply())).unwrap();
+    /// assert_eq!((first, again, h.len()), (first, first, 1));
+    /// ```
+    fn record_once(
+        &mut self,
+        key: &str,
+        entries: Vec<NewEntry>,
+    ) -> impl Future<Output = Result<EntryId, Self::Error>> + Send
+    where
+        Self: Sized,
+    {
+        // `Err(first)`: held, nothing to write.
+        let write = match self.history().recorded_with_key(key) {
+            Some(first) => Err(first),
+            None => Ok(self.record(crate::history::keyed(key, entries))),
+        };
+        async move {
+            match write {
+                Ok(write) => write.await,
+                Err(first) => Ok(first),
+            }
+        }
+    }
+
+    /// Appends a classified value keyed by `key`, once: see
+    /// [`record_once`](AsyncStore::record_once).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::record_once`].
+    #[track_caller]
+    fn append_once<M: Classify>(
+        &mut self,
+        key: &str,
+        message: M,
+    ) -> impl Future<Output = Result<EntryId, Self::Error>> + Send
+    where
+        Self: Sized,
+    {
+        let entry = NewEntry::appended(message);
+        self.record_once(key, vec![entry])
+    }
+
     /// Pins a classified message (see [`History::pin`]).
     ///
     /// # Errors
