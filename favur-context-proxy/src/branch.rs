@@ -136,7 +136,7 @@ impl Branch {
         } else {
             u64::from(self.history().counter().count_text(&overhead))
         };
-        self.set_overhead(overhead);
+        self.set_overhead(overhead)?;
         let (report, usage_tokens) = self.prepare()?;
         self.requests += 1;
         self.compactions += u64::from(report.is_some());
@@ -160,13 +160,21 @@ impl Branch {
         }
     }
 
-    fn set_overhead(&mut self, tokens: u64) {
+    /// Sets the request overhead through the store: recorded by the journal and SQLite
+    /// (only when it changes), so a resumed session budgets as before.
+    fn set_overhead(&mut self, tokens: u64) -> Result<(), ProxyError> {
+        let name = &self.name;
+        let store = |e: &dyn std::fmt::Display| ProxyError::Store(format!("session {name}: {e}"));
         match &mut self.backing {
-            Backing::Memory(h) => h.set_request_overhead_tokens(tokens),
-            Backing::Journal(j) => j.set_request_overhead_tokens(tokens),
-            // SQLite sessions are budgeted without the tool definitions until the store
-            // carries the request overhead.
-            Backing::Sqlite(_) => {}
+            Backing::Memory(h) => {
+                Store::set_request_overhead_tokens(h, tokens).map_err(|e| store(&e))
+            }
+            Backing::Journal(j) => {
+                Store::set_request_overhead_tokens(j, tokens).map_err(|e| store(&e))
+            }
+            Backing::Sqlite(s) => {
+                Store::set_request_overhead_tokens(s, tokens).map_err(|e| store(&e))
+            }
         }
     }
 

@@ -48,7 +48,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (entries, open) = (history.history().len(), history.history().pending_calls());
             println!("resumed: {entries} entries, {} calls left open", open.len());
         }
-        history.set_request_overhead_tokens(tools.definitions_tokens(history.history().counter()));
+        history.budget_tools(&tools)?; // journaled once; the same value again writes nothing
         if let Some(report) = compactor.prepare_async(&mut history).await?.report {
             fallbacks += report.fallbacks.len();
             println!("{report}");

@@ -198,7 +198,10 @@ pub use history::encoding::Encoding;
 #[cfg(feature = "tiktoken")]
 pub use history::tiktoken::TiktokenCounter;
 pub use history::view::{ApplyError, Compaction, Edit, Form, Summary, View, ViewItem};
-pub use history::{CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, LoadError};
+pub use history::{
+    CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, KeyError, LoadError,
+    MAX_KEY_BYTES,
+};
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
 pub use journal::Faults;

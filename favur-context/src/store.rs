@@ -51,6 +51,7 @@ use crate::model::message::ToolCall;
 use crate::model::site::CallSite;
 use crate::tools::recall::RecallError;
 use crate::tools::tool::ClassifiedTool;
+use crate::tools::toolset::ToolSet;
 
 /// One entry to record: a classified value, appended or pinned. The only way in, so an
 /// unclassified value cannot reach a store.
@@ -69,6 +70,8 @@ use crate::tools::tool::ClassifiedTool;
 pub struct NewEntry {
     classified: Classified,
     pinned: bool,
+    /// The idempotency key of the write this entry starts ([`Store::record_once`]).
+    pub(crate) once: Option<Box<str>>,
 }
 
 impl NewEntry {
@@ -84,6 +87,7 @@ impl NewEntry {
         NewEntry {
             classified: message.into_classified(CallSite::caller()),
             pinned: false,
+            once: None,
         }
     }
 
@@ -98,6 +102,7 @@ impl NewEntry {
         NewEntry {
             classified: message.into_classified(CallSite::caller()),
             pinned: true,
+            once: None,
         }
     }
 
@@ -111,6 +116,7 @@ impl NewEntry {
         NewEntry {
             classified: history::tool_result::<T>(call_id.into(), output, CallSite::caller()),
             pinned: false,
+            once: None,
         }
     }
 
@@ -127,6 +133,7 @@ impl NewEntry {
         NewEntry {
             classified,
             pinned: false,
+            once: None,
         }
     }
 
@@ -207,6 +214,9 @@ pub enum RecordError {
     /// A checked compaction committed after the history changed; check it again.
     #[error("the history changed since the compaction was checked; check it again")]
     Stale,
+    /// A write whose idempotency key is empty or too long ([`Store::record_once`]).
+    #[error(transparent)]
+    Key(#[from] crate::history::KeyError),
 }
 
 /// Where a history reads back the originals it evicted from memory (see
@@ -241,8 +251,9 @@ pub trait Originals: Send + Sync {
 ///
 /// # Design
 ///
-/// A store persists two kinds of records, entries and compactions, and nothing else: the
-/// compactor turns a plan and its summaries into a [`Compaction`] record and hands it to
+/// A store persists entries and compactions, and besides them only the request overhead
+/// ([`Store::set_request_overhead_tokens`], a record that takes no id): the compactor
+/// turns a plan and its summaries into a [`Compaction`] record and hands it to
 /// [`Store::apply`]; appends, pins and tool results are [`NewEntry`] batches handed to
 /// [`Store::record`]. The rules (next ids, token counts, the view a compaction derives,
 /// which originals stay in memory) live in [`History`] alone: a store drafts
@@ -300,6 +311,65 @@ pub trait Store {
     /// The store's error; then none of the entries was recorded.
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, Self::Error>;
 
+    /// Records `entries` as one write keyed by `key` (a provider reply id, a tool call
+    /// id, or one the caller makes), unless this session already holds a write with that
+    /// key: then nothing is written and the first id of that earlier write is returned.
+    /// The key is persisted with the write (one record, all or none), so it holds across
+    /// reopening. A write that failed with an unknown outcome
+    /// ([`StoreError::Uncertain`](crate::StoreError)) is retried safely: reopen the
+    /// store and call this again with the same key. An empty batch records nothing (the
+    /// next id), its key included.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; [`RecordError::Key`] (in the store's error) for an empty key or
+    /// one longer than [`MAX_KEY_BYTES`](crate::MAX_KEY_BYTES). Then nothing was
+    /// recorded.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History, NewEntry, Store};
+    /// let mut h = History::new();
+    /// h.pin(strict!(system: "sys"))?;
+    /// let reply = || vec![NewEntry::appended(fuzzy!(assistant: "Done."))];
+    /// let first = h.record_once("resp_abc", reply())?;
+    /// let again = h.record_once("resp_abc", reply())?; // a retry: nothing written
+    /// assert_eq!(again, first);
+    /// assert_eq!(h.len(), 2);
+    /// # Ok::<(), favur_context::RecordError>(())
+    /// ```
+    fn record_once(&mut self, key: &str, entries: Vec<NewEntry>) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        match self.history().recorded_with_key(key) {
+            Some(first) => Ok(first),
+            None => self.record(crate::history::keyed(key, entries)),
+        }
+    }
+
+    /// Appends a classified value keyed by `key`, once: see
+    /// [`record_once`](Store::record_once).
+    ///
+    /// # Errors
+    ///
+    /// As for [`record_once`](Store::record_once).
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Store};
+    /// let mut h = History::new();
+    /// let a = Store::append_once(&mut h, "call_7", fuzzy!(tool_result("call_7"): "ok"))?;
+    /// let b = Store::append_once(&mut h, "call_7", fuzzy!(tool_result("call_7"): "ok"))?;
+    /// assert_eq!((a, b, h.len()), (a, a, 1));
+    /// # Ok::<(), favur_context::RecordError>(())
+    /// ```
+    #[track_caller]
+    fn append_once<M: Classify>(&mut self, key: &str, message: M) -> Result<EntryId, Self::Error>
+    where
+        Self: Sized,
+    {
+        self.record_once(key, vec![NewEntry::appended(message)])
+    }
+
     /// Applies a compaction record (written by the compactor, or by hand), all or
     /// nothing.
     ///
@@ -331,6 +401,55 @@ pub trait Store {
     /// ```
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), Self::Error> {
         self.apply(checked.into_compaction())
+    }
+
+    /// Sets the tokens every request carries beyond its messages (the tool definitions,
+    /// fixed instructions sent outside the history): counted in
+    /// [`usage_tokens`](History::usage_tokens), so the tiers and the limit see them (see
+    /// [`History::set_request_overhead_tokens`]). A durable store records it (a
+    /// `request_overhead` record, taking no id) so a reopened session budgets the same; a
+    /// value equal to the current one writes nothing, so setting it after every open is
+    /// free. The output reserve is the policy's
+    /// ([`Policy::reserve_output_tokens`](crate::Policy::reserve_output_tokens)), applied
+    /// by the compactor alike on every store.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then the overhead is unchanged.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History, Store};
+    /// fn budget<S: Store>(store: &mut S) -> Result<u64, S::Error> {
+    ///     store.append(fuzzy!(user: "hi"))?;
+    ///     let before = store.history().usage_tokens();
+    ///     Store::set_request_overhead_tokens(store, 291)?;
+    ///     Ok(store.history().usage_tokens() - before)
+    /// }
+    /// assert_eq!(budget(&mut History::new()).unwrap(), 291);
+    /// ```
+    fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), Self::Error>;
+
+    /// Sets the request overhead to what `tools`' definitions cost with this history's
+    /// counter ([`ToolSet::definitions_tokens`](crate::ToolSet::definitions_tokens)), as
+    /// [`set_request_overhead_tokens`](Store::set_request_overhead_tokens) does, and
+    /// returns it.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then the overhead is unchanged.
+    ///
+    /// ```
+    /// use favur_context::{History, Retention, Store, ToolSet};
+    /// let tools = ToolSet::new(Retention::Strict).with_recall(Retention::Fuzzy).unwrap();
+    /// let mut h = History::new();
+    /// let tokens = Store::budget_tools(&mut h, &tools).unwrap();
+    /// assert!(tokens > 50);
+    /// assert_eq!(h.usage_tokens(), tokens);
+    /// ```
+    fn budget_tools(&mut self, tools: &ToolSet) -> Result<u64, Self::Error> {
+        let tokens = tools.definitions_tokens(self.history().counter());
+        self.set_request_overhead_tokens(tokens)?;
+        Ok(tokens)
     }
 
     /// Appends a classified value (see [`History::append`]) and returns its id.
@@ -406,11 +525,9 @@ impl Store for History {
 
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, RecordError> {
         let first = self.next_id();
-        let drafted = self.draft(entries);
-        self.admits_all(&drafted)?;
-        for entry in drafted {
-            self.insert_drafted(entry)?;
-        }
+        let write = self.draft_write(entries);
+        self.admits_write(&write)?;
+        self.insert_write(write)?;
         Ok(first)
     }
 
@@ -420,6 +537,11 @@ impl Store for History {
 
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), RecordError> {
         self.commit(checked)
+    }
+
+    fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), RecordError> {
+        History::set_request_overhead_tokens(self, tokens);
+        Ok(())
     }
 }
 

@@ -66,11 +66,15 @@ fn a_journal_written_by_0_1_0_opens_to_the_same_history() {
     assert_eq!(id, EntryId(50));
     let mut c = Compactor::new(Policy::for_window(2_000).unwrap());
     c.compact_at(&mut h, 1).unwrap();
+    // An old journal holds no request overhead: it opens with 0, and records one.
+    assert_eq!(h.history().request_overhead_tokens(), 0);
+    h.set_request_overhead_tokens(120).unwrap();
     let view = h.history().view().clone();
     drop(h);
     let h = JournaledHistory::open(&path).unwrap();
     assert!(h.report().is_clean());
     assert_eq!(h.history().view(), &view);
+    assert_eq!(h.history().request_overhead_tokens(), 120);
     assert_eq!(
         h.history().recall(id).unwrap().message().text(),
         "written by today's code"

@@ -5,6 +5,8 @@
 
 #[path = "stores/agent.rs"]
 mod agent;
+#[path = "stores/budget.rs"]
+mod budget;
 mod common;
 #[cfg(feature = "postgres")]
 #[path = "stores/postgres.rs"]

@@ -8,10 +8,12 @@ pub(crate) mod account;
 #[cfg(feature = "bpe-openai")]
 pub(crate) mod bpe;
 mod calls;
+mod copy;
 #[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
 pub(crate) mod encoding;
 mod json;
 mod newest;
+mod once;
 mod records;
 mod result_ids;
 mod summary;
@@ -40,6 +42,8 @@ use crate::tools::recall::RecallError;
 use crate::tools::tool::ClassifiedTool;
 
 pub use json::{CounterChange, LoadError};
+pub use once::{KeyError, MAX_KEY_BYTES};
+pub(crate) use once::{Write, keyed};
 pub use records::CheckedCompaction;
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).
@@ -95,6 +99,8 @@ pub struct History {
     /// What rendering adds while repairing the pairing of the view, kept up to date.
     repairs: forms::Repairs,
     compactions: Vec<Compaction>,
+    /// The idempotency keys of keyed writes ([`Store::record_once`](crate::Store::record_once)).
+    keys: once::Keys,
     counter: Arc<dyn TokenCounter>,
     /// What a summary block costs beyond its text, by this counter (see
     /// [`forms::summary_frame_cost`]), counted once.
@@ -131,6 +137,7 @@ impl Clone for History {
             repairs: self.repairs.clone(),
             view: self.view.clone(),
             compactions: self.compactions.clone(),
+            keys: self.keys.clone(),
             counter: Arc::clone(&self.counter),
             summary_frame: self.summary_frame.clone(),
             framing: self.framing,
@@ -209,6 +216,7 @@ impl History {
             repairs: forms::Repairs::default(),
             view: View::default(),
             compactions: Vec::new(),
+            keys: once::Keys::default(),
             counter,
             summary_frame: std::sync::OnceLock::new(),
             framing: DEFAULT_FRAMING_TOKENS,
@@ -502,34 +510,6 @@ impl History {
                 next: self.next_id(),
             }),
         }
-    }
-
-    /// A copy with every original in memory (evicted ones read back), detached from the
-    /// [`Originals`] reader: e.g. to export a journaled history with
-    /// [`to_json`](History::to_json).
-    ///
-    /// ```
-    /// use favur_context::{fuzzy, History};
-    /// let mut h = History::new();
-    /// h.append(fuzzy!(user: "x"));
-    /// assert_eq!(h.full_copy().unwrap().entries(), h.entries());
-    /// ```
-    pub fn full_copy(&self) -> Result<History, RecallError> {
-        let mut full = self.clone();
-        full.originals = None;
-        if full.entries.len() as u64 == full.next {
-            return Ok(full);
-        }
-        let mut held = std::mem::take(&mut full.entries).into_iter().peekable();
-        let mut all = Vec::with_capacity(self.len());
-        for id in (0..self.next).map(EntryId) {
-            match held.next_if(|e| e.id == id) {
-                Some(e) => all.push(e),
-                None => all.push(self.recall(id)?.into_owned()),
-            }
-        }
-        full.entries = all;
-        Ok(full)
     }
 
     /// Number of entries recorded (including pinned entries and summaries), whether or

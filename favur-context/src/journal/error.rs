@@ -50,7 +50,9 @@ pub enum Corruption {
     #[error("a journal header after the first line")]
     UnexpectedHeader,
     /// A JSON value that is not an object with one key naming the record type.
-    #[error("not a record (an object with one key: `entry`, `batch` or `compaction`)")]
+    #[error(
+        "not a record (an object with one key: `entry`, `batch`, `keyed`, `compaction` or `request_overhead`)"
+    )]
     NotARecord,
     /// A record type this version does not know.
     #[error("unknown record type `{kind}`")]
@@ -83,6 +85,12 @@ pub enum Corruption {
     /// A compaction record that is malformed.
     #[error("malformed compaction: {message}")]
     InvalidCompaction {
+        /// What is wrong.
+        message: String,
+    },
+    /// A request overhead record that is malformed.
+    #[error("malformed request overhead record: {message}")]
+    InvalidRequestOverhead {
         /// What is wrong.
         message: String,
     },
@@ -124,6 +132,10 @@ pub enum Corruption {
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]
     EmptyBatch,
+    /// A keyed record whose idempotency key is empty, too long, or held by an earlier
+    /// record.
+    #[error("keyed record: {0}")]
+    Key(crate::history::KeyError),
 }
 
 pub(super) fn fmt_id(id: Option<EntryId>) -> String {

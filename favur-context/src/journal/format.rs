@@ -30,7 +30,35 @@ pub(crate) enum RecordOut<'a> {
     Entry(&'a Entry),
     /// Several entries recorded all or none: one line, so one write.
     Batch(&'a [Entry]),
+    /// One or more entries recorded all or none under an idempotency key.
+    Keyed {
+        key: &'a str,
+        entries: &'a [Entry],
+    },
     Compaction(&'a Compaction),
+    /// The request overhead from here on (see
+    /// [`History::set_request_overhead_tokens`](crate::History::set_request_overhead_tokens)).
+    RequestOverhead(RequestOverhead),
+}
+
+/// The tokens every request carries beyond its messages, as a record
+/// (`{"request_overhead":{"tokens":291}}`): it takes no id, and replaying it sets the
+/// history's overhead, so a reopened store budgets as the one that wrote it. Journals and
+/// rows written before it existed hold none and reopen with 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RequestOverhead {
+    pub(crate) tokens: u64,
+}
+
+impl<'a> RecordOut<'a> {
+    /// The record of one write: its entries, under its key if it has one.
+    pub(crate) fn of(entries: &'a [Entry], key: Option<&'a str>) -> RecordOut<'a> {
+        match (key, entries) {
+            (Some(key), entries) => RecordOut::Keyed { key, entries },
+            (None, [one]) => RecordOut::Entry(one),
+            (None, all) => RecordOut::Batch(all),
+        }
+    }
 }
 
 /// One line read.
@@ -40,7 +68,9 @@ pub(crate) enum RecordIn {
     Journal(#[allow(dead_code)] Value),
     Entry(Entry),
     Batch(Vec<Entry>),
+    Keyed { key: String, entries: Vec<Entry> },
     Compaction(Compaction),
+    RequestOverhead(RequestOverhead),
 }
 
 pub(super) enum LineError {
@@ -108,6 +138,20 @@ pub(super) fn diagnose(content: &[u8], error: &serde_json::Error) -> Corruption 
                     message: error.to_string(),
                 }),
         },
+        "keyed" => match inner.get("entries").and_then(Value::as_array) {
+            Some(entries) if inner.get("key").is_some_and(Value::is_string) => entries
+                .iter()
+                .find(|e| Entry::deserialize(*e).is_err())
+                .map(|e| diagnose_entry(e, error))
+                .unwrap_or_else(|| Corruption::InvalidEntry {
+                    id: None,
+                    message: error.to_string(),
+                }),
+            _ => Corruption::InvalidEntry {
+                id: None,
+                message: "a keyed record is not a string `key` and an array of `entries`".into(),
+            },
+        },
         "compaction" => Corruption::InvalidCompaction {
             message: Compaction::deserialize(inner)
                 .err()
@@ -115,6 +159,9 @@ pub(super) fn diagnose(content: &[u8], error: &serde_json::Error) -> Corruption 
                 .unwrap_or_else(|| error.to_string()),
         },
         "journal" => Corruption::UnexpectedHeader,
+        "request_overhead" => Corruption::InvalidRequestOverhead {
+            message: error.to_string(),
+        },
         other => Corruption::UnknownRecord {
             kind: other.to_owned(),
         },

@@ -16,6 +16,7 @@
 //! | first | `{"journal":{"format":1,"framing_tokens":4}}` | header: format version and the history's framing tokens |
 //! | then | `{"entry":{"id":0,"retention":"strict","tokens":5,"site":{...},"kind":"pinned","message":{...}}}` | an entry appended or pinned (`kind` is absent for an appended entry), exactly as [`Entry`](crate::Entry) serializes |
 //! | then | `{"batch":[{...entry...},{...entry...}]}` | several entries recorded all or none ([`Store::record`]), each as in an `entry` record |
+//! | then | `{"keyed":{"key":"resp_1","entries":[{...entry...}]}}` | one or more entries recorded all or none under an idempotency key ([`Store::record_once`]); a key appears once per journal |
 //! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`](crate::Compaction) applied, exactly as it serializes; its summaries carry their ids |
 //!
 //! Entry records carry ids 0, 1, 2, ... in order, except the ids taken by the summaries
@@ -80,7 +81,7 @@ use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
 use crate::store::{NewEntry, Store};
-pub(crate) use format::{Header, RecordOut};
+pub(crate) use format::{Header, RecordOut, RequestOverhead};
 use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -344,20 +345,36 @@ impl JournaledHistory {
     }
 
     /// Sets the tokens every request carries beyond its messages (the tool definitions):
-    /// see [`History::set_request_overhead_tokens`]. A setting of this process, not a
-    /// record: set it again after opening.
+    /// see [`History::set_request_overhead_tokens`]. Journaled as a `request_overhead`
+    /// record (one line, taking no id), so a reopened journal budgets the same; a value
+    /// equal to the current one writes nothing.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::record`]; then the overhead is unchanged.
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-ovh-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
     /// let mut h = favur_context::JournaledHistory::open(&path)?;
-    /// h.set_request_overhead_tokens(300);
+    /// h.set_request_overhead_tokens(300)?;
     /// assert_eq!(h.history().usage_tokens(), 300);
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
+    /// drop(h);
+    /// let again = favur_context::JournaledHistory::open(&path)?;
+    /// assert_eq!(again.history().request_overhead_tokens(), 300);
+    /// # drop(again); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::JournalError>(())
     /// ```
-    pub fn set_request_overhead_tokens(&mut self, tokens: u64) {
+    pub fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), JournalError> {
+        self.writer.usable()?;
+        if self.history.request_overhead_tokens() == tokens {
+            return Ok(());
+        }
+        let record = RecordOut::RequestOverhead(RequestOverhead { tokens });
+        self.writer.write(&record)?;
         self.history.set_request_overhead_tokens(tokens);
+        self.writer.settle();
+        Ok(())
     }
 
     /// What opening found: whether the journal is new, how many records were loaded, a
@@ -453,25 +470,21 @@ impl Store for JournaledHistory {
             return Ok(first);
         }
         // Counting tokens runs the user's counter: a panic there changes nothing.
-        let drafted = self.history.draft(entries);
+        let write = self.history.draft_write(entries);
         self.history
-            .admits_all(&drafted)
+            .admits_write(&write)
             .map_err(|e| self.record_error(e))?;
-        let record = match drafted.as_slice() {
-            [one] => RecordOut::Entry(one),
-            all => RecordOut::Batch(all),
-        };
-        let at = self.writer.write(&record)?;
+        let at = self
+            .writer
+            .write(&RecordOut::of(&write.entries, write.key.as_deref()))?;
         if let Some(o) = &self.originals {
-            o.push(at, drafted.len());
+            o.push(at, write.entries.len());
         }
-        for entry in drafted {
-            if let Err(e) = self.history.insert_drafted(entry) {
-                // Drafted from this very history: cannot happen. If it did, memory is
-                // behind the file: stop writing.
-                self.writer.poison();
-                return Err(self.record_error(e));
-            }
+        if let Err(e) = self.history.insert_write(write) {
+            // Drafted from this very history: cannot happen. If it did, memory is
+            // behind the file: stop writing.
+            self.writer.poison();
+            return Err(self.record_error(e));
         }
         self.writer.settle();
         Ok(first)
@@ -510,6 +523,10 @@ impl Store for JournaledHistory {
         }
         self.writer.settle();
         Ok(())
+    }
+
+    fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), JournalError> {
+        JournaledHistory::set_request_overhead_tokens(self, tokens)
     }
 }
 

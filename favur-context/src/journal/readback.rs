@@ -126,12 +126,14 @@ impl Originals for FileOriginals {
 pub(crate) fn find_entry(record: RecordIn, id: EntryId) -> Option<Entry> {
     match record {
         RecordIn::Entry(e) => (e.id == id).then_some(e),
-        RecordIn::Batch(entries) => entries.into_iter().find(|e| e.id == id),
+        RecordIn::Batch(entries) | RecordIn::Keyed { entries, .. } => {
+            entries.into_iter().find(|e| e.id == id)
+        }
         RecordIn::Compaction(c) => c.edits.into_iter().find_map(|edit| match edit {
             Edit::Summarize { summary } if summary.id() == id => summary.into_entry(),
             _ => None,
         }),
-        RecordIn::Journal(_) => None,
+        RecordIn::Journal(_) | RecordIn::RequestOverhead(_) => None,
     }
 }
 

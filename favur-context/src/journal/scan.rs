@@ -9,7 +9,7 @@ use super::format::{LineError, RecordIn, diagnose, header};
 use super::options::{OpenOptions, TornTail};
 use super::readback::Locator;
 use crate::history::History;
-use crate::model::entry::EntryId;
+use crate::model::entry::{Entry, EntryId};
 use crate::store::RecordError;
 
 /// A damaged line found while reading.
@@ -212,28 +212,12 @@ pub(crate) fn apply_record(history: &mut History, record: RecordIn) -> Result<us
             history.insert(entry).map_err(corruption)?;
             Ok(1)
         }
-        RecordIn::Batch(entries) => {
-            if entries.is_empty() {
-                return Err(Corruption::EmptyBatch);
-            }
-            // Check every entry before recording any: a batch is all or nothing.
-            for (i, entry) in entries.iter().enumerate() {
-                let expected = EntryId(history.next_id().0.saturating_add(i as u64));
-                if entry.id != expected {
-                    return Err(corruption(RecordError::IdOrder {
-                        expected,
-                        found: entry.id,
-                    }));
-                }
-                if entry.kind.is_summary() {
-                    return Err(corruption(RecordError::Summary { id: entry.id }));
-                }
-            }
-            history.admits_all(&entries).map_err(corruption)?;
-            let n = entries.len();
-            for entry in entries {
-                history.insert(entry).map_err(corruption)?;
-            }
+        RecordIn::Batch(entries) => apply_entries(history, entries),
+        RecordIn::Keyed { key, entries } => {
+            history.admits_key(&key).map_err(|e| corruption(e.into()))?;
+            let first = history.next_id();
+            let n = apply_entries(history, entries)?;
+            history.note_key(&key, first);
             Ok(n)
         }
         RecordIn::Compaction(compaction) => {
@@ -242,7 +226,36 @@ pub(crate) fn apply_record(history: &mut History, record: RecordIn) -> Result<us
             history.commit(checked).map_err(corruption)?;
             Ok(n)
         }
+        RecordIn::RequestOverhead(overhead) => {
+            history.set_request_overhead_tokens(overhead.tokens);
+            Ok(0)
+        }
     }
+}
+
+/// Applies the entries of one batch record: every one checked before any is recorded.
+fn apply_entries(history: &mut History, entries: Vec<Entry>) -> Result<usize, Corruption> {
+    if entries.is_empty() {
+        return Err(Corruption::EmptyBatch);
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        let expected = EntryId(history.next_id().0.saturating_add(i as u64));
+        if entry.id != expected {
+            return Err(corruption(RecordError::IdOrder {
+                expected,
+                found: entry.id,
+            }));
+        }
+        if entry.kind.is_summary() {
+            return Err(corruption(RecordError::Summary { id: entry.id }));
+        }
+    }
+    history.admits_all(&entries).map_err(corruption)?;
+    let n = entries.len();
+    for entry in entries {
+        history.insert(entry).map_err(corruption)?;
+    }
+    Ok(n)
 }
 
 /// The damage a record that does not apply is.
@@ -253,6 +266,7 @@ fn corruption(e: RecordError) -> Corruption {
         RecordError::Summary { id } => Corruption::UnexpectedSummary { id },
         RecordError::CallId { id, problem } => Corruption::CallId { id, problem },
         RecordError::Part { id, problem } => Corruption::Part { id, problem },
+        RecordError::Key(problem) => Corruption::Key(problem),
         // A compaction checked just now is committed just now.
         RecordError::Stale => Corruption::InvalidCompaction {
             message: e.to_string(),

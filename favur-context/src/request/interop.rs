@@ -130,7 +130,7 @@ pub mod async_openai {
 /// ```
 pub mod async_openai_responses {
     use ::async_openai::types::responses::InputItem;
-    use serde_json::{Value, json};
+    use serde_json::Value;
 
     /// async-openai's Responses types, re-exported.
     pub use ::async_openai::types::responses as types;
@@ -139,25 +139,6 @@ pub mod async_openai_responses {
     use crate::History;
     use crate::import::{self, Classifier, Format, ImportError, ImportReport, ParseOptions};
     use crate::request::render::render_responses;
-
-    /// An assistant `message` item as async-openai holds it: with an id, an output
-    /// message (`status: completed`, no annotations); without one, an easy message with
-    /// its texts joined by newlines.
-    fn fit(mut item: Value) -> Value {
-        if item["type"] != "message" || item["role"] != "assistant" {
-            return item;
-        }
-        let parts = item["content"].as_array().cloned().unwrap_or_default();
-        if item.get("id").is_some() {
-            item["status"] = json!("completed");
-            for part in item["content"].as_array_mut().into_iter().flatten() {
-                part["annotations"] = json!([]);
-            }
-            return item;
-        }
-        let texts: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
-        json!({"type": "message", "role": "assistant", "content": texts.join("\n")})
-    }
 
     /// The current view rendered by [`render_responses`] as async-openai input items
     /// (the `input` of a `CreateResponse`), with the same guarantees.
@@ -178,7 +159,7 @@ pub mod async_openai_responses {
             .into_iter()
             .enumerate()
             .map(|(index, item)| {
-                serde_json::from_value(fit(item)).map_err(|e| InteropError {
+                serde_json::from_value(item).map_err(|e| InteropError {
                     index,
                     message: e.to_string(),
                 })

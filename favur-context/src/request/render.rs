@@ -78,7 +78,7 @@ pub use breakpoints::{BlockAt, CachePlacement, render_anthropic_cached};
 pub use cache::Renderer;
 pub use count::request_tokens;
 pub(crate) use gemini::SYNTHESIZED_IDS;
-pub use gemini::render_gemini;
+pub use gemini::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini, render_gemini_with};
 pub use responses::ITEM_IDS_EXTENSION;
 
 pub use crate::request::forms::{
@@ -227,7 +227,8 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
 ///
 /// Pinned system entries are `system` message items first; user messages are `message`
 /// items (`input_text`, `input_image`, `input_file`); an assistant message is its
-/// `reasoning` items (OpenAI reasoning only), `message` items (`output_text`) and
+/// `reasoning` items (OpenAI reasoning only), `message` items (an easy input message
+/// per text, or with the API's item id the output message it was) and
 /// `function_call` items in its own order, each call followed by its
 /// `function_call_output`. Call ids are unique across the request. See
 /// `docs/formats.md` for every rule.

@@ -25,9 +25,11 @@ use serde_json::{Map, Value};
 mod anthropic;
 mod anthropic_blocks;
 mod chat_parts;
+mod media_types;
 mod responses;
 pub use anthropic::{validate_anthropic, validate_anthropic_strict};
 pub use anthropic_blocks::{DOCUMENT_MEDIA_TYPES, IMAGE_MEDIA_TYPES};
+pub use media_types::{GEMINI_IMAGE_MEDIA_TYPES, OPENAI_IMAGE_MEDIA_TYPES};
 pub use responses::validate_responses_strict;
 
 /// A rule of a request format that a request breaks.

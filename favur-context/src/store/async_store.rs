@@ -10,6 +10,7 @@ use crate::model::entry::EntryId;
 use crate::model::message::ToolCall;
 use crate::store::{NewEntry, Store};
 use crate::tools::tool::ClassifiedTool;
+use crate::tools::toolset::ToolSet;
 
 /// A history that records with awaited writes: the `PgStore` (feature `postgres`), and
 /// every [`Store`] that is `Send` (the in-memory [`History`], the
@@ -98,6 +99,50 @@ pub trait AsyncStore: Send {
         self.apply(checked.into_compaction())
     }
 
+    /// Sets the tokens every request carries beyond its messages (the tool definitions),
+    /// recorded by a durable store so a reopened session budgets the same; a value equal
+    /// to the current one writes nothing. See [`Store::set_request_overhead_tokens`].
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then the overhead is unchanged.
+    fn set_request_overhead_tokens(
+        &mut self,
+        tokens: u64,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+
+    /// Sets the request overhead to what `tools`' definitions cost with this history's
+    /// counter ([`ToolSet::definitions_tokens`]) and resolves to it (see
+    /// [`Store::budget_tools`]).
+    ///
+    /// # Errors
+    ///
+    /// The store's error; then the overhead is unchanged.
+    ///
+    /// ```
+    /// use favur_context::{AsyncStore, History, Retention, ToolSet};
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let tools = ToolSet::new(Retention::Strict).with_recall(Retention::Fuzzy).unwrap();
+    /// let mut h = History::new();
+    /// let tokens = block_on(AsyncStore::budget_tools(&mut h, &tools)).unwrap();
+    /// assert_eq!(h.request_overhead_tokens(), tokens);
+    /// ```
+    fn budget_tools(
+        &mut self,
+        tools: &ToolSet,
+    ) -> impl Future<Output = Result<u64, Self::Error>> + Send
+    where
+        Self: Sized,
+    {
+        let tokens = tools.definitions_tokens(AsyncStore::history(self).counter());
+        let write = self.set_request_overhead_tokens(tokens);
+        async move { write.await.map(|()| tokens) }
+    }
+
     /// Appends a classified value (see [`History::append`]); the call site is this call's.
     ///
     /// # Errors
@@ -126,6 +171,68 @@ pub trait AsyncStore: Send {
     {
         let entry = NewEntry::appended(message);
         self.record(vec![entry])
+    }
+
+    /// Records `entries` as one write keyed by `key`, unless the session already holds a
+    /// write with that key: then nothing is written and the future resolves to that
+    /// write's first id (see [`Store::record_once`]). Whether the key is held is read
+    /// when this is called; the store is borrowed until the write is awaited.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::record_once`].
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, AsyncStore, History, NewEntry};
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let mut h = History::new();
+    /// let reply = || vec![NewEntry::appended(fuzzy!(assistant: "Done."))];
+    /// let first = block_on(AsyncStore::record_once(&mut h, "resp_1", reply())).unwrap();
+    /// let again = block_on(AsyncStore::record_once(&mut h, "resp_1", reply())).unwrap();
+    /// assert_eq!((first, again, h.len()), (first, first, 1));
+    /// ```
+    fn record_once(
+        &mut self,
+        key: &str,
+        entries: Vec<NewEntry>,
+    ) -> impl Future<Output = Result<EntryId, Self::Error>> + Send
+    where
+        Self: Sized,
+    {
+        // `Err(first)`: held, nothing to write.
+        let write = match self.history().recorded_with_key(key) {
+            Some(first) => Err(first),
+            None => Ok(self.record(crate::history::keyed(key, entries))),
+        };
+        async move {
+            match write {
+                Ok(write) => write.await,
+                Err(first) => Ok(first),
+            }
+        }
+    }
+
+    /// Appends a classified value keyed by `key`, once: see
+    /// [`record_once`](AsyncStore::record_once).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::record_once`].
+    #[track_caller]
+    fn append_once<M: Classify>(
+        &mut self,
+        key: &str,
+        message: M,
+    ) -> impl Future<Output = Result<EntryId, Self::Error>> + Send
+    where
+        Self: Sized,
+    {
+        let entry = NewEntry::appended(message);
+        self.record_once(key, vec![entry])
     }
 
     /// Pins a classified message (see [`History::pin`]).
@@ -223,6 +330,10 @@ impl<S: Store + Send> AsyncStore for S {
 
     async fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), S::Error> {
         Store::apply_checked(self, checked)
+    }
+
+    async fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), S::Error> {
+        Store::set_request_overhead_tokens(self, tokens)
     }
 }
 

@@ -6,11 +6,13 @@ use std::io::{self, Write};
 
 use crate::history::History;
 use crate::history::view::Edit;
-use crate::journal::{Header, JOURNAL_FORMAT, RecordOut};
-use crate::model::entry::Entry;
+use crate::journal::{Header, JOURNAL_FORMAT, RecordOut, RequestOverhead};
+use crate::model::entry::{Entry, EntryId};
+use std::collections::HashMap;
 
 /// Writes `history` to `out` as a journal (format [`JOURNAL_FORMAT`]): the header, each
-/// entry as an `entry` record and each compaction as a `compaction` record, in an order
+/// entry as an `entry` record (a `keyed` one for the first entry of a keyed write, so
+/// its idempotency key is kept) and each compaction as a `compaction` record, in an order
 /// that replays to the same history and view, ids included. Evicted originals are read
 /// back ([`History::full_copy`]). A database store exports its own rows exactly with its
 /// `export_journal`; the `favur-context replay` and `audit` tools read the result.
@@ -47,6 +49,8 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
         .iter()
         .filter(|e| !e.kind.is_summary())
         .collect();
+    let keys = full.keys_by_first_id();
+    let record = |entry| keyed_or_not(&keys, entry);
     let mut written = 0usize;
     let mut floor = 0u64;
     for compaction in full.compactions() {
@@ -60,7 +64,7 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
         let at = at.max().unwrap_or(0).max(floor);
         floor = at;
         while written < entries.len() && entries[written].id.0 < at {
-            line(&mut out, &RecordOut::Entry(entries[written]))?;
+            line(&mut out, &record(entries[written]))?;
             written += 1;
         }
         let compaction = full
@@ -69,9 +73,27 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
         line(&mut out, &RecordOut::Compaction(&compaction))?;
     }
     for entry in &entries[written..] {
-        line(&mut out, &RecordOut::Entry(entry))?;
+        line(&mut out, &record(entry))?;
+    }
+    let tokens = full.request_overhead_tokens();
+    if tokens != 0 {
+        line(
+            &mut out,
+            &RecordOut::RequestOverhead(RequestOverhead { tokens }),
+        )?;
     }
     out.flush()
+}
+
+/// The record of `entry`: a `keyed` one if a keyed write starts with it.
+fn keyed_or_not<'a>(keys: &HashMap<EntryId, &'a str>, entry: &'a Entry) -> RecordOut<'a> {
+    match keys.get(&entry.id) {
+        Some(key) => RecordOut::Keyed {
+            key,
+            entries: std::slice::from_ref(entry),
+        },
+        None => RecordOut::Entry(entry),
+    }
 }
 
 /// Writes one record line.

@@ -354,6 +354,15 @@ impl AsyncStore for PgStore {
         let pending = self.core.checked(checked)?;
         self.persist(pending).await.map(|_| ())
     }
+
+    /// Inserts a `request_overhead` row (none if the overhead is already `tokens`), then
+    /// sets it in memory. On any error it is unchanged.
+    async fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), StoreError> {
+        match self.core.overhead(tokens)? {
+            None => Ok(()),
+            Some(pending) => self.persist(pending).await.map(|_| ()),
+        }
+    }
 }
 
 /// Releases the claim of `session` if its epoch is still `epoch`.

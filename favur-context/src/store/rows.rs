@@ -1,10 +1,12 @@
-//! A session's rows: each one journal record (an `entry`, `batch` or `compaction`, the
-//! journal's own encoding) keyed by (session, sequence), and their replay with the
-//! journal's checks.
+//! A session's rows: each one journal record (an `entry`, `batch`, `compaction` or
+//! `request_overhead`, the journal's own encoding) keyed by (session, sequence), and
+//! their replay with the journal's checks.
 
-use crate::history::History;
 use crate::history::view::Compaction;
-use crate::journal::{Corruption, RecordOut, apply_record, find_entry, parse_record};
+use crate::history::{History, Write};
+use crate::journal::{
+    Corruption, RecordOut, RequestOverhead, apply_record, find_entry, parse_record,
+};
 use crate::model::entry::{Entry, EntryId};
 use crate::store::StoreError;
 use crate::tools::recall::RecallError;
@@ -23,14 +25,11 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    /// The row recording `drafted` (one entry or a batch) at `seq`.
-    pub(crate) fn entries(seq: i64, drafted: &[Entry]) -> Row {
-        let record = match drafted {
-            [one] => RecordOut::Entry(one),
-            all => RecordOut::Batch(all),
-        };
-        let first_id = drafted.first().map_or(0, |e| e.id.0);
-        Row::of(seq, first_id, drafted.len(), &record)
+    /// The row recording `write` (one entry, a batch, or either under its key) at `seq`.
+    pub(crate) fn entries(seq: i64, write: &Write) -> Row {
+        let first_id = write.entries.first().map_or(0, |e| e.id.0);
+        let record = RecordOut::of(&write.entries, write.key.as_deref());
+        Row::of(seq, first_id, write.entries.len(), &record)
     }
 
     /// The row recording `compaction`, whose `summaries` take the ids from `next` on.
@@ -41,6 +40,13 @@ impl Row {
         compaction: &Compaction,
     ) -> Row {
         Row::of(seq, next.0, summaries, &RecordOut::Compaction(compaction))
+    }
+
+    /// The row setting the request overhead to `tokens` at `seq` (it takes no id; `next`
+    /// is the history's next id).
+    pub(crate) fn overhead(seq: i64, next: EntryId, tokens: u64) -> Row {
+        let record = RecordOut::RequestOverhead(RequestOverhead { tokens });
+        Row::of(seq, next.0, 0, &record)
     }
 
     fn of(seq: i64, first_id: u64, ids: usize, record: &RecordOut<'_>) -> Row {
@@ -156,7 +162,7 @@ mod tests {
     #[test]
     fn rows_replay_with_the_journals_checks_and_name_the_sequence() {
         let source = History::new();
-        let drafted = source.draft(vec![
+        let drafted = source.draft_write(vec![
             NewEntry::appended(fuzzy!(user: "a")),
             NewEntry::appended(fuzzy!(user: "b")),
         ]);

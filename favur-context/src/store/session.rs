@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use crate::history::view::Compaction;
-use crate::history::{CheckedCompaction, History};
+use crate::history::{CheckedCompaction, History, Write};
 use crate::journal::OpenOptions;
-use crate::model::entry::{Entry, EntryId};
+use crate::model::entry::EntryId;
 use crate::store::rows::Row;
 use crate::store::{NewEntry, RecordError, StoreError};
 
@@ -161,8 +161,10 @@ enum Stopped {
 /// What a write changes in memory once its row is committed.
 #[derive(Debug)]
 pub(crate) enum Change {
-    Entries(Vec<Entry>),
+    Entries(Write),
     Compaction(CheckedCompaction),
+    /// The request overhead from here on.
+    Overhead(u64),
 }
 
 /// A write ready to be persisted: its row, and what it changes once committed.
@@ -244,10 +246,13 @@ impl Core {
             return Ok(None);
         }
         // Counting tokens runs the user's counter: a panic there changes nothing.
-        let drafted = self.history.draft(entries);
+        let write = self.history.draft_write(entries);
+        self.history
+            .admits_write(&write)
+            .map_err(|source| self.record_error(source))?;
         Ok(Some(Pending {
-            row: Row::entries(self.next_seq, &drafted),
-            change: Change::Entries(drafted),
+            row: Row::entries(self.next_seq, &write),
+            change: Change::Entries(write),
         }))
     }
 
@@ -280,15 +285,30 @@ impl Core {
         })
     }
 
+    /// The write setting the request overhead to `tokens` (`None` if it is already that:
+    /// setting it again after every open writes nothing).
+    pub(crate) fn overhead(&self, tokens: u64) -> Result<Option<Pending>, StoreError> {
+        self.usable()?;
+        if self.history.request_overhead_tokens() == tokens {
+            return Ok(None);
+        }
+        Ok(Some(Pending {
+            row: Row::overhead(self.next_seq, self.history.next_id(), tokens),
+            change: Change::Overhead(tokens),
+        }))
+    }
+
     /// Records in memory a write whose row is committed; the id of its first entry.
     pub(crate) fn settle(&mut self, pending: Pending) -> Result<EntryId, StoreError> {
         let first = self.history.next_id();
         self.next_seq += 1;
         let result = match pending.change {
-            Change::Entries(drafted) => drafted
-                .into_iter()
-                .try_for_each(|entry| self.history.insert_drafted(entry)),
+            Change::Entries(write) => self.history.insert_write(write),
             Change::Compaction(checked) => self.history.commit(checked),
+            Change::Overhead(tokens) => {
+                self.history.set_request_overhead_tokens(tokens);
+                Ok(())
+            }
         };
         if let Err(source) = result {
             // Drafted or checked against this very history: cannot happen. If it did,

@@ -362,6 +362,15 @@ impl Store for SqliteStore {
         let pending = self.core.checked(checked)?;
         self.persist(pending).map(|_| ())
     }
+
+    /// Inserts a `request_overhead` row (none if the overhead is already `tokens`), then
+    /// sets it in memory. On any error it is unchanged.
+    fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), StoreError> {
+        match self.core.overhead(tokens)? {
+            None => Ok(()),
+            Some(pending) => self.persist(pending).map(|_| ()),
+        }
+    }
 }
 
 impl Drop for SqliteStore {

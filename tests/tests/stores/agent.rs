@@ -6,7 +6,7 @@ use std::error::Error;
 
 use favur_context::{
     AsyncStore, BuiltinSummarizer, Compactor, Corruption, EntryId, History, Message, Policy, Ready,
-    Retention, StoreError, ToolCall, fuzzy, strict,
+    Retention, StoreError, ToolCall, ToolSet, fuzzy, strict,
 };
 use serde_json::json;
 
@@ -22,6 +22,34 @@ pub fn compactor() -> Compactor<Ready<BuiltinSummarizer>> {
     )
 }
 
+/// The tools the budgeted loop declares: the recall tool.
+pub fn tools() -> ToolSet {
+    ToolSet::new(Retention::Strict)
+        .with_recall(Retention::Fuzzy)
+        .expect("one tool")
+}
+
+/// The budgeted loop's compactor: the loop's window, with an output reserve.
+pub fn budgeted_compactor() -> Compactor<Ready<BuiltinSummarizer>> {
+    let policy = Policy::builder()
+        .window_tokens(3_000)
+        .reserve_output_tokens(60)
+        .build()
+        .expect("a valid policy");
+    Compactor::with_summarizer(policy, Ready(BuiltinSummarizer::default()))
+}
+
+/// [`agent_loop`] with the whole request budget: the tools' definitions as the request
+/// overhead (set through the store, as on every start), and an output reserve.
+pub async fn budgeted_loop<S: AsyncStore>(
+    store: &mut S,
+    from: usize,
+    turns: usize,
+) -> Result<(), BoxError> {
+    store.budget_tools(&tools()).await?;
+    agent_loop_with(store, from, turns, budgeted_compactor()).await
+}
+
 /// `turns` turns of an agent: a user message, an assistant tool call, the tool's result,
 /// an assistant answer, and the compactor before each model request; turn numbers go on
 /// from `from`. Sets the store up first if it is new.
@@ -29,6 +57,16 @@ pub async fn agent_loop<S: AsyncStore>(
     store: &mut S,
     from: usize,
     turns: usize,
+) -> Result<(), BoxError> {
+    agent_loop_with(store, from, turns, compactor()).await
+}
+
+/// [`agent_loop`] with `compactor`.
+async fn agent_loop_with<S: AsyncStore>(
+    store: &mut S,
+    from: usize,
+    turns: usize,
+    mut compactor: Compactor<Ready<BuiltinSummarizer>>,
 ) -> Result<(), BoxError> {
     if store.history().is_empty() {
         store
@@ -38,7 +76,6 @@ pub async fn agent_loop<S: AsyncStore>(
             .append(strict!(user: "Make the parser tests pass."))
             .await?;
     }
-    let mut compactor = compactor();
     for turn in from..from + turns {
         store
             .append(fuzzy!(user: "turn {turn}: what is in the tree now?"))

@@ -130,8 +130,13 @@ pub(super) fn responses(items: &[Value], out: &mut Vec<(Role, Part)>) {
                     Some("assistant") => Role::Assistant,
                     _ => Role::User,
                 };
-                for p in item["content"].as_array().into_iter().flatten() {
-                    out.push((role, content_part(p)));
+                match &item["content"] {
+                    Value::String(t) => out.push((role, Part::Text(t.clone()))),
+                    content => {
+                        for p in content.as_array().into_iter().flatten() {
+                            out.push((role, content_part(p)));
+                        }
+                    }
                 }
             }
         }

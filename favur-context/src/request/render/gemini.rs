@@ -2,6 +2,8 @@
 //! `contents` of `user` and `model` turns, every model turn's calls answered, grouped and
 //! in order, in the single user turn that follows.
 
+mod placeholder;
+
 use foldhash::HashMap;
 
 use serde_json::{Map, Value, json};
@@ -13,6 +15,8 @@ use super::openai::media_note;
 use crate::history::History;
 use crate::model::message::Role;
 use crate::model::parts::{MediaSource, Provider};
+use crate::request::validate::GEMINI_IMAGE_MEDIA_TYPES;
+pub use placeholder::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE};
 
 /// The message extension an import sets on a model turn whose Gemini calls had no ids
 /// (the ids it holds were synthesized): such calls, and their responses, are rendered
@@ -39,12 +43,17 @@ fn response(content: &str, is_error: bool) -> Value {
 }
 
 /// A media piece as a Gemini part: `inlineData` (base64) or `fileData` (a URL); a
-/// provider file id means nothing to Gemini and is sent as a text note.
+/// provider file id means nothing to Gemini and is sent as a text note, and so is an
+/// image of a type outside [`GEMINI_IMAGE_MEDIA_TYPES`].
 fn media_part(piece: &Piece<'_>) -> Option<Value> {
     let media = match piece {
         Piece::Image(m) | Piece::Document(m) => m,
         _ => return None,
     };
+    let image = media.media_type.starts_with("image/");
+    if image && !GEMINI_IMAGE_MEDIA_TYPES.contains(&media.media_type.as_str()) {
+        return Some(json!({ "text": media_note(piece) }));
+    }
     Some(match &media.source {
         MediaSource::Base64 { data } => {
             json!({"inlineData": {"mimeType": media.media_type, "data": data}})
@@ -198,7 +207,9 @@ impl Contents {
 ///
 /// Images and documents are `inlineData {mimeType, data}` (base64) or `fileData
 /// {mimeType, fileUri}` (a URL) parts, in any turn; media a tool returned follow its
-/// `functionResponse`; a provider file id is sent as a text note. Gemini reasoning is
+/// `functionResponse`; a provider file id, or an image of a type outside
+/// [`GEMINI_IMAGE_MEDIA_TYPES`](crate::validate::GEMINI_IMAGE_MEDIA_TYPES), is sent as a
+/// text note. Gemini reasoning is
 /// replayed verbatim: a `Reasoning { provider: Gemini, signature, .. }` part's
 /// `thoughtSignature` goes on the part right after it (the part it signed), a thought
 /// summary (reasoning with text) is a `thought: true` text part. Reasoning from another
@@ -220,6 +231,28 @@ impl Contents {
 /// validate_gemini_strict(&body).unwrap();
 /// ```
 pub fn render_gemini(history: &History) -> Value {
+    render_gemini_with(history, &GeminiOptions::default())
+}
+
+/// [`render_gemini`] with `options`: for a Gemini 3 model
+/// ([`GeminiOptions::for_model`]), the first call of each step of the current turn that
+/// has no thought signature (made by another provider, or recorded without Gemini
+/// reasoning) carries the placeholder Google documents for it,
+/// [`PLACEHOLDER_THOUGHT_SIGNATURE`].
+///
+/// ```
+/// use favur_context::{fuzzy, strict, History};
+/// use favur_context::render::{render_gemini_with, GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE};
+/// let mut h = History::new();
+/// h.append(strict!(user: "List the files."));
+/// h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
+/// h.append(fuzzy!(tool_result("c1"): "Cargo.toml"));
+/// let body = render_gemini_with(&h, &GeminiOptions::for_model("gemini-3-pro-preview"));
+/// assert_eq!(body["contents"][1]["parts"][0]["thoughtSignature"], PLACEHOLDER_THOUGHT_SIGNATURE);
+/// let older = render_gemini_with(&h, &GeminiOptions::for_model("gemini-2.5-pro"));
+/// assert!(older["contents"][1]["parts"][0].get("thoughtSignature").is_none());
+/// ```
+pub fn render_gemini_with(history: &History, options: &GeminiOptions) -> Value {
     let (pinned, seq) = neutral::neutral(history);
     let mut contents = Contents::default();
     for out in seq {
@@ -235,6 +268,9 @@ pub fn render_gemini(history: &History) -> Value {
     if model_first {
         let note = json!({"role": "user", "parts": [{"text": FIRST_TURN_NOTE}]});
         contents.turns.insert(0, note);
+    }
+    if options.signs_placeholders() {
+        placeholder::sign_current_turn(&mut contents.turns);
     }
     let mut body = Map::new();
     if !pinned.is_empty() {

@@ -3,8 +3,9 @@
 //! Chat Completions has no reasoning input: reasoning parts are not sent. Images in user
 //! messages are `image_url` parts (base64 as a `data:` URL, or the URL), documents `file`
 //! parts (base64 as `file_data`, or a `file_id`); media anywhere else, or in a form Chat
-//! cannot carry (an image by file id, a document by URL), are sent as a text note saying
-//! what was there ([`Media::describe`](crate::Media::describe)).
+//! cannot carry (an image by file id, a document by URL, a base64 image of a type outside
+//! [`OPENAI_IMAGE_MEDIA_TYPES`]), are sent as a text note saying what was there
+//! ([`Media::describe`](crate::Media::describe)).
 
 use std::borrow::Cow;
 
@@ -14,6 +15,7 @@ use super::neutral::{Out, Piece, SPARE, SPARE_TEXT, object, refill, tool_name};
 use crate::model::entry::Entry;
 use crate::model::message::Role;
 use crate::model::parts::{Media, MediaSource};
+use crate::request::validate::OPENAI_IMAGE_MEDIA_TYPES;
 
 /// The fields of an OpenAI message the library writes; extensions never replace them.
 const OPENAI_OWNED: [&str; 4] = ["role", "content", "tool_calls", "tool_call_id"];
@@ -35,7 +37,7 @@ pub(super) fn data_url(media_type: &str, data: &str) -> String {
 /// A media piece as a Chat content part of a user message, if Chat carries it there.
 fn media_part(media: &Media, document: bool) -> Option<Value> {
     match (&media.source, document) {
-        (MediaSource::Base64 { data }, false) if media.media_type.starts_with("image/") => {
+        (MediaSource::Base64 { data }, false) if openai_image(&media.media_type) => {
             let url = object([("url", Value::String(data_url(&media.media_type, data)))]);
             Some(object([
                 ("type", Value::from("image_url")),
@@ -64,6 +66,12 @@ fn media_part(media: &Media, document: bool) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// Whether the OpenAI formats take a base64 image of `media_type`
+/// ([`OPENAI_IMAGE_MEDIA_TYPES`]); another one is sent as a note.
+pub(super) fn openai_image(media_type: &str) -> bool {
+    OPENAI_IMAGE_MEDIA_TYPES.contains(&media_type)
 }
 
 /// Whether a URL is one the OpenAI formats fetch (`http(s)`).

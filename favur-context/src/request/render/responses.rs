@@ -4,14 +4,16 @@
 //!   pin, as Chat sends them), not `instructions`: `instructions` are not carried from
 //!   one response to the next, the input is.
 //! - A user (or tool-entry) message is a `message` item with `input_text`,
-//!   `input_image` and `input_file` parts.
+//!   `input_image` and `input_file` parts (a base64 image of a type outside
+//!   [`OPENAI_IMAGE_MEDIA_TYPES`](crate::validate::OPENAI_IMAGE_MEDIA_TYPES) is a note).
 //! - An assistant message is its items in its own order: OpenAI reasoning as `reasoning`
 //!   items (`id`, `summary`, `encrypted_content`; reasoning from another provider, or
-//!   without an id, is not sent), texts as `message` items with `output_text` parts
-//!   (the ids recorded in the `favur_item_ids` extension, in order, as their `id`), calls
-//!   as `function_call` items (`call_id`, `name`, `arguments` as a JSON string, the
-//!   call's `provider_id` as `id`). Media of an assistant message are `output_text`
-//!   notes.
+//!   without an id, is not sent), texts with an item id (the ids recorded in the
+//!   `favur_item_ids` extension, in order) as output `message` items (`id`, `status`,
+//!   `output_text` parts with `annotations`), texts without one as easy input messages
+//!   (`{"type":"message","role":"assistant","content":"..."}`, one per text), calls as
+//!   `function_call` items (`call_id`, `name`, `arguments` as a JSON string, the call's
+//!   `provider_id` as `id`). Media of an assistant message are text notes.
 //! - A result is a `function_call_output` item: `output` its text, or with media it
 //!   returned an array of `input_text`, `input_image` and `input_file` parts.
 //!
@@ -53,6 +55,40 @@ fn message_item(role: &str, content: Vec<Value>, id: Option<&Value>) -> Value {
     Value::Object(m)
 }
 
+/// A run of assistant texts as input items, in a form the SDK's input item types accept
+/// (openai-python `ResponseInputItemParam`):
+///
+/// - with the item id the API gave it (`id`): the output message it was
+///   (`ResponseOutputMessageParam`): `status` and each `output_text` part's `annotations`
+///   are required there, and the id keeps it paired with the reasoning item before it;
+/// - without one: an easy input message per text (`EasyInputMessageParam`, role
+///   `assistant`) whose `content` is the text as a string. Not a content list: the SDK
+///   types a list as input parts (`input_text`), which the API refuses in an assistant
+///   message ("supported values are `output_text` and `refusal`"), and `output_text`
+///   parts belong to the output message form, which needs the id. One item per text, so
+///   each text stays one counted block, as usage counts it.
+fn assistant_texts(texts: Vec<String>, id: Option<&Value>, input: &mut Vec<Value>) {
+    if let Some(id) = id {
+        let content = texts
+            .into_iter()
+            .map(|t| json!({"type": "output_text", "text": t, "annotations": []}))
+            .collect();
+        let mut item = message_item("assistant", content, Some(id));
+        if let Value::Object(m) = &mut item {
+            m.insert("status".into(), json!("completed"));
+        }
+        input.push(item);
+        return;
+    }
+    input.extend(texts.into_iter().map(|t| {
+        object([
+            ("type", Value::from("message")),
+            ("role", Value::from("assistant")),
+            ("content", Value::String(t)),
+        ])
+    }));
+}
+
 /// A media piece as an input content part, if Responses carries it there.
 fn input_media(piece: &Piece<'_>) -> Option<Value> {
     let (media, image): (&Media, bool) = match piece {
@@ -62,7 +98,7 @@ fn input_media(piece: &Piece<'_>) -> Option<Value> {
     };
     let mut part = Map::new();
     match (&media.source, image) {
-        (MediaSource::Base64 { data }, true) if media.media_type.starts_with("image/") => {
+        (MediaSource::Base64 { data }, true) if super::openai::openai_image(&media.media_type) => {
             part.insert("type".into(), json!("input_image"));
             part.insert(
                 "image_url".into(),
@@ -189,23 +225,19 @@ impl Items {
         self.current.clear();
         let ids: &[Value] = ids.and_then(Value::as_array).map_or(&[], Vec::as_slice);
         let mut next_id = ids.iter();
-        let mut texts: Vec<Value> = Vec::new();
-        let flush = |texts: &mut Vec<Value>,
+        let mut texts: Vec<String> = Vec::new();
+        let flush = |texts: &mut Vec<String>,
                      input: &mut Vec<Value>,
                      next: &mut std::slice::Iter<'_, Value>| {
             if !texts.is_empty() {
-                input.push(message_item(
-                    "assistant",
-                    std::mem::take(texts),
-                    next.next(),
-                ));
+                assistant_texts(std::mem::take(texts), next.next(), input);
             }
         };
         for piece in pieces {
             match piece {
-                Piece::Text(t) => texts.push(json!({"type": "output_text", "text": t.as_ref()})),
+                Piece::Text(t) => texts.push(t.to_string()),
                 Piece::Image(_) | Piece::Document(_) => {
-                    texts.push(json!({"type": "output_text", "text": media_note(piece)}));
+                    texts.extend(media_note(piece));
                 }
                 Piece::Reasoning(r) => {
                     if let Some(item) = reasoning_item(r) {

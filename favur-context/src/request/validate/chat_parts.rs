@@ -1,5 +1,6 @@
 //! The OpenAI Chat Completions rules for content parts besides text: `image_url` parts
-//! (an `image_url.url` that is an `http(s)` URL or a `data:image/...;base64,` URL) and
+//! (an `image_url.url` that is an `http(s)` URL or a `data:image/...;base64,` URL of a
+//! type in [`OPENAI_IMAGE_MEDIA_TYPES`](super::OPENAI_IMAGE_MEDIA_TYPES)) and
 //! `file` parts (a `file.file_data` `data:` URL or a `file.file_id`) are allowed in user
 //! messages only; the other roles carry text parts only.
 
@@ -22,7 +23,9 @@ pub(super) fn check(kind: &str, part: &Value, role: &str) -> Result<(), Rule> {
     match kind {
         "image_url" | "file" if role != "user" => Err(not_allowed()),
         "image_url" => match field("image_url", "url") {
-            Some(url) if url.starts_with("data:image/") && url.contains(";base64,") => Ok(()),
+            Some(url) if url.starts_with("data:image/") && url.contains(";base64,") => {
+                super::media_types::openai_image_url(url)
+            }
             Some(url) if url.starts_with("https://") || url.starts_with("http://") => Ok(()),
             Some(_) => Err(Rule::BadSource(
                 "`image_url.url` must be an http(s) URL or a data:image/ URL".into(),

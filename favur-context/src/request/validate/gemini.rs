@@ -16,6 +16,8 @@
 //!   without its call; a `functionCall` only in a model turn, a `functionResponse` only
 //!   in a user turn; a call has a `name` and object `args`, a response a `name` and an
 //!   object `response`;
+//! - an `inlineData` or `fileData` image has a `mimeType` in
+//!   [`GEMINI_IMAGE_MEDIA_TYPES`](super::GEMINI_IMAGE_MEDIA_TYPES);
 //! - `systemInstruction` holds text parts only;
 //! - a `thoughtSignature` is a non-empty string, on a part of a model turn (it is
 //!   returned on the model's own parts and replayed verbatim on them), never on a
@@ -23,7 +25,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Rule, Turns, ValidationError, call_err, err, not_allowed};
+use super::{GEMINI_IMAGE_MEDIA_TYPES, Rule, Turns, ValidationError, call_err, err, not_allowed};
 
 /// The data fields of a Gemini `Part`: exactly one per part.
 const DATA: [&str; 7] = [
@@ -249,6 +251,14 @@ fn part<'a>(
                     "`{kind}` needs `{}` and `{}` strings",
                     needs[0], needs[1]
                 )));
+            }
+            let mime = d
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if mime.starts_with("image/") && !GEMINI_IMAGE_MEDIA_TYPES.contains(&mime) {
+                let media_type = mime.to_owned();
+                return Err(err(at, Rule::BadMediaType { media_type }));
             }
             Ok((None, None))
         }

@@ -14,10 +14,13 @@ use super::{Rule, ValidationError, answer, call_err, err};
 ///   `type` with a `role`; `function_call`, `function_call_output`, `reasoning`).
 /// - A `message` has a role `user`, `system`, `developer` or `assistant` and content
 ///   that is a string or a non-empty array of parts legal for the role: `input_text`,
-///   `input_image` (an `image_url` that is an http(s) or `data:image/` URL, or a
-///   `file_id`) and `input_file` (`file_data` as a `data:` URL, `file_id` or
+///   `input_image` (an `image_url` that is an http(s) or `data:image/` URL of a type in
+///   [`OPENAI_IMAGE_MEDIA_TYPES`](super::OPENAI_IMAGE_MEDIA_TYPES), or a `file_id`) and `input_file` (`file_data` as a `data:` URL, `file_id` or
 ///   `file_url`) for user, system and developer; `output_text` and `refusal` for the
-///   assistant.
+///   assistant, whose message with a content list is an output message (SDK
+///   `ResponseOutputMessageParam`): it needs an `id`, a `status` and `annotations` on
+///   each `output_text` part (an assistant message with string content is an easy input
+///   message and needs none).
 /// - A `function_call` has a non-empty `call_id` unique in the request, a `name` and
 ///   `arguments` as a string.
 /// - Every `function_call_output` answers an earlier `function_call` (by `call_id`),
@@ -91,6 +94,9 @@ pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError>
                     return fail(Rule::MissingRole);
                 };
                 message(role, obj.get("content")).map_err(|r| err(at, r))?;
+                if role == "assistant" {
+                    output_message(obj).map_err(|r| err(at, r))?;
+                }
                 if role != "assistant" {
                     reasoned = false;
                 }
@@ -194,6 +200,35 @@ fn message(role: &str, content: Option<&Value>) -> Result<(), Rule> {
     }
 }
 
+/// An assistant message with a content list is an output message
+/// (`ResponseOutputMessageParam` of the SDK; an easy input message's list holds input
+/// parts, which an assistant message may not): it needs its `id`, a `status`, and
+/// `annotations` on each `output_text` part. One with string content is an easy input
+/// message and needs none of them.
+fn output_message(obj: &serde_json::Map<String, Value>) -> Result<(), Rule> {
+    let Some(Value::Array(parts)) = obj.get("content") else {
+        return Ok(());
+    };
+    let missing = |what: &str| {
+        Rule::BadContent(format!(
+            "an assistant message with a content list is an output message and needs {what} \
+             (or send its text as a string `content`)"
+        ))
+    };
+    if !obj.get("id").is_some_and(Value::is_string) {
+        return Err(missing("its `id`"));
+    }
+    let status = obj.get("status").and_then(Value::as_str);
+    if !matches!(status, Some("in_progress" | "completed" | "incomplete")) {
+        return Err(missing("a `status`"));
+    }
+    let annotated = |p: &Value| p["type"] != "output_text" || p["annotations"].is_array();
+    if !parts.iter().all(annotated) {
+        return Err(missing("`annotations` on each output_text part"));
+    }
+    Ok(())
+}
+
 /// A content part of a message of `role` (or of a call output, as `user`).
 fn part(role: &str, p: &Value) -> Result<(), Rule> {
     let Some(kind) = p.get("type").and_then(Value::as_str) else {
@@ -230,7 +265,7 @@ fn part(role: &str, p: &Value) -> Result<(), Rule> {
                     || url.starts_with("http://")
                     || (url.starts_with("data:image/") && url.contains(";base64,")) =>
             {
-                Ok(())
+                super::media_types::openai_image_url(url)
             }
             (None, Some(_)) => Ok(()),
             _ => Err(Rule::BadSource(
