@@ -19,9 +19,14 @@ const TARGET_BYTES: usize = 60_000;
 const STEPS: usize = 4;
 
 fn traces() -> Vec<Vec<Value>> {
-    let dir = std::env::var_os("FAVUR_TRACES").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/mini-swe-agent-gemini3pro"))
-    });
+    let dir = std::env::var_os("FAVUR_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/traces/mini-swe-agent-gemini3pro"
+            ))
+        });
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e} (set FAVUR_TRACES)", dir.display()))
         .flatten()
@@ -83,9 +88,12 @@ async fn upstream() -> String {
     url
 }
 
-async fn proxy(upstream: &str, store: StoreSpec) -> String {
+async fn proxy(upstream: &str, store: StoreSpec, idle: Option<Duration>) -> String {
     let mut config = Config::new(upstream, upstream).unwrap();
     config.store = store;
+    if idle.is_some() {
+        config.idle_unload = idle;
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     config.listen = listener.local_addr().unwrap();
     let url = format!("http://{}", config.listen);
@@ -124,8 +132,24 @@ async fn one_at_a_time(
     let (mut via, mut direct) = (Vec::new(), Vec::new());
     for step in 1..=STEPS {
         for (n, bodies) in sessions.iter().enumerate() {
-            via.push(timed(client, &format!("{proxy}/v1/chat/completions"), n, &bodies[step]).await);
-            direct.push(timed(client, &format!("{upstream}/v1/chat/completions"), n, &bodies[step]).await);
+            via.push(
+                timed(
+                    client,
+                    &format!("{proxy}/v1/chat/completions"),
+                    n,
+                    &bodies[step],
+                )
+                .await,
+            );
+            direct.push(
+                timed(
+                    client,
+                    &format!("{upstream}/v1/chat/completions"),
+                    n,
+                    &bodies[step],
+                )
+                .await,
+            );
         }
     }
     via.sort();
@@ -139,12 +163,20 @@ const IN_FLIGHT: usize = 200;
 
 /// Every session sends its steps at the same time (each session in order, at most
 /// [`IN_FLIGHT`] requests in flight); latencies, sorted.
-async fn all_at_once(client: &reqwest::Client, url: &str, sessions: &[Vec<String>]) -> Vec<Duration> {
+async fn all_at_once(
+    client: &reqwest::Client,
+    url: &str,
+    sessions: &[Vec<String>],
+) -> Vec<Duration> {
     let sessions: Vec<Vec<String>> = sessions.to_vec();
     let gate = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     let mut tasks = Vec::new();
     for (n, bodies) in sessions.into_iter().enumerate() {
-        let (client, url, gate) = (client.clone(), format!("{url}/v1/chat/completions"), Arc::clone(&gate));
+        let (client, url, gate) = (
+            client.clone(),
+            format!("{url}/v1/chat/completions"),
+            Arc::clone(&gate),
+        );
         tasks.push(tokio::spawn(async move {
             let mut out = Vec::new();
             for body in &bodies[1..] {
@@ -201,16 +233,26 @@ fn ms(d: Duration) -> f64 {
 
 async fn run(n: usize, store: StoreSpec, label: &str, traces: &[Vec<Value>]) {
     let upstream = upstream().await;
-    let proxy = proxy(&upstream, store).await;
-    let client = reqwest::Client::builder().pool_max_idle_per_host(IN_FLIGHT).build().unwrap();
+    let proxy = proxy(&upstream, store.clone(), None).await;
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(IN_FLIGHT)
+        .build()
+        .unwrap();
     let usable: Vec<Vec<String>> = traces.iter().filter_map(|t| session_bodies(t)).collect();
-    let sessions: Arc<Vec<Vec<String>>> = Arc::new((0..n).map(|i| usable[i % usable.len()].clone()).collect());
+    let sessions: Arc<Vec<Vec<String>>> =
+        Arc::new((0..n).map(|i| usable[i % usable.len()].clone()).collect());
     let mean_bytes = sessions.iter().map(|b| b[STEPS].len()).sum::<usize>() / n;
 
     // Warm: every session exists with its first body (its text is what it holds).
     let before = live_bytes();
     for (i, bodies) in sessions.iter().enumerate() {
-        timed(&client, &format!("{proxy}/v1/chat/completions"), i, &bodies[0]).await;
+        timed(
+            &client,
+            &format!("{proxy}/v1/chat/completions"),
+            i,
+            &bodies[0],
+        )
+        .await;
     }
     let text: usize = sessions.iter().map(|b| b[0].len()).sum();
     // The bodies are the bench's own; what the proxy holds is the rest.
@@ -220,8 +262,15 @@ async fn run(n: usize, store: StoreSpec, label: &str, traces: &[Vec<Value>]) {
     let (via, direct) = one_at_a_time(&client, &proxy, &upstream, &sessions).await;
     let added = |q| ms(quantile(&via, q)) - ms(quantile(&direct, q));
     let concurrent = all_at_once(&client, &proxy, &sessions).await;
+    let unloaded = match store {
+        StoreSpec::Memory => "never let go".to_owned(),
+        store => {
+            let bytes = after_idle(&client, &upstream, store, &sessions).await;
+            format!("{:.1} KB", bytes / 1000.0)
+        }
+    };
     println!(
-        "| {label} | {n} | {:.1} KB | {:.2} / {:.2} ms | {:.2} / {:.2} ms | {:.1} / {:.1} ms | {:.0} KB ({:.2}x its text) |",
+        "| {label} | {n} | {:.1} KB | {:.2} / {:.2} ms | {:.2} / {:.2} ms | {:.1} / {:.1} ms | {:.0} KB ({:.2}x its text) | {unloaded} |",
         mean_bytes as f64 / 1000.0,
         added(0.5),
         added(0.99),
@@ -234,12 +283,35 @@ async fn run(n: usize, store: StoreSpec, label: &str, traces: &[Vec<Value>]) {
     );
 }
 
+/// Memory per session a fresh proxy on `store` holds once its sessions have been idle past
+/// a 500 ms `idle_unload` (let go, kept in the store).
+async fn after_idle(
+    client: &reqwest::Client,
+    upstream: &str,
+    store: StoreSpec,
+    sessions: &[Vec<String>],
+) -> f64 {
+    let before = live_bytes();
+    let proxy = proxy(upstream, store, Some(Duration::from_millis(500))).await;
+    let url = format!("{proxy}/v1/chat/completions");
+    for (i, bodies) in sessions.iter().enumerate() {
+        timed(client, &url, i + sessions.len(), &bodies[0]).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    live_bytes().saturating_sub(before) as f64 / sessions.len() as f64
+}
+
 fn main() {
     let traces = traces();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    println!("| store | sessions | request | added p50 / p99 | direct p50 / p99 | all at once p50 / p99 | memory per idle session |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| store | sessions | request | added p50 / p99 | direct p50 / p99 | all at once p50 / p99 | memory per idle session | after idle unload |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     rt.block_on(async {
         for n in [100, 1000] {
             run(n, StoreSpec::Memory, "memory", &traces).await;

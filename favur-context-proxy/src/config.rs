@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 
 use favur_context::Policy;
 use favur_context::rules::{Rules, RulesError};
@@ -86,7 +87,14 @@ pub struct Config {
     pub store: StoreSpec,
     /// Request bodies larger than this are refused with 413.
     pub max_body_bytes: usize,
+    /// A session of a journal or SQLite store with no request for this long is let go
+    /// from memory (read back from the store on its next request); `None`: never. Sessions
+    /// in memory are never let go.
+    pub idle_unload: Option<Duration>,
 }
+
+/// How long a stored session stays in memory without a request by default.
+pub const DEFAULT_IDLE_UNLOAD: Duration = Duration::from_secs(300);
 
 /// The rules shipped in `rules/coding-agent-shell.toml`, built in.
 pub const SHIPPED_RULES: &str = include_str!("../../rules/coding-agent-shell.toml");
@@ -112,6 +120,7 @@ impl Config {
             policy: Policy::default(),
             store: StoreSpec::Memory,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            idle_unload: Some(DEFAULT_IDLE_UNLOAD),
         })
     }
 }

@@ -43,7 +43,8 @@ pub use error::ProxyError;
 pub use routes::router;
 pub use sessions::BranchInfo;
 
-/// Serves the proxy for `config` on `listener` until the process ends.
+/// Serves the proxy for `config` on `listener` until the process ends, letting go of
+/// idle stored sessions as [`config::Config::idle_unload`] says.
 ///
 /// # Errors
 ///
@@ -52,5 +53,9 @@ pub async fn serve(
     config: config::Config,
     listener: tokio::net::TcpListener,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(config)).await
+    let (router, shared) = routes::build(config);
+    let sweeper = tokio::spawn(routes::sweep_idle(shared));
+    let served = axum::serve(listener, router).await;
+    sweeper.abort();
+    served
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use favur_context::Policy;
 use favur_context::rules::Rules;
-use favur_context_proxy::config::{Config, DEFAULT_MAX_BODY_BYTES, StoreSpec};
+use favur_context_proxy::config::{Config, DEFAULT_IDLE_UNLOAD, DEFAULT_MAX_BODY_BYTES, StoreSpec};
 
 /// Classified compaction between an unmodified agent and its provider.
 #[derive(Debug, Parser)]
@@ -35,6 +35,10 @@ struct Args {
     /// Request bodies larger than this many bytes are refused with 413.
     #[arg(long, default_value_t = DEFAULT_MAX_BODY_BYTES)]
     max_body_bytes: usize,
+    /// A stored session with no request for this many seconds is let go from memory
+    /// (read back on its next request); 0: never.
+    #[arg(long, default_value_t = DEFAULT_IDLE_UNLOAD.as_secs())]
+    idle_unload_secs: u64,
 }
 
 /// `$XDG_DATA_HOME/favur-context-proxy`, else `~/.local/share/favur-context-proxy`, else
@@ -66,6 +70,8 @@ fn config(args: Args) -> Result<Config, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("--store {}: {e}", dir.display()))?;
     }
     c.max_body_bytes = args.max_body_bytes;
+    c.idle_unload =
+        (args.idle_unload_secs > 0).then(|| std::time::Duration::from_secs(args.idle_unload_secs));
     Ok(c)
 }
 

@@ -2,6 +2,7 @@
 //! routes of every [`Wire`] format, and everything else passed through untouched.
 
 use std::sync::{Arc, PoisonError};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -13,7 +14,7 @@ use bytes::Bytes;
 use favur_context::import::{ImportError, ParseOptions, parse_value, read_json};
 use serde_json::Value;
 
-use crate::config::{Config, SESSION_HEADER};
+use crate::config::{Config, SESSION_HEADER, StoreSpec};
 use crate::digest::{message_digest, session_key};
 use crate::error::ProxyError;
 use crate::forward::forward;
@@ -28,16 +29,43 @@ pub(crate) struct Shared {
 }
 
 /// The proxy's routes for `config` (serve them with `axum::serve`, or call [`crate::serve`]).
+///
+/// A router alone never lets go of idle sessions; [`crate::serve`] does.
 pub fn router(config: Config) -> Router {
+    build(config).0
+}
+
+/// The routes and the state they share.
+pub(crate) fn build(config: Config) -> (Router, Arc<Shared>) {
     let shared = Arc::new(Shared {
         config,
         sessions: Sessions::default(),
         client: reqwest::Client::new(),
     });
-    Router::new()
+    let router = Router::new()
         .route("/favur/sessions", get(sessions))
         .fallback(any)
-        .with_state(shared)
+        .with_state(Arc::clone(&shared));
+    (router, shared)
+}
+
+/// Lets go of stored sessions idle for the configured time, checking four times per
+/// idle period (at most once a minute). Sessions in memory only are never let go.
+pub(crate) async fn sweep_idle(shared: Arc<Shared>) {
+    let Some(idle) = shared.config.idle_unload else {
+        return;
+    };
+    if matches!(shared.config.store, StoreSpec::Memory) {
+        return;
+    }
+    let every = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+    loop {
+        tokio::time::sleep(every).await;
+        let n = shared.sessions.unload_idle(idle);
+        if n > 0 {
+            tracing::debug!(sessions = n, "idle sessions let go (kept in the store)");
+        }
+    }
 }
 
 async fn sessions(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
@@ -134,7 +162,9 @@ fn step(
     let mut family = family.lock().unwrap_or_else(PoisonError::into_inner);
     let i = family.choose(&digests, spec, policy)?;
     let branch = &mut family.branches[i];
-    let done = branch.step(wire, value, imported, &digests)?;
+    let done = branch.step(wire, value, imported, &digests);
+    shared.sessions.touch(&key); // idle time counts from the end of a request
+    let done = done?;
     tracing::info!(
         session = %key,
         branch = %branch.name,

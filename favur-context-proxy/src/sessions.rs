@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use favur_context::Policy;
 use serde::Serialize;
@@ -75,12 +76,15 @@ fn branch_name(key: &str, n: usize) -> String {
     format!("{key}.{n}")
 }
 
-/// All sessions, each behind its own lock (requests of one session are served in order;
-/// sessions run in parallel).
+/// All sessions in memory, each behind its own lock (requests of one session are served
+/// in order; sessions run in parallel), with when each last served a request.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    families: Mutex<HashMap<String, Arc<Mutex<Family>>>>,
+    families: Mutex<HashMap<String, Loaded>>,
 }
+
+/// A session in memory and when it last served a request.
+type Loaded = (Arc<Mutex<Family>>, Instant);
 
 /// What `/favur/sessions` shows of one branch.
 #[derive(Debug, Serialize)]
@@ -112,19 +116,39 @@ impl Sessions {
         policy: &Policy,
     ) -> Result<Arc<Mutex<Family>>, ProxyError> {
         let mut map = self.families.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(f) = map.get(key) {
+        if let Some((f, used)) = map.get_mut(key) {
+            *used = Instant::now();
             return Ok(Arc::clone(f));
         }
         let family = Arc::new(Mutex::new(Family::load(key, spec, policy)?));
-        map.insert(key.to_owned(), Arc::clone(&family));
+        map.insert(key.to_owned(), (Arc::clone(&family), Instant::now()));
         Ok(family)
     }
 
-    /// Every branch with messages of every session served since the proxy started.
+    /// Marks the session of `key` as used now (at the end of a request: idle time counts
+    /// from there).
+    pub fn touch(&self, key: &str) {
+        let mut map = self.families.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, used)) = map.get_mut(key) {
+            *used = Instant::now();
+        }
+    }
+
+    /// Lets go of every session that served no request for `idle` and has none in
+    /// flight (its store keeps it; it is read back on its next request). Returns how many.
+    pub fn unload_idle(&self, idle: Duration) -> usize {
+        let mut map = self.families.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = map.len();
+        map.retain(|_, (f, used)| used.elapsed() < idle || Arc::strong_count(f) > 1);
+        before - map.len()
+    }
+
+    /// Every branch with messages of every session in memory (served since the proxy
+    /// started and not let go as idle).
     pub fn list(&self) -> Vec<BranchInfo> {
         let families: Vec<_> = {
             let map = self.families.lock().unwrap_or_else(PoisonError::into_inner);
-            map.values().cloned().collect()
+            map.values().map(|(f, _)| Arc::clone(f)).collect()
         };
         let mut out = Vec::new();
         for f in families {

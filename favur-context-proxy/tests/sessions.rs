@@ -178,3 +178,51 @@ async fn a_journal_session_resumes_after_sigkill() {
 async fn a_sqlite_session_resumes_after_sigkill() {
     resumes_after_sigkill(|d| format!("sqlite:{}", d.join("sessions.db").display())).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_stored_session_is_let_go_and_read_back_the_same() {
+    let Some(trace) = trace("django__django-14725") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = Upstream::start().await;
+    let mut config =
+        favur_context_proxy::config::Config::new(&upstream.url, &upstream.url).unwrap();
+    config.policy = test_policy();
+    config.store = StoreSpec::Journal(dir.path().to_owned());
+    config.idle_unload = Some(std::time::Duration::from_millis(1000));
+    let proxy = common::start_with(config).await;
+    let chat = to_chat(&trace);
+    let points = request_points(&chat, |m| m["role"] == "assistant");
+    let (mut direct, mut expected, mut unloaded) = (Direct::new(), Vec::new(), 0);
+    for (n, &i) in points.iter().enumerate() {
+        let body = json!({"model": "m", "messages": &chat[..i]});
+        direct.step(Wire::Chat.format(&body), &body, 0);
+        expected.push(render_openai(&direct.history));
+        post(&proxy, &body).await;
+        if n % 15 == 14 {
+            assert_eq!(
+                sessions(&proxy).await.len(),
+                1,
+                "in memory right after a request"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+            assert_eq!(sessions(&proxy).await.len(), 0, "let go after 1 s idle");
+            unloaded += 1;
+        }
+    }
+    assert!(
+        unloaded >= 3 && direct.compactions >= 3,
+        "{unloaded} {}",
+        direct.compactions
+    );
+    assert_eq!(upstream.invalid(), Vec::<String>::new());
+    for (n, (seen, want)) in upstream.seen().iter().zip(&expected).enumerate() {
+        let got: Value = serde_json::from_slice(&seen.body).unwrap();
+        assert_eq!(
+            &got["messages"], want,
+            "request {n} differs from a run kept in memory"
+        );
+    }
+    assert_eq!(upstream.seen().len(), expected.len());
+}
