@@ -97,6 +97,11 @@ impl Summarizer for BuiltinSummarizer {
     }
 }
 
+/// The most tokens the hot regions of one entry take of a summary's `budget`.
+fn region_share(budget: usize) -> usize {
+    budget * 10 / super::regions::tune("GAPS_SHARE", 20)
+}
+
 /// The last line of a summary that leaves lines out: how to get them back.
 const REST: &str = "(the rest: recall #id, or rerun the command)";
 
@@ -184,9 +189,18 @@ impl BuiltinSummarizer {
             (&mut *used, budget),
             &mut shown,
         );
+        // The lines between them, where they are close together.
+        let share = region_share(budget);
+        let mode = super::regions::tune("GAPS_MODE", 0);
+        if mode == 0 {
+            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
+        }
         let head = self.head_lines;
         let first = |kind: Option<LineKind>| first_pass_cap(kind, head);
         budget::fill_ranks(digests, &mut picks, first, used, budget, &mut shown);
+        if mode == 1 {
+            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
+        }
         // Then everything else, in the same order.
         budget::pick_acted(
             digests,
@@ -195,8 +209,14 @@ impl BuiltinSummarizer {
             (&mut *used, budget),
             &mut shown,
         );
+        if mode <= 2 {
+            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
+        }
         let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
         budget::fill_ranks(digests, &mut picks, all, used, budget, &mut shown);
+        if mode == 3 {
+            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
+        }
         (picks, shown)
     }
 
@@ -337,7 +357,7 @@ fn render(
 /// One kept line, with its mark: a line kept verbatim (`601| code`, `| code`) as it is,
 /// an error or outcome after `!`, any other after `|`.
 fn push_line(out: &mut String, item: &entry::Item<'_>) {
-    let mark = if item.acted.is_some() || is_kept_verbatim(&item.text) {
+    let mark = if item.acted.is_some() || item.region || is_kept_verbatim(&item.text) {
         "  "
     } else if matches!(item.kind, LineKind::Error | LineKind::Outcome) {
         "  ! "
