@@ -144,48 +144,67 @@ pub(super) fn pick_regions<'s>(
     }
     ranked.sort_unstable();
     for (_, di, si) in ranked {
-        let (d, p) = (&digests[di], &mut picks[di]);
-        let s = &d.segments[si];
-        let lines = s.lines.len();
-        let region = p.region_lines.get(s.region).copied().unwrap_or(0);
-        let add: usize = d.items[s.lines.clone()]
-            .iter()
-            .map(|it| cost(&it.text) + 1)
-            .sum();
-        // What the lines it absorbs cost where they are kept on their own.
-        let refund: usize = s
-            .absorbs
-            .iter()
-            .filter(|&&k| p.chosen.contains(&k))
-            .map(|&k| cost(&d.items[k].text) + 1)
-            .sum();
-        let over = region + lines > super::regions::tune("GAPS_R", MAX_REGION_LINES)
-            || p.region_tokens + add > share
-            || (*used + add).saturating_sub(refund) > budget;
-        if over {
-            continue;
+        take_segment(&digests[di], &mut picks[di], si, share, (&mut *used, budget), shown);
+    }
+}
+
+/// Keeps segment `si` of `d` if its anchors are kept and it fits: whole, its region at
+/// most [`MAX_REGION_LINES`] lines, the entry's segments at most `share` tokens.
+fn take_segment<'s>(
+    d: &'s Digest<'_>,
+    p: &mut Picks,
+    si: usize,
+    share: usize,
+    (used, budget): (&mut usize, usize),
+    shown: &mut Shown<'s>,
+) {
+    let Some(s) = d.segments.get(si) else {
+        return;
+    };
+    if p.segments.get(si).is_none_or(|&t| t) || !s.anchors.iter().all(|&a| p.picked[a]) {
+        return;
+    }
+    let lines = s.lines.len();
+    let region = p.region_lines.get(s.region).copied().unwrap_or(0);
+    let add: usize = d.items[s.lines.clone()]
+        .iter()
+        .map(|it| cost(&it.text) + 1)
+        .sum();
+    // What the lines it absorbs cost where they are kept on their own.
+    let refund: usize = s
+        .absorbs
+        .iter()
+        .filter(|&&k| p.chosen.contains(&k))
+        .map(|&k| cost(&d.items[k].text) + 1)
+        .sum();
+    let over = region + lines > MAX_REGION_LINES
+        || p.region_tokens + add > share
+        || (*used + add).saturating_sub(refund) > budget;
+    if over {
+        return;
+    }
+    for &k in &s.absorbs {
+        p.chosen.retain(|&c| c != k);
+        p.picked[k] = true;
+    }
+    for a in s.anchors {
+        if let Some(at) = p.chosen.iter().position(|&c| c == a) {
+            p.chosen.remove(at);
+            p.acted.push(a);
         }
-        for &k in &s.absorbs {
-            p.chosen.retain(|&c| c != k);
-            p.picked[k] = true;
-        }
-        for a in s.anchors {
-            if let Some(at) = p.chosen.iter().position(|&c| c == a) {
-                p.chosen.remove(at);
-                p.acted.push(a);
-            }
-        }
-        for i in s.lines.clone() {
-            shown.add_text(&d.items[i].text);
-            p.acted.push(i);
-            p.picked[i] = true;
-        }
-        *used = (*used + add).saturating_sub(refund);
-        p.region_tokens += add;
-        if let Some(r) = p.region_lines.get_mut(s.region) {
-            *r += lines;
-        }
-        p.segments[si] = true;
+    }
+    for i in s.lines.clone() {
+        shown.add_text(&d.items[i].text);
+        p.acted.push(i);
+        p.picked[i] = true;
+    }
+    *used = (*used + add).saturating_sub(refund);
+    p.region_tokens += add;
+    if let Some(r) = p.region_lines.get_mut(s.region) {
+        *r += lines;
+    }
+    if let Some(t) = p.segments.get_mut(si) {
+        *t = true;
     }
 }
 

@@ -99,7 +99,7 @@ impl Summarizer for BuiltinSummarizer {
 
 /// The most tokens the hot regions of one entry take of a summary's `budget`.
 fn region_share(budget: usize) -> usize {
-    budget * 10 / super::regions::tune("GAPS_SHARE", 20)
+    budget / 2
 }
 
 /// The last line of a summary that leaves lines out: how to get them back.
@@ -189,19 +189,11 @@ impl BuiltinSummarizer {
             (&mut *used, budget),
             &mut shown,
         );
-        // The lines between them, where they are close together.
-        let share = region_share(budget);
-        let mode = super::regions::tune("GAPS_MODE", 0);
-        if mode == 0 {
-            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
-        }
         let head = self.head_lines;
         let first = |kind: Option<LineKind>| first_pass_cap(kind, head);
         budget::fill_ranks(digests, &mut picks, first, used, budget, &mut shown);
-        if mode == 1 {
-            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
-        }
-        // Then everything else, in the same order.
+        // Then every line acted on, then the lines between those close together (hot
+        // regions), then everything else in the same order.
         budget::pick_acted(
             digests,
             &mut picks,
@@ -209,14 +201,10 @@ impl BuiltinSummarizer {
             (&mut *used, budget),
             &mut shown,
         );
-        if mode <= 2 {
-            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
-        }
+        let share = region_share(budget);
+        budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
         let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
         budget::fill_ranks(digests, &mut picks, all, used, budget, &mut shown);
-        if mode == 3 {
-            budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
-        }
         (picks, shown)
     }
 

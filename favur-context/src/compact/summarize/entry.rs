@@ -360,7 +360,6 @@ impl<'r, 'a> Lines<'r, 'a> {
             trimmed,
             code,
             number,
-            indent,
             context,
         };
         if !self.keep_acted(&read) {
@@ -461,8 +460,6 @@ struct Read<'a> {
     code: &'a str,
     /// Its line number, if known.
     number: Option<usize>,
-    /// The width of its indent (of `code`).
-    indent: usize,
     /// The `order` of the definition that encloses it (none for an unindented line).
     context: Option<usize>,
 }
