@@ -144,7 +144,14 @@ pub(super) fn pick_regions<'s>(
     }
     ranked.sort_unstable();
     for (_, di, si) in ranked {
-        take_segment(&digests[di], &mut picks[di], si, share, (&mut *used, budget), shown);
+        take_segment(
+            &digests[di],
+            &mut picks[di],
+            si,
+            share,
+            (&mut *used, budget),
+            shown,
+        );
     }
 }
 

@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 use super::acted::{Acted, Frequent, Typed};
 use super::line_kind::{self, LineKind};
 use super::numbers::{Numbering, verbatim_line};
-use super::regions::{self, Raw, Segment};
 use super::producers::{
     Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
 };
+use super::regions::{self, Raw, Segment};
 use super::text;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Part, Role};

@@ -291,7 +291,10 @@ fn region_lines(text: &str) -> Vec<usize> {
 fn lines_between_acted_lines_close_together_are_kept_verbatim() {
     let (_, text) = region_view(40, &[24, 28, 31]);
     for k in [24, 28, 31] {
-        assert!(text.contains(&format!("\n  {k}|     hot_{k} = {k}\n")), "{text}");
+        assert!(
+            text.contains(&format!("\n  {k}|     hot_{k} = {k}\n")),
+            "{text}"
+        );
     }
     // The lines between them, verbatim with their numbers, in file order; not those
     // before or after (the definition is too far above, the block ends too far below).
@@ -322,9 +325,16 @@ fn the_end_of_a_short_block_is_kept_with_its_region() {
     let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cat m.py"})));
     let b = h.append(strict!(tool_result("c1"): "{view}"));
     let c = h.append(strict!(assistant: "Rename `hot_path`."));
-    let (a, b, c) = (h.entry(a).unwrap(), h.entry(b).unwrap(), h.entry(c).unwrap());
+    let (a, b, c) = (
+        h.entry(a).unwrap(),
+        h.entry(b).unwrap(),
+        h.entry(c).unwrap(),
+    );
     let text = BuiltinSummarizer::default().summarize_run(&[a, b], &[], &[c], 4000);
-    assert!(text.contains("\n  5|     out.sort()\n  6|     return out\n"), "{text}");
+    assert!(
+        text.contains("\n  5|     out.sort()\n  6|     return out\n"),
+        "{text}"
+    );
     assert!(!text.contains("pass"), "{text}");
 }
 
