@@ -20,6 +20,7 @@ mod name_scan;
 mod names;
 mod numbers;
 mod producers;
+mod regions;
 mod text;
 
 pub use builtin::BuiltinSummarizer;

@@ -5,6 +5,7 @@
 use super::entry::{Digest, Item};
 use super::line_kind::LineKind;
 use super::names::Shown;
+use super::regions::MAX_REGION_LINES;
 
 /// Tokens `text` costs by the heuristic counter's rule, plus one for its line break.
 pub(super) fn cost(text: &str) -> usize {
@@ -20,6 +21,12 @@ pub(super) struct Picks {
     pub(super) chosen: Vec<usize>,
     /// Per item: whether it is kept.
     pub(super) picked: Vec<bool>,
+    /// Per segment of a hot region: whether it is kept.
+    pub(super) segments: Vec<bool>,
+    /// Per region: the lines its kept segments add.
+    pub(super) region_lines: Vec<usize>,
+    /// Tokens the kept segments cost.
+    pub(super) region_tokens: usize,
 }
 
 impl Picks {
@@ -29,6 +36,9 @@ impl Picks {
             acted: Vec::new(),
             chosen: Vec::new(),
             picked: vec![false; items],
+            segments: Vec::new(),
+            region_lines: Vec::new(),
+            region_tokens: 0,
         }
     }
 }
@@ -110,6 +120,101 @@ pub(super) fn pick_acted<'s>(
     }
 }
 
+/// Keeps the segments of hot regions whose anchors are kept, the most recently acted on
+/// first: each whole or not at all, a region at most [`MAX_REGION_LINES`] lines and an
+/// entry's segments at most `share` tokens, while the budget lasts. A segment is shown
+/// in the acted section, with its anchors (one kept by its kind moves there).
+pub(super) fn pick_regions<'s>(
+    digests: &'s [Digest<'_>],
+    picks: &mut [Picks],
+    share: usize,
+    (used, budget): (&mut usize, usize),
+    shown: &mut Shown<'s>,
+) {
+    let mut ranked: Vec<(std::cmp::Reverse<super::acted::Acted>, usize, usize)> = Vec::new();
+    for (di, (d, p)) in digests.iter().zip(picks.iter_mut()).enumerate() {
+        p.segments.resize(d.segments.len(), false);
+        let regions = d.segments.iter().map(|s| s.region + 1).max().unwrap_or(0);
+        p.region_lines.resize(regions.max(p.region_lines.len()), 0);
+        for (si, s) in d.segments.iter().enumerate() {
+            if !p.segments[si] && s.anchors.iter().all(|&a| p.picked[a]) {
+                ranked.push((std::cmp::Reverse(s.acted), di, si));
+            }
+        }
+    }
+    ranked.sort_unstable();
+    for (_, di, si) in ranked {
+        take_segment(
+            &digests[di],
+            &mut picks[di],
+            si,
+            share,
+            (&mut *used, budget),
+            shown,
+        );
+    }
+}
+
+/// Keeps segment `si` of `d` if its anchors are kept and it fits: whole, its region at
+/// most [`MAX_REGION_LINES`] lines, the entry's segments at most `share` tokens.
+fn take_segment<'s>(
+    d: &'s Digest<'_>,
+    p: &mut Picks,
+    si: usize,
+    share: usize,
+    (used, budget): (&mut usize, usize),
+    shown: &mut Shown<'s>,
+) {
+    let Some(s) = d.segments.get(si) else {
+        return;
+    };
+    if p.segments.get(si).is_none_or(|&t| t) || !s.anchors.iter().all(|&a| p.picked[a]) {
+        return;
+    }
+    let lines = s.lines.len();
+    let region = p.region_lines.get(s.region).copied().unwrap_or(0);
+    let add: usize = d.items[s.lines.clone()]
+        .iter()
+        .map(|it| cost(&it.text) + 1)
+        .sum();
+    // What the lines it absorbs cost where they are kept on their own.
+    let refund: usize = s
+        .absorbs
+        .iter()
+        .filter(|&&k| p.chosen.contains(&k))
+        .map(|&k| cost(&d.items[k].text) + 1)
+        .sum();
+    let over = region + lines > MAX_REGION_LINES
+        || p.region_tokens + add > share
+        || (*used + add).saturating_sub(refund) > budget;
+    if over {
+        return;
+    }
+    for &k in &s.absorbs {
+        p.chosen.retain(|&c| c != k);
+        p.picked[k] = true;
+    }
+    for a in s.anchors {
+        if let Some(at) = p.chosen.iter().position(|&c| c == a) {
+            p.chosen.remove(at);
+            p.acted.push(a);
+        }
+    }
+    for i in s.lines.clone() {
+        shown.add_text(&d.items[i].text);
+        p.acted.push(i);
+        p.picked[i] = true;
+    }
+    *used = (*used + add).saturating_sub(refund);
+    p.region_tokens += add;
+    if let Some(r) = p.region_lines.get_mut(s.region) {
+        *r += lines;
+    }
+    if let Some(t) = p.segments.get_mut(si) {
+        *t = true;
+    }
+}
+
 /// Keeps item `i` of `d` in the acted section, at cost `c`.
 fn take<'s>(
     d: &'s Digest<'_>,
@@ -185,6 +290,7 @@ fn fill<'s>(
     }: &mut Scratch,
 ) {
     let wanted = |it: &Item<'_>| match kind {
+        _ if it.region => false,
         Some(k) => it.kind == k,
         None => rank == LEAD && it.kind == LineKind::Plain && it.acted.is_none(),
     };
@@ -310,8 +416,10 @@ mod tests {
                             text: Cow::Owned("ab cd_e ".repeat(rng.usize(0..6))),
                             acted: None,
                             context: None,
+                            region: false,
                         })
                         .collect(),
+                    segments: Vec::new(),
                 })
                 .collect();
             let budget = rng.usize(0..600);

@@ -23,7 +23,12 @@ use crate::model::entry::Entry;
 ///    the agent typed after the entry was observed (in the run's later assistant turns
 ///    and in [`SummaryRequest::later`]: their text and tool-call arguments) point at the
 ///    lines that hold them; the most recently acted on first, each with the definition
-///    that encloses it;
+///    that encloses it; where such lines (or a line and its definition) lie at most
+///    16 lines apart in one definition, the lines between them too, verbatim with their
+///    numbers, carried to the end of the block when that is at most 3 lines on (a **hot
+///    region**: a model can copy a contiguous region into an edit, not scattered lines).
+///    Those come after every line acted on, at most 40 lines a region and half the
+///    budget an entry;
 /// 2. error lines (errors, exceptions, panics, tracebacks), failing tests and test totals;
 /// 3. the first line of what the agent or a person wrote (its decision or request);
 /// 4. locations: traceback frames as `file:line in function`, search hits as `file:line`;
@@ -57,11 +62,10 @@ use crate::model::entry::Entry;
 /// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
 /// assert!(text.contains("#0 assistant → bash `cat src/lib.rs`"), "{text}");
 /// assert!(text.contains("#1 bash result of #0 (4 lines)"), "{text}");
-/// // The line the agent talked about since, verbatim with its line number, and the
-/// // definition around it.
-/// assert!(text.contains("\n  3|     build_tree(tokens)\n"), "{text}");
-/// assert!(text.contains("\n  1| pub fn parse(input: &str) -> Ast {\n"), "{text}");
-/// assert!(!text.contains("lex(input)") && !text.contains("names:"), "{text}");
+/// // The line the agent talked about since, verbatim with its line number, the
+/// // definition around it, and the line between them (a hot region).
+/// assert!(text.contains("\n  1| pub fn parse(input: &str) -> Ast {\n  2|     let tokens = lex(input);\n  3|     build_tree(tokens)\n"), "{text}");
+/// assert!(!text.contains("names:"), "{text}");
 /// ```
 #[derive(Debug, Clone)]
 pub struct BuiltinSummarizer {
@@ -95,6 +99,11 @@ impl Summarizer for BuiltinSummarizer {
             request.budget_tokens,
         ))
     }
+}
+
+/// The most tokens the hot regions of one entry take of a summary's `budget`.
+fn region_share(budget: usize) -> usize {
+    budget / 2
 }
 
 /// The last line of a summary that leaves lines out: how to get them back.
@@ -187,7 +196,8 @@ impl BuiltinSummarizer {
         let head = self.head_lines;
         let first = |kind: Option<LineKind>| first_pass_cap(kind, head);
         budget::fill_ranks(digests, &mut picks, first, used, budget, &mut shown);
-        // Then everything else, in the same order.
+        // Then every line acted on, then the lines between those close together (hot
+        // regions), then everything else in the same order.
         budget::pick_acted(
             digests,
             &mut picks,
@@ -195,6 +205,8 @@ impl BuiltinSummarizer {
             (&mut *used, budget),
             &mut shown,
         );
+        let share = region_share(budget);
+        budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
         let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
         budget::fill_ranks(digests, &mut picks, all, used, budget, &mut shown);
         (picks, shown)
@@ -337,7 +349,7 @@ fn render(
 /// One kept line, with its mark: a line kept verbatim (`601| code`, `| code`) as it is,
 /// an error or outcome after `!`, any other after `|`.
 fn push_line(out: &mut String, item: &entry::Item<'_>) {
-    let mark = if item.acted.is_some() || is_kept_verbatim(&item.text) {
+    let mark = if item.acted.is_some() || item.region || is_kept_verbatim(&item.text) {
         "  "
     } else if matches!(item.kind, LineKind::Error | LineKind::Outcome) {
         "  ! "

@@ -11,6 +11,7 @@ use super::numbers::{Numbering, verbatim_line};
 use super::producers::{
     Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
 };
+use super::regions::{self, Raw, Segment};
 use super::text;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Part, Role};
@@ -31,6 +32,9 @@ pub(super) struct Item<'a> {
     /// The `order` of the definition that encloses the line (an acted line shows it as
     /// its context).
     pub(super) context: Option<usize>,
+    /// A line of a hot region (between lines acted on, or after them to the end of their
+    /// block): kept only with its segment, never by its kind.
+    pub(super) region: bool,
 }
 
 /// What one entry contributes (what of it is kept is chosen by the budget's passes).
@@ -41,6 +45,8 @@ pub(super) struct Digest<'a> {
     /// for what a person or the agent wrote. A summary that keeps fewer says how to get
     /// the rest.
     pub(super) output_lines: usize,
+    /// The segments of its hot regions (their lines are among `items`).
+    pub(super) segments: Vec<Segment>,
 }
 
 /// What the digest of each entry reads: how a summary is configured and what the agent
@@ -69,10 +75,12 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
         status,
         total,
         output,
+        raw,
         ..
     } = lines;
     super::hits::group_hits(&mut items, r.limit);
-    let items = order_items(items);
+    let mut items = order_items(items);
+    let segments = regions::find(&mut items, &raw);
     if error {
         header.push_str(" [error]");
     }
@@ -89,6 +97,7 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
         header,
         items,
         output_lines: output,
+        segments,
     };
     (digest, texts)
 }
@@ -215,6 +224,10 @@ struct Lines<'r, 'a> {
     frequent: Frequent<'a>,
     /// The definitions that enclose the line read: indent and `order`, outermost first.
     enclosing: Vec<(usize, usize)>,
+    /// The lines of an output the agent may have acted on, as read (for its hot regions).
+    raw: Vec<Raw<'a>>,
+    /// Whether to keep them.
+    record: bool,
 }
 
 impl<'r, 'a> Lines<'r, 'a> {
@@ -239,6 +252,8 @@ impl<'r, 'a> Lines<'r, 'a> {
             numbering: Numbering::of(texts, command),
             frequent: Frequent::of(reading.typed, &all),
             enclosing: Vec::new(),
+            raw: Vec::with_capacity(if observed { all.len() } else { 0 }),
+            record: observed && !entry.kind().is_summary(),
         }
     }
 
@@ -292,6 +307,7 @@ impl<'r, 'a> Lines<'r, 'a> {
                 text,
                 acted: Some(acted),
                 context: None,
+                region: false,
             });
             return;
         }
@@ -325,12 +341,26 @@ impl<'r, 'a> Lines<'r, 'a> {
         if !self.prose && !matches!(kind, LineKind::Noise | LineKind::Status) {
             self.output += 1;
         }
+        let context = (indent > 0)
+            .then(|| self.enclosing.iter().rev().find(|&&(i, _)| i < indent))
+            .flatten()
+            .map(|&(_, o)| o);
+        if self.record {
+            self.raw.push(Raw {
+                order: self.total,
+                number,
+                code,
+                indent,
+                kind,
+                context,
+            });
+        }
         let read = Read {
             kind,
             trimmed,
             code,
             number,
-            indent,
+            context,
         };
         if !self.keep_acted(&read) {
             self.keep_by_kind(&read);
@@ -355,16 +385,13 @@ impl<'r, 'a> Lines<'r, 'a> {
         let Some(acted) = self.reading.typed.line(text::trim(r.code), seen, &common) else {
             return false;
         };
-        let context = (r.indent > 0)
-            .then(|| self.enclosing.iter().rev().find(|&&(i, _)| i < r.indent))
-            .flatten()
-            .map(|&(_, o)| o);
         self.items.push(Item {
             kind: r.kind,
             order: self.total,
             text: verbatim_line(r.number, r.code, MAX_VERBATIM_BYTES),
             acted: Some(acted),
-            context,
+            context: r.context,
+            region: false,
         });
         true
     }
@@ -419,6 +446,7 @@ impl<'r, 'a> Lines<'r, 'a> {
             text,
             acted: None,
             context: None,
+            region: false,
         });
     }
 }
@@ -432,6 +460,6 @@ struct Read<'a> {
     code: &'a str,
     /// Its line number, if known.
     number: Option<usize>,
-    /// The width of its indent (of `code`).
-    indent: usize,
+    /// The `order` of the definition that encloses it (none for an unindented line).
+    context: Option<usize>,
 }

@@ -249,3 +249,104 @@ fn the_turns_of_the_run_after_an_output_act_on_its_lines() {
         "{text}"
     );
 }
+
+/// A file view (`cat src/m.py`) of one long function: `hot_k = k` on the lines in
+/// `hot`, `x_k = k` on the others; and a later turn that types the hot lines' names.
+fn region_view(lines: usize, hot: &[usize]) -> (History, String) {
+    let mut view = String::from("def work(data):\n");
+    for k in 2..=lines {
+        if hot.contains(&k) {
+            view.push_str(&format!("    hot_{k} = {k}\n"));
+        } else {
+            view.push_str(&format!("    x_{k} = {k}\n"));
+        }
+    }
+    let typed: Vec<String> = hot.iter().map(|k| format!("`hot_{k}`")).collect();
+    let mut h = History::new();
+    h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cat src/m.py"})));
+    h.append(strict!(tool_result("c1"): "{view}"));
+    h.append(strict!(assistant: "Now I change {}.", typed.join(" and ")));
+    let text = {
+        let (call, out, later) = (
+            h.entry(EntryId(0)).unwrap(),
+            h.entry(EntryId(1)).unwrap(),
+            h.entry(EntryId(2)).unwrap(),
+        );
+        BuiltinSummarizer::default().summarize_run(&[call, out], &[], &[later], 4000)
+    };
+    (h, text)
+}
+
+/// The lines of a region shown: `x_k` lines kept verbatim with their numbers.
+fn region_lines(text: &str) -> Vec<usize> {
+    text.lines()
+        .filter_map(|l| {
+            let (n, code) = l.trim_start().split_once("|     x_")?;
+            code.starts_with(n).then(|| n.parse().ok())?
+        })
+        .collect()
+}
+
+#[test]
+fn lines_between_acted_lines_close_together_are_kept_verbatim() {
+    let (_, text) = region_view(40, &[24, 28, 31]);
+    for k in [24, 28, 31] {
+        assert!(
+            text.contains(&format!("\n  {k}|     hot_{k} = {k}\n")),
+            "{text}"
+        );
+    }
+    // The lines between them, verbatim with their numbers, in file order; not those
+    // before or after (the definition is too far above, the block ends too far below).
+    assert_eq!(region_lines(&text), [25, 26, 27, 29, 30], "{text}");
+    let at = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
+    assert!(at("  27|     x_27") < at("  28|     hot_28"), "{text}");
+    assert!(text.contains("\n  1| def work(data):\n"), "{text}");
+    // Within reach of the definition around it, the lines from it to the first acted
+    // line are kept too (a docstring after a `def`).
+    let (_, text) = region_view(30, &[6, 9]);
+    assert_eq!(region_lines(&text), [2, 3, 4, 5, 7, 8], "{text}");
+}
+
+#[test]
+fn acted_lines_far_apart_keep_no_lines_between() {
+    let (_, text) = region_view(80, &[30, 50]);
+    assert!(text.contains("\n  30|     hot_30 = 30\n"), "{text}");
+    assert!(text.contains("\n  50|     hot_50 = 50\n"), "{text}");
+    assert_eq!(region_lines(&text), Vec::<usize>::new(), "{text}");
+}
+
+#[test]
+fn the_end_of_a_short_block_is_kept_with_its_region() {
+    let mut view = String::from("def merge(a, b):\n    out = list(a)\n");
+    view.push_str("    for hot_path in b:\n        out.append(hot_path)\n");
+    view.push_str("    out.sort()\n    return out\n\n\ndef other():\n    pass\n");
+    let mut h = History::new();
+    let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cat m.py"})));
+    let b = h.append(strict!(tool_result("c1"): "{view}"));
+    let c = h.append(strict!(assistant: "Rename `hot_path`."));
+    let (a, b, c) = (
+        h.entry(a).unwrap(),
+        h.entry(b).unwrap(),
+        h.entry(c).unwrap(),
+    );
+    let text = BuiltinSummarizer::default().summarize_run(&[a, b], &[], &[c], 4000);
+    assert!(
+        text.contains("\n  5|     out.sort()\n  6|     return out\n"),
+        "{text}"
+    );
+    assert!(!text.contains("pass"), "{text}");
+}
+
+#[test]
+fn a_region_is_capped_so_one_entry_cannot_take_the_summary() {
+    let hot: Vec<usize> = (5..=300).step_by(5).collect();
+    let (_, text) = region_view(300, &hot);
+    let kept = region_lines(&text);
+    assert!(!kept.is_empty(), "{text}");
+    assert!(
+        kept.len() <= crate::compact::summarize::regions::MAX_REGION_LINES,
+        "{} lines: {text}",
+        kept.len()
+    );
+}
