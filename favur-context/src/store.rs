@@ -175,6 +175,7 @@ impl NewEntry {
 /// assert_eq!(e.to_string(), "entry has id #5, expected the next id #3");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecordError {
     /// The compaction does not apply to the view.
     #[error(transparent)]

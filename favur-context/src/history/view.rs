@@ -360,6 +360,7 @@ pub struct Compaction {
 /// assert_eq!(err, RecordError::Compaction(ApplyError::NotInView { id: EntryId(9) }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ApplyError {
     /// An edit names an entry that is not in the view.
     #[error("compaction names entry {id}, which is not in the view")]

@@ -195,6 +195,7 @@ impl ToolCall {
 /// assert_eq!(twice.check_call_ids(), Err(CallIdError::Duplicate { id: "c1".into() }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CallIdError {
     /// A call has an empty id.
     #[error("tool call `{name}` has an empty id")]
