@@ -184,6 +184,12 @@ pub struct Plan {
     prefix: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     superseded: Vec<EntryId>,
+    /// The rounds the planner took to settle pairing and runs (0: it gave up).
+    #[serde(skip)]
+    settle_rounds: usize,
+    /// Whether the rounds ran out before every run was worth its summary.
+    #[serde(skip)]
+    unsettled: bool,
     #[serde(skip)]
     pub(crate) stamp: Stamp,
 }
@@ -295,6 +301,8 @@ impl Plan {
             reclaim: 0,
             prefix: 0,
             superseded: Vec::new(),
+            settle_rounds: 0,
+            unsettled: false,
             stamp: Stamp::of(history),
         };
         let Some(row) = policy.tier(tier) else {
@@ -338,6 +346,15 @@ impl Plan {
             return plan;
         };
         phases::finish_budgets(&mut s.runs.runs, policy);
+        plan.settle_rounds = s.rounds;
+        plan.unsettled = s.unsettled;
+        if s.unsettled {
+            tracing::warn!(
+                tier,
+                rounds = s.rounds,
+                "the compaction plan stopped unsettled: a run whose summary costs at least what it frees may remain"
+            );
+        }
         plan.superseded = (0..p.items.len())
             .filter(|&i| superseded[i] && s.fate[i] != phases::Fate::Keep)
             .map(|i| p.items[i].id)
@@ -474,6 +491,43 @@ impl Plan {
     /// ```
     pub fn outcome(&self) -> &ByClass<ClassOutcome> {
         &self.outcome
+    }
+
+    /// The rounds the planner took to settle this plan. Keeping a run that is not worth its
+    /// summary can change which tool partners must stay, so the planner pairs, forms and
+    /// cuts runs again, at most 4 rounds; 1 when the first round's runs were all worth
+    /// their summaries, 0 when it gave up (a tier the policy lacks, or a plan that would
+    /// not pay for itself: either way the plan changes nothing).
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// assert_eq!(plan.runs().len(), 1);
+    /// assert_eq!(plan.settle_rounds(), 1); // the one run pays for its summary
+    /// assert_eq!(Plan::new(&h, &Policy::default(), 9).settle_rounds(), 0); // no tier 9
+    /// ```
+    pub fn settle_rounds(&self) -> usize {
+        self.settle_rounds
+    }
+
+    /// Whether the planner ran out of rounds (see [`settle_rounds`](Plan::settle_rounds))
+    /// with a run still costing at least what it frees: such a plan may keep a summary
+    /// that does not pay for itself. Logged as a `tracing` warning when it happens.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// assert!(!plan.unsettled());
+    /// assert!(plan.reclaim_estimate() > 0);
+    /// ```
+    pub fn unsettled(&self) -> bool {
+        self.unsettled
     }
 
     /// Whether the plan changes nothing.
