@@ -37,10 +37,6 @@ pub use sqlite::SqliteStore;
 /// The version of the database schema the stores create and migrate to (a
 /// `favur_schema_version` table holds the database's); a newer database is refused
 /// with `StoreError::Schema`.
-///
-/// ```
-/// assert_eq!(favur_context::SCHEMA_VERSION, 1);
-/// ```
 pub const SCHEMA_VERSION: i64 = 1;
 
 use crate::history::view::{ApplyError, Compaction};

@@ -95,7 +95,9 @@ impl Entry {
     /// ```
     /// use favur_context::{CallSite, Entry, EntryId, EntryKind, Message, Retention};
     /// let e = Entry::new(EntryId(0), Retention::Fuzzy, 3, CallSite::new("x.rs", 1, 1), EntryKind::Appended, Message::user("hi"));
-    /// assert_eq!(e.tokens(), 3);
+    /// let mut h = favur_context::History::new();
+    /// h.insert(e).unwrap(); // recorded as given: its id must be the next one
+    /// assert_eq!(h.view().tokens(), 3);
     /// ```
     pub fn new(
         id: EntryId,
