@@ -326,7 +326,7 @@ pub trait Store {
     /// ```
     /// use favur_context::{fuzzy, strict, History, NewEntry, Store};
     /// let mut h = History::new();
-    /// h.pin(strict!(system: "sys"))?;
+    /// h.pin(strict!(system: "sys"));
     /// let reply = || vec![NewEntry::appended(fuzzy!(assistant: "Done."))];
     /// let first = h.record_once("resp_abc", reply())?;
     /// let again = h.record_once("resp_abc", reply())?; // a retry: nothing written

@@ -225,7 +225,7 @@ impl View {
     /// let mut h = History::new();
     /// h.pin(strict!(user: "the task"));
     /// let note = h.append(fuzzy!(user: "a note"));
-    /// let ids: Vec<_> = h.view().items().iter().map(|i| i.id()).collect();
+    /// let ids: Vec<_> = h.view().items().iter().map(|i| i.id).collect();
     /// assert_eq!(ids, [h.pinned()[0], note]); // a task pinned in place stays in order
     /// ```
     pub fn items(&self) -> &[ViewItem] {
