@@ -198,6 +198,8 @@ fn prepare_error<E: std::fmt::Display>(name: &str, e: PrepareError<E>) -> ProxyE
     match e {
         PrepareError::Limit(limit) => ProxyError::OverLimit(limit.to_string()),
         PrepareError::Store(e) => ProxyError::Store(format!("session {name}: {e}")),
+        // A refusal a later version adds: reported as the session's failure, with its text.
+        other => ProxyError::Store(format!("session {name}: {other}")),
     }
 }
 

@@ -37,10 +37,6 @@ pub use sqlite::SqliteStore;
 /// The version of the database schema the stores create and migrate to (a
 /// `favur_schema_version` table holds the database's); a newer database is refused
 /// with `StoreError::Schema`.
-///
-/// ```
-/// assert_eq!(favur_context::SCHEMA_VERSION, 1);
-/// ```
 pub const SCHEMA_VERSION: i64 = 1;
 
 use crate::history::view::{ApplyError, Compaction};
@@ -175,6 +171,7 @@ impl NewEntry {
 /// assert_eq!(e.to_string(), "entry has id #5, expected the next id #3");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecordError {
     /// The compaction does not apply to the view.
     #[error(transparent)]
@@ -329,7 +326,7 @@ pub trait Store {
     /// ```
     /// use favur_context::{fuzzy, strict, History, NewEntry, Store};
     /// let mut h = History::new();
-    /// h.pin(strict!(system: "sys"))?;
+    /// h.pin(strict!(system: "sys"));
     /// let reply = || vec![NewEntry::appended(fuzzy!(assistant: "Done."))];
     /// let first = h.record_once("resp_abc", reply())?;
     /// let again = h.record_once("resp_abc", reply())?; // a retry: nothing written

@@ -295,6 +295,24 @@ fn openai_stream_errors_name_the_event() {
     assert!(matches!(err, ReplyError::Api { .. }));
 }
 
+/// The text of an OpenAI stream has a slot of its own: no tool-call index, not even the
+/// largest, lands in it.
+#[test]
+fn openai_stream_text_is_apart_from_every_call_index() {
+    let mut s = ReplyStream::openai();
+    s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"Running."}}]}"#)
+        .unwrap();
+    s.push_data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":18446744073709551615,"id":"call_9","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},"finish_reason":"tool_calls"}]}"#)
+        .unwrap();
+    let reply = s.finish().unwrap();
+    assert_eq!(reply.text(), "Running.");
+    assert_eq!(reply.tool_calls()[0].id, "call_9");
+    assert_eq!(
+        reply.tool_calls()[0].arguments.as_json().unwrap()["command"],
+        "ls"
+    );
+}
+
 /// An Anthropic stream in the documented event shape.
 const ANTHROPIC_STREAM: &str = concat!(
     "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"stop_reason\":null,\"usage\":{\"input_tokens\":472,\"output_tokens\":2}}}\n\n",

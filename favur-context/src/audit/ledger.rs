@@ -171,7 +171,7 @@ impl Ledger {
             .get(self.compactions_seen.min(upto)..upto)
             .unwrap_or(&[]);
         for (c, at) in new.iter().zip(positions(new, self.next)) {
-            while let Some(e) = pending.next_if(|e| e.id.0 < at) {
+            while let Some(e) = pending.next_if(|e| at.is_none_or(|at| e.id.0 < at)) {
                 self.entry(e);
             }
             self.compaction(history, c);
@@ -523,13 +523,16 @@ fn call_of(tool: &str, arguments: &Arguments) -> Call {
     }
 }
 
+#[cfg(test)]
+mod tests;
+
 /// Where each compaction falls among the entry ids: a compaction that wrote summaries
 /// just before its first summary's id; one that did not, as late as the records allow
-/// (just before the next compaction that wrote summaries, or after every entry); never
-/// before `floor` nor before the previous one.
-fn positions(compactions: &[Compaction], floor: u64) -> Vec<u64> {
-    let mut out = vec![u64::MAX; compactions.len()];
-    let mut bound = u64::MAX;
+/// (just before the next compaction that wrote summaries, or after every entry: `None`);
+/// never before `floor` nor before the previous one.
+fn positions(compactions: &[Compaction], floor: u64) -> Vec<Option<u64>> {
+    let mut out = vec![None; compactions.len()];
+    let mut bound: Option<u64> = None;
     for (c, at) in compactions.iter().zip(out.iter_mut()).rev() {
         let first_summary = c
             .edits
@@ -539,11 +542,15 @@ fn positions(compactions: &[Compaction], floor: u64) -> Vec<u64> {
                 _ => None,
             })
             .min();
-        *at = first_summary.unwrap_or(bound).min(bound);
+        *at = match (first_summary, bound) {
+            (Some(first), Some(bound)) => Some(first.min(bound)),
+            (first, bound) => first.or(bound),
+        };
         bound = *at;
     }
+    // Once a position is "after every entry", so are the ones after it.
     let mut low = floor;
-    for at in &mut out {
+    for at in out.iter_mut().flatten() {
         *at = (*at).max(low);
         low = *at;
     }

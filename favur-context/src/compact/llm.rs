@@ -90,6 +90,7 @@ impl LlmConfig {
 /// assert_eq!(err.to_string(), "the API key variable `FAVUR_NO_SUCH_VARIABLE` is not set");
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LlmError {
     /// The key's environment variable is not set (or not Unicode).
     #[error("the API key variable `{0}` is not set")]

@@ -12,6 +12,7 @@ use crate::model::retention::Retention;
 mod bound;
 mod cap;
 mod edits;
+mod outcome;
 mod phases;
 mod reach;
 mod settle;
@@ -19,107 +20,22 @@ pub(crate) use phases::Staying;
 use settle::{Settled, settle};
 
 pub(crate) use cap::{elide, elision_marker};
-
-/// Entries and tokens, one cell of a [`CompactionReport`](crate::CompactionReport).
-///
-/// ```
-/// let f = favur_context::Figures { entries: 2, tokens: 40 };
-/// assert_eq!(f.entries, 2);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Figures {
-    /// Number of view items.
-    pub entries: u64,
-    /// Their tokens (without framing): for summarized and dropped entries, what they held
-    /// in the view before the compaction; for kept entries, what they hold after it (an
-    /// entry the per-entry cap shortened counts with its capped tokens).
-    pub tokens: u64,
-}
-
-impl Figures {
-    fn add(&mut self, tokens: u32) {
-        self.entries += 1;
-        self.tokens += u64::from(tokens);
-    }
-}
-
-/// What a compaction did to the view items of one class.
-///
-/// An entry is *summarized* when its content went into a summary (even if its tool-call
-/// part stays as [`Form::CallsOnly`] or its result as a [`Form::Placeholder`]), *dropped*
-/// when its content left the view without a summary, and *kept* otherwise (including
-/// entries shortened by the per-entry cap).
-///
-/// ```
-/// let o = favur_context::ClassOutcome::default();
-/// assert_eq!(o.kept.entries + o.summarized.entries + o.dropped.entries, 0);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct ClassOutcome {
-    /// Left in the view as they were (or capped).
-    pub kept: Figures,
-    /// Replaced by a summary.
-    pub summarized: Figures,
-    /// Removed from the view (still in the history).
-    pub dropped: Figures,
-}
-
-/// One value per retention class.
-///
-/// ```
-/// use favur_context::{ByClass, Retention};
-/// let mut b = ByClass { forgettable: 1, fuzzy: 2, strict: 3 };
-/// *b.get_mut(Retention::Fuzzy) += 1;
-/// assert_eq!(*b.get(Retention::Fuzzy), 3);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct ByClass<T> {
-    /// For forgettable entries.
-    pub forgettable: T,
-    /// For fuzzy entries.
-    pub fuzzy: T,
-    /// For strict entries.
-    pub strict: T,
-}
-
-impl<T> ByClass<T> {
-    /// The value for `class`.
-    ///
-    /// ```
-    /// use favur_context::{ByClass, Retention};
-    /// assert_eq!(*ByClass { forgettable: 'a', fuzzy: 'b', strict: 'c' }.get(Retention::Strict), 'c');
-    /// ```
-    pub fn get(&self, class: Retention) -> &T {
-        match class {
-            Retention::Forgettable => &self.forgettable,
-            Retention::Fuzzy => &self.fuzzy,
-            Retention::Strict => &self.strict,
-        }
-    }
-
-    /// The value for `class`, mutably.
-    ///
-    /// ```
-    /// use favur_context::{ByClass, Retention};
-    /// let mut b = ByClass { forgettable: 0, fuzzy: 0, strict: 0 };
-    /// *b.get_mut(Retention::Forgettable) = 5;
-    /// assert_eq!(b.forgettable, 5);
-    /// ```
-    pub fn get_mut(&mut self, class: Retention) -> &mut T {
-        match class {
-            Retention::Forgettable => &mut self.forgettable,
-            Retention::Fuzzy => &mut self.fuzzy,
-            Retention::Strict => &mut self.strict,
-        }
-    }
-}
+pub use outcome::{ByClass, ClassOutcome, Figures};
 
 /// One contiguous run of the view that becomes one summary.
 ///
 /// ```
-/// use favur_context::{EntryId, Retention, Run};
-/// let run = Run { summary: EntryId(9), members: vec![EntryId(2), EntryId(3)], retention: Retention::Fuzzy, budget_tokens: 100 };
-/// assert_eq!(run.members.len(), 2);
+/// use favur_context::{forgettable, fuzzy, History, Plan, Policy, Retention};
+/// let mut h = History::new();
+/// let view = h.append(fuzzy!(user: "{}", "a view ".repeat(300)));
+/// let listing = h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
+/// h.append(fuzzy!(assistant: "ok"));
+/// let plan = Plan::new(&h, &Policy::default(), 1);
+/// let run = &plan.runs()[0];
+/// assert_eq!(run.members, [view, listing]);
+/// assert_eq!(run.summary, h.next_id());
+/// assert_eq!(run.retention, Retention::Fuzzy); // no member is strict
+/// assert!(run.budget_tokens < h.entries()[0].tokens() + h.entries()[1].tokens());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Run {
@@ -138,9 +54,18 @@ pub struct Run {
 /// A reform decided by the planner: the entry stays in the view in another form.
 ///
 /// ```
-/// use favur_context::{EntryId, Form, PlannedReform};
-/// let r = PlannedReform { id: EntryId(1), form: Form::CallsOnly, tokens: 12 };
-/// assert_eq!(r.tokens, 12);
+/// use favur_context::{forgettable, strict, Form, History, Plan, Policy};
+/// let mut h = History::new();
+/// h.append(strict!(user: "list the files"));
+/// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
+/// let listing = h.append(forgettable!(tool_result("c1"): "{}", "src/module.rs\n".repeat(200)));
+/// h.append(strict!(assistant: "two hundred files"));
+/// let plan = Plan::new(&h, &Policy::default(), 1);
+/// // The call is strict and stays, so its result stays too, as a placeholder.
+/// let r = &plan.reforms()[0];
+/// assert_eq!(r.id, listing);
+/// assert_eq!(r.form, Form::Placeholder { summary: Some(plan.runs()[0].summary) });
+/// assert!(r.tokens < h.entries()[2].tokens());
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedReform {
@@ -184,6 +109,12 @@ pub struct Plan {
     prefix: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     superseded: Vec<EntryId>,
+    /// The rounds the planner took to settle pairing and runs (0: it gave up).
+    #[serde(skip)]
+    settle_rounds: usize,
+    /// Whether the rounds ran out before every run was worth its summary.
+    #[serde(skip)]
+    unsettled: bool,
     #[serde(skip)]
     pub(crate) stamp: Stamp,
 }
@@ -295,6 +226,8 @@ impl Plan {
             reclaim: 0,
             prefix: 0,
             superseded: Vec::new(),
+            settle_rounds: 0,
+            unsettled: false,
             stamp: Stamp::of(history),
         };
         let Some(row) = policy.tier(tier) else {
@@ -338,6 +271,15 @@ impl Plan {
             return plan;
         };
         phases::finish_budgets(&mut s.runs.runs, policy);
+        plan.settle_rounds = s.rounds;
+        plan.unsettled = s.unsettled;
+        if s.unsettled {
+            tracing::warn!(
+                tier,
+                rounds = s.rounds,
+                "the compaction plan stopped unsettled: a run whose summary costs at least what it frees may remain"
+            );
+        }
         plan.superseded = (0..p.items.len())
             .filter(|&i| superseded[i] && s.fate[i] != phases::Fate::Keep)
             .map(|i| p.items[i].id)
@@ -423,8 +365,13 @@ impl Plan {
     /// Usage (tokens) when the plan was made.
     ///
     /// ```
-    /// let h = favur_context::History::new();
-    /// assert_eq!(favur_context::Plan::new(&h, &Default::default(), 1).usage_before(), 0);
+    /// use favur_context::{fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(fuzzy!(user: "hi"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// assert_eq!(plan.usage_before(), h.usage_tokens());
+    /// h.append(fuzzy!(user: "more"));
+    /// assert!(plan.usage_before() < h.usage_tokens()); // a plan is for the history as it was
     /// ```
     pub fn usage_before(&self) -> u64 {
         self.usage_before
@@ -434,8 +381,15 @@ impl Plan {
     /// history's next id.
     ///
     /// ```
-    /// let h = favur_context::History::new();
-    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).runs().is_empty());
+    /// use favur_context::{forgettable, fuzzy, strict, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
+    /// h.append(strict!(user: "the plan")); // kept: closes the first run
+    /// h.append(fuzzy!(user: "{}", "a view ".repeat(300)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// let ids: Vec<_> = plan.runs().iter().map(|r| r.summary.0).collect();
+    /// assert_eq!(ids, [h.next_id().0, h.next_id().0 + 1]);
     /// ```
     pub fn runs(&self) -> &[Run] {
         &self.runs
@@ -454,8 +408,14 @@ impl Plan {
     /// The entries that leave the view without a summary.
     ///
     /// ```
-    /// let h = favur_context::History::new();
-    /// assert!(favur_context::Plan::new(&h, &Default::default(), 2).drops().is_empty());
+    /// use favur_context::{forgettable, fuzzy, strict, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// let listing = h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
+    /// h.append(strict!(user: "the plan"));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 2); // tier 2 drops forgettable material
+    /// assert_eq!(plan.drops(), &[listing]);
+    /// assert!(plan.runs().is_empty()); // a summary of the short strict plan would not pay
     /// ```
     pub fn drops(&self) -> &[EntryId] {
         &self.drops
@@ -474,6 +434,43 @@ impl Plan {
     /// ```
     pub fn outcome(&self) -> &ByClass<ClassOutcome> {
         &self.outcome
+    }
+
+    /// The rounds the planner took to settle this plan. Keeping a run that is not worth its
+    /// summary can change which tool partners must stay, so the planner pairs, forms and
+    /// cuts runs again, at most 4 rounds; 1 when the first round's runs were all worth
+    /// their summaries, 0 when it gave up (a tier the policy lacks, or a plan that would
+    /// not pay for itself: either way the plan changes nothing).
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// assert_eq!(plan.runs().len(), 1);
+    /// assert_eq!(plan.settle_rounds(), 1); // the one run pays for its summary
+    /// assert_eq!(Plan::new(&h, &Policy::default(), 9).settle_rounds(), 0); // no tier 9
+    /// ```
+    pub fn settle_rounds(&self) -> usize {
+        self.settle_rounds
+    }
+
+    /// Whether the planner ran out of rounds (see [`settle_rounds`](Plan::settle_rounds))
+    /// with a run still costing at least what it frees: such a plan may keep a summary
+    /// that does not pay for itself. Logged as a `tracing` warning when it happens.
+    ///
+    /// ```
+    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// let mut h = History::new();
+    /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
+    /// h.append(fuzzy!(assistant: "ok"));
+    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// assert!(!plan.unsettled());
+    /// assert!(plan.reclaim_estimate() > 0);
+    /// ```
+    pub fn unsettled(&self) -> bool {
+        self.unsettled
     }
 
     /// Whether the plan changes nothing.

@@ -51,6 +51,7 @@ impl Prepared {
 /// assert!(err.to_string().contains("limit of 500 tokens"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PrepareError<E = RecordError> {
     /// The request would carry the limit or more even after compaction. What was
     /// compacted stays recorded ([`Compactor::last_report`](crate::Compactor::last_report)).

@@ -49,6 +49,7 @@ pub struct LimitExceeded {
 /// assert_eq!(c.commit(&mut h, plan, Vec::new()).unwrap_err(), CommitError::Stale);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CommitError<E = RecordError> {
     /// The history changed since the plan was made; plan again.
     #[error("the history changed since the plan was made; plan again")]

@@ -83,6 +83,7 @@ pub enum CounterChange {
 /// assert!(err.to_string().contains("missing field `retention`"));
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The text is not a history document at all.
     #[error("not a valid history document: {0}")]

@@ -109,8 +109,8 @@ pub struct History {
     /// Tokens every request carries beyond its messages (the tool definitions).
     overhead: u64,
     /// Where evicted originals are read back from, and the ids it may evict: those below
-    /// the bound (a clone's own later entries are not in its store).
-    originals: Option<(Arc<dyn Originals>, u64)>,
+    /// the bound (a clone's own later entries are not in its store), every id with none.
+    originals: Option<(Arc<dyn Originals>, Option<u64>)>,
     /// Unique to this value (a clone gets its own): what a
     /// [`Renderer`](crate::render::Renderer) knows a history by.
     instance: u64,
@@ -142,10 +142,12 @@ impl Clone for History {
             summary_frame: self.summary_frame.clone(),
             framing: self.framing,
             overhead: self.overhead,
-            originals: self
-                .originals
-                .as_ref()
-                .map(|(o, bound)| (Arc::clone(o), (*bound).min(self.next))),
+            originals: self.originals.as_ref().map(|(o, bound)| {
+                (
+                    Arc::clone(o),
+                    Some(bound.map_or(self.next, |b| b.min(self.next))),
+                )
+            }),
             instance: new_instance(),
         }
     }
@@ -262,7 +264,7 @@ impl History {
     /// assert_eq!(h.recall(old).unwrap().message().text(), "old"); // ...read back
     /// ```
     pub fn with_originals(mut self, originals: Arc<dyn Originals>) -> Self {
-        self.originals = Some((originals, u64::MAX));
+        self.originals = Some((originals, None));
         self
     }
 

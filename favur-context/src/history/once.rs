@@ -27,6 +27,7 @@ pub const MAX_KEY_BYTES: usize = 256;
 /// assert_eq!(KeyError::Empty.to_string(), "an empty idempotency key");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum KeyError {
     /// An empty key (a missing reply id, say): refused, since it would make every later
     /// write with a missing id a repeat of the first.

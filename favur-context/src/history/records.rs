@@ -403,7 +403,7 @@ impl History {
                 Edit::Reform { id, .. } => stays.push(*id),
             }
         }
-        gone.retain(|id| !stays.contains(id) && id.0 < bound);
+        gone.retain(|id| !stays.contains(id) && bound.is_none_or(|b| id.0 < b));
         if gone.is_empty() {
             return;
         }

@@ -221,7 +221,12 @@ impl View {
     /// The items, in order.
     ///
     /// ```
-    /// assert!(favur_context::History::new().view().items().is_empty());
+    /// use favur_context::{fuzzy, strict, History};
+    /// let mut h = History::new();
+    /// h.pin(strict!(user: "the task"));
+    /// let note = h.append(fuzzy!(user: "a note"));
+    /// let ids: Vec<_> = h.view().items().iter().map(|i| i.id).collect();
+    /// assert_eq!(ids, [h.pinned()[0], note]); // a task pinned in place stays in order
     /// ```
     pub fn items(&self) -> &[ViewItem] {
         &self.items
@@ -230,7 +235,11 @@ impl View {
     /// Number of items.
     ///
     /// ```
-    /// assert_eq!(favur_context::History::new().view().len(), 0);
+    /// use favur_context::{fuzzy, strict, History};
+    /// let mut h = History::new();
+    /// h.pin(strict!(system: "be brief")); // a system pin goes to the system messages
+    /// h.append(fuzzy!(user: "hi"));
+    /// assert_eq!(h.view().len(), 1);
     /// ```
     pub fn len(&self) -> usize {
         self.items.len()
@@ -239,7 +248,12 @@ impl View {
     /// Whether the view is empty.
     ///
     /// ```
-    /// assert!(favur_context::History::new().view().is_empty());
+    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// let mut h = History::new();
+    /// let id = h.append(fuzzy!(user: "hi"));
+    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+    /// assert!(h.view().is_empty()); // the entry is still in the history
+    /// assert_eq!(h.len(), 1);
     /// ```
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
@@ -248,7 +262,13 @@ impl View {
     /// Sum of the items' token counts (without framing), kept up to date on every change.
     ///
     /// ```
-    /// assert_eq!(favur_context::History::new().view().tokens(), 0);
+    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// let mut h = History::new();
+    /// let a = h.append(fuzzy!(user: "one two three"));
+    /// h.append(fuzzy!(user: "four"));
+    /// let both = h.view().tokens();
+    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id: a }], usage_after: None }).unwrap();
+    /// assert_eq!(h.view().tokens(), both - u64::from(h.entries()[0].tokens()));
     /// ```
     pub fn tokens(&self) -> u64 {
         self.tokens
@@ -333,7 +353,8 @@ pub enum Edit {
 /// ```
 /// use favur_context::{Compaction, Edit, EntryId};
 /// let c = Compaction { tier: 2, edits: vec![Edit::Drop { id: EntryId(0) }], usage_after: None };
-/// assert_eq!(c.edits.len(), 1);
+/// let json = serde_json::to_string(&c).unwrap(); // as a journal records it
+/// assert_eq!(json, r#"{"tier":2,"edits":[{"drop":{"id":0}}]}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compaction {
@@ -360,6 +381,7 @@ pub struct Compaction {
 /// assert_eq!(err, RecordError::Compaction(ApplyError::NotInView { id: EntryId(9) }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ApplyError {
     /// An edit names an entry that is not in the view.
     #[error("compaction names entry {id}, which is not in the view")]

@@ -18,6 +18,7 @@ use crate::store::RecordError;
 /// assert_eq!(c.to_string(), "unknown record type `snapshot`");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Corruption {
     /// The line is not valid UTF-8.
     #[error("not valid UTF-8 (valid up to byte {valid_up_to} of the line)")]
@@ -156,6 +157,7 @@ pub(super) fn fmt_id(id: Option<EntryId>) -> String {
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum JournalError {
     /// Reading, writing, syncing or truncating the file failed.
     #[error("cannot {action} journal {}: {source}", path.display())]

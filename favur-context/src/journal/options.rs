@@ -16,15 +16,15 @@ use crate::store::NewEntry;
 /// The journal format version this library writes and reads.
 ///
 /// ```
-/// assert_eq!(favur_context::JOURNAL_FORMAT, 1);
+/// use favur_context::{JournalError, OpenOptions, JOURNAL_FORMAT};
+/// let header = |v: u32| format!("{{\"journal\":{{\"format\":{v},\"framing_tokens\":4}}}}\n");
+/// assert!(OpenOptions::new().read(header(JOURNAL_FORMAT).as_bytes()).is_ok());
+/// let newer = OpenOptions::new().read(header(JOURNAL_FORMAT + 1).as_bytes());
+/// assert!(matches!(newer, Err(JournalError::Version { .. })));
 /// ```
 pub const JOURNAL_FORMAT: u32 = 1;
 
 /// The longest line (record) accepted by default: 64 MiB.
-///
-/// ```
-/// assert_eq!(favur_context::DEFAULT_MAX_LINE_BYTES, 64 * 1024 * 1024);
-/// ```
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// What an acknowledged write survives. Every setting writes each record to the file (one
@@ -59,8 +59,13 @@ pub enum Durability {
 /// A torn last line that opening cut off: an append that was never acknowledged.
 ///
 /// ```
-/// let t = favur_context::TornTail { line: 3, offset: 120, bytes: 17 };
-/// assert_eq!(t.bytes, 17);
+/// let header = "{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n";
+/// let torn = format!("{header}{{\"entry\":{{\"id\":0");
+/// let (history, report) = favur_context::OpenOptions::new().read(torn.as_bytes())?;
+/// let t = report.torn_tail.unwrap();
+/// assert_eq!((t.line, t.offset, t.bytes), (2, header.len() as u64, 16));
+/// assert!(history.is_empty());
+/// # Ok::<(), favur_context::JournalError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TornTail {

@@ -95,7 +95,10 @@ impl Entry {
     /// ```
     /// use favur_context::{CallSite, Entry, EntryId, EntryKind, Message, Retention};
     /// let e = Entry::new(EntryId(0), Retention::Fuzzy, 3, CallSite::new("x.rs", 1, 1), EntryKind::Appended, Message::user("hi"));
-    /// assert_eq!(e.tokens(), 3);
+    /// assert_eq!(e.tokens(), 3); // as given...
+    /// let mut h = favur_context::History::new();
+    /// h.insert(e).unwrap();
+    /// assert_eq!(h.entries()[0].tokens(), 1); // ...recounted when a history records it
     /// ```
     pub fn new(
         id: EntryId,

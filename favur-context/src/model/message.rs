@@ -195,6 +195,7 @@ impl ToolCall {
 /// assert_eq!(twice.check_call_ids(), Err(CallIdError::Duplicate { id: "c1".into() }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CallIdError {
     /// A call has an empty id.
     #[error("tool call `{name}` has an empty id")]
@@ -246,7 +247,8 @@ pub(crate) fn check_call_ids<'a>(
 /// ```
 /// use favur_context::ToolResult;
 /// let result = ToolResult { call_id: "c1".into(), content: "ok".into(), is_error: false };
-/// assert!(!result.is_error);
+/// // `is_error` is left out when false.
+/// assert_eq!(serde_json::to_string(&result).unwrap(), r#"{"call_id":"c1","content":"ok"}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResult {

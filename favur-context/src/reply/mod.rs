@@ -326,6 +326,7 @@ impl From<Reply> for Message {
 /// assert_eq!(err.to_string(), "the provider answered with an error (requests): Rate limit reached");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplyError {
     /// The body (or an event's data) is not JSON.
     #[error("the reply is not JSON: {0}")]

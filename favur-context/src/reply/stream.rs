@@ -13,6 +13,26 @@ enum Provider {
     Responses,
 }
 
+/// Where a block sits among the blocks being assembled: the one text block OpenAI's text
+/// deltas (and the Responses API's) go to, or a block the provider numbers (an OpenAI
+/// tool call's `index`, an Anthropic content block's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// The text of an OpenAI or Responses stream, ahead of the calls.
+    Text,
+    /// The provider's index.
+    At(u64),
+}
+
+impl std::fmt::Display for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Slot::Text => f.write_str("text"),
+            Slot::At(i) => write!(f, "{i}"),
+        }
+    }
+}
+
 /// One content block or tool call being assembled.
 #[derive(Debug, Clone)]
 enum Block {
@@ -60,7 +80,7 @@ pub struct ReplyStream {
     provider: Provider,
     sse: SseDecoder,
     events: usize,
-    blocks: Vec<(u64, Block)>,
+    blocks: Vec<(Slot, Block)>,
     stop: Option<StopReason>,
     usage: Option<Usage>,
     input_usage: Option<Value>,
@@ -255,10 +275,15 @@ impl ReplyStream {
         .with_reasoning(reasoning))
     }
 
+    /// The block the provider numbers `index`.
     fn block(&mut self, index: u64) -> Option<&mut Block> {
+        self.slot(Slot::At(index))
+    }
+
+    fn slot(&mut self, slot: Slot) -> Option<&mut Block> {
         self.blocks
             .iter_mut()
-            .find(|(i, _)| *i == index)
+            .find(|(s, _)| *s == slot)
             .map(|(_, b)| b)
     }
 
@@ -285,7 +310,7 @@ impl ReplyStream {
             let at = format!("choices[{ci}].delta");
             match delta.get("content") {
                 None | Some(Value::Null) => {}
-                Some(Value::String(s)) => self.push_text(u64::MAX, s),
+                Some(Value::String(s)) => self.push_text(s),
                 Some(other) => {
                     return Err(format!(
                         "{at}.content: expected a string, found {}",
@@ -308,7 +333,7 @@ impl ReplyStream {
                     .ok_or_else(|| format!("{cat}.index: missing or not an integer"))?;
                 if self.block(index).is_none() {
                     self.blocks.push((
-                        index,
+                        Slot::At(index),
                         Block::Call {
                             id: None,
                             name: String::new(),
@@ -348,11 +373,13 @@ impl ReplyStream {
         Ok(())
     }
 
-    /// Text deltas: OpenAI's go to one text block (index `u64::MAX`, before the calls).
-    fn push_text(&mut self, index: u64, s: &str) {
-        match self.block(index) {
+    /// Text deltas: OpenAI's go to one text block ([`Slot::Text`], before the calls).
+    fn push_text(&mut self, s: &str) {
+        match self.slot(Slot::Text) {
             Some(Block::Text(t)) => t.push_str(s),
-            _ => self.blocks.insert(0, (index, Block::Text(s.to_owned()))),
+            _ => self
+                .blocks
+                .insert(0, (Slot::Text, Block::Text(s.to_owned()))),
         }
     }
 
@@ -363,7 +390,7 @@ impl ReplyStream {
             Some("response.output_text.delta") => {
                 let delta = v.get("delta").and_then(Value::as_str);
                 let delta = delta.ok_or_else(|| bad("a text delta without `delta`".into()))?;
-                self.push_text(u64::MAX, delta);
+                self.push_text(delta);
             }
             Some("error") => {
                 let kind = v.get("code").and_then(Value::as_str).map(str::to_owned);
@@ -443,7 +470,7 @@ impl ReplyStream {
                     Some(_) => Block::Other,
                     None => return Err(format!("content block {i}: `type` missing")),
                 };
-                self.blocks.push((i, block));
+                self.blocks.push((Slot::At(i), block));
             }
             "content_block_delta" => {
                 let i = index()?;

@@ -431,11 +431,16 @@ pub(crate) fn is_blank(part: &Part) -> bool {
     matches!(part, Part::Text(t) if t.trim().is_empty())
 }
 
+/// The id with the most digits: estimates of text that will name an id not yet known
+/// count it with this one, so that they are never short. Not a marker: no text carries
+/// it as a stand-in.
+pub(crate) const WIDEST_ID: EntryId = EntryId(u64::MAX);
+
 /// What a summary block costs beyond its text: (with no id range, per range), counted
 /// with the widest ids, so that an estimate made from it is never short. A history counts
 /// it once (`History::summary_frame`).
 pub(crate) fn summary_frame_cost(counter: &dyn TokenCounter) -> (u64, u64) {
-    let widest = EntryId(u64::MAX);
+    let widest = WIDEST_ID;
     let count = |ids: &[EntryId]| {
         u64::from(count_block(
             counter,
@@ -444,7 +449,7 @@ pub(crate) fn summary_frame_cost(counter: &dyn TokenCounter) -> (u64, u64) {
         ))
     };
     let none = count(&[]);
-    let one = count(&[EntryId(u64::MAX - 1), widest]);
+    let one = count(&[EntryId(WIDEST_ID.0 - 1), widest]);
     // One token more per range for rounding: counts of joined texts are not additive.
     (none, one.saturating_sub(none) + 1)
 }

@@ -23,6 +23,7 @@ use crate::tools::tool::ToolDefinition;
 /// assert_eq!(e.to_string(), "no entry #9 (ids run from #0 to #2)");
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecallError {
     /// No entry has this id.
     #[error("no entry {id} ({})", if next.0 == 0 { "the history is empty".to_owned() } else { format!("ids run from #0 to #{}", next.0 - 1) })]

@@ -200,6 +200,7 @@ pub struct ToolDefinition {
 /// assert_eq!(err.to_string(), "tool `ls`: its parameters must be a JSON Schema object with \"type\": \"object\", not [\"path\"]");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolDefinitionError {
     /// The name does not match `^[a-zA-Z0-9_-]{1,64}$`.
     #[error(

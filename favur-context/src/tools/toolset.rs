@@ -88,6 +88,7 @@ impl std::fmt::Debug for ToolSet {
 /// assert_eq!(err.to_string(), "a tool named `recall` is already registered");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolSetError {
     /// Its definition breaks the providers' rules.
     #[error(transparent)]

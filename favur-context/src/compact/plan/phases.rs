@@ -349,7 +349,7 @@ fn stay_form(p: &Planner<'_>, e: &Entry, current: &Form) -> Option<Staying> {
             // The summary id is filled in once runs are known; count with the widest id,
             // so that the estimate is never short.
             let widest = Form::Placeholder {
-                summary: Some(EntryId(u64::MAX)),
+                summary: Some(forms::WIDEST_ID),
             };
             (StayForm::Placeholder, widest)
         }

@@ -4,8 +4,11 @@
 use super::edits::{self, Edits};
 use super::phases::{self, Fate, Planner, Runs, Staying};
 
+#[cfg(test)]
+mod tests;
+
 /// Bound on the rounds that settle pairing and runs after small runs are kept.
-const MAX_SETTLE_ROUNDS: usize = 4;
+pub(super) const MAX_SETTLE_ROUNDS: usize = 4;
 
 /// A settled plan: each item's fate, the runs and the edits.
 pub(super) struct Settled {
@@ -14,6 +17,11 @@ pub(super) struct Settled {
     pub(super) edits: Edits,
     /// What the summaries (and a note turn the plan makes the request need) cost.
     pub(super) costs: u64,
+    /// The rounds it took, at most [`MAX_SETTLE_ROUNDS`].
+    pub(super) rounds: usize,
+    /// Whether the rounds ran out with a run still not worth its summary (one the next
+    /// round would have kept).
+    pub(super) unsettled: bool,
 }
 
 impl Settled {
@@ -36,6 +44,7 @@ pub(super) fn settle(p: &Planner<'_>, base: Vec<Fate>) -> Option<Settled> {
     let mut pair_again = true;
     let mut runs;
     let mut round = 0;
+    let mut unsettled = false;
     loop {
         if pair_again {
             fate.clone_from(&base);
@@ -54,6 +63,7 @@ pub(super) fn settle(p: &Planner<'_>, base: Vec<Fate>) -> Option<Settled> {
         runs = phases::runs(p, &fate, &staying);
         round += 1;
         if round == MAX_SETTLE_ROUNDS {
+            unsettled = !phases::unworthy(p, &runs).is_empty();
             break;
         }
         newly = phases::unworthy(p, &runs);
@@ -75,5 +85,7 @@ pub(super) fn settle(p: &Planner<'_>, base: Vec<Fate>) -> Option<Settled> {
         runs,
         edits,
         costs,
+        rounds: round,
+        unsettled,
     })
 }

@@ -12,6 +12,7 @@ use crate::model::retention::Retention;
 /// assert_eq!(err.to_string(), "window_tokens: a window of zero tokens cannot hold any request");
 /// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// `window_tokens` is 0.
     #[error("window_tokens: a window of zero tokens cannot hold any request")]

@@ -104,6 +104,7 @@ impl fmt::Display for UnmatchedMessage {
 /// assert!(matches!(err, RulesError::InvalidRegex { rule: 1, ref field, .. } if field == "command"));
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RulesError {
     /// The file could not be read.
     #[error("cannot read rules file {}: {source}", path.display())]

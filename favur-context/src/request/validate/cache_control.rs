@@ -12,7 +12,15 @@ use super::{Rule, ValidationError, err};
 /// The most `cache_control` breakpoints one Anthropic request may hold.
 ///
 /// ```
-/// assert_eq!(favur_context::validate::MAX_CACHE_BREAKPOINTS, 4);
+/// use favur_context::validate::{validate_anthropic_strict, Rule, MAX_CACHE_BREAKPOINTS};
+/// let marked = serde_json::json!({"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}});
+/// let request = |n: usize| serde_json::json!({
+///     "system": vec![marked.clone(); n],
+///     "messages": [{"role": "user", "content": "hi"}],
+/// });
+/// assert!(validate_anthropic_strict(&request(MAX_CACHE_BREAKPOINTS)).is_ok());
+/// let err = validate_anthropic_strict(&request(MAX_CACHE_BREAKPOINTS + 1)).unwrap_err();
+/// assert_eq!(err.rule, Rule::TooManyCacheBreakpoints { found: 5, max: 4 });
 /// ```
 pub const MAX_CACHE_BREAKPOINTS: usize = 4;
 
