@@ -43,7 +43,9 @@ use crate::tools::tool::ClassifiedTool;
 
 pub use json::{CounterChange, LoadError};
 pub use once::{KeyError, MAX_KEY_BYTES};
-pub(crate) use once::{Write, keyed};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) use once::Write;
+pub(crate) use once::keyed;
 pub use records::CheckedCompaction;
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).
