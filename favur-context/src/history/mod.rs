@@ -42,10 +42,10 @@ use crate::tools::recall::RecallError;
 use crate::tools::tool::ClassifiedTool;
 
 pub use json::{CounterChange, LoadError};
-pub use once::{KeyError, MAX_KEY_BYTES};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use once::Write;
 pub(crate) use once::keyed;
+pub use once::{KeyError, MAX_KEY_BYTES};
 pub use records::CheckedCompaction;
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).
