@@ -313,7 +313,7 @@ pub trait Store {
     /// key: then nothing is written and the first id of that earlier write is returned.
     /// The key is persisted with the write (one record, all or none), so it holds across
     /// reopening. A write that failed with an unknown outcome
-    /// ([`StoreError::Uncertain`](crate::StoreError)) is retried safely: reopen the
+    /// (`StoreError::Uncertain` of the SQL stores) is retried safely: reopen the
     /// store and call this again with the same key. An empty batch records nothing (the
     /// next id), its key included.
     ///
