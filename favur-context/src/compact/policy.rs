@@ -23,10 +23,10 @@ pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
 /// ```
 pub const DEFAULT_MIN_RECLAIM: f64 = 0.0125;
 
-/// The default [`target`](Policy::target): a tier stops once usage is at or below 40% of
-/// its threshold (8,000 tokens for tier 2 of a 200,000-token window).
+/// The default [`target`](Policy::target): a tier stops once usage is at or below half of
+/// its threshold (10,000 tokens for tier 2 of a 200,000-token window).
 /// `docs/compaction.md` has the sweep it was chosen from.
-pub const DEFAULT_TARGET: f64 = 0.4;
+pub const DEFAULT_TARGET: f64 = 0.5;
 
 /// The compaction policy of one job.
 ///
@@ -462,8 +462,8 @@ impl Policy {
     ///
     /// ```
     /// let p = favur_context::Policy::default();
-    /// assert_eq!(p.target(), 0.4);
-    /// assert_eq!(p.target_tokens(2), Some(8_000)); // 40% of tier 2's 20,000 tokens
+    /// assert_eq!(p.target(), 0.5);
+    /// assert_eq!(p.target_tokens(2), Some(10_000)); // half of tier 2's 20,000 tokens
     /// assert_eq!(p.target_tokens(9), None);        // no such tier
     /// ```
     pub fn target(&self) -> f64 {
