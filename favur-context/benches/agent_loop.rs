@@ -225,6 +225,8 @@ struct Loop<'s> {
     compactor: Compactor,
     openai: Renderer,
     anthropic: Renderer,
+    /// Asked only for the OpenAI request's bytes (`Renderer::openai_bytes`).
+    bytes: Renderer,
 }
 
 /// Time spent in one window, and the requests in it.
@@ -236,6 +238,11 @@ struct Window {
     prepare: Duration,
     openai: Duration,
     anthropic: Duration,
+    /// `openai_bytes` on its own renderer: render and body bytes.
+    bytes: Duration,
+    /// `serde_json::to_vec` of the OpenAI request already rendered (the bytes without
+    /// `openai_bytes`).
+    to_vec: Duration,
 }
 
 impl<'s> Loop<'s> {
@@ -248,6 +255,7 @@ impl<'s> Loop<'s> {
             compactor: Compactor::new(Policy::default()),
             openai: Renderer::new(),
             anthropic: Renderer::new(),
+            bytes: Renderer::new(),
         }
     }
 
@@ -264,7 +272,15 @@ impl<'s> Loop<'s> {
                 let t2 = Instant::now();
                 black_box(self.anthropic.anthropic(&self.history));
                 let t3 = Instant::now();
+                black_box(self.bytes.openai_bytes(&self.history));
+                let t4 = Instant::now();
+                let rendered = self.openai.openai(&self.history);
+                let t5 = Instant::now();
+                black_box(serde_json::to_vec(rendered).ok());
+                let t6 = Instant::now();
                 w.requests += 1;
+                w.bytes += t4 - t3;
+                w.to_vec += t6 - t5;
                 w.compacted += u64::from(prepared.as_ref().is_ok_and(|p| p.compacted()));
                 w.prepare += t1 - t0;
                 w.openai += t2 - t1;
@@ -321,6 +337,7 @@ fn run(
     // Render once so the renderers hold the view, as they would in a running loop.
     black_box(l.openai.openai(&l.history));
     black_box(l.anthropic.anthropic(&l.history));
+    black_box(l.bytes.openai_bytes(&l.history));
     let mut best: Option<Window> = None;
     for _ in 0..3 {
         let mut w = Window::default();
@@ -335,12 +352,14 @@ fn run(
     }
     let w = best.unwrap_or_default();
     println!(
-        "| {n:>9} | {name:<9} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>5.1} | {:>6} | {:>9.1} | {:>5.2}x | {:>5.2}x | {:>7.1} |",
+        "| {n:>9} | {name:<9} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>8.2} | {:>5.1} | {:>6} | {:>9.1} | {:>5.2}x | {:>5.2}x | {:>7.1} |",
         us(w.prepare, w.requests),
         us(w.openai, w.requests),
         us(w.anthropic, w.requests),
         us(w.prepare + w.openai, w.requests),
         us(w.prepare + w.anthropic, w.requests),
+        us(w.prepare + w.bytes, w.requests),
+        us(w.prepare + w.openai + w.to_vec, w.requests),
         100.0 * w.compacted as f64 / w.requests.max(1) as f64,
         l.history.view().len(),
         text as f64 / 1048576.0,
@@ -406,9 +425,9 @@ fn main() {
         );
     }
     println!(
-        "| messages | counter | prepare µs | openai µs | anthropic µs | prepare+openai µs | prepare+anthropic µs | compacted % | view items | text MiB | live/text | peak/text | build s |"
+        "| messages | counter | prepare µs | openai µs | anthropic µs | prepare+openai µs | prepare+anthropic µs | prepare+openai bytes µs | prepare+openai+to_vec µs | compacted % | view items | text MiB | live/text | peak/text | build s |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &sizes {
         for (name, counter) in &counters {
             run((&stream, &repeated), name, Arc::clone(counter), n, window);

@@ -3,7 +3,8 @@
 //! histories (every step of `common::steps`, pins of every role along the way, blank
 //! turns, reused call ids, results whose call is long gone, clones that diverge and are rendered in turn), compacted by the
 //! engine at random windows and forced at every tier, rendered after some steps and not
-//! others (so that a render catches up on several entries at once).
+//! others (so that a render catches up on several entries at once). The same for the
+//! bytes (`Renderer::openai_bytes` and its kin against `serde_json::to_vec`).
 
 mod common;
 
@@ -102,6 +103,27 @@ fn same(renderer: &mut Renderer, h: &History) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The renderer's bytes equal `serde_json::to_vec` of a render from scratch, in every
+/// format (compared as text so that a failure shows where they part).
+fn same_bytes(renderer: &mut Renderer, h: &History) -> Result<(), TestCaseError> {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let fresh = serde_json::to_vec(&render_openai(h)).unwrap();
+    prop_assert_eq!(text(renderer.openai_bytes(h)), text(&fresh), "openai bytes");
+    let fresh = serde_json::to_vec(&render_anthropic(h)).unwrap();
+    prop_assert_eq!(
+        text(renderer.anthropic_bytes(h)),
+        text(&fresh),
+        "anthropic bytes"
+    );
+    let fresh = serde_json::to_vec(&render_responses(h)).unwrap();
+    prop_assert_eq!(
+        text(renderer.responses_bytes(h)),
+        text(&fresh),
+        "responses bytes"
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -119,6 +141,9 @@ proptest! {
         // on alternate renders (each format's state on its own).
         let mut both = Renderer::new();
         let mut alternate = Renderer::new();
+        // One asked only for bytes, on the same renders (its values are rendered through
+        // the bytes calls; the bytes must follow every resume of them).
+        let mut bytes = Renderer::new();
         let mut compactor = budget.compactor();
         let mut k = 0;
         let mut aside = None;
@@ -129,6 +154,9 @@ proptest! {
             }
             if *render || i + 1 == events.len() {
                 same(&mut both, &h)?;
+                same_bytes(&mut bytes, &h)?;
+                // Bytes asked after values of the same renderer.
+                same_bytes(&mut both, &h)?;
                 if i % 2 == 0 {
                     prop_assert_eq!(alternate.openai(&h), &render_openai(&h));
                 } else {
@@ -142,8 +170,10 @@ proptest! {
             let mut c = budget.compactor();
             c.compact_at(&mut h, tier).unwrap();
             same(&mut both, &h)?;
+            same_bytes(&mut bytes, &h)?;
             record(&mut h, &mut aside, &Event::Step(Step::User(Retention::Fuzzy, 3)), &mut k);
             same(&mut both, &h)?;
+            same_bytes(&mut bytes, &h)?;
         }
     }
 }

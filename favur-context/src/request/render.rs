@@ -66,6 +66,7 @@ pub const FIRST_TURN_NOTE: &str =
 mod anthropic;
 mod anthropic_blocks;
 mod breakpoints;
+mod bytes;
 mod cache;
 mod count;
 mod count_parts;

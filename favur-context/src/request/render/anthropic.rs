@@ -208,6 +208,11 @@ pub(super) struct Mark {
 }
 
 impl Mark {
+    /// How many turns there were at this point (the last of them may still grow).
+    pub(super) fn turns(self) -> usize {
+        self.turns
+    }
+
     /// The same point once a turn was put before the first.
     pub(super) fn after_note(self) -> Mark {
         Mark {

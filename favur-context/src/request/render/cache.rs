@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use super::anthropic::{Mark, Turns};
+use super::bytes::Body;
 use super::neutral::{self, Segment};
 use super::responses::{Items, ItemsMark};
 use super::summaries::SummaryBlocks;
@@ -229,6 +230,16 @@ pub struct Renderer {
     responses: State<(Value, Items), ItemsMark>,
     /// The view's summary blocks, written once for both formats.
     summaries: SummaryBlocks,
+    /// The JSON bytes of each format's request, kept as its rendering is.
+    bodies: Bodies,
+}
+
+/// The bytes of each format's last request ([`Renderer::openai_bytes`] and its kin).
+#[derive(Debug, Default)]
+struct Bodies {
+    openai: Body,
+    anthropic: Body,
+    responses: Body,
 }
 
 impl Default for Renderer {
@@ -254,6 +265,7 @@ impl Renderer {
             anthropic: State::new(),
             responses: State::new(),
             summaries: SummaryBlocks::default(),
+            bodies: Bodies::default(),
         }
     }
 
@@ -282,6 +294,7 @@ impl Renderer {
             _ => Vec::new(),
         };
         let keep = resume.map_or(0, |r| r.at).min(messages.len());
+        self.bodies.openai.keep(keep);
         for message in messages.drain(keep..) {
             spare.retire(message);
         }
@@ -329,6 +342,10 @@ impl Renderer {
         let resume = state.start(Key::of(history), history);
         let (request, turns) = &mut state.output;
         turns.messages = std::mem::take(&mut request.messages);
+        // The last turn at a mark may still grow: the turns before it are as they were.
+        self.bodies
+            .anthropic
+            .keep(resume.map_or(0, |r| r.at.turns().saturating_sub(1)));
         match resume {
             Some(r) => {
                 turns.reset(r.at);
@@ -382,6 +399,9 @@ impl Renderer {
             Some(Value::Array(input)) => std::mem::take(input),
             _ => Vec::new(),
         };
+        self.bodies
+            .responses
+            .keep(resume.map_or(0, |r| r.at.items()));
         match resume {
             Some(r) => {
                 items.reset(r.at);
@@ -404,5 +424,106 @@ impl Renderer {
         let (body, items) = &mut state.output;
         *body = responses::body(std::mem::take(&mut items.input));
         &state.output.0
+    }
+    /// The JSON bytes of [`openai`](Renderer::openai)'s `messages` array: byte for byte
+    /// `serde_json::to_vec(&render_openai(history))`, serializing only the messages
+    /// rendered since the last call (the messages before the last settled point keep
+    /// the bytes written for them). Splice it into the body you send:
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History};
+    /// use favur_context::render::{render_openai, Renderer};
+    /// let mut h = History::new();
+    /// h.pin(strict!(system: "You are a coding agent."));
+    /// let mut r = Renderer::new();
+    /// for i in 0..3 {
+    ///     h.append(fuzzy!(user: "step {i}"));
+    ///     assert_eq!(r.openai_bytes(&h), serde_json::to_vec(&render_openai(&h))?);
+    /// }
+    /// let mut body = br#"{"model":"gpt-4o","messages":"#.to_vec();
+    /// body.extend_from_slice(r.openai_bytes(&h));
+    /// body.push(b'}');
+    /// let sent: serde_json::Value = serde_json::from_slice(&body)?;
+    /// assert_eq!(sent["messages"][3]["content"], "step 2");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn openai_bytes(&mut self, history: &History) -> &[u8] {
+        self.openai(history);
+        let Value::Array(messages) = &self.openai.output.0 else {
+            return b"[]";
+        };
+        self.bodies.openai.write(|b| b.push(b'['), messages, b"]")
+    }
+
+    /// The JSON bytes of [`anthropic`](Renderer::anthropic)'s request: byte for byte
+    /// `serde_json::to_vec(&render_anthropic(history))` (`{"system":[…],"messages":[…]}`,
+    /// `system` left out when nothing is pinned), serializing only the turns rendered
+    /// since the last call. Add `model`, `max_tokens` and `tools` before its closing `}`.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, strict, History};
+    /// use favur_context::render::{render_anthropic, Renderer};
+    /// let mut h = History::new();
+    /// h.pin(strict!(system: "Be brief."));
+    /// h.append(fuzzy!(user: "hi"));
+    /// let mut r = Renderer::new();
+    /// assert_eq!(r.anthropic_bytes(&h), serde_json::to_vec(&render_anthropic(&h))?);
+    /// h.append(fuzzy!(assistant: "hello"));
+    /// let bytes = r.anthropic_bytes(&h);
+    /// assert!(bytes.starts_with(br#"{"system":[{"#));
+    /// let mut body = bytes[..bytes.len() - 1].to_vec();
+    /// body.extend_from_slice(br#","model":"claude-sonnet-4-5","max_tokens":1024}"#);
+    /// let sent: serde_json::Value = serde_json::from_slice(&body)?;
+    /// assert_eq!(sent["messages"][1]["role"], "assistant");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn anthropic_bytes(&mut self, history: &History) -> &[u8] {
+        self.anthropic(history);
+        let request = &self.anthropic.output.0;
+        let system = &request.system;
+        self.bodies.anthropic.write(
+            |b| {
+                if system.is_empty() {
+                    b.extend_from_slice(b"{\"messages\":[");
+                } else {
+                    b.extend_from_slice(b"{\"system\":");
+                    // Writing a `Value` into a `Vec` cannot fail.
+                    let _ = serde_json::to_writer(&mut *b, system);
+                    b.extend_from_slice(b",\"messages\":[");
+                }
+            },
+            &request.messages,
+            b"]}",
+        )
+    }
+
+    /// The JSON bytes of [`responses`](Renderer::responses)'s body: byte for byte
+    /// `serde_json::to_vec(&render_responses(history))` (`{"input":[…]}`), serializing
+    /// only the items rendered since the last call. Add `model` and `tools` before its
+    /// closing `}`.
+    ///
+    /// ```
+    /// use favur_context::{fuzzy, History};
+    /// use favur_context::render::{render_responses, Renderer};
+    /// let mut h = History::new();
+    /// let mut r = Renderer::new();
+    /// h.append(fuzzy!(user: "hi"));
+    /// assert_eq!(
+    ///     std::str::from_utf8(r.responses_bytes(&h))?,
+    ///     r#"{"input":[{"content":[{"text":"hi","type":"input_text"}],"role":"user","type":"message"}]}"#
+    /// );
+    /// h.append(fuzzy!(assistant: "hello"));
+    /// assert_eq!(r.responses_bytes(&h), serde_json::to_vec(&render_responses(&h))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn responses_bytes(&mut self, history: &History) -> &[u8] {
+        self.responses(history);
+        let input = match self.responses.output.0.get("input") {
+            Some(Value::Array(input)) => input.as_slice(),
+            _ => &[],
+        };
+        self.bodies
+            .responses
+            .write(|b| b.extend_from_slice(b"{\"input\":["), input, b"]}")
     }
 }

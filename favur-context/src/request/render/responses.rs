@@ -174,6 +174,13 @@ pub(super) struct ItemsMark {
     ids: usize,
 }
 
+impl ItemsMark {
+    /// How many input items there were at this point.
+    pub(super) fn items(self) -> usize {
+        self.items
+    }
+}
+
 /// The input items built so far, and the call ids used.
 #[derive(Debug, Default)]
 pub(super) struct Items {
