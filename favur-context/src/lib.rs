@@ -162,7 +162,9 @@ mod journal;
 mod model;
 mod reply;
 mod request;
+mod sent;
 mod store;
+mod tokens;
 mod tools;
 
 pub mod audit;
@@ -190,14 +192,7 @@ pub use compact::summarize::{
 pub use compact::{
     CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
-pub use history::account::{HeuristicCounter, TokenCounter};
-#[cfg(feature = "bpe-openai")]
-pub use history::bpe::BpeCounter;
-#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
-pub use history::encoding::Encoding;
-#[cfg(feature = "tiktoken")]
-pub use history::tiktoken::TiktokenCounter;
-pub use history::view::{ApplyError, Compaction, Edit, Form, Summary, View, ViewItem};
+pub use history::view::{ApplyError, Compaction, Edit, Summary, View, ViewItem};
 pub use history::{
     CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, KeyError, LoadError,
     MAX_KEY_BYTES,
@@ -219,7 +214,8 @@ pub use model::parts::{
 pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
-pub use request::forms::placeholder_text;
+pub use sent::Form;
+pub use sent::placeholder_text;
 #[cfg(feature = "postgres")]
 pub use store::PgStore;
 #[cfg(feature = "sqlite")]
@@ -229,6 +225,13 @@ pub use store::{
 };
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use store::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
+#[cfg(feature = "bpe-openai")]
+pub use tokens::bpe::BpeCounter;
+pub use tokens::counter::{HeuristicCounter, TokenCounter};
+#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
+pub use tokens::encoding::Encoding;
+#[cfg(feature = "tiktoken")]
+pub use tokens::tiktoken::TiktokenCounter;
 pub use tools::recall::{RecallError, RecallTool};
 pub use tools::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,

@@ -11,11 +11,11 @@
 //! - every token count (of a reform, of a summary) is recounted with the history's
 //!   counter, so a record cannot make an entry look cheaper than it is.
 
-use crate::compact::plan::elision_marker;
-use crate::history::view::{ApplyError, Compaction, Edit, Form};
+use crate::history::view::{ApplyError, Compaction, Edit};
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Message, Part, Role};
-use crate::request::forms;
+use crate::sent::elision_marker;
+use crate::sent::{self, Form};
 
 use super::History;
 
@@ -52,7 +52,7 @@ impl History {
                         }
                         _ => {}
                     }
-                    *tokens = forms::cost(counter, entry, form).0;
+                    *tokens = sent::cost(counter, entry, form).0;
                 }
                 Edit::Drop { .. } => {}
             }
@@ -113,7 +113,7 @@ fn derived_cap(entry: &Entry, capped: &Message) -> Result<(), ApplyError> {
 /// result), or a head and a tail of it around the cap's elision marker for the bytes
 /// between them (linear in the texts' lengths).
 pub(crate) fn is_cut(original: &str, cut: &str, id: EntryId) -> bool {
-    if cut == original || cut == forms::placeholder_text(id, None) {
+    if cut == original || cut == sent::placeholder_text(id, None) {
         return true;
     }
     let (o, c) = (original.as_bytes(), cut.as_bytes());

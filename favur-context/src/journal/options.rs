@@ -9,9 +9,9 @@ use std::sync::Arc;
 use super::JournaledHistory;
 use super::error::{Corruption, JournalError};
 use super::scan::scan;
-use crate::history::account::{HeuristicCounter, TokenCounter};
 use crate::history::{DEFAULT_FRAMING_TOKENS, History};
 use crate::store::NewEntry;
+use crate::tokens::counter::{HeuristicCounter, TokenCounter};
 
 /// The journal format version this library writes and reads.
 ///

@@ -1,7 +1,6 @@
 //! Requests: what each form of a view item sends (forms), the view rendered into provider
 //! formats (render), and their validation.
 
-pub(crate) mod forms;
 #[cfg(feature = "async-openai")]
 pub mod interop;
 pub mod render;

@@ -53,15 +53,7 @@ use serde_json::{Map, Value};
 
 use crate::history::History;
 
-/// The text of the user turn inserted at the start of an Anthropic request whose first
-/// rendered message would otherwise be an assistant turn (the API requires a user turn
-/// first).
-///
-/// ```
-/// assert!(favur_context::render::FIRST_TURN_NOTE.starts_with("<context-note>"));
-/// ```
-pub const FIRST_TURN_NOTE: &str =
-    "<context-note>The conversation continues from earlier context.</context-note>";
+pub use crate::sent::FIRST_TURN_NOTE;
 
 mod anthropic;
 mod anthropic_blocks;
@@ -82,7 +74,7 @@ pub(crate) use gemini::SYNTHESIZED_IDS;
 pub use gemini::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini, render_gemini_with};
 pub use responses::ITEM_IDS_EXTENSION;
 
-pub use crate::request::forms::{
+pub use crate::sent::{
     LINE_BREAKS, QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block,
     missing_result, neutralize, neutralize_quoted, orphan_result, summary_block, system_note,
 };

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::history::History;
-use crate::history::account::TokenCounter;
 use crate::model::classify::Classified;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Arguments, Message, Part, ToolCall};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
+use crate::tokens::counter::TokenCounter;
 use crate::tools::tool::ToolDefinition;
 
 /// Why [`History::recall`] or the [`RecallTool`] could not return an original.

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::history::History;
-use crate::history::account::TokenCounter;
 use crate::model::classify::Classified;
 use crate::model::message::{Arguments, Message, ToolCall};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
+use crate::tokens::counter::TokenCounter;
 use crate::tools::recall::RecallTool;
 use crate::tools::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, SyncTool, ToolDefinition, ToolDefinitionError,

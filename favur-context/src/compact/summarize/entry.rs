@@ -90,7 +90,7 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
     }
     if total > 1 {
         header.push_str(" (");
-        crate::request::forms::push_u64(&mut header, total as u64);
+        crate::sent::push_u64(&mut header, total as u64);
         header.push_str(" lines)");
     }
     let digest = Digest {
@@ -205,7 +205,7 @@ fn order_items(items: Vec<Item<'_>>) -> Vec<Item<'_>> {
 /// Appends `id` as its `Display` writes it (`#12`).
 pub(super) fn push_id(out: &mut String, id: EntryId) {
     out.push('#');
-    crate::request::forms::push_u64(out, id.0);
+    crate::sent::push_u64(out, id.0);
 }
 
 /// The reading of one entry's lines, line by line.

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::fold::{Window, fold_word};
-use super::neutralize;
+use super::marks::neutralize;
 use super::scan::Breaks;
 
 /// Role words that start a line of a transcript ("User:", "Human:", "Model:", ...). A

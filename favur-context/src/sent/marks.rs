@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use super::fold::{Window, ascii_fold, fold_word, is_name_char, opens_mark};
 use super::scan::Openers;
-use super::{QUOTED_DIRECTIVE, TAG_NAMES};
+use super::texts::{QUOTED_DIRECTIVE, TAG_NAMES};
 
 /// The folded names a mark is matched against, computed once, and the ASCII bytes that
 /// can follow the character opening a mark in one.
