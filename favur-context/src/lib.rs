@@ -195,7 +195,7 @@ pub use compact::{
 pub use history::view::{ApplyError, Compaction, Edit, Summary, View, ViewItem};
 pub use history::{
     CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, KeyError, LoadError,
-    MAX_KEY_BYTES,
+    MAX_KEY_BYTES, NewEntry, Originals, RecallError, RecordError,
 };
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
@@ -213,6 +213,10 @@ pub use model::parts::{
 };
 pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
+pub use model::tool::{
+    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
+    ToolFuture,
+};
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use sent::Form;
 pub use sent::placeholder_text;
@@ -220,9 +224,7 @@ pub use sent::placeholder_text;
 pub use store::PgStore;
 #[cfg(feature = "sqlite")]
 pub use store::SqliteStore;
-pub use store::{
-    AsyncStore, NewEntry, Originals, RecordError, SCHEMA_VERSION, Store, export_journal,
-};
+pub use store::{AsyncStore, SCHEMA_VERSION, Store, export_journal};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use store::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
 #[cfg(feature = "bpe-openai")]
@@ -232,11 +234,7 @@ pub use tokens::counter::{HeuristicCounter, TokenCounter};
 pub use tokens::encoding::Encoding;
 #[cfg(feature = "tiktoken")]
 pub use tokens::tiktoken::TiktokenCounter;
-pub use tools::recall::{RecallError, RecallTool};
-pub use tools::tool::{
-    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
-    ToolFuture,
-};
+pub use tools::recall::RecallTool;
 pub use tools::toolset::{ToolSet, ToolSetError};
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or

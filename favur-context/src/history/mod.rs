@@ -6,9 +6,12 @@
 
 mod calls;
 mod copy;
+mod errors;
 mod json;
+mod new_entry;
 mod newest;
 mod once;
+mod originals;
 mod records;
 mod result_ids;
 mod summary;
@@ -28,17 +31,18 @@ use crate::model::classify::Classify;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::ToolCall;
 use crate::model::site::Sites;
+use crate::model::tool::ClassifiedTool;
 use crate::sent;
-use crate::store::{NewEntry, Originals};
 use crate::tokens::counter::{HeuristicCounter, TokenCounter};
-use crate::tools::recall::RecallError;
-use crate::tools::tool::ClassifiedTool;
 
+pub use errors::{RecallError, RecordError};
 pub use json::{CounterChange, LoadError};
+pub use new_entry::NewEntry;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use once::Write;
 pub(crate) use once::keyed;
 pub use once::{KeyError, MAX_KEY_BYTES};
+pub use originals::Originals;
 pub use records::CheckedCompaction;
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).

@@ -5,13 +5,13 @@
 //! ([`History::insert`], [`History::commit`]). Nothing changes in memory before the
 //! store has what it must keep.
 
+use crate::history::RecallError;
 use crate::history::view::{self, Compaction, Edit, Shape, Summary, View, ViewItem};
+use crate::history::{NewEntry, RecordError};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::Role;
 use crate::model::site::Site;
 use crate::sent::{self, Form};
-use crate::store::{NewEntry, RecordError};
-use crate::tools::recall::RecallError;
 
 use super::History;
 

@@ -2,6 +2,7 @@
 //! counts a rendered request with.
 
 use super::History;
+use crate::tokens::counter::TokenCounter;
 use crate::history::view::View;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Part, Role};
@@ -87,7 +88,7 @@ pub(crate) fn checked_framing(framing: i64) -> Result<u32, String> {
         .ok_or_else(|| format!("framing_tokens {framing} is not within 0..={MAX_FRAMING_TOKENS}"))
 }
 
-pub(crate) fn recorded_cost(counter: &dyn crate::TokenCounter, entry: &Entry) -> (u32, u32) {
+pub(crate) fn recorded_cost(counter: &dyn TokenCounter, entry: &Entry) -> (u32, u32) {
     if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
         sent::system_pin_cost(counter, &entry.message)
     } else {
@@ -98,7 +99,7 @@ pub(crate) fn recorded_cost(counter: &dyn crate::TokenCounter, entry: &Entry) ->
 /// [`recorded_cost`], and whether `entry` is sent as it is recorded when shown verbatim
 /// (the view item's `sent_as_is`), from one scan of its text: what an append computes.
 pub(crate) fn recorded_cost_and_sent(
-    counter: &dyn crate::TokenCounter,
+    counter: &dyn TokenCounter,
     entry: &Entry,
 ) -> ((u32, u32), bool) {
     if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {

@@ -77,10 +77,11 @@ pub use options::{
     DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
 };
 
+use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
-use crate::store::{NewEntry, Store};
+use crate::store::Store;
 pub(crate) use format::{Header, RecordOut, RequestOverhead};
 use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
@@ -445,7 +446,7 @@ impl JournaledHistory {
         self.writer.sync()
     }
 
-    fn record_error(&self, source: crate::store::RecordError) -> JournalError {
+    fn record_error(&self, source: crate::history::RecordError) -> JournalError {
         JournalError::Record {
             path: self.writer.path.clone(),
             source,
@@ -508,7 +509,7 @@ impl Store for JournaledHistory {
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), JournalError> {
         self.writer.usable()?;
         if !self.history.is_current(&checked) {
-            return Err(self.record_error(crate::store::RecordError::Stale));
+            return Err(self.record_error(crate::history::RecordError::Stale));
         }
         let at = self
             .writer

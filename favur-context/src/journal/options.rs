@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::JournaledHistory;
 use super::error::{Corruption, JournalError};
 use super::scan::scan;
+use crate::history::NewEntry;
 use crate::history::{DEFAULT_FRAMING_TOKENS, History};
-use crate::store::NewEntry;
 use crate::tokens::counter::{HeuristicCounter, TokenCounter};
 
 /// The journal format version this library writes and reads.

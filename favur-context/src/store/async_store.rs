@@ -8,8 +8,8 @@ use crate::history::{CheckedCompaction, History};
 use crate::model::classify::Classify;
 use crate::model::entry::EntryId;
 use crate::model::message::ToolCall;
+use crate::model::tool::ClassifiedTool;
 use crate::store::{NewEntry, Store};
-use crate::tools::tool::ClassifiedTool;
 use crate::tools::toolset::ToolSet;
 
 /// A history that records with awaited writes: the `PgStore` (feature `postgres`), and

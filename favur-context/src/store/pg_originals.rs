@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::thread;
 
+use crate::history::RecallError;
 use crate::model::entry::{Entry, EntryId};
 use crate::store::rows;
 use crate::store::{Originals, StoreError};
-use crate::tools::recall::RecallError;
 
 /// A row found for an id: `(seq, body)`, or what went wrong.
 type Found = Result<Option<(i64, Vec<u8>)>, String>;

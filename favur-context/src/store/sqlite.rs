@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+use crate::history::RecallError;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::{Entry, EntryId};
@@ -15,7 +16,6 @@ use crate::store::claim::{self, Holder, now_ms};
 use crate::store::rows::{self, Row, RowIn};
 use crate::store::session::{Claim, Core, Failure, Pending, SessionOptions};
 use crate::store::{NewEntry, Originals, SCHEMA_VERSION, Store, StoreError};
-use crate::tools::recall::RecallError;
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &["

@@ -10,11 +10,11 @@ use crate::model::classify::Classified;
 use crate::model::message::{Arguments, Message, ToolCall};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
-use crate::tokens::counter::TokenCounter;
-use crate::tools::recall::RecallTool;
-use crate::tools::tool::{
+use crate::model::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, SyncTool, ToolDefinition, ToolDefinitionError,
 };
+use crate::tokens::counter::TokenCounter;
+use crate::tools::recall::RecallTool;
 
 struct Registered {
     definition: ToolDefinition,
