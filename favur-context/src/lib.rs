@@ -207,9 +207,9 @@ pub use journal::{
 pub use model::classify::{Classified, Classify, KEY_EXTENSION};
 pub use model::entry::{Entry, EntryId, EntryKind};
 pub use model::message::{Arguments, CallIdError, Message, Part, Role, ToolCall, ToolResult};
+pub use model::part_check::{PartError, check_part};
 pub use model::parts::{
-    DOCUMENT_TOKENS, IMAGE_TOKENS, MIN_DOCUMENT_TOKENS, Media, MediaSource, PartError, Provider,
-    Reasoning, check_part,
+    DOCUMENT_TOKENS, IMAGE_TOKENS, MIN_DOCUMENT_TOKENS, Media, MediaSource, Provider, Reasoning,
 };
 pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;

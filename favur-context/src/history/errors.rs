@@ -44,7 +44,7 @@ pub enum RecordError {
         /// The entry's id.
         id: EntryId,
         /// What is wrong.
-        problem: crate::model::parts::PartError,
+        problem: crate::model::part_check::PartError,
     },
     /// An entry of kind summary outside a compaction (summaries are recorded by theirs).
     #[error("entry {id} is a summary outside a compaction record")]

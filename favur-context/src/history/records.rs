@@ -423,7 +423,7 @@ fn check_message(e: &Entry) -> Result<(), RecordError> {
         .map_err(|problem| RecordError::CallId { id: e.id, problem })?;
     m.parts
         .iter()
-        .try_for_each(crate::model::parts::check_part)
+        .try_for_each(crate::model::part_check::check_part)
         .map_err(|problem| RecordError::Part { id: e.id, problem })
 }
 

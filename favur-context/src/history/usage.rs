@@ -2,11 +2,11 @@
 //! counts a rendered request with.
 
 use super::History;
-use crate::tokens::counter::TokenCounter;
 use crate::history::view::View;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Part, Role};
 use crate::sent::{self, Form};
+use crate::tokens::counter::TokenCounter;
 
 impl History {
     /// Tokens the pinned system entries send, framing included: the start of every

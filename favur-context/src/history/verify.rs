@@ -92,7 +92,7 @@ fn derived_cap(entry: &Entry, capped: &Message) -> Result<(), ApplyError> {
             (Part::Text(a), Part::Text(b)) => is_cut(a, b, entry.id),
             (Part::ToolCall(a), Part::ToolCall(b)) => a == b,
             // Reasoning and media are never cut.
-            (a, b) if crate::model::parts::is_new_kind(a) => a == b,
+            (a, b) if crate::model::part_check::is_new_kind(a) => a == b,
             (Part::ToolResult(a), Part::ToolResult(b)) => {
                 a.call_id == b.call_id
                     && a.is_error == b.is_error

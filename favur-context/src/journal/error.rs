@@ -128,7 +128,7 @@ pub enum Corruption {
         /// The entry's id.
         id: EntryId,
         /// What is wrong.
-        problem: crate::model::parts::PartError,
+        problem: crate::model::part_check::PartError,
     },
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]

@@ -536,5 +536,5 @@ const _: fn() = || {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<JournaledHistory>();
     send_sync::<JournalError>();
-    send_sync::<crate::RecallError>();
+    send_sync::<crate::history::RecallError>();
 };

@@ -5,8 +5,10 @@
 pub(crate) mod classify;
 pub(crate) mod entry;
 mod entry_kind;
+pub(crate) mod extensions;
 pub mod kinds;
 pub(crate) mod message;
+pub(crate) mod part_check;
 pub(crate) mod parts;
 pub(crate) mod retention;
 pub(crate) mod site;

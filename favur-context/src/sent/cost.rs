@@ -108,7 +108,7 @@ pub(crate) fn blocks(entry: &Entry, form: &Form) -> u32 {
     if entry.kind.is_summary() {
         return 1;
     }
-    if m.parts.iter().any(crate::model::parts::is_new_kind) {
+    if m.parts.iter().any(crate::model::part_check::is_new_kind) {
         return n(shown(entry, form)
             .parts
             .iter()

@@ -19,7 +19,7 @@ type Found = Result<Option<(i64, Vec<u8>)>, String>;
 pub(crate) struct PgOriginals {
     session: String,
     /// The history's counter: an original read back is recounted as on replay.
-    counter: Arc<dyn crate::TokenCounter>,
+    counter: Arc<dyn crate::tokens::counter::TokenCounter>,
     requests: Sender<(EntryId, SyncSender<Found>)>,
 }
 
@@ -30,7 +30,7 @@ impl PgOriginals {
     pub(crate) fn start(
         config: &str,
         session: &str,
-        counter: Arc<dyn crate::TokenCounter>,
+        counter: Arc<dyn crate::tokens::counter::TokenCounter>,
     ) -> Result<PgOriginals, StoreError> {
         let (requests, incoming) = mpsc::channel::<(EntryId, SyncSender<Found>)>();
         let config = config.to_owned();

@@ -132,7 +132,7 @@ pub(crate) fn original(
     session: &str,
     id: EntryId,
     found: Result<Option<(i64, Vec<u8>)>, String>,
-    counter: &dyn crate::TokenCounter,
+    counter: &dyn crate::tokens::counter::TokenCounter,
 ) -> Result<Entry, RecallError> {
     let failed = |message: String| RecallError::Database {
         session: session.to_owned(),

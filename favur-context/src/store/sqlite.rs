@@ -549,7 +549,7 @@ struct SqliteOriginals {
     session: String,
     conn: Mutex<Connection>,
     /// The history's counter: an original read back is recounted as on replay.
-    counter: Arc<dyn crate::TokenCounter>,
+    counter: Arc<dyn crate::tokens::counter::TokenCounter>,
 }
 
 impl Originals for SqliteOriginals {
