@@ -157,6 +157,8 @@ extern crate self as favur_context;
 #[macro_use]
 mod setters;
 mod compact;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod database;
 mod history;
 mod journal;
 mod model;
@@ -192,6 +194,12 @@ pub use compact::summarize::{
 pub use compact::{
     CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
+#[cfg(feature = "postgres")]
+pub use database::PgStore;
+#[cfg(feature = "sqlite")]
+pub use database::SqliteStore;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use database::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
 pub use history::view::{ApplyError, Compaction, Edit, Summary, View, ViewItem};
 pub use history::{
     CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, KeyError, LoadError,
@@ -200,6 +208,7 @@ pub use history::{
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
 pub use journal::Faults;
+pub use journal::export_journal;
 pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, Salvaged, TornTail,
@@ -220,13 +229,7 @@ pub use model::tool::{
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use sent::Form;
 pub use sent::placeholder_text;
-#[cfg(feature = "postgres")]
-pub use store::PgStore;
-#[cfg(feature = "sqlite")]
-pub use store::SqliteStore;
-pub use store::{AsyncStore, SCHEMA_VERSION, Store, export_journal};
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use store::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
+pub use store::{AsyncStore, SCHEMA_VERSION, Store};
 #[cfg(feature = "bpe-openai")]
 pub use tokens::bpe::BpeCounter;
 pub use tokens::counter::{HeuristicCounter, TokenCounter};

@@ -5,34 +5,8 @@
 //! [`AsyncStore`] is its async sibling (module `async_store`).
 
 mod async_store;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod claim;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod error;
-mod interchange;
-#[cfg(feature = "postgres")]
-mod pg_originals;
-#[cfg(feature = "postgres")]
-mod postgres;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod rows;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod session;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod setup;
-#[cfg(feature = "sqlite")]
-mod sqlite;
 
 pub use async_store::AsyncStore;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use error::StoreError;
-pub use interchange::export_journal;
-#[cfg(feature = "postgres")]
-pub use postgres::PgStore;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use session::{Claim, DEFAULT_LEASE, SessionOptions};
-#[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
 
 /// The version of the database schema the stores create and migrate to (a
 /// `favur_schema_version` table holds the database's); a newer database is refused
@@ -41,7 +15,7 @@ pub const SCHEMA_VERSION: i64 = 1;
 
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
-pub(crate) use crate::history::{NewEntry, Originals, RecordError};
+use crate::history::{NewEntry, RecordError};
 use crate::model::classify::Classify;
 use crate::model::entry::EntryId;
 use crate::model::message::ToolCall;

@@ -56,6 +56,7 @@
 //!   back everything acknowledged.
 
 mod error;
+mod export;
 mod format;
 mod fs;
 mod options;
@@ -70,6 +71,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{Corruption, JournalError};
+pub use export::export_journal;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) use export::write_journal;
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
 pub use fs::Faults;

@@ -2,6 +2,7 @@
 //! `request_overhead`, the journal's own encoding) keyed by (session, sequence), and
 //! their replay with the journal's checks.
 
+use crate::database::StoreError;
 use crate::history::RecallError;
 use crate::history::view::Compaction;
 use crate::history::{History, Write};
@@ -9,7 +10,6 @@ use crate::journal::{
     Corruption, RecordOut, RequestOverhead, apply_record, find_entry, parse_record,
 };
 use crate::model::entry::{Entry, EntryId};
-use crate::store::StoreError;
 
 /// One row of a session, as written and read back.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::thread;
 
+use crate::database::StoreError;
+use crate::database::rows;
+use crate::history::Originals;
 use crate::history::RecallError;
 use crate::model::entry::{Entry, EntryId};
-use crate::store::rows;
-use crate::store::{Originals, StoreError};
 
 /// A row found for an id: `(seq, body)`, or what went wrong.
 type Found = Result<Option<(i64, Vec<u8>)>, String>;

@@ -4,11 +4,12 @@
 //! a session that is still new.
 
 #[cfg(feature = "postgres")]
-use crate::store::PgStore;
+use crate::database::PgStore;
 #[cfg(feature = "sqlite")]
-use crate::store::SqliteStore;
+use crate::database::SqliteStore;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-use crate::store::{NewEntry, SessionOptions, StoreError};
+use crate::database::{SessionOptions, StoreError};
+use crate::history::NewEntry;
 
 #[cfg(feature = "sqlite")]
 impl SqliteStore {

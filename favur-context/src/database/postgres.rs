@@ -6,14 +6,16 @@ use std::time::Duration;
 
 use tokio_postgres::{Client, NoTls};
 
+use crate::database::StoreError;
+use crate::database::claim::{self, Holder};
+use crate::database::pg_originals::PgOriginals;
+use crate::database::rows::{self, Row, RowIn};
+use crate::database::session::{Claim, Core, Failure, Pending, SessionOptions};
+use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
-use crate::store::claim::{self, Holder};
-use crate::store::pg_originals::PgOriginals;
-use crate::store::rows::{self, Row, RowIn};
-use crate::store::session::{Claim, Core, Failure, Pending, SessionOptions};
-use crate::store::{AsyncStore, NewEntry, SCHEMA_VERSION, StoreError};
+use crate::store::{AsyncStore, SCHEMA_VERSION};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &["
@@ -281,7 +283,7 @@ impl PgStore {
             .collect::<Result<_, _>>()
             .map_err(db)?;
         let h = &self.core.history;
-        crate::store::interchange::write_journal(
+        crate::journal::write_journal(
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(String::as_str),
@@ -305,7 +307,7 @@ impl PgStore {
         reader: impl std::io::Read,
         options: &SessionOptions,
     ) -> Result<PgStore, StoreError> {
-        let (rows, options) = crate::store::interchange::read_journal(reader, options)?;
+        let (rows, options) = crate::database::interchange::read_journal(reader, options)?;
         let mut store = PgStore::open_with(config, session, &options).await?;
         store.core.importable()?;
         let result = transact(&mut store.client, &store.core, store.lease_secs, &rows).await;
