@@ -150,10 +150,11 @@
 // Lets the macros' absolute `::favur_context::...` paths resolve inside this crate too.
 extern crate self as favur_context;
 
-// The flow: a message is classified where it is appended (model), recorded and counted
-// (history), planned and summarized when a tier is due (compact), kept durable (store,
-// journal) and rendered for a provider (request); replies come back in (reply), tools
-// answer calls (tools); import and audit read recorded runs.
+// The flow: a message is classified where it is appended (model), counted (tokens) as it
+// is sent (sent), recorded (history), planned and summarized when a tier is due (compact),
+// kept durable (store, journal, database) and rendered for a provider (request); replies
+// come back in (reply), tools answer calls (tools); import and audit read recorded runs.
+// Each module imports only from those under it (docs/architecture.md, "The floors").
 #[macro_use]
 mod setters;
 mod compact;
