@@ -2,7 +2,7 @@
 //! sends, its tokens and content blocks, the pairing rule of calls and results, the per-entry
 //! cap, and every text the library writes in place of, or around, an entry's content. The
 //! floor under the history (which counts what it records with it), the planner (which
-//! counts reshaped entries with it) and the renderers (which send what [`shown`] gives),
+//! counts reshaped entries with it) and the renderers (which send what [`shown()`] gives),
 //! so that usage is the count of what is sent.
 //!
 //! Text from users, tools and models is data: every text is passed through

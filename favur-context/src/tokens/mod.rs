@@ -1,5 +1,5 @@
 //! Token counting: what a text or a message costs in a model request (the
-//! [`TokenCounter`](counter::TokenCounter) trait, the default heuristic and the exact
+//! [`TokenCounter`] trait, the default heuristic and the exact
 //! OpenAI counters of features `tiktoken` and `bpe-openai`). The floor under what is sent
 //! (`sent`) and under the history, which counts each entry once, when it is appended.
 
