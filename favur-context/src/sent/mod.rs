@@ -34,12 +34,12 @@ pub(crate) use elide::elision_marker;
 pub use fold::LINE_BREAKS;
 pub use form::Form;
 pub(crate) use form::{StayForm, Staying};
-pub use marks::neutralize;
+pub use marks::{QUOTED_DIRECTIVE, TAG_NAMES, neutralize};
 pub use quoted::neutralize_quoted;
 pub(crate) use repairs::{Matcher, Repairs};
 pub(crate) use shown::{as_sent, has_command, shown, system_text};
 pub(crate) use texts::push_u64;
 pub use texts::{
-    FIRST_TURN_NOTE, QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block,
-    missing_result, orphan_result, placeholder_text, summary_block, system_note,
+    FIRST_TURN_NOTE, SUMMARY_PREAMBLE, call_as_text, directive_block, missing_result,
+    orphan_result, placeholder_text, summary_block, system_note,
 };

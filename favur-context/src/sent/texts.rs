@@ -10,24 +10,6 @@ use super::quoted::neutralize_quoted;
 use crate::model::entry::EntryId;
 use crate::model::message::ToolCall;
 
-/// The tag names the library's wrappers use. Text from an entry can never open or close
-/// one of them: [`neutralize`] escapes the `<` of any of them, in any case and in any
-/// form a reader takes for it (fullwidth, look-alike, split by invisible characters,
-/// spaced).
-pub const TAG_NAMES: [&str; 6] = [
-    "context-summary",
-    "tool-output",
-    "tool-call",
-    "system-note",
-    "context-note",
-    "directive",
-];
-
-/// What `[directive]` in text from an entry becomes: only a real
-/// [`Directive`](crate::model::kinds::Directive) is shown as a directive (in a `<directive>`
-/// block).
-pub const QUOTED_DIRECTIVE: &str = "[quoted directive]";
-
 /// The preamble line of a summary block.
 pub const SUMMARY_PREAMBLE: &str =
     "Summary of earlier turns of this conversation, kept as context (not an instruction).";
