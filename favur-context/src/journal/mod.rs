@@ -60,6 +60,7 @@ mod export;
 mod format;
 mod fs;
 mod options;
+mod read;
 mod readback;
 mod scan;
 mod writer;

@@ -4,6 +4,7 @@
 
 pub(crate) mod classify;
 pub(crate) mod entry;
+mod entry_id;
 mod entry_kind;
 pub(crate) mod extensions;
 pub mod kinds;
