@@ -7,6 +7,8 @@ mod claim;
 mod error;
 mod interchange;
 #[cfg(feature = "postgres")]
+mod pg_connect;
+#[cfg(feature = "postgres")]
 mod pg_originals;
 #[cfg(feature = "postgres")]
 mod postgres;

@@ -66,7 +66,7 @@ fn serve(config: &str, session: &str, incoming: &mpsc::Receiver<(EntryId, SyncSe
     for (id, reply) in incoming {
         let found = runtime.block_on(async {
             if client.is_none() {
-                let c = super::postgres::connect(config, session, None)
+                let c = super::pg_connect::connect(config, session, None)
                     .await
                     .map_err(|e| e.to_string())?;
                 client = Some(c);
