@@ -123,7 +123,7 @@ impl Wire {
     /// use favur_context_proxy::wire::Wire;
     /// use serde_json::json;
     /// assert_eq!(Wire::Chat.overhead_text(&json!({"model": "m", "messages": []})), "");
-    /// let body = json!({"instructions": "be brief", "tools": [{"type": "function", "name": "ls"}]});
+    /// let body = json!({"instructions": "be brief", "tools": [{"name": "ls", "type": "function"}]});
     /// assert_eq!(Wire::Responses.overhead_text(&body), "[{\"name\":\"ls\",\"type\":\"function\"}]\nbe brief");
     /// ```
     pub fn overhead_text(self, body: &Value) -> String {

@@ -2,7 +2,7 @@
 //! formats (render), and their validation.
 
 pub(crate) mod forms;
-#[cfg(feature = "async-openai")]
+#[cfg(any(feature = "async-openai", feature = "rig"))]
 pub mod interop;
 pub mod render;
 pub mod validate;
