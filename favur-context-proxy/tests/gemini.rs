@@ -1,0 +1,435 @@
+//! Gemini through the proxy: a real shared trace sent as Gemini `generateContent` and
+//! `streamGenerateContent` requests is compacted as the engine compacts the same
+//! transcript run directly, every upstream request valid Gemini that holds the task;
+//! answers (JSON, `alt=sse` events, the streamed JSON array) reach the client byte for
+//! byte; the API key reaches the Gemini upstream and nothing else; Google's other paths
+//! and requests with a Gemini key pass through untouched; a transcript that cannot be
+//! imported is refused with nothing sent or recorded.
+
+mod common;
+
+use common::{Direct, Upstream, request_points, start_with, test_policy, to_gemini, trace};
+use favur_context::import::Format;
+use favur_context::render::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini_with};
+use favur_context_proxy::config::{Config, StoreSpec};
+use favur_context_proxy::wire::Wire;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+/// The key the tests send; it must reach the Gemini upstream and nothing else.
+const KEY: &str = "AIzaSy-test-key-0123456789abcdef";
+
+/// A proxy whose OpenAI and Anthropic upstream is `other` and Gemini upstream `gemini`.
+async fn proxy(other: &Upstream, gemini: &Upstream, store: StoreSpec) -> String {
+    let mut config = Config::new(&other.url, &other.url).unwrap();
+    config.gemini_upstream = gemini.url.clone();
+    config.policy = test_policy();
+    config.store = store;
+    start_with(config).await
+}
+
+/// How a request carries the key.
+#[derive(Clone, Copy)]
+enum KeyIn {
+    Header,
+    Query,
+}
+
+/// Sends `body` to `url` (the key as `key_in` says); returns the status and the answer's
+/// bytes.
+async fn send(url: &str, key_in: KeyIn, body: &Value) -> (u16, bytes::Bytes) {
+    let client = reqwest::Client::new();
+    let r = match key_in {
+        KeyIn::Header => client.post(url).header("x-goog-api-key", KEY),
+        KeyIn::Query => {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            client.post(format!("{url}{sep}key={KEY}"))
+        }
+    };
+    let r = r.json(body).send().await.unwrap();
+    (r.status().as_u16(), r.bytes().await.unwrap())
+}
+
+/// The tool the trace's agent calls, declared as a Gemini client declares it.
+fn tools() -> Value {
+    json!([{"functionDeclarations": [{"name": "bash", "description": "Run a shell command",
+        "parameters": {"type": "OBJECT", "properties": {"command": {"type": "STRING"}}, "required": ["command"]}}]}])
+}
+
+/// The request overhead the proxy counts for a Gemini body, by the default counter.
+fn overhead(body: &Value) -> u64 {
+    use favur_context::TokenCounter;
+    let text = Wire::Gemini.overhead_text(body);
+    assert!(!text.is_empty(), "the tools are overhead");
+    u64::from(favur_context::HeuristicCounter.count_text(&text))
+}
+
+/// Whether some string of `v` contains `text`.
+fn holds(v: &Value, text: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(text),
+        Value::Array(a) => a.iter().any(|x| holds(x, text)),
+        Value::Object(o) => o.values().any(|x| holds(x, text)),
+        _ => false,
+    }
+}
+
+/// How many parts of `contents` carry the placeholder thought signature.
+fn placeholders(contents: &Value) -> usize {
+    contents
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["parts"].as_array().into_iter().flatten())
+        .filter(|p| p["thoughtSignature"] == PLACEHOLDER_THOUGHT_SIGNATURE)
+        .count()
+}
+
+/// Sends the pvlib trace as Gemini requests to `path` (`?alt=sse` or not, the key as
+/// `key_in` says) and checks every request the Gemini upstream received against the
+/// engine run directly on the same transcripts. Returns how many upstream requests
+/// carried the placeholder signature, or `None` without the traces.
+async fn trace_through(path_query: &str, model: &str, key_in: KeyIn) -> Option<usize> {
+    let trace = trace("pvlib__pvlib-python-1154")?;
+    let task: String = trace[1]["content"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .take(200)
+        .collect();
+    let (other, gemini) = (Upstream::start().await, Upstream::start().await);
+    let proxy = proxy(&other, &gemini, StoreSpec::Memory).await;
+    let (system, contents) = to_gemini(&trace);
+    let options = GeminiOptions::for_model(model);
+    let (mut direct, mut expected, mut answers) = (Direct::new(), Vec::new(), Vec::new());
+    for i in request_points(&contents, |c| c["role"] == "model") {
+        let body = json!({"systemInstruction": {"parts": [{"text": system}]},
+            "contents": &contents[..i], "tools": tools(),
+            "generationConfig": {"temperature": 0.0, "thinkingConfig": {"includeThoughts": true}},
+            "safetySettings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "threshold": "BLOCK_NONE"}]});
+        direct.step(Format::Gemini, &body, overhead(&body));
+        expected.push(render_gemini_with(&direct.history, &options));
+        let (status, answer) = send(&format!("{proxy}{path_query}"), key_in, &body).await;
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&answer));
+        answers.push(answer);
+    }
+    assert!(
+        direct.compactions >= 2,
+        "the trace should reach several tiers: {}",
+        direct.compactions
+    );
+    assert!(other.seen().is_empty(), "a Gemini request went elsewhere");
+    assert_eq!(
+        gemini.invalid(),
+        Vec::<String>::new(),
+        "invalid Gemini sent"
+    );
+    let seen = gemini.seen();
+    assert_eq!(seen.len(), expected.len());
+    let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
+    let mut signed = 0;
+    for (i, ((s, want), answer)) in seen.iter().zip(&expected).zip(&answers).enumerate() {
+        let got: Value = serde_json::from_slice(&s.body).unwrap();
+        for key in ["contents", "systemInstruction"] {
+            assert_eq!(
+                got[key], want[key],
+                "request {i}: `{key}` differs from the direct run"
+            );
+        }
+        assert!(holds(&got["contents"], &task), "request {i} lost the task");
+        assert_eq!(
+            got["tools"],
+            tools(),
+            "request {i}: the client's tools are kept"
+        );
+        assert_eq!(
+            got["generationConfig"]["thinkingConfig"]["includeThoughts"],
+            true
+        );
+        assert_eq!(got["safetySettings"][0]["threshold"], "BLOCK_NONE");
+        assert_eq!(s.path, path);
+        assert_eq!(
+            &s.answer, answer,
+            "answer {i} was not passed through byte for byte"
+        );
+        match key_in {
+            KeyIn::Header => assert_eq!(s.headers["x-goog-api-key"], KEY),
+            KeyIn::Query => {
+                let q = s.query.as_deref().unwrap();
+                assert!(
+                    q.starts_with(query) && q.ends_with(&format!("key={KEY}")),
+                    "{q}"
+                );
+            }
+        }
+        signed += placeholders(&got["contents"]);
+    }
+    eprintln!(
+        "{path_query}: {} requests, {} compactions, {signed} placeholder signatures",
+        seen.len(),
+        direct.compactions
+    );
+    Some(signed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_3_streamed_as_sse_is_compacted_as_the_engine_would() {
+    let path = "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse";
+    let Some(signed) = trace_through(path, "gemini-3-pro-preview", KeyIn::Header).await else {
+        return;
+    };
+    // Every request's current turn holds the call the agent made last, without a
+    // signature of its own: Gemini 3 refuses it without the documented placeholder.
+    assert!(signed > 0, "no placeholder signature on a Gemini 3 request");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_2_5_on_v1_streamed_as_a_json_array_is_compacted_as_the_engine_would() {
+    let path = "/v1/models/gemini-2.5-flash:streamGenerateContent";
+    let Some(signed) = trace_through(path, "gemini-2.5-flash", KeyIn::Query).await else {
+        return;
+    };
+    assert_eq!(signed, 0, "a placeholder signature sent to Gemini 2.5");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_generate_content_is_compacted_as_the_engine_would() {
+    let path = "/v1beta/models/gemini-2.5-pro:generateContent";
+    trace_through(path, "gemini-2.5-pro", KeyIn::Header).await;
+}
+
+/// The bytes of a streamed answer as the client reads them, and in how many pieces.
+async fn streamed(url: String, body: &Value) -> (Vec<u8>, usize) {
+    let r = reqwest::Client::new()
+        .post(url)
+        .header("x-goog-api-key", KEY)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut stream = r.bytes_stream();
+    let (mut got, mut pieces) = (Vec::new(), 0);
+    while let Some(chunk) = stream.next().await {
+        got.extend_from_slice(&chunk.unwrap());
+        pieces += 1;
+    }
+    (got, pieces)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_stream_forms_arrive_piece_by_piece_and_byte_for_byte() {
+    let (other, gemini) = (Upstream::start().await, Upstream::start().await);
+    let proxy = proxy(&other, &gemini, StoreSpec::Memory).await;
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "stream please"}]}]});
+    let base = format!("{proxy}/v1beta/models/gemini-2.5-flash:streamGenerateContent");
+    let (sse, sse_pieces) = streamed(format!("{base}?alt=sse"), &body).await;
+    let (array, array_pieces) = streamed(base, &body).await;
+    let seen = gemini.seen();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(sse, seen[0].answer.to_vec());
+    assert!(String::from_utf8(sse).unwrap().starts_with("data: {"));
+    assert_eq!(array, seen[1].answer.to_vec());
+    let array: Value = serde_json::from_slice(&array).unwrap();
+    assert_eq!(
+        array.as_array().unwrap().len(),
+        2,
+        "the JSON-array stream form"
+    );
+    // The scripted upstream pauses before each piece: a proxy that buffered would
+    // deliver each answer in one.
+    assert!(
+        sse_pieces >= 2 && array_pieces >= 2,
+        "{sse_pieces} {array_pieces}"
+    );
+    assert!(other.seen().is_empty());
+}
+
+/// A request to the proxy: method, path and query, Gemini key header or not, body.
+async fn raw(proxy: &str, method: &str, path: &str, key: bool, body: &str) -> (u16, bytes::Bytes) {
+    let client = reqwest::Client::new();
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut r = client.request(method, format!("{proxy}{path}"));
+    if key {
+        r = r.header("x-goog-api-key", KEY);
+    }
+    let r = r
+        .header("content-type", "application/json")
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.bytes().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn google_paths_and_gemini_keys_go_to_gemini_untouched_and_openai_paths_do_not() {
+    let (other, gemini) = (Upstream::start().await, Upstream::start().await);
+    let dir = tempfile::tempdir().unwrap();
+    let proxy = proxy(&other, &gemini, StoreSpec::Journal(dir.path().into())).await;
+    let chat = r#"{"model": "m", "messages": [{"role": "user", "content": "hi"}]}"#;
+    let count = r#"{"contents": [{"role": "user", "parts": [{"text": "count me"}]}]}"#;
+    let generate = r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[]}"#;
+    let listing = format!("/v1beta/models?key={KEY}&pageSize=5");
+    // (method, path, Gemini key header, body, whether Gemini's upstream gets it)
+    let cases = [
+        ("POST", "/v1/chat/completions", false, chat, false),
+        (
+            "POST",
+            "/v1/models/gemini-2.5-flash:generateContent",
+            true,
+            generate,
+            true,
+        ),
+        ("GET", "/v1/models", false, "", false),
+        ("GET", listing.as_str(), false, "", true),
+        (
+            "POST",
+            "/v1beta/models/gemini-2.5-flash:countTokens",
+            true,
+            count,
+            true,
+        ),
+        (
+            "POST",
+            "/upload/v1beta/files?uploadType=multipart",
+            true,
+            "{\"file\": {}}",
+            true,
+        ),
+        ("GET", "/v1/models", true, "", true),
+        ("POST", "/v1/chat/completions", true, chat, true),
+        (
+            "GET",
+            "/v1/models/ft:gpt-4o-mini:org::abc",
+            false,
+            "",
+            false,
+        ),
+        (
+            "POST",
+            "/v1/models/gemini-2.5-flash:embedContent",
+            false,
+            count,
+            true,
+        ),
+    ];
+    for (method, path, key, body, _) in &cases {
+        let (status, _) = raw(&proxy, method, path, *key, body).await;
+        assert_eq!(status, 200, "{method} {path}");
+    }
+    let (want_gemini, want_other): (Vec<_>, Vec<_>) = cases.iter().partition(|c| c.4);
+    let (seen_gemini, seen_other) = (gemini.seen(), other.seen());
+    let paths = |s: &[common::upstream::Seen]| s.iter().map(|s| s.path.clone()).collect::<Vec<_>>();
+    let want = |w: &[&(&str, &str, bool, &str, bool)]| {
+        w.iter()
+            .map(|c| c.1.split('?').next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(paths(&seen_gemini), want(&want_gemini));
+    assert_eq!(paths(&seen_other), want(&want_other));
+    // Untouched: every Gemini-bound body but the compacted call's is the client's bytes
+    // (that one is re-rendered: compare its value).
+    for (s, c) in seen_gemini.iter().zip(&want_gemini) {
+        if c.1.ends_with(":generateContent") {
+            let (a, b): (Value, Value) = (
+                serde_json::from_slice(&s.body).unwrap(),
+                serde_json::from_str(c.3).unwrap(),
+            );
+            assert_eq!(a, b);
+        } else {
+            assert_eq!(s.body, c.3.as_bytes(), "{} was changed", c.1);
+        }
+    }
+    assert_eq!(
+        seen_gemini[1].query.as_deref(),
+        Some(&*format!("key={KEY}&pageSize=5"))
+    );
+    // The key reaches the Gemini upstream only, and is not stored nor shown.
+    for s in &seen_other {
+        assert!(!s.headers.contains_key("x-goog-api-key"));
+        assert!(!s.query.as_deref().unwrap_or("").contains(KEY));
+    }
+    let sessions = reqwest::get(format!("{proxy}/favur/sessions"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!sessions.contains(KEY));
+    assert!(
+        sessions.contains("\"messages\":1"),
+        "the two compacted calls were recorded: {sessions}"
+    );
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(!text.contains(KEY), "the key was stored");
+        files += 1;
+    }
+    assert!(files >= 2, "the sessions were journaled: {files} files");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gemini_transcript_that_cannot_be_imported_is_refused_and_nothing_is_recorded() {
+    let (other, gemini) = (Upstream::start().await, Upstream::start().await);
+    let proxy = proxy(&other, &gemini, StoreSpec::Memory).await;
+    let orphan = json!({"contents": [
+        {"role": "user", "parts": [{"text": "hi"}]},
+        {"role": "model", "parts": [{"text": "hello"}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "bash", "response": {"output": "x"}}}]}]});
+    let url = format!("{proxy}/v1beta/models/gemini-2.5-flash:generateContent");
+    let (status, body) = send(&url, KeyIn::Header, &orphan).await;
+    assert_eq!(status, 422, "{}", String::from_utf8_lossy(&body));
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"]["code"], "transcript_not_importable");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("message 2"),
+        "{body}"
+    );
+    assert!(
+        gemini.seen().is_empty() && other.seen().is_empty(),
+        "nothing is sent"
+    );
+    let sessions: Value = reqwest::get(format!("{proxy}/favur/sessions"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(sessions, json!([]), "nothing is recorded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn snake_case_and_role_less_bodies_are_kept_as_google_reads_them() {
+    let (other, gemini) = (Upstream::start().await, Upstream::start().await);
+    let proxy = proxy(&other, &gemini, StoreSpec::Memory).await;
+    let url = format!("{proxy}/v1beta/models/gemini-2.5-flash:generateContent");
+    // `system_instruction` (snake case) is read as the system prompt and sent once, as
+    // `systemInstruction`.
+    let snake = json!({"system_instruction": {"parts": [{"text": "be brief"}]},
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
+    assert_eq!(send(&url, KeyIn::Header, &snake).await.0, 200);
+    // A prompt without roles is passed through as it came.
+    let bare = r#"{"contents": [{"parts": [{"text": "hi"}]}]}"#;
+    let (status, _) = raw(
+        &proxy,
+        "POST",
+        "/v1beta/models/gemini-2.5-flash:generateContent",
+        true,
+        bare,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let seen = gemini.seen();
+    let sent: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    assert_eq!(sent["systemInstruction"]["parts"][0]["text"], "be brief");
+    assert!(sent.get("system_instruction").is_none());
+    favur_context::validate::validate_gemini_strict(&sent).unwrap();
+    // (The library's strict validator wants roles, which Google does not: the upstream
+    // flags the client's own body, passed through as it came.)
+    assert_eq!(seen[1].body, bare.as_bytes());
+}
