@@ -8,6 +8,9 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
 use common::{Direct, Upstream, request_points, start_with, test_policy, to_gemini, trace};
 use favur_context::import::Format;
 use favur_context::render::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini_with};
@@ -74,22 +77,89 @@ fn holds(v: &Value, text: &str) -> bool {
     }
 }
 
-/// How many parts of `contents` carry the placeholder thought signature.
-fn placeholders(contents: &Value) -> usize {
+/// How many parts of `contents` carry a thought signature that `which` picks.
+fn signatures(contents: &Value, which: impl Fn(&str) -> bool) -> usize {
     contents
         .as_array()
         .into_iter()
         .flatten()
         .flat_map(|c| c["parts"].as_array().into_iter().flatten())
-        .filter(|p| p["thoughtSignature"] == PLACEHOLDER_THOUGHT_SIGNATURE)
+        .filter(|p| p["thoughtSignature"].as_str().is_some_and(&which))
         .count()
 }
 
-/// Sends the pvlib trace as Gemini requests to `path` (`?alt=sse` or not, the key as
-/// `key_in` says) and checks every request the Gemini upstream received against the
-/// engine run directly on the same transcripts. Returns how many upstream requests
-/// carried the placeholder signature, or `None` without the traces.
-async fn trace_through(path_query: &str, model: &str, key_in: KeyIn) -> Option<usize> {
+/// What Gemini 3 returns and a client sends back: a thought summary first in each model
+/// turn, and a thought signature on its first call.
+fn sign(contents: &mut [Value]) {
+    for (n, turn) in contents.iter_mut().enumerate() {
+        if turn["role"] != "model" {
+            continue;
+        }
+        let parts = turn["parts"].as_array_mut().unwrap();
+        if let Some(call) = parts.iter_mut().find(|p| p.get("functionCall").is_some()) {
+            call["thoughtSignature"] = json!(format!("c2lnbmF0dXJl-{n}"));
+        }
+        parts.insert(
+            0,
+            json!({"text": format!("**Planning** step {n}"), "thought": true}),
+        );
+    }
+}
+
+/// How a trace is sent: to which path (with its query), for which model, the key where,
+/// Gemini 3's signatures and thoughts in the transcript or not, and whether to the
+/// proxy's binary on a journal, killed (SIGKILL) and started again after that many
+/// requests (else to a proxy in this process, sessions in memory).
+struct Run<'a> {
+    path_query: &'a str,
+    model: &'a str,
+    key_in: KeyIn,
+    signed: bool,
+    kill_at: Option<usize>,
+}
+
+/// The proxy's binary on a free port with the journal and policy in `dir`, OpenAI and
+/// Anthropic to `other`, Gemini to `gemini`; returns it and its URL.
+fn spawn(other: &Upstream, gemini: &Upstream, dir: &std::path::Path) -> (Child, String) {
+    let policy = dir.join("policy.toml");
+    std::fs::write(&policy, test_policy().to_toml_string()).unwrap();
+    let store = format!("journal:{}", dir.join("sessions").display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_favur-context-proxy"))
+        .args(["--listen", "127.0.0.1:0", "--openai-upstream", &other.url])
+        .args([
+            "--anthropic-upstream",
+            &other.url,
+            "--gemini-upstream",
+            &gemini.url,
+        ])
+        .args(["--store", &store, "--policy"])
+        .arg(&policy)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("{line}"));
+    (child, url.to_owned())
+}
+
+/// Sends the pvlib trace as Gemini requests as `run` says and checks every request the
+/// Gemini upstream received against the engine run directly on the same transcripts.
+/// Returns how many parts sent upstream carried the placeholder signature and how many a
+/// signature of the transcript, or `None` without the traces.
+async fn trace_through(run: Run<'_>) -> Option<(usize, usize)> {
+    let Run {
+        path_query,
+        model,
+        key_in,
+        ..
+    } = run;
     let trace = trace("pvlib__pvlib-python-1154")?;
     let task: String = trace[1]["content"]
         .as_str()
@@ -98,11 +168,33 @@ async fn trace_through(path_query: &str, model: &str, key_in: KeyIn) -> Option<u
         .take(200)
         .collect();
     let (other, gemini) = (Upstream::start().await, Upstream::start().await);
-    let proxy = proxy(&other, &gemini, StoreSpec::Memory).await;
-    let (system, contents) = to_gemini(&trace);
+    let dir = tempfile::tempdir().unwrap();
+    let mut child: Option<Child> = None;
+    let mut proxy = match run.kill_at {
+        None => proxy(&other, &gemini, StoreSpec::Memory).await,
+        Some(_) => {
+            let (c, url) = spawn(&other, &gemini, dir.path());
+            child = Some(c);
+            url
+        }
+    };
+    let (system, mut contents) = to_gemini(&trace);
+    if run.signed {
+        sign(&mut contents);
+    }
     let options = GeminiOptions::for_model(model);
     let (mut direct, mut expected, mut answers) = (Direct::new(), Vec::new(), Vec::new());
-    for i in request_points(&contents, |c| c["role"] == "model") {
+    for (n, i) in request_points(&contents, |c| c["role"] == "model")
+        .into_iter()
+        .enumerate()
+    {
+        if run.kill_at == Some(n) {
+            let mut c = child.take().unwrap();
+            c.kill().unwrap(); // SIGKILL
+            c.wait().unwrap();
+            let (c, url) = spawn(&other, &gemini, dir.path());
+            (child, proxy) = (Some(c), url);
+        }
         let body = json!({"systemInstruction": {"parts": [{"text": system}]},
             "contents": &contents[..i], "tools": tools(),
             "generationConfig": {"temperature": 0.0, "thinkingConfig": {"includeThoughts": true}},
@@ -127,7 +219,7 @@ async fn trace_through(path_query: &str, model: &str, key_in: KeyIn) -> Option<u
     let seen = gemini.seen();
     assert_eq!(seen.len(), expected.len());
     let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
-    let mut signed = 0;
+    let (mut placeholder, mut signed) = (0, 0);
     for (i, ((s, want), answer)) in seen.iter().zip(&expected).zip(&answers).enumerate() {
         let got: Value = serde_json::from_slice(&s.body).unwrap();
         for key in ["contents", "systemInstruction"] {
@@ -163,40 +255,84 @@ async fn trace_through(path_query: &str, model: &str, key_in: KeyIn) -> Option<u
                 );
             }
         }
-        signed += placeholders(&got["contents"]);
+        placeholder += signatures(&got["contents"], |s| s == PLACEHOLDER_THOUGHT_SIGNATURE);
+        signed += signatures(&got["contents"], |s| s.starts_with("c2lnbmF0dXJl-"));
     }
     eprintln!(
-        "{path_query}: {} requests, {} compactions, {signed} placeholder signatures",
+        "{path_query}: {} requests, {} compactions, {placeholder} placeholder and {signed} \
+         client signatures sent",
         seen.len(),
         direct.compactions
     );
-    Some(signed)
+    let branches = reqwest::get(format!("{proxy}/favur/sessions"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let branches: Value = serde_json::from_str(&branches).unwrap();
+    if let Some(mut c) = child {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    assert_eq!(
+        branches.as_array().unwrap().len(),
+        1,
+        "one session, one branch: {branches}"
+    );
+    Some((placeholder, signed))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gemini_3_streamed_as_sse_is_compacted_as_the_engine_would() {
-    let path = "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse";
-    let Some(signed) = trace_through(path, "gemini-3-pro-preview", KeyIn::Header).await else {
+    let run = Run {
+        path_query: "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse",
+        model: "gemini-3-pro-preview",
+        key_in: KeyIn::Header,
+        signed: false,
+        kill_at: None,
+    };
+    let Some((placeholder, _)) = trace_through(run).await else {
         return;
     };
     // Every request's current turn holds the call the agent made last, without a
     // signature of its own: Gemini 3 refuses it without the documented placeholder.
-    assert!(signed > 0, "no placeholder signature on a Gemini 3 request");
+    assert!(
+        placeholder > 0,
+        "no placeholder signature on a Gemini 3 request"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gemini_2_5_on_v1_streamed_as_a_json_array_is_compacted_as_the_engine_would() {
-    let path = "/v1/models/gemini-2.5-flash:streamGenerateContent";
-    let Some(signed) = trace_through(path, "gemini-2.5-flash", KeyIn::Query).await else {
+    let run = Run {
+        path_query: "/v1/models/gemini-2.5-flash:streamGenerateContent",
+        model: "gemini-2.5-flash",
+        key_in: KeyIn::Query,
+        signed: false,
+        kill_at: None,
+    };
+    let Some((placeholder, _)) = trace_through(run).await else {
         return;
     };
-    assert_eq!(signed, 0, "a placeholder signature sent to Gemini 2.5");
+    assert_eq!(placeholder, 0, "a placeholder signature sent to Gemini 2.5");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn gemini_generate_content_is_compacted_as_the_engine_would() {
-    let path = "/v1beta/models/gemini-2.5-pro:generateContent";
-    trace_through(path, "gemini-2.5-pro", KeyIn::Header).await;
+async fn gemini_3_thoughts_and_signatures_survive_a_sigkill_of_the_binary() {
+    let run = Run {
+        path_query: "/v1beta/models/gemini-3-pro-preview:generateContent",
+        model: "gemini-3-pro-preview",
+        key_in: KeyIn::Header,
+        signed: true,
+        kill_at: Some(30),
+    };
+    let Some((_, signed)) = trace_through(run).await else {
+        return;
+    };
+    // The client's signatures go back verbatim (with the calls compaction kept), and the
+    // binary started again found the recorded session: one branch, the same requests.
+    assert!(signed > 0, "no signature of the transcript was sent back");
 }
 
 /// The bytes of a streamed answer as the client reads them, and in how many pieces.
