@@ -118,9 +118,20 @@ struct Run<'a> {
     kill_at: Option<usize>,
 }
 
+/// A child process killed (SIGKILL) when dropped, so that a failing test leaves no proxy
+/// running behind it.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The proxy's binary on a free port with the journal and policy in `dir`, OpenAI and
 /// Anthropic to `other`, Gemini to `gemini`; returns it and its URL.
-fn spawn(other: &Upstream, gemini: &Upstream, dir: &std::path::Path) -> (Child, String) {
+fn spawn(other: &Upstream, gemini: &Upstream, dir: &std::path::Path) -> (Killed, String) {
     let policy = dir.join("policy.toml");
     std::fs::write(&policy, test_policy().to_toml_string()).unwrap();
     let store = format!("journal:{}", dir.join("sessions").display());
@@ -146,7 +157,7 @@ fn spawn(other: &Upstream, gemini: &Upstream, dir: &std::path::Path) -> (Child, 
         .trim()
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("{line}"));
-    (child, url.to_owned())
+    (Killed(child), url.to_owned())
 }
 
 /// Sends the pvlib trace as Gemini requests as `run` says and checks every request the
@@ -169,7 +180,7 @@ async fn trace_through(run: Run<'_>) -> Option<(usize, usize)> {
         .collect();
     let (other, gemini) = (Upstream::start().await, Upstream::start().await);
     let dir = tempfile::tempdir().unwrap();
-    let mut child: Option<Child> = None;
+    let mut child: Option<Killed> = None;
     let mut proxy = match run.kill_at {
         None => proxy(&other, &gemini, StoreSpec::Memory).await,
         Some(_) => {
@@ -189,9 +200,7 @@ async fn trace_through(run: Run<'_>) -> Option<(usize, usize)> {
         .enumerate()
     {
         if run.kill_at == Some(n) {
-            let mut c = child.take().unwrap();
-            c.kill().unwrap(); // SIGKILL
-            c.wait().unwrap();
+            drop(child.take()); // SIGKILL, mid-session
             let (c, url) = spawn(&other, &gemini, dir.path());
             (child, proxy) = (Some(c), url);
         }
@@ -271,10 +280,7 @@ async fn trace_through(run: Run<'_>) -> Option<(usize, usize)> {
         .await
         .unwrap();
     let branches: Value = serde_json::from_str(&branches).unwrap();
-    if let Some(mut c) = child {
-        c.kill().unwrap();
-        c.wait().unwrap();
-    }
+    drop(child);
     assert_eq!(
         branches.as_array().unwrap().len(),
         1,
