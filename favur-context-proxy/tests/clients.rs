@@ -166,6 +166,7 @@ async fn the_official_sdks_work_through_the_proxy() {
             want.push(json!({"contents": r["contents"], "systemInstruction": {"parts": r["systemInstruction"]["parts"]}}));
             bodies.push(body);
         }
+        assert!(d.compactions >= 2, "Gemini: {} compactions", d.compactions);
         runs.push(sdk_run("gemini", stream, bodies, want));
     }
     let upstream = Upstream::start().await;
