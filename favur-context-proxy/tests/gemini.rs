@@ -4,7 +4,8 @@
 //! answers (JSON, `alt=sse` events, the streamed JSON array) reach the client byte for
 //! byte; the API key reaches the Gemini upstream and nothing else; Google's other paths
 //! and requests with a Gemini key pass through untouched; a transcript that cannot be
-//! imported is refused with nothing sent or recorded.
+//! imported is refused with nothing sent or recorded; an unreachable Gemini upstream is a
+//! 502 that does not echo the key.
 
 mod common;
 
@@ -575,4 +576,23 @@ async fn snake_case_and_role_less_bodies_are_kept_as_google_reads_them() {
     // (The library's strict validator wants roles, which Google does not: the upstream
     // flags the client's own body, passed through as it came.)
     assert_eq!(seen[1].body, bare.as_bytes());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_gemini_upstream_is_a_502_that_does_not_echo_the_key() {
+    let other = Upstream::start().await;
+    let mut config = Config::new(&other.url, &other.url).unwrap();
+    config.gemini_upstream = "http://127.0.0.1:9".into(); // nothing listens there
+    let proxy = start_with(config).await;
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
+    let url = format!("{proxy}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+    let (status, answer) = send(&url, KeyIn::Query, &body).await;
+    let answer = String::from_utf8(answer.to_vec()).unwrap();
+    assert_eq!(status, 502, "{answer}");
+    assert!(answer.contains("upstream_unreachable"), "{answer}");
+    assert!(!answer.contains(KEY), "the key was echoed: {answer}");
+    assert!(
+        other.seen().is_empty(),
+        "nothing went to the other upstream"
+    );
 }
