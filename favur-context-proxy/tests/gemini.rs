@@ -133,6 +133,16 @@ impl Drop for Killed {
 /// The proxy's binary on a free port with the journal and policy in `dir`, OpenAI and
 /// Anthropic to `other`, Gemini to `gemini`; returns it and its URL.
 fn spawn(other: &Upstream, gemini: &Upstream, dir: &std::path::Path) -> (Killed, String) {
+    spawn_logging(other, gemini, dir, "warn")
+}
+
+/// [`spawn`] with `RUST_LOG=log`, its log written to `dir/proxy.log`.
+fn spawn_logging(
+    other: &Upstream,
+    gemini: &Upstream,
+    dir: &std::path::Path,
+    log: &str,
+) -> (Killed, String) {
     let policy = dir.join("policy.toml");
     std::fs::write(&policy, test_policy().to_toml_string()).unwrap();
     let store = format!("journal:{}", dir.join("sessions").display());
@@ -146,8 +156,9 @@ fn spawn(other: &Upstream, gemini: &Upstream, dir: &std::path::Path) -> (Killed,
         ])
         .args(["--store", &store, "--policy"])
         .arg(&policy)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", log)
         .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(dir.join("proxy.log")).unwrap())
         .spawn()
         .unwrap();
     let mut line = String::new();
@@ -595,4 +606,26 @@ async fn an_unreachable_gemini_upstream_is_a_502_that_does_not_echo_the_key() {
         other.seen().is_empty(),
         "nothing went to the other upstream"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_is_not_in_the_binarys_debug_log() {
+    let (other, gemini) = (Upstream::start().await, Upstream::start().await);
+    let dir = tempfile::tempdir().unwrap();
+    let (child, proxy) = spawn_logging(&other, &gemini, dir.path(), "debug");
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
+    let generate = format!("{proxy}/v1beta/models/gemini-2.5-flash:generateContent");
+    assert_eq!(send(&generate, KeyIn::Header, &body).await.0, 200);
+    assert_eq!(send(&generate, KeyIn::Query, &body).await.0, 200);
+    let orphan = json!({"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "x", "response": {}}}]}]});
+    assert_eq!(send(&generate, KeyIn::Query, &orphan).await.0, 422);
+    drop(child);
+    let log = std::fs::read_to_string(dir.path().join("proxy.log")).unwrap();
+    assert!(
+        log.contains("request compacted"),
+        "the debug log was written: {log}"
+    );
+    assert!(log.contains("request refused"), "{log}");
+    assert!(!log.contains(KEY), "the key was logged");
+    assert_eq!(gemini.seen().len(), 2);
 }
