@@ -219,7 +219,9 @@ async fn trace_through(run: Run<'_>) -> Option<(usize, usize)> {
         let body = json!({"systemInstruction": {"parts": [{"text": system}]},
             "contents": &contents[..i], "tools": tools(),
             "generationConfig": {"temperature": 0.0, "thinkingConfig": {"includeThoughts": true}},
-            "safetySettings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "threshold": "BLOCK_NONE"}]});
+            "safetySettings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "threshold": "BLOCK_NONE"}],
+            "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
+            "cachedContent": "cachedContents/pvlib-1"});
         direct.step(Format::Gemini, &body, overhead(&body));
         expected.push(render_gemini_with(&direct.history, &options));
         let (status, answer) = send(&format!("{proxy}{path_query}"), key_in, &body).await;
@@ -261,6 +263,8 @@ async fn trace_through(run: Run<'_>) -> Option<(usize, usize)> {
             true
         );
         assert_eq!(got["safetySettings"][0]["threshold"], "BLOCK_NONE");
+        assert_eq!(got["toolConfig"]["functionCallingConfig"]["mode"], "AUTO");
+        assert_eq!(got["cachedContent"], "cachedContents/pvlib-1");
         assert_eq!(s.path, path);
         assert_eq!(
             &s.answer, answer,
