@@ -220,7 +220,7 @@ mod tests {
         let class = parse(args.parse().unwrap(), &mut errors);
         (
             class.map(|c| c.ty.to_string()),
-            errors.to_compile_errors().to_string(),
+            errors.into_compile_errors().to_string(),
         )
     }
 
@@ -270,7 +270,8 @@ mod tests {
         ] {
             let mut errors = Errors::default();
             let parsed = parse_args(args.parse().unwrap(), &mut errors);
-            assert!(errors.is_empty(), "{args}: {}", errors.to_compile_errors());
+            assert!(errors.is_empty(), "{args}");
+            errors.into_compile_errors();
             assert!(parsed.class.is_some(), "{args}");
             assert_eq!(parsed.krate.to_string(), path, "{args}");
         }
@@ -292,7 +293,7 @@ mod tests {
         ] {
             let mut errors = Errors::default();
             parse_args(args.parse().unwrap(), &mut errors);
-            let out = errors.to_compile_errors().to_string();
+            let out = errors.into_compile_errors().to_string();
             assert!(out.contains(needle), "{args}: {out}");
         }
     }

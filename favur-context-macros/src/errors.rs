@@ -3,10 +3,16 @@
 use proc_macro2::TokenStream;
 use std::fmt::Display;
 
-/// Accumulates errors; `combine` them into one `syn::Error` at the end.
+/// Accumulates every error of one macro input, to report them together.
+///
+/// As serde_derive's `Ctxt`: it must be reported ([`Errors::into_compile_errors`]) before
+/// it is dropped, so an error collected in one stage cannot be lost on the way out of
+/// another. Dropping it unreported is a bug in this crate and panics (never during an
+/// unwind), which the compiler shows as an error of the macro.
 #[derive(Default)]
 pub(crate) struct Errors {
     first: Option<syn::Error>,
+    reported: bool,
 }
 
 impl Errors {
@@ -25,11 +31,21 @@ impl Errors {
         self.first.is_none()
     }
 
-    pub(crate) fn to_compile_errors(&self) -> TokenStream {
+    /// Every error collected, as `compile_error!` invocations (nothing when none was).
+    pub(crate) fn into_compile_errors(mut self) -> TokenStream {
+        self.reported = true;
         self.first
-            .as_ref()
-            .map(syn::Error::to_compile_error)
+            .take()
+            .map(|e| e.to_compile_error())
             .unwrap_or_default()
+    }
+}
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        if !self.reported && !std::thread::panicking() {
+            panic!("favur-context-macros: errors were collected and never reported");
+        }
     }
 }
 
@@ -67,6 +83,25 @@ pub(crate) fn closest<'a>(given: &str, choices: &[&'a str]) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_report_every_one_collected() {
+        let mut errors = Errors::default();
+        assert!(errors.is_empty());
+        errors.push(syn::Error::new(proc_macro2::Span::call_site(), "first"));
+        errors.push(syn::Error::new(proc_macro2::Span::call_site(), "second"));
+        let out = errors.into_compile_errors().to_string();
+        assert!(out.contains("first") && out.contains("second"), "{out}");
+        assert!(Errors::default().into_compile_errors().is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "never reported")]
+    fn errors_dropped_unreported_are_a_bug() {
+        let mut errors = Errors::default();
+        errors.push(syn::Error::new(proc_macro2::Span::call_site(), "lost"));
+        drop(errors);
+    }
 
     #[test]
     fn suggestions() {

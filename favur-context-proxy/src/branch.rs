@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use favur_context::import::ImportedMessage;
+use favur_context::render::GeminiOptions;
 use favur_context::{
     BuiltinSummarizer, CompactionReport, Compactor, EntryId, EntryKind, History, JournaledHistory,
     NewEntry, Policy, PrepareError, SessionOptions, SqliteStore, Store,
@@ -104,10 +105,11 @@ impl Branch {
 
     /// Records the messages of `imported` it has not recorded yet, compacts as the
     /// policy says, and renders the client's `body` with the compacted view. The caller
-    /// checked that the branch's messages are a prefix of `imported`.
+    /// checked that the branch's messages are a prefix of `imported`. `gemini` is how a
+    /// Gemini body is rendered (the options of its model).
     pub fn step(
         &mut self,
-        wire: Wire,
+        (wire, gemini): (Wire, &GeminiOptions),
         body: &Value,
         imported: Vec<ImportedMessage>,
         digests: &[u64],
@@ -140,7 +142,7 @@ impl Branch {
         let (report, usage_tokens) = self.prepare()?;
         self.requests += 1;
         self.compactions += u64::from(report.is_some());
-        let body = wire.splice(body, self.history());
+        let body = wire.splice(body, self.history(), gemini);
         wire.validate(&body).map_err(ProxyError::Invalid)?;
         Ok(Step {
             body,

@@ -17,6 +17,9 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 32 << 20;
 /// Without it, a session is found by the fingerprint of the transcript's first messages.
 pub const SESSION_HEADER: &str = "x-favur-session";
 
+/// The Gemini API's base URL, the default `gemini_upstream` of a [`Config`].
+pub const DEFAULT_GEMINI_UPSTREAM: &str = "https://generativelanguage.googleapis.com";
+
 /// Where the proxy keeps sessions.
 ///
 /// ```
@@ -79,6 +82,10 @@ pub struct Config {
     pub openai_upstream: String,
     /// The base URL of the Anthropic upstream, without `/v1`: `https://api.anthropic.com`.
     pub anthropic_upstream: String,
+    /// The base URL of the Gemini upstream, without a version:
+    /// [`DEFAULT_GEMINI_UPSTREAM`] unless set. Gemini's model calls, its other paths
+    /// (`/v1beta/...`, `/upload/...`) and every request with a Gemini key go there.
+    pub gemini_upstream: String,
     /// How messages are classified (`rules/coding-agent-shell.toml` by default).
     pub rules: Rules,
     /// The compaction policy.
@@ -100,8 +107,9 @@ pub const DEFAULT_IDLE_UNLOAD: Duration = Duration::from_secs(300);
 pub const SHIPPED_RULES: &str = include_str!("../../rules/coding-agent-shell.toml");
 
 impl Config {
-    /// A configuration with the shipped rules, the default policy, sessions in memory and
-    /// the given upstreams, listening on `127.0.0.1:8788`.
+    /// A configuration with the shipped rules, the default policy, sessions in memory,
+    /// the given upstreams and Google's for Gemini ([`DEFAULT_GEMINI_UPSTREAM`]), listening
+    /// on `127.0.0.1:8788`.
     ///
     /// # Errors
     ///
@@ -116,6 +124,7 @@ impl Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 8788)),
             openai_upstream: openai_upstream.into(),
             anthropic_upstream: anthropic_upstream.into(),
+            gemini_upstream: DEFAULT_GEMINI_UPSTREAM.to_owned(),
             rules: Rules::from_toml(SHIPPED_RULES)?,
             policy: Policy::default(),
             store: StoreSpec::Memory,

@@ -9,8 +9,10 @@
 //! byte for byte, streamed as it arrives.
 //!
 //! - Formats: OpenAI Chat Completions (`/v1/chat/completions`), Anthropic Messages
-//!   (`/v1/messages`) and OpenAI Responses (`/v1/responses`, client-held state). Every
-//!   other path, and a body that holds no transcript, is passed through untouched.
+//!   (`/v1/messages`), OpenAI Responses (`/v1/responses`, client-held state) and Gemini
+//!   (`/v1beta/models/MODEL:generateContent` and `:streamGenerateContent`, `/v1/` too).
+//!   Every other path, and a body that holds no transcript, is passed through untouched;
+//!   Google's other paths, and any request with a Gemini key, to the Gemini upstream.
 //! - Sessions: the `x-favur-session` header names one; without it, the fingerprint of the
 //!   transcript's first messages does. A transcript that diverges from what was recorded
 //!   starts a new branch; the recorded one is never changed. Sessions live in memory, in
@@ -35,6 +37,7 @@ pub mod config;
 pub mod digest;
 mod error;
 mod forward;
+pub mod gemini;
 mod routes;
 mod sessions;
 pub mod wire;

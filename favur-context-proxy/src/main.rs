@@ -22,6 +22,10 @@ struct Args {
     /// The Anthropic upstream, without `/v1`.
     #[arg(long, default_value = "https://api.anthropic.com")]
     anthropic_upstream: String,
+    /// The Gemini upstream, without a version (`generateContent`, `/v1beta/...`, requests
+    /// with a Gemini key).
+    #[arg(long, default_value = favur_context_proxy::config::DEFAULT_GEMINI_UPSTREAM)]
+    gemini_upstream: String,
     /// A rules file (TOML); the shipped `rules/coding-agent-shell.toml` by default.
     #[arg(long)]
     rules: Option<PathBuf>,
@@ -58,6 +62,7 @@ fn config(args: Args) -> Result<Config, String> {
     let mut c = Config::new(args.openai_upstream, args.anthropic_upstream)
         .map_err(|e| format!("the shipped rules: {e}"))?;
     c.listen = args.listen;
+    c.gemini_upstream = args.gemini_upstream;
     if let Some(path) = &args.rules {
         c.rules = Rules::load(path).map_err(|e| format!("--rules {}: {e}", path.display()))?;
     }

@@ -12,12 +12,14 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use bytes::Bytes;
 use favur_context::import::{ImportError, ParseOptions, parse_value, read_json};
+use favur_context::render::GeminiOptions;
 use serde_json::Value;
 
 use crate::config::{Config, SESSION_HEADER, StoreSpec};
 use crate::digest::{message_digest, session_key};
 use crate::error::ProxyError;
 use crate::forward::forward;
+use crate::gemini;
 use crate::sessions::Sessions;
 use crate::wire::Wire;
 
@@ -89,42 +91,65 @@ async fn handle(shared: Arc<Shared>, request: Request) -> Result<Response<Body>,
         .await
         .map_err(|_| ProxyError::TooLarge { limit })?;
     let path = parts.uri.path().to_owned();
-    let wire = Wire::from_path(&path).filter(|_| parts.method == Method::POST);
-    let anthropic = wire == Some(Wire::Anthropic)
-        || path.starts_with("/v1/messages")
-        || parts.headers.contains_key("anthropic-version");
-    let base = if anthropic {
-        &shared.config.anthropic_upstream
-    } else {
-        &shared.config.openai_upstream
-    };
-    let query = parts
-        .uri
-        .query()
-        .map(|q| format!("?{q}"))
-        .unwrap_or_default();
+    let query = parts.uri.query();
+    let gemini_key = gemini::carries_gemini_key(&parts.headers, query);
+    let wire = Wire::from_path(&path)
+        .filter(|_| parts.method == Method::POST)
+        // A Gemini key on another format's path: Google's, passed through untouched.
+        .filter(|w| !gemini_key || *w == Wire::Gemini);
+    let base = upstream(&shared.config, wire, &path, &parts.headers, gemini_key);
+    let query = query.map(|q| format!("?{q}")).unwrap_or_default();
     let url = format!("{}{path}{query}", base.trim_end_matches('/'));
     let body = match wire {
-        Some(wire) => compacted(&shared, wire, &parts.headers, body).await?,
+        Some(wire) => {
+            let model = gemini::generate_model(&path).unwrap_or_default();
+            let options = GeminiOptions::for_model(model);
+            compacted(&shared, (wire, options), &parts.headers, body).await?
+        }
         None => body,
     };
     forward(&shared.client, parts.method, &url, &parts.headers, body).await
+}
+
+/// The upstream a request goes to: Gemini's for its paths and any request with a Gemini
+/// key, Anthropic's for `/v1/messages...` and any request with an `anthropic-version`
+/// header, OpenAI's for everything else.
+fn upstream<'c>(
+    config: &'c Config,
+    wire: Option<Wire>,
+    path: &str,
+    headers: &HeaderMap,
+    gemini_key: bool,
+) -> &'c str {
+    if wire == Some(Wire::Gemini) || gemini_key || gemini::is_gemini_path(path) {
+        &config.gemini_upstream
+    } else if wire == Some(Wire::Anthropic)
+        || path.starts_with("/v1/messages")
+        || headers.contains_key("anthropic-version")
+    {
+        &config.anthropic_upstream
+    } else {
+        &config.openai_upstream
+    }
 }
 
 /// The body to send for a request in `wire` format: compacted when it holds a transcript
 /// the proxy can compact, the client's own bytes otherwise.
 async fn compacted(
     shared: &Arc<Shared>,
-    wire: Wire,
+    (wire, gemini): (Wire, GeminiOptions),
     headers: &HeaderMap,
     body: Bytes,
 ) -> Result<Bytes, ProxyError> {
     let text = std::str::from_utf8(&body).map_err(|e| ProxyError::NotJson(e.to_string()))?;
-    let value = match read_json(text) {
+    let mut value = match read_json(text) {
         Ok(v) => v,
         Err(ImportError::Json(e)) => return Err(ProxyError::NotJson(e)),
         Err(e) => return Err(ProxyError::Import(e)),
     };
+    if wire == Wire::Gemini {
+        gemini::normalize(&mut value);
+    }
     if !wire.compactable(&value) {
         return Ok(body);
     }
@@ -133,7 +158,7 @@ async fn compacted(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let shared = Arc::clone(shared);
-    let work = move || step(&shared, wire, header.as_deref(), &value);
+    let work = move || step(&shared, (wire, &gemini), header.as_deref(), &value);
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| ProxyError::Store(format!("the compaction task failed: {e}")))?
@@ -143,7 +168,7 @@ async fn compacted(
 /// files).
 fn step(
     shared: &Shared,
-    wire: Wire,
+    (wire, gemini): (Wire, &GeminiOptions),
     header: Option<&str>,
     value: &Value,
 ) -> Result<Bytes, ProxyError> {
@@ -162,7 +187,7 @@ fn step(
     let mut family = family.lock().unwrap_or_else(PoisonError::into_inner);
     let i = family.choose(&digests, spec, policy)?;
     let branch = &mut family.branches[i];
-    let done = branch.step(wire, value, imported, &digests);
+    let done = branch.step((wire, gemini), value, imported, &digests);
     shared.sessions.touch(&key); // idle time counts from the end of a request
     let done = done?;
     tracing::info!(

@@ -4,9 +4,12 @@
 
 use favur_context::History;
 use favur_context::import::Format;
-use favur_context::render::{render_anthropic, render_openai, render_responses};
+use favur_context::render::{
+    GeminiOptions, render_anthropic, render_gemini_with, render_openai, render_responses,
+};
 use favur_context::validate::{
-    ValidationError, validate_anthropic_strict, validate_openai_strict, validate_responses_strict,
+    ValidationError, validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
+    validate_responses_strict,
 };
 use serde_json::Value;
 
@@ -18,6 +21,9 @@ use serde_json::Value;
 /// assert_eq!(Wire::from_path("/v1/messages"), Some(Wire::Anthropic));
 /// assert_eq!(Wire::from_path("/v1/responses"), Some(Wire::Responses));
 /// assert_eq!(Wire::from_path("/v1/messages/count_tokens"), None);
+/// assert_eq!(Wire::from_path("/v1beta/models/gemini-2.5-pro:streamGenerateContent"), Some(Wire::Gemini));
+/// assert_eq!(Wire::from_path("/v1/models/gemini-2.5-pro:generateContent"), Some(Wire::Gemini));
+/// assert_eq!(Wire::from_path("/v1/models"), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Wire {
@@ -28,6 +34,10 @@ pub enum Wire {
     /// OpenAI Responses: `input` (client-held state only; `previous_response_id` is
     /// passed through, the provider holds that history).
     Responses,
+    /// Gemini `generateContent` and `streamGenerateContent`: `systemInstruction` and
+    /// `contents`, the model named by the path
+    /// ([`generate_model`](crate::gemini::generate_model)).
+    Gemini,
 }
 
 impl Wire {
@@ -39,6 +49,7 @@ impl Wire {
             "/v1/chat/completions" | "/chat/completions" => Some(Wire::Chat),
             "/v1/messages" | "/messages" => Some(Wire::Anthropic),
             "/v1/responses" | "/responses" => Some(Wire::Responses),
+            p if crate::gemini::generate_model(p).is_some() => Some(Wire::Gemini),
             _ => None,
         }
     }
@@ -53,6 +64,7 @@ impl Wire {
             Wire::Chat => "chat",
             Wire::Anthropic => "anthropic",
             Wire::Responses => "responses",
+            Wire::Gemini => "gemini",
         }
     }
 
@@ -79,6 +91,7 @@ impl Wire {
             Wire::Chat => Format::OpenAi,
             Wire::Anthropic => Format::Anthropic,
             Wire::Responses => Format::Responses,
+            Wire::Gemini => Format::Gemini,
         }
     }
 
@@ -90,12 +103,14 @@ impl Wire {
             Wire::Chat => Format::OpenAi,
             Wire::Anthropic => Format::Anthropic,
             Wire::Responses => Format::Responses,
+            Wire::Gemini => Format::Gemini,
         }
     }
 
     /// Whether a body of this format holds a transcript the proxy can compact: an object
     /// with its list, and for Responses no server-held state (`previous_response_id`)
-    /// and a list rather than one input string.
+    /// and a list rather than one input string; for Gemini a non-empty `contents` whose
+    /// every content names its role.
     ///
     /// ```
     /// use favur_context_proxy::wire::Wire;
@@ -103,11 +118,14 @@ impl Wire {
     /// assert!(Wire::Chat.compactable(&json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]})));
     /// assert!(!Wire::Responses.compactable(&json!({"input": "hi"})));
     /// assert!(!Wire::Responses.compactable(&json!({"input": [], "previous_response_id": "resp_1"})));
+    /// assert!(Wire::Gemini.compactable(&json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})));
+    /// assert!(!Wire::Gemini.compactable(&json!({"contents": [{"parts": [{"text": "hi"}]}]})));
     /// ```
     pub fn compactable(self, body: &Value) -> bool {
         let list = match self {
             Wire::Chat | Wire::Anthropic => "messages",
             Wire::Responses => "input",
+            Wire::Gemini => return crate::gemini::compactable(body),
         };
         let stateful = body
             .get("previous_response_id")
@@ -116,17 +134,21 @@ impl Wire {
     }
 
     /// The text of the fields sent with every request besides the transcript (tool
-    /// definitions, Responses `instructions`, a response schema): counted as request
-    /// overhead so the budget covers the whole request. Empty when there are none.
+    /// definitions, Responses `instructions`, a response schema; for Gemini `tools`,
+    /// `toolConfig` and the schema of `generationConfig`): counted as request overhead so
+    /// the budget covers the whole request. Empty when there are none.
     ///
     /// ```
     /// use favur_context_proxy::wire::Wire;
     /// use serde_json::json;
     /// assert_eq!(Wire::Chat.overhead_text(&json!({"model": "m", "messages": []})), "");
-    /// let body = json!({"instructions": "be brief", "tools": [{"type": "function", "name": "ls"}]});
+    /// let body = json!({"instructions": "be brief", "tools": [{"name": "ls", "type": "function"}]});
     /// assert_eq!(Wire::Responses.overhead_text(&body), "[{\"name\":\"ls\",\"type\":\"function\"}]\nbe brief");
     /// ```
     pub fn overhead_text(self, body: &Value) -> String {
+        if self == Wire::Gemini {
+            return crate::gemini::overhead_text(body);
+        }
         let mut parts = Vec::new();
         for key in [
             "tools",
@@ -145,8 +167,9 @@ impl Wire {
     }
 
     /// The client's body with its transcript replaced by `history`'s view, rendered in
-    /// this format; every other field is the client's.
-    pub(crate) fn splice(self, body: &Value, history: &History) -> Value {
+    /// this format (Gemini with `gemini`, the options of the path's model); every other
+    /// field is the client's.
+    pub(crate) fn splice(self, body: &Value, history: &History, gemini: &GeminiOptions) -> Value {
         let mut out = body.as_object().cloned().unwrap_or_default();
         match self {
             Wire::Chat => {
@@ -169,6 +192,19 @@ impl Wire {
                     .unwrap_or_else(|| Value::Array(Vec::new()));
                 out.insert("input".into(), input);
             }
+            Wire::Gemini => {
+                let mut rendered = render_gemini_with(history, gemini);
+                out.remove("system_instruction");
+                match rendered.get_mut("systemInstruction").map(Value::take) {
+                    Some(system) => out.insert("systemInstruction".into(), system),
+                    None => out.remove("systemInstruction"),
+                };
+                let contents = rendered
+                    .get_mut("contents")
+                    .map(Value::take)
+                    .unwrap_or_else(|| Value::Array(Vec::new()));
+                out.insert("contents".into(), contents);
+            }
         }
         Value::Object(out)
     }
@@ -179,6 +215,7 @@ impl Wire {
             Wire::Chat => validate_openai_strict(body),
             Wire::Anthropic => validate_anthropic_strict(body),
             Wire::Responses => validate_responses_strict(body),
+            Wire::Gemini => validate_gemini_strict(body),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Real clients nobody here wrote, through the proxy: the official `openai` (Chat
-//! Completions and Responses) and `anthropic` Python SDKs, streaming and not, and an
+//! Completions and Responses), `anthropic` and `google-genai` (Gemini) Python SDKs,
+//! streaming and not, and an
 //! unmodified mini-swe-agent running a whole recorded task. The test installs them in a
 //! venv (`target/proxy-venv`, from PyPI, pinned) the first time, as the PostgreSQL tests
 //! install their server. Without Python it fails in CI and says SKIPPED elsewhere.
@@ -11,20 +12,23 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{
-    Direct, Upstream, request_points, start_proxy, to_anthropic, to_chat, to_responses, trace,
-    traces,
+    Direct, Upstream, request_points, start_proxy, to_anthropic, to_chat, to_gemini, to_responses,
+    trace, traces,
 };
 use favur_context::import::Format;
-use favur_context::render::{render_anthropic, render_openai, render_responses};
+use favur_context::render::{
+    GeminiOptions, render_anthropic, render_gemini_with, render_openai, render_responses,
+};
 use favur_context_proxy::config::StoreSpec;
 use favur_context_proxy::wire::Wire;
 use serde_json::{Value, json};
 
 /// The packages the clients need, pinned (the versions checked here).
-const REQUIREMENTS: [&str; 3] = [
+const REQUIREMENTS: [&str; 4] = [
     "openai==3.63.0",
     "anthropic==2.17.0",
     "mini-swe-agent==1.15.0",
+    "google-genai==3.3.0",
 ];
 
 /// The venv's python, created and filled on first use (kept between runs under
@@ -148,6 +152,22 @@ async fn the_official_sdks_work_through_the_proxy() {
             bodies.push(body);
         }
         runs.push(sdk_run("anthropic", stream, bodies, want));
+
+        // Gemini 3 (the placeholder signatures on), no tools: the SDK sends the
+        // system instruction and contents it is given.
+        let (system, contents) = to_gemini(&trace);
+        let options = GeminiOptions::for_model("gemini-3-pro-preview");
+        let (mut d, mut bodies, mut want) = (Direct::new(), Vec::new(), Vec::new());
+        for i in request_points(&contents, |c| c["role"] == "model") {
+            let body = json!({"model": "gemini-3-pro-preview",
+                "systemInstruction": {"parts": [{"text": system}]}, "contents": &contents[..i]});
+            d.step(Format::Gemini, &body, 0);
+            let r = render_gemini_with(&d.history, &options);
+            want.push(json!({"contents": r["contents"], "systemInstruction": {"parts": r["systemInstruction"]["parts"]}}));
+            bodies.push(body);
+        }
+        assert!(d.compactions >= 2, "Gemini: {} compactions", d.compactions);
+        runs.push(sdk_run("gemini", stream, bodies, want));
     }
     let upstream = Upstream::start().await;
     let proxy = start_proxy(&upstream, StoreSpec::Memory).await;

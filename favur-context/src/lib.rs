@@ -174,7 +174,7 @@ pub mod audit;
 pub mod import;
 mod json_keys;
 
-#[cfg(feature = "async-openai")]
+#[cfg(any(feature = "async-openai", feature = "rig"))]
 pub use request::interop;
 pub use request::{render, validate};
 

@@ -75,7 +75,7 @@ fn seed() -> Seed {
     let directive = h.append(Directive::new(
         "Do not change the public API of the parser.",
     ));
-    h.append(fuzzy!(tool_call: "c4", "edit_file", serde_json::json!({"path": "src/parse.rs", "line": 140})));
+    h.append(fuzzy!(tool_call: "c4", "edit_file", serde_json::json!({"line": 140, "path": "src/parse.rs"})));
     h.append(fuzzy!(tool_result("c4"): "edited src/parse.rs: 3 lines changed"));
     h.append(fuzzy!(assistant: "Edited parse_list to recurse; rerunning the failing test."));
     // In flight: the newest tool call and its result, not yet answered by the model.

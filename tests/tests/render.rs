@@ -7,7 +7,14 @@ use common::{apply, reform, render_valid, summarize};
 use favur_context::render::{FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai};
 use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
 use favur_context::{Edit, EntryId, Form, History, Message, Retention, forgettable, fuzzy, strict};
-use insta::assert_json_snapshot;
+
+/// insta's JSON snapshot with the keys sorted, whichever order serde_json keeps them in.
+macro_rules! assert_json_snapshot {
+    ($($t:tt)*) => {{
+        let _sorted = common::sorted_snapshots();
+        insta::assert_json_snapshot!($($t)*);
+    }};
+}
 use serde_json::{Value, json};
 
 struct Ids {

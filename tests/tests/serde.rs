@@ -79,6 +79,7 @@ fn round_trip() {
     assert_eq!(back.entries()[0].site().file(), "tests/tests/serde.rs");
 
     let pretty: Value = serde_json::from_str(&json).unwrap();
+    let _sorted = common::sorted_snapshots();
     insta::assert_json_snapshot!(pretty);
 }
 

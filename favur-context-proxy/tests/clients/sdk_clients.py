@@ -1,5 +1,6 @@
 """Real clients through the proxy: the official `openai` (Chat Completions and
-Responses) and `anthropic` Python SDKs, streaming and not.
+Responses), `anthropic` and Google Gen AI (`google-genai`, Gemini) Python SDKs, streaming
+and not.
 
 Reads a plan (JSON) from argv[1]: {"proxy": URL, "runs": [{"api", "stream", "session",
 "bodies": [...]}, ...]}. Sends every body of every run with the SDK, in order, naming the
@@ -13,6 +14,8 @@ import sys
 
 import anthropic
 import openai
+from google import genai
+from google.genai import types
 
 
 def chat(client, body, stream, headers):
@@ -48,12 +51,35 @@ def messages(client, body, stream, headers):
     return raw.parse().content[0].text, raw.http_response.text
 
 
+def gemini(client, body, stream, headers):
+    """`generate_content` (`:generateContent`) or `generate_content_stream`
+    (`:streamGenerateContent?alt=sse`), the body's `systemInstruction` and `contents`."""
+    config = types.GenerateContentConfig(
+        system_instruction=body["systemInstruction"],
+        temperature=0.0,
+        http_options=types.HttpOptions(headers=headers),
+    )
+    args = {"model": body["model"], "contents": body["contents"], "config": config}
+    if stream:
+        text = ""
+        for chunk in client.models.generate_content_stream(**args):
+            text += chunk.text or ""
+        return text, None
+    return client.models.generate_content(**args).text, None
+
+
 def main():
     plan = json.load(open(sys.argv[1]))
     proxy = plan["proxy"]
     oa = openai.OpenAI(base_url=proxy + "/v1", api_key="sk-test", max_retries=0)
     an = anthropic.Anthropic(base_url=proxy, api_key="sk-ant-test", max_retries=0)
-    calls = {"chat": (oa, chat), "responses": (oa, responses), "anthropic": (an, messages)}
+    gm = genai.Client(api_key="AIza-test", http_options=types.HttpOptions(base_url=proxy))
+    calls = {
+        "chat": (oa, chat),
+        "responses": (oa, responses),
+        "anthropic": (an, messages),
+        "gemini": (gm, gemini),
+    }
     for run in plan["runs"]:
         client, call = calls[run["api"]]
         headers = {"x-favur-session": run["session"]}

@@ -24,6 +24,7 @@ pub fn test_policy() -> Policy {
 /// Starts the proxy in this process on a free loopback port; returns its base URL.
 pub async fn start_proxy(upstream: &Upstream, store: StoreSpec) -> String {
     let mut config = Config::new(&upstream.url, &upstream.url).unwrap();
+    config.gemini_upstream = upstream.url.clone();
     config.policy = test_policy();
     config.store = store;
     start_with(config).await
@@ -114,6 +115,57 @@ pub fn to_anthropic(trace: &[Value]) -> (String, Vec<Value>) {
                 last["content"].as_array_mut().unwrap().extend(blocks);
             }
             _ => turns.push(json!({"role": role, "content": blocks})),
+        }
+    }
+    (system, turns)
+}
+
+/// The trace as a Gemini request: the system prompt's text and `contents` of `user` and
+/// `model` turns, calls as `functionCall` parts without ids (as Gemini returns them) and
+/// their results as `functionResponse` parts (`{"output": text}`) of the next user turn.
+pub fn to_gemini(trace: &[Value]) -> (String, Vec<Value>) {
+    let mut system = String::new();
+    let mut names = std::collections::HashMap::new();
+    let mut turns: Vec<Value> = Vec::new();
+    for m in trace.iter().filter(|m| m["role"] != "exit") {
+        let text = m["content"].as_str().unwrap_or("");
+        let (role, parts) = match m["role"].as_str().unwrap() {
+            "system" => {
+                system.push_str(text);
+                continue;
+            }
+            "assistant" => {
+                let mut p = Vec::new();
+                if !text.trim().is_empty() {
+                    p.push(json!({"text": text}));
+                }
+                for c in m
+                    .get("tool_calls")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let args: Value =
+                        serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
+                    names.insert(c["id"].as_str().unwrap().to_owned(), c["name"].clone());
+                    p.push(json!({"functionCall": {"name": c["name"], "args": args}}));
+                }
+                ("model", p)
+            }
+            "tool" => {
+                let name = &names[m["tool_call_id"].as_str().unwrap()];
+                (
+                    "user",
+                    vec![json!({"functionResponse": {"name": name, "response": {"output": text}}})],
+                )
+            }
+            _ => ("user", vec![json!({"text": text})]),
+        };
+        match turns.last_mut() {
+            Some(last) if last["role"] == role => {
+                last["parts"].as_array_mut().unwrap().extend(parts);
+            }
+            _ => turns.push(json!({"role": role, "parts": parts})),
         }
     }
     (system, turns)

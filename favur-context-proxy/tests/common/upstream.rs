@@ -11,7 +11,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Response, StatusCode};
 use favur_context::validate::{
-    validate_anthropic_strict, validate_openai_strict, validate_responses_strict,
+    validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
+    validate_responses_strict,
 };
 use serde_json::{Value, json};
 
@@ -20,6 +21,8 @@ use serde_json::{Value, json};
 pub struct Seen {
     pub method: String,
     pub path: String,
+    /// The query string, without `?`.
+    pub query: Option<String>,
     pub headers: HeaderMap,
     pub body: Bytes,
     /// The bytes it answered (the whole stream, for a streamed answer).
@@ -66,6 +69,8 @@ async fn answer(State(log): State<Arc<Mutex<Log>>>, request: Request) -> Respons
     let (parts, body) = request.into_parts();
     let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
     let path = parts.uri.path().to_owned();
+    let query = parts.uri.query().map(str::to_owned);
+    let gemini = gemini_method(&path);
     let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (status, content_type, chunks) = {
         let mut log = log.lock().unwrap();
@@ -73,6 +78,7 @@ async fn answer(State(log): State<Arc<Mutex<Log>>>, request: Request) -> Respons
             "/v1/chat/completions" => Some(validate_openai_strict(&value)),
             "/v1/messages" => Some(validate_anthropic_strict(&value)),
             "/v1/responses" => Some(validate_responses_strict(&value)),
+            _ if gemini.is_some() => Some(validate_gemini_strict(&value)),
             _ => None,
         };
         if let Some(Err(e)) = checked {
@@ -88,7 +94,13 @@ async fn answer(State(log): State<Arc<Mutex<Log>>>, request: Request) -> Respons
         match &log.fail {
             Some((status, text)) => (*status, "application/json", vec![text.clone()]),
             None => {
-                let (ct, chunks) = reply_in_format(&path, &reply, stream);
+                let sse = query
+                    .as_deref()
+                    .is_some_and(|q| q.split('&').any(|p| p == "alt=sse"));
+                let (ct, chunks) = match gemini {
+                    Some(method) => gemini_reply(&reply, method == "streamGenerateContent", sse),
+                    None => reply_in_format(&path, &reply, stream),
+                };
                 (200, ct, chunks)
             }
         }
@@ -97,6 +109,7 @@ async fn answer(State(log): State<Arc<Mutex<Log>>>, request: Request) -> Respons
     log.lock().unwrap().seen.push(Seen {
         method: parts.method.to_string(),
         path,
+        query,
         headers: parts.headers,
         body,
         answer: Bytes::from(answer),
@@ -179,4 +192,42 @@ fn responses_object(text: &str, status: &str) -> Value {
            "output": output, "parallel_tool_calls": true, "tool_choice": "auto", "tools": [],
            "usage": {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12,
                      "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}})
+}
+
+/// The method of a Gemini model path (`/v1beta/models/NAME:METHOD`), if it is one.
+fn gemini_method(path: &str) -> Option<&str> {
+    let (head, method) = path.rsplit_once(':')?;
+    (head.contains("/models/")
+        && (method == "generateContent" || method == "streamGenerateContent"))
+        .then_some(method)
+}
+
+/// A Gemini answer with `text`: one `GenerateContentResponse`, or a stream of two, as
+/// server-sent events (`alt=sse`) or as the JSON array Google streams without it.
+fn gemini_reply(text: &str, stream: bool, sse: bool) -> (&'static str, Vec<String>) {
+    let (half_a, half_b) = text.split_at(text.len() / 2);
+    let chunk = |t: &str, last: bool| {
+        let mut c = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": t}]}, "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12},
+            "modelVersion": "m", "responseId": "r1"});
+        if last {
+            c["candidates"][0]["finishReason"] = json!("STOP");
+        }
+        c
+    };
+    if !stream {
+        return ("application/json", vec![chunk(text, true).to_string()]);
+    }
+    let (a, b) = (chunk(half_a, false), chunk(half_b, true));
+    if sse {
+        (
+            "text/event-stream",
+            vec![format!("data: {a}\r\n\r\n"), format!("data: {b}\r\n\r\n")],
+        )
+    } else {
+        (
+            "application/json",
+            vec![format!("[{a}"), format!("\n,\r\n{b}"), "\n]".to_owned()],
+        )
+    }
 }

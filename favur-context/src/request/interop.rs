@@ -5,6 +5,11 @@
 //!   `default-features = false, features = ["chat-completion-types"]`, so no HTTP or TLS
 //!   stack comes with it; and [`async_openai_responses`], its Responses input items
 //!   (`response-types`).
+//! - feature `rig`: [`rig`](mod@self::rig), rig-core's completion message types (the
+//!   compacted view as a `chat_history`, a completion as a [`Reply`](crate::Reply)).
+
+#[cfg(feature = "rig")]
+pub mod rig;
 
 /// Conversions between histories and async-openai's chat request messages.
 ///
@@ -27,6 +32,7 @@
 ///     .unwrap();
 /// assert_eq!(request.messages.len(), 4);
 /// ```
+#[cfg(feature = "async-openai")]
 pub mod async_openai {
     use ::async_openai::types::chat::ChatCompletionRequestMessage;
 
@@ -128,6 +134,7 @@ pub mod async_openai {
 ///     .unwrap();
 /// assert!(matches!(request.input, InputParam::Items(ref i) if i.len() == 4));
 /// ```
+#[cfg(feature = "async-openai")]
 pub mod async_openai_responses {
     use ::async_openai::types::responses::InputItem;
     use serde_json::Value;

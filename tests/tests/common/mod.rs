@@ -171,3 +171,14 @@ pub(crate) use tool::tool;
 mod traces;
 #[allow(unused_imports)]
 pub use traces::{trace_files, traces_dir};
+
+/// Snapshot settings for JSON with its keys sorted, whichever order serde_json keeps them
+/// in (a build with a dependency that turns on serde_json's `preserve_order`, such as the
+/// `rig` feature under `--all-features`, keeps them as inserted). Hold the guard for the
+/// test's snapshots.
+#[allow(dead_code)]
+pub fn sorted_snapshots() -> insta::internals::SettingsBindDropGuard {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_sort_maps(true);
+    settings.bind_to_scope()
+}
