@@ -13,7 +13,7 @@ pub use crate::history::summary::Summary;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::Role;
 use crate::model::retention::Retention;
-pub use crate::sent::Form;
+use crate::sent::Form;
 use crate::sent::Staying;
 
 /// One item of the view: an entry, the form it is shown in, and what it costs.
