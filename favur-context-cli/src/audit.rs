@@ -17,11 +17,9 @@ use favur_context::audit::{RegretEvent, SiteStats, site_key, sort_sites};
 use favur_context::{EntryId, Policy, Retention, Tier};
 use serde::Serialize;
 
-use crate::ReplayError;
+pub use crate::audit_error::AuditError;
 use crate::observe::{ObserveArgs, load_audited};
 use crate::report::{RuleEvidence, Suggestion, Summary, alike, strength, suggestions};
-use crate::transcript::TranscriptError;
-use crate::wiring::CliError;
 
 /// Arguments of `favur-context audit`.
 ///
@@ -45,69 +43,6 @@ pub struct AuditArgs {
     /// Print JSON instead of the text table.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Why an audit failed.
-///
-/// ```
-/// let e = favur_context_cli::audit::AuditError::NeedsRules { file: "t.json".into() };
-/// assert!(e.to_string().contains("--rules"));
-/// ```
-#[derive(Debug, thiserror::Error)]
-pub enum AuditError {
-    /// A transcript was given without `--rules` and `--policy`.
-    #[error("{}: a transcript is audited by replaying it: give --rules and --policy", file.display())]
-    NeedsRules {
-        /// The transcript.
-        file: PathBuf,
-    },
-    /// A file could not be read.
-    #[error("cannot read {}: {source}", file.display())]
-    Io {
-        /// The file.
-        file: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A file could not be written.
-    #[error("cannot write {}: {source}", file.display())]
-    Write {
-        /// The file.
-        file: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A journal could not be read.
-    #[error("journal {}: {source}", file.display())]
-    Journal {
-        /// The file.
-        file: PathBuf,
-        /// What the journal reader said.
-        source: favur_context::JournalError,
-    },
-    /// A saved history could not be loaded.
-    #[error("history {}: {source}", file.display())]
-    History {
-        /// The file.
-        file: PathBuf,
-        /// What the loader said.
-        source: favur_context::LoadError,
-    },
-    /// The rules, policy or a transcript were rejected, or a replay failed.
-    #[error(transparent)]
-    Cli(#[from] CliError),
-}
-
-impl From<TranscriptError> for AuditError {
-    fn from(e: TranscriptError) -> Self {
-        AuditError::Cli(CliError::Transcript(e))
-    }
-}
-
-impl From<ReplayError> for AuditError {
-    fn from(e: ReplayError) -> Self {
-        AuditError::Cli(CliError::Replay(e))
-    }
 }
 
 /// The replay's evidence about one rule's entries (see `docs/replay.md`).

@@ -21,7 +21,7 @@ use clap::Args;
 use favur_context::audit::{Fate, Ledger, site_key};
 use favur_context::{EntryId, EntryKind, History, RecallTool};
 
-use crate::audit::AuditError;
+use crate::audit_error::AuditError;
 use crate::observe::{ObserveArgs, load_audited};
 
 /// Arguments of `favur-context inspect`.

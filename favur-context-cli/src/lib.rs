@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+mod audit_error;
 mod blocks;
 pub mod cache_bill;
 pub mod cached;

@@ -12,7 +12,7 @@ use favur_context::rules::Rules;
 use favur_context::{BuiltinSummarizer, Edit, EntryId, History, Policy, ToolCall};
 
 use crate::ReplayError;
-use crate::audit::AuditError;
+use crate::audit_error::AuditError;
 use crate::engine::{LibRenderer, PolicyStrategy};
 use crate::replay::{Fate, Prepared, replay};
 use crate::report::Summary;
