@@ -58,7 +58,7 @@ impl Family {
             let branch = Branch::open(spec, &name, policy)?;
             let empty = branch.len() == 0;
             branches.push(branch);
-            // An empty branch ends the family (a SQLite probe opens one; it is kept as
+            // An empty branch ends the family (a SQLite or PostgreSQL probe opens one; it is kept as
             // the branch a new line takes).
             if empty || matches!(spec, StoreSpec::Memory) {
                 break;
@@ -153,7 +153,7 @@ impl Sessions {
         let mut out = Vec::new();
         for f in families {
             let f = f.lock().unwrap_or_else(PoisonError::into_inner);
-            // An empty branch (a fresh session's, or the spare a SQLite probe opened)
+            // An empty branch (a fresh session's, or the spare a database probe opened)
             // holds nothing to show.
             for b in f.branches.iter().filter(|b| b.len() > 0) {
                 let h = b.history();
