@@ -2,6 +2,7 @@
 //! recorded, in order. A request that extends the line imports only its new suffix.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use favur_context::import::ImportedMessage;
 use favur_context::render::GeminiOptions;
@@ -51,12 +52,24 @@ impl AsyncSummarizer for Builtin {
     }
 }
 
-/// Runs an async store call to its end on the runtime of the calling thread, a blocking
-/// one (`spawn_blocking`: every branch call is made there).
+/// Runs a PostgreSQL store call to its end from a blocking thread (`spawn_blocking`:
+/// every branch call is made there), on a runtime of its own: the stores' connection
+/// tasks are spawned there too, so they never wait for a worker of the server's runtime
+/// (one of which may be blocked on the sessions' lock meanwhile, a deadlock otherwise).
 fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, String> {
-    let handle = tokio::runtime::Handle::try_current()
-        .map_err(|e| format!("a PostgreSQL store needs a tokio runtime: {e}"))?;
-    Ok(handle.block_on(f))
+    static PG: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    let runtime = PG.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("favur-proxy-pg")
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    match runtime {
+        Ok(runtime) => Ok(runtime.block_on(f)),
+        Err(e) => Err(format!("no runtime for the PostgreSQL store: {e}")),
+    }
 }
 
 /// What one request did to its branch.
