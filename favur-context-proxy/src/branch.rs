@@ -9,7 +9,7 @@ use favur_context::render::GeminiOptions;
 use favur_context::{
     AsyncStore, AsyncSummarizer, BuiltinSummarizer, CompactionReport, Compactor, EntryId,
     EntryKind, History, JournaledHistory, NewEntry, PgStore, Policy, PrepareError, SessionOptions,
-    SqliteStore, Store, SummarizeError, Summarizer, SummaryRequest,
+    SqliteStore, Store, StoreError, SummarizeError, Summarizer, SummaryRequest,
 };
 use serde_json::Value;
 
@@ -210,10 +210,10 @@ impl Branch {
         match &mut self.backing {
             Backing::Memory(h) => Store::record(h, entries).map_err(|e| store(&e)),
             Backing::Journal(j) => Store::record(j, entries).map_err(|e| store(&e)),
-            Backing::Sqlite(s) => Store::record(s, entries).map_err(|e| store(&e)),
+            Backing::Sqlite(s) => Store::record(s, entries).map_err(|e| db_error(name, e)),
             Backing::Postgres(p) => block_on(AsyncStore::record(p, entries))
                 .map_err(|e| store(&e))?
-                .map_err(|e| store(&e)),
+                .map_err(|e| db_error(name, e)),
         }
     }
 
@@ -230,11 +230,11 @@ impl Branch {
                 Store::set_request_overhead_tokens(j, tokens).map_err(|e| store(&e))
             }
             Backing::Sqlite(s) => {
-                Store::set_request_overhead_tokens(s, tokens).map_err(|e| store(&e))
+                Store::set_request_overhead_tokens(s, tokens).map_err(|e| db_error(name, e))
             }
             Backing::Postgres(p) => block_on(AsyncStore::set_request_overhead_tokens(p, tokens))
                 .map_err(|e| store(&e))?
-                .map_err(|e| store(&e)),
+                .map_err(|e| db_error(name, e)),
         }
     }
 
@@ -252,7 +252,7 @@ impl Branch {
             }
             Backing::Postgres(p) => block_on(c.prepare_async(p))
                 .map_err(|e| ProxyError::Store(format!("session {}: {e}", self.name)))?
-                .map_err(|e| prepare_error(&self.name, e)),
+                .map_err(|e| db_prepare_error(&self.name, e)),
         }?;
         Ok((done.report, done.usage_tokens))
     }
@@ -269,6 +269,23 @@ fn prepare_error<E: std::fmt::Display>(name: &str, e: PrepareError<E>) -> ProxyE
         PrepareError::Store(e) => ProxyError::Store(format!("session {name}: {e}")),
         // A refusal a later version adds: reported as the session's failure, with its text.
         other => ProxyError::Store(format!("session {name}: {other}")),
+    }
+}
+
+/// A database store's failure: [`ProxyError::TakenOver`] when another writer's claim
+/// fenced this one (another proxy on the same database opened the session since).
+fn db_error(name: &str, e: StoreError) -> ProxyError {
+    match e {
+        StoreError::Fenced { .. } => ProxyError::TakenOver(format!("session {name}: {e}")),
+        e => ProxyError::Store(format!("session {name}: {e}")),
+    }
+}
+
+/// [`prepare_error`] of a database store ([`db_error`] for its own failures).
+fn db_prepare_error(name: &str, e: PrepareError<StoreError>) -> ProxyError {
+    match e {
+        PrepareError::Store(e) => db_error(name, e),
+        other => prepare_error(name, other),
     }
 }
 

@@ -134,6 +134,13 @@ impl Sessions {
         }
     }
 
+    /// Lets go of the session of `key` (its store keeps it; it is read back on its next
+    /// request): after another proxy on the same database took it over.
+    pub fn forget(&self, key: &str) {
+        let mut map = self.families.lock().unwrap_or_else(PoisonError::into_inner);
+        map.remove(key);
+    }
+
     /// Lets go of every session that served no request for `idle` and has none in
     /// flight (its store keeps it; it is read back on its next request). Returns how many.
     pub fn unload_idle(&self, idle: Duration) -> usize {

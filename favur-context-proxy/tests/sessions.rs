@@ -302,3 +302,50 @@ async fn let_go_and_read_back(store: StoreSpec) {
     }
     assert_eq!(upstream.seen().len(), expected.len());
 }
+
+/// Two proxies on one database, a client switching between them every 5 requests: each
+/// switch finds the session taken over (fenced by the other's claim, nothing written),
+/// reads it back and serves the request; every request is the one a single proxy sends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_proxies_on_one_postgres_database_take_a_session_over_in_turn() {
+    let name = "two_proxies_on_one_postgres_database_take_a_session_over_in_turn";
+    let Some(server) = tokio::task::block_in_place(|| server_or_skip(name)) else {
+        return;
+    };
+    let Some(trace) = trace("django__django-14725") else {
+        return;
+    };
+    let upstream = Upstream::start().await;
+    let mut config =
+        favur_context_proxy::config::Config::new(&upstream.url, &upstream.url).unwrap();
+    config.policy = test_policy();
+    config.store = format!("postgres:{}", server.config()).parse().unwrap();
+    let proxies = [
+        common::start_with(config.clone()).await,
+        common::start_with(config).await,
+    ];
+    let chat = to_chat(&trace);
+    let points = request_points(&chat, |m| m["role"] == "assistant");
+    let (mut direct, mut expected) = (Direct::new(), Vec::new());
+    for (n, &i) in points.iter().enumerate() {
+        let body = json!({"model": "m", "messages": &chat[..i]});
+        direct.step(Wire::Chat.format(&body), &body, 0);
+        expected.push(render_openai(&direct.history));
+        post(&proxies[(n / 5) % 2], &body).await;
+    }
+    assert!(
+        points.len() >= 20 && direct.compactions >= 3,
+        "{} requests, {} compactions",
+        points.len(),
+        direct.compactions
+    );
+    assert_eq!(upstream.invalid(), Vec::<String>::new());
+    for (n, (seen, want)) in upstream.seen().iter().zip(&expected).enumerate() {
+        let got: Value = serde_json::from_slice(&seen.body).unwrap();
+        assert_eq!(
+            &got["messages"], want,
+            "request {n} differs from a single proxy's"
+        );
+    }
+    assert_eq!(upstream.seen().len(), expected.len());
+}
