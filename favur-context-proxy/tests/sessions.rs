@@ -180,6 +180,11 @@ async fn resumes_after_sigkill_logged(
     let s = sessions(&proxy).await;
     child.kill().unwrap();
     child.wait().unwrap();
+    eprintln!(
+        "{store}: {} requests, {kills} kills, {} compactions",
+        points.len(),
+        direct.compactions
+    );
     assert!(
         kills >= 3 && direct.compactions >= 3,
         "kills {kills}, compactions {}",
