@@ -181,7 +181,8 @@ async fn resumes_after_sigkill_logged(
     child.kill().unwrap();
     child.wait().unwrap();
     eprintln!(
-        "{store}: {} requests, {kills} kills, {} compactions",
+        "{}: {} requests, {kills} kills, {} compactions",
+        store.split(':').next().unwrap_or_default(),
         points.len(),
         direct.compactions
     );
