@@ -2,14 +2,15 @@
 //! guarantee of any kind.
 
 pub use crate::history::History;
-pub use crate::history::account::TokenCounter;
+pub use crate::history::NewEntry;
 pub use crate::model::classify::{Classified, Classify};
 pub use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 pub use crate::model::retention::Retention;
 pub use crate::model::retention::class::{Class, Forgettable, Fuzzy, Strict};
 pub use crate::model::site::CallSite;
-pub use crate::store::{NewEntry, Store};
-pub use crate::tools::tool::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool};
+pub use crate::model::tool::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool};
+use crate::store::Store;
+pub use crate::tokens::counter::TokenCounter;
 pub use ::core;
 pub use ::std::format;
 pub use favur_context_macros::message;

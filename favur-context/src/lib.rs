@@ -150,19 +150,24 @@
 // Lets the macros' absolute `::favur_context::...` paths resolve inside this crate too.
 extern crate self as favur_context;
 
-// The flow: a message is classified where it is appended (model), recorded and counted
-// (history), planned and summarized when a tier is due (compact), kept durable (store,
-// journal) and rendered for a provider (request); replies come back in (reply), tools
-// answer calls (tools); import and audit read recorded runs.
+// The flow: a message is classified where it is appended (model), counted (tokens) as it
+// is sent (sent), recorded (history), planned and summarized when a tier is due (compact),
+// kept durable (store, journal, database) and rendered for a provider (request); replies
+// come back in (reply), tools answer calls (tools); import and audit read recorded runs.
+// Each module imports only from those under it (docs/architecture.md, "The floors").
 #[macro_use]
 mod setters;
 mod compact;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod database;
 mod history;
 mod journal;
 mod model;
 mod reply;
 mod request;
+mod sent;
 mod store;
+mod tokens;
 mod tools;
 
 pub mod audit;
@@ -190,21 +195,21 @@ pub use compact::summarize::{
 pub use compact::{
     CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
 };
-pub use history::account::{HeuristicCounter, TokenCounter};
-#[cfg(feature = "bpe-openai")]
-pub use history::bpe::BpeCounter;
-#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
-pub use history::encoding::Encoding;
-#[cfg(feature = "tiktoken")]
-pub use history::tiktoken::TiktokenCounter;
-pub use history::view::{ApplyError, Compaction, Edit, Form, Summary, View, ViewItem};
+#[cfg(feature = "postgres")]
+pub use database::PgStore;
+#[cfg(feature = "sqlite")]
+pub use database::SqliteStore;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use database::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
+pub use history::view::{ApplyError, Compaction, Edit, Summary, View, ViewItem};
 pub use history::{
     CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, KeyError, LoadError,
-    MAX_KEY_BYTES,
+    MAX_KEY_BYTES, NewEntry, Originals, RecallError, RecordError,
 };
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
 pub use journal::Faults;
+pub use journal::export_journal;
 pub use journal::{
     Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
     OpenOptions, OpenReport, Salvaged, TornTail,
@@ -212,28 +217,28 @@ pub use journal::{
 pub use model::classify::{Classified, Classify, KEY_EXTENSION};
 pub use model::entry::{Entry, EntryId, EntryKind};
 pub use model::message::{Arguments, CallIdError, Message, Part, Role, ToolCall, ToolResult};
+pub use model::part_check::{PartError, check_part};
 pub use model::parts::{
-    DOCUMENT_TOKENS, IMAGE_TOKENS, MIN_DOCUMENT_TOKENS, Media, MediaSource, PartError, Provider,
-    Reasoning, check_part,
+    DOCUMENT_TOKENS, IMAGE_TOKENS, MIN_DOCUMENT_TOKENS, Media, MediaSource, Provider, Reasoning,
 };
 pub use model::retention::{ParseRetentionError, Retention, class};
 pub use model::site::CallSite;
-pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
-pub use request::forms::placeholder_text;
-#[cfg(feature = "postgres")]
-pub use store::PgStore;
-#[cfg(feature = "sqlite")]
-pub use store::SqliteStore;
-pub use store::{
-    AsyncStore, NewEntry, Originals, RecordError, SCHEMA_VERSION, Store, export_journal,
-};
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use store::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
-pub use tools::recall::{RecallError, RecallTool};
-pub use tools::tool::{
+pub use model::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
     ToolFuture,
 };
+pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
+pub use sent::Form;
+pub use sent::placeholder_text;
+pub use store::{AsyncStore, SCHEMA_VERSION, Store};
+#[cfg(feature = "bpe-openai")]
+pub use tokens::bpe::BpeCounter;
+pub use tokens::counter::{HeuristicCounter, TokenCounter};
+#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
+pub use tokens::encoding::Encoding;
+#[cfg(feature = "tiktoken")]
+pub use tokens::tiktoken::TiktokenCounter;
+pub use tools::recall::RecallTool;
 pub use tools::toolset::{ToolSet, ToolSetError};
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or

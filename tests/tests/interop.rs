@@ -4,14 +4,13 @@
 
 mod common;
 
-use common::{apply, reform, summarize};
 use favur_context::import::IncomingMessage;
 use favur_context::interop::async_openai::types::{
     ChatCompletionRequestMessage, CreateChatCompletionRequest, CreateChatCompletionRequestArgs,
 };
 use favur_context::interop::async_openai::{import_messages, request_messages};
 use favur_context::render::render_openai;
-use favur_context::{Form, History, Message, Retention, forgettable, fuzzy, strict};
+use favur_context::{History, Message, Retention};
 use serde_json::{Value, json};
 
 fn without_null_content(mut v: Value) -> Value {
@@ -24,30 +23,11 @@ fn without_null_content(mut v: Value) -> Value {
 }
 
 fn history() -> History {
-    let mut h = History::new();
-    h.pin(strict!(system: "You are a coding agent."));
-    h.append(
+    common::compacted_tools(
         Message::user("Fix the test.")
             .with_extension("name", json!("ana"))
             .classify(Retention::Strict),
-    );
-    let a1 = h.append(fuzzy!(tool_call: "c1", "bash", json!({"command": "ls"})));
-    let r1 = h.append(forgettable!(tool_result("c1"): "src\ntests"));
-    h.append(fuzzy!(tool_calls: [("c2", "bash", r#"{"command":"pytest"}"#), ("c3", "bash", r#"{"command":"cat a.py"}"#)]));
-    h.append(strict!(tool_error("c2"): "1 failed"));
-    let r3 = h.append(fuzzy!(tool_result("c3"): "def f(): pass"));
-    h.append(fuzzy!(assistant: "Found it."));
-    let (sid, s) = summarize(&h, &[r3], "a.py defines f.");
-    apply(
-        &mut h,
-        vec![
-            s,
-            reform(r3, Form::Placeholder { summary: Some(sid) }),
-            reform(r1, Form::Placeholder { summary: None }),
-            reform(a1, Form::CallsOnly),
-        ],
-    );
-    h
+    )
 }
 
 #[test]

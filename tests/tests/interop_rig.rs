@@ -4,40 +4,20 @@
 
 mod common;
 
-use common::{apply, reform, summarize};
 use favur_context::interop::rig::types::{
     AssistantContent, CallId, Message, Origin, ToolCall, ToolFunction, ToolName, ToolResultContent,
     UserContent,
 };
 use favur_context::interop::rig::{chat_history, reply};
 use favur_context::render::render_anthropic;
-use favur_context::{Form, History, Retention, StopReason, forgettable, fuzzy, strict};
+use favur_context::{History, Retention, StopReason, fuzzy, strict};
 use rig_core::completion::{CompletionRequest, CompletionResponse, Usage};
 use serde_json::json;
 
 /// A compacted history: a system pin, the task, parallel calls with an error result, a
 /// summary in place of one result and a placeholder in place of another.
 fn history() -> History {
-    let mut h = History::new();
-    h.pin(strict!(system: "You are a coding agent."));
-    h.append(strict!(user: "Fix the test."));
-    let a1 = h.append(fuzzy!(tool_call: "c1", "bash", json!({"command": "ls"})));
-    let r1 = h.append(forgettable!(tool_result("c1"): "src\ntests"));
-    h.append(fuzzy!(tool_calls: [("c2", "bash", r#"{"command":"pytest"}"#), ("c3", "bash", r#"{"command":"cat a.py"}"#)]));
-    h.append(strict!(tool_error("c2"): "1 failed"));
-    let r3 = h.append(fuzzy!(tool_result("c3"): "def f(): pass"));
-    h.append(fuzzy!(assistant: "Found it."));
-    let (sid, s) = summarize(&h, &[r3], "a.py defines f.");
-    apply(
-        &mut h,
-        vec![
-            s,
-            reform(r3, Form::Placeholder { summary: Some(sid) }),
-            reform(r1, Form::Placeholder { summary: None }),
-            reform(a1, Form::CallsOnly),
-        ],
-    );
-    h
+    common::compacted_tools(strict!(user: "Fix the test."))
 }
 
 fn texts(content: &[UserContent]) -> Vec<String> {

@@ -4,11 +4,12 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::history::History;
-use crate::history::view::{Compaction, Edit, Form};
+use crate::history::view::{Compaction, Edit};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Arguments, Role};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
+use crate::sent::Form;
 use crate::tools::recall::{RecallTool, parse_id};
 
 use super::regret::{Fate, RegretEvent, RegretKind, call_key};

@@ -17,8 +17,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::compact::summarize::{AsyncSummarizer, SummarizeError, SummaryRequest};
-use crate::history::account::{HeuristicCounter, TokenCounter};
 use crate::reply::Reply;
+use crate::tokens::counter::{HeuristicCounter, TokenCounter};
 use crate::tools::recall::RecallTool;
 
 /// Where and how to reach the model.

@@ -5,21 +5,18 @@ use serde::Serialize;
 
 use crate::compact::policy::Policy;
 use crate::history::History;
-use crate::history::view::Form;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::retention::Retention;
+use crate::sent::Form;
 
 mod bound;
-mod cap;
 mod edits;
 mod outcome;
 mod phases;
 mod reach;
 mod settle;
-pub(crate) use phases::Staying;
 use settle::{Settled, settle};
 
-pub(crate) use cap::{elide, elision_marker};
 pub use outcome::{ByClass, ClassOutcome, Figures};
 
 /// One contiguous run of the view that becomes one summary.

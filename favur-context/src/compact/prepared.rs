@@ -1,7 +1,7 @@
 //! What [`Compactor::prepare`](crate::Compactor::prepare) reports, and why it refuses.
 
 use crate::compact::{CompactionReport, LimitExceeded};
-use crate::store::RecordError;
+use crate::history::RecordError;
 
 /// What [`Compactor::prepare`](crate::Compactor::prepare) did before a request: the
 /// compaction it recorded, if any, and the usage the request will carry.

@@ -6,9 +6,9 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::compact::plan::{ByClass, ClassOutcome};
+use crate::history::RecordError;
 use crate::model::entry::EntryId;
 use crate::model::retention::Retention;
-use crate::store::RecordError;
 
 /// The request would carry at least the limit even after the highest tier reached:
 /// it is refused, and nothing is lost (the history and what the compaction did stay).

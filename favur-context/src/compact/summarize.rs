@@ -15,6 +15,7 @@ mod builtin;
 mod entry;
 mod error_words;
 mod hits;
+mod item;
 mod line_kind;
 mod name_scan;
 mod names;

@@ -7,7 +7,7 @@ use crate::model::classify::Classified;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Arguments, Message, ToolCall};
 use crate::model::site::CallSite;
-use crate::tools::tool::ClassifiedTool;
+use crate::model::tool::ClassifiedTool;
 
 impl History {
     /// The tool calls of the in-flight tail that no entry answers yet, in order, with the

@@ -1,8 +1,8 @@
 //! A copy of a history holding every original in memory ([`History::full_copy`]).
 
 use super::History;
+use crate::history::RecallError;
 use crate::model::entry::EntryId;
-use crate::tools::recall::RecallError;
 
 impl History {
     /// A copy with every original in memory (evicted ones read back), detached from the

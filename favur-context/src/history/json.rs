@@ -6,9 +6,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::History;
-use crate::history::account::{HeuristicCounter, TokenCounter};
 use crate::history::view::{self, Compaction};
 use crate::model::entry::{Entry, EntryId};
+use crate::tokens::counter::{HeuristicCounter, TokenCounter};
 
 const FORMAT: u32 = 1;
 
@@ -262,7 +262,7 @@ impl History {
                 });
             }
             (None, None) => Arc::new(HeuristicCounter) as Arc<dyn TokenCounter>,
-            (None, Some(r)) => match crate::history::account::builtin_counter(r) {
+            (None, Some(r)) => match crate::tokens::builtin_counter(r) {
                 Some(c) => c,
                 None => {
                     return Err(LoadError::Counter {

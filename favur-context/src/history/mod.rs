@@ -4,21 +4,17 @@
 //! compaction record derives, which originals stay in memory. Stores
 //! ([`Store`](crate::Store)) persist what it drafts and checks, then commit it here.
 
-pub(crate) mod account;
-#[cfg(feature = "bpe-openai")]
-pub(crate) mod bpe;
 mod calls;
 mod copy;
-#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
-pub(crate) mod encoding;
+mod errors;
 mod json;
+mod new_entry;
 mod newest;
 mod once;
+mod originals;
 mod records;
 mod result_ids;
 mod summary;
-#[cfg(feature = "tiktoken")]
-pub(crate) mod tiktoken;
 pub(crate) mod usage;
 mod verify;
 pub(crate) mod view;
@@ -29,23 +25,24 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::history::account::{HeuristicCounter, TokenCounter};
 use crate::history::result_ids::ResultIds;
 use crate::history::view::{Compaction, View};
 use crate::model::classify::Classify;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::ToolCall;
 use crate::model::site::Sites;
-use crate::request::forms;
-use crate::store::{NewEntry, Originals};
-use crate::tools::recall::RecallError;
-use crate::tools::tool::ClassifiedTool;
+use crate::model::tool::ClassifiedTool;
+use crate::sent;
+use crate::tokens::counter::{HeuristicCounter, TokenCounter};
 
+pub use errors::{RecallError, RecordError};
 pub use json::{CounterChange, LoadError};
+pub use new_entry::NewEntry;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use once::Write;
 pub(crate) use once::keyed;
 pub use once::{KeyError, MAX_KEY_BYTES};
+pub use originals::Originals;
 pub use records::CheckedCompaction;
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).
@@ -99,13 +96,13 @@ pub struct History {
     pinned_blocks: u64,
     view: View,
     /// What rendering adds while repairing the pairing of the view, kept up to date.
-    repairs: forms::Repairs,
+    repairs: sent::Repairs,
     compactions: Vec<Compaction>,
     /// The idempotency keys of keyed writes ([`Store::record_once`](crate::Store::record_once)).
     keys: once::Keys,
     counter: Arc<dyn TokenCounter>,
     /// What a summary block costs beyond its text, by this counter (see
-    /// [`forms::summary_frame_cost`]), counted once.
+    /// [`sent::summary_frame_cost`]), counted once.
     summary_frame: std::sync::OnceLock<(u64, u64)>,
     framing: u32,
     /// Tokens every request carries beyond its messages (the tool definitions).
@@ -217,7 +214,7 @@ impl History {
             pinned: Vec::new(),
             pinned_tokens: 0,
             pinned_blocks: 0,
-            repairs: forms::Repairs::default(),
+            repairs: sent::Repairs::default(),
             view: View::default(),
             compactions: Vec::new(),
             keys: once::Keys::default(),
@@ -299,11 +296,11 @@ impl History {
     }
 
     /// What a summary block costs beyond its text with this history's counter: with no
-    /// id range, and per range (see [`forms::summary_frame_cost`]), counted once.
+    /// id range, and per range (see [`sent::summary_frame_cost`]), counted once.
     pub(crate) fn summary_frame(&self) -> (u64, u64) {
         *self
             .summary_frame
-            .get_or_init(|| forms::summary_frame_cost(self.counter.as_ref()))
+            .get_or_init(|| sent::summary_frame_cost(self.counter.as_ref()))
     }
 
     /// The per-message framing tokens.

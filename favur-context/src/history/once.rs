@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use super::History;
+use crate::history::{NewEntry, RecordError};
 use crate::model::entry::{Entry, EntryId};
-use crate::store::{NewEntry, RecordError};
 
 /// The longest idempotency key a write may carry, in bytes (provider reply and call ids
 /// are a few dozen).

@@ -5,13 +5,13 @@
 //! ([`History::insert`], [`History::commit`]). Nothing changes in memory before the
 //! store has what it must keep.
 
-use crate::history::view::{self, Compaction, Edit, Form, Shape, Summary, View, ViewItem};
+use crate::history::RecallError;
+use crate::history::view::{self, Compaction, Edit, Shape, Summary, View, ViewItem};
+use crate::history::{NewEntry, RecordError};
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::Role;
 use crate::model::site::Site;
-use crate::request::forms;
-use crate::store::{NewEntry, RecordError};
-use crate::tools::recall::RecallError;
+use crate::sent::{self, Form};
 
 use super::History;
 
@@ -200,7 +200,7 @@ impl History {
         self.index_results(&entry);
         let id = entry.id;
         let tokens = entry.tokens;
-        let blocks = forms::blocks(&entry, &Form::Verbatim);
+        let blocks = sent::blocks(&entry, &Form::Verbatim);
         if entry.kind == EntryKind::Pinned {
             self.pinned.push(id);
         }
@@ -251,7 +251,7 @@ impl History {
         // of a call that stays). Entries in the view are always held, evicted or not.
         let is_result = |id: EntryId| self.entry(id).is_some_and(|e| e.message.role == Role::Tool);
         let blocks_of =
-            |id: EntryId, form: &Form| self.entry(id).map_or(0, |e| forms::blocks(e, form));
+            |id: EntryId, form: &Form| self.entry(id).map_or(0, |e| sent::blocks(e, form));
         let (view, summaries) = view::derive(
             &self.view,
             &compaction,
@@ -423,7 +423,7 @@ fn check_message(e: &Entry) -> Result<(), RecordError> {
         .map_err(|problem| RecordError::CallId { id: e.id, problem })?;
     m.parts
         .iter()
-        .try_for_each(crate::model::parts::check_part)
+        .try_for_each(crate::model::part_check::check_part)
         .map_err(|problem| RecordError::Part { id: e.id, problem })
 }
 

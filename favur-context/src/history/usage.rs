@@ -2,10 +2,11 @@
 //! counts a rendered request with.
 
 use super::History;
-use crate::history::view::{Form, View};
+use crate::history::view::View;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Part, Role};
-use crate::request::forms;
+use crate::sent::{self, Form};
+use crate::tokens::counter::TokenCounter;
 
 impl History {
     /// Tokens the pinned system entries send, framing included: the start of every
@@ -17,12 +18,12 @@ impl History {
     /// The usage this history would have with `view` as its view: the tokens of every
     /// pinned entry and view item as sent, the framing of each content block, and the
     /// note turn put first when the request would start with an assistant turn.
-    pub(crate) fn usage_with(&self, view: &View, repairs: &forms::Repairs) -> u64 {
+    pub(crate) fn usage_with(&self, view: &View, repairs: &sent::Repairs) -> u64 {
         let framing = u64::from(self.framing);
         let (repair_tokens, repair_blocks) = repairs.added();
         let blocks = self.pinned_blocks + view.blocks() + repair_blocks;
         let note = if starts_with_assistant(view) {
-            u64::from(forms::first_turn_cost(self.counter.as_ref())) + framing
+            u64::from(sent::first_turn_cost(self.counter.as_ref())) + framing
         } else {
             0
         };
@@ -35,8 +36,8 @@ impl History {
     }
 
     /// The repairs rendering makes to `view`, computed afresh.
-    pub(super) fn repairs_of(&self, view: &View) -> forms::Repairs {
-        let mut repairs = forms::Repairs::default();
+    pub(super) fn repairs_of(&self, view: &View) -> sent::Repairs {
+        let mut repairs = sent::Repairs::default();
         for item in view.items() {
             if let Some(e) = self.entry(item.id) {
                 self.feed(&mut repairs, e, &item.form);
@@ -45,12 +46,12 @@ impl History {
         repairs
     }
 
-    pub(super) fn feed(&self, repairs: &mut forms::Repairs, entry: &Entry, form: &Form) {
+    pub(super) fn feed(&self, repairs: &mut sent::Repairs, entry: &Entry, form: &Form) {
         // Pairing reads only the parts' kinds and ids (and an orphan's content, which its
         // wrapper neutralises): a verbatim entry is read as recorded, unconverted.
         let message = match form {
             Form::Verbatim => std::borrow::Cow::Borrowed(&entry.message),
-            _ => forms::shown(entry, form),
+            _ => sent::shown(entry, form),
         };
         if message.parts.iter().all(|p| matches!(p, Part::Text(_))) {
             repairs.feed(self.counter.as_ref(), entry, &message, &|_, _| None);
@@ -87,27 +88,27 @@ pub(crate) fn checked_framing(framing: i64) -> Result<u32, String> {
         .ok_or_else(|| format!("framing_tokens {framing} is not within 0..={MAX_FRAMING_TOKENS}"))
 }
 
-pub(crate) fn recorded_cost(counter: &dyn crate::TokenCounter, entry: &Entry) -> (u32, u32) {
+pub(crate) fn recorded_cost(counter: &dyn TokenCounter, entry: &Entry) -> (u32, u32) {
     if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
-        forms::system_pin_cost(counter, &entry.message)
+        sent::system_pin_cost(counter, &entry.message)
     } else {
-        forms::cost(counter, entry, &Form::Verbatim)
+        sent::cost(counter, entry, &Form::Verbatim)
     }
 }
 
 /// [`recorded_cost`], and whether `entry` is sent as it is recorded when shown verbatim
 /// (the view item's `sent_as_is`), from one scan of its text: what an append computes.
 pub(crate) fn recorded_cost_and_sent(
-    counter: &dyn crate::TokenCounter,
+    counter: &dyn TokenCounter,
     entry: &Entry,
 ) -> ((u32, u32), bool) {
     if entry.kind == EntryKind::Pinned && entry.message.role == Role::System {
-        // A system message is always rewritten when sent (see `forms::sent`).
-        return (forms::system_pin_cost(counter, &entry.message), false);
+        // A system message is always rewritten when sent (see `sent::sent`).
+        return (sent::system_pin_cost(counter, &entry.message), false);
     }
-    let shown = forms::shown(entry, &Form::Verbatim);
+    let shown = sent::shown(entry, &Form::Verbatim);
     let sent_as_is = !entry.kind.is_summary() && matches!(shown, std::borrow::Cow::Borrowed(_));
-    (forms::count(counter, &shown), sent_as_is)
+    (sent::count(counter, &shown), sent_as_is)
 }
 
 /// Whether the renderers put the note turn first: when the first message `view` sends is

@@ -11,11 +11,11 @@
 //! - every token count (of a reform, of a summary) is recounted with the history's
 //!   counter, so a record cannot make an entry look cheaper than it is.
 
-use crate::compact::plan::elision_marker;
-use crate::history::view::{ApplyError, Compaction, Edit, Form};
+use crate::history::view::{ApplyError, Compaction, Edit};
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Message, Part, Role};
-use crate::request::forms;
+use crate::sent::elision_marker;
+use crate::sent::{self, Form};
 
 use super::History;
 
@@ -52,7 +52,7 @@ impl History {
                         }
                         _ => {}
                     }
-                    *tokens = forms::cost(counter, entry, form).0;
+                    *tokens = sent::cost(counter, entry, form).0;
                 }
                 Edit::Drop { .. } => {}
             }
@@ -92,7 +92,7 @@ fn derived_cap(entry: &Entry, capped: &Message) -> Result<(), ApplyError> {
             (Part::Text(a), Part::Text(b)) => is_cut(a, b, entry.id),
             (Part::ToolCall(a), Part::ToolCall(b)) => a == b,
             // Reasoning and media are never cut.
-            (a, b) if crate::model::parts::is_new_kind(a) => a == b,
+            (a, b) if crate::model::part_check::is_new_kind(a) => a == b,
             (Part::ToolResult(a), Part::ToolResult(b)) => {
                 a.call_id == b.call_id
                     && a.is_error == b.is_error
@@ -113,7 +113,7 @@ fn derived_cap(entry: &Entry, capped: &Message) -> Result<(), ApplyError> {
 /// result), or a head and a tail of it around the cap's elision marker for the bytes
 /// between them (linear in the texts' lengths).
 pub(crate) fn is_cut(original: &str, cut: &str, id: EntryId) -> bool {
-    if cut == original || cut == forms::placeholder_text(id, None) {
+    if cut == original || cut == sent::placeholder_text(id, None) {
         return true;
     }
     let (o, c) = (original.as_bytes(), cut.as_bytes());

@@ -9,43 +9,12 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compact::plan::Staying;
 pub use crate::history::summary::Summary;
 use crate::model::entry::{Entry, EntryId, EntryKind};
-use crate::model::message::{Message, Role};
+use crate::model::message::Role;
 use crate::model::retention::Retention;
-
-/// How an entry appears in the view.
-///
-/// ```
-/// use favur_context::Form;
-/// assert_ne!(Form::Verbatim, Form::CallsOnly);
-/// assert_eq!(serde_json::to_string(&Form::Verbatim).unwrap(), r#""verbatim""#);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Form {
-    /// As recorded (for a summary entry: the summary).
-    Verbatim,
-    /// Only the tool-call parts of an assistant entry: its text was compacted, but one of
-    /// its calls still has a result in the view, and calls are never orphaned.
-    CallsOnly,
-    /// A tool entry whose results were compacted while their calls stay in the view: each
-    /// result is shown as a short placeholder that keeps the call/result pairing valid and
-    /// points at the summary that holds the gist, if any.
-    Placeholder {
-        /// The summary that replaced the result's content, if it was summarized rather
-        /// than dropped.
-        summary: Option<EntryId>,
-    },
-    /// The text shortened to a per-entry token cap, with a visible elision marker; the
-    /// original stays in the history.
-    Capped(Box<Message>),
-    /// Only the fenced command blocks (```` ```bash ````) of a plain-chat assistant entry:
-    /// its reasoning was compacted, but the observation its command produced is still
-    /// in the view, and an observation is never shown without its command.
-    Command,
-}
+use crate::sent::Form;
+use crate::sent::Staying;
 
 /// One item of the view: an entry, the form it is shown in, and what it costs.
 ///
@@ -140,7 +109,7 @@ pub(crate) struct Shape {
     /// stay as its command ([`Form::Command`]) while its observation stays.
     pub(crate) command: bool,
     /// Sent as it is recorded when shown verbatim: not a summary, and nothing in it to
-    /// neutralize or rewrite (see `forms::sent`). Decided once, when it is recorded, so
+    /// neutralize or rewrite (see `sent::as_sent`). Decided once, when it is recorded, so
     /// that no render scans its text again.
     pub(crate) sent_as_is: bool,
 }
@@ -149,7 +118,7 @@ impl Shape {
     pub(crate) fn of(entry: &Entry) -> Shape {
         let sent_as_is = !entry.kind.is_summary()
             && matches!(
-                crate::request::forms::sent(&entry.message),
+                crate::sent::as_sent(&entry.message),
                 std::borrow::Cow::Borrowed(_)
             );
         Shape::with_sent(entry, sent_as_is)
@@ -166,7 +135,7 @@ impl Shape {
             pinned: entry.kind == EntryKind::Pinned,
             command: entry.message.role == Role::Assistant
                 && entry.message.tool_calls().next().is_none()
-                && crate::request::forms::has_command(&entry.message),
+                && crate::sent::has_command(&entry.message),
             sent_as_is,
         }
     }

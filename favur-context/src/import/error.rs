@@ -63,7 +63,7 @@ pub enum ImportError {
         /// The message's index.
         index: usize,
         /// What is wrong.
-        problem: crate::model::parts::PartError,
+        problem: crate::model::part_check::PartError,
     },
     /// A call is answered twice.
     #[error("message {index}: second result for call `{call_id}`")]

@@ -8,11 +8,10 @@ use std::borrow::Borrow;
 
 use serde_json::{Map, Value};
 
-use super::each::Sink;
-use super::{Calls, ImportError, TranscriptMessage, bad, msg, nonempty_str, object, role_of};
+use super::{Calls, ImportError, Sink, TranscriptMessage, bad, msg, nonempty_str, object, role_of};
+use crate::model::extensions::SYNTHESIZED_IDS;
 use crate::model::message::{Arguments, Message, Part, Role, ToolCall, ToolResult};
 use crate::model::parts::{Media, Provider, Reasoning};
-use crate::request::render::SYNTHESIZED_IDS;
 
 fn system(system: Option<&Value>, sink: &mut Sink<'_>) -> Result<(), ImportError> {
     let Some(system) = system else {

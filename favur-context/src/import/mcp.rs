@@ -228,7 +228,7 @@ pub fn tool_result(call_id: &str, result: &Value) -> Result<Message, McpError> {
     }
     if let Some(key) = obj
         .keys()
-        .find(|k| k.starts_with(crate::request::render::INTERNAL_EXTENSION_PREFIX))
+        .find(|k| k.starts_with(crate::model::extensions::INTERNAL_EXTENSION_PREFIX))
     {
         return Err(McpError::EngineField { key: key.clone() });
     }

@@ -42,7 +42,7 @@ pub(crate) fn object(index: usize, m: &Value) -> Result<&Map<String, Value>, Imp
 pub(crate) fn engine_fields(index: usize, obj: &Map<String, Value>) -> Result<(), ImportError> {
     match obj
         .keys()
-        .find(|k| k.starts_with(crate::request::render::INTERNAL_EXTENSION_PREFIX))
+        .find(|k| k.starts_with(crate::model::extensions::INTERNAL_EXTENSION_PREFIX))
     {
         Some(key) => Err(ImportError::EngineField {
             index,

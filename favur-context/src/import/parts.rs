@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::{ImportError, bad};
 use crate::model::message::Part;
-use crate::model::parts::{Media, MediaSource, Reasoning, check_part};
+use crate::model::part_check::check_part;
+use crate::model::parts::{Media, MediaSource, Reasoning};
 
 /// `part`, checked, or the error naming message `index`.
 pub(super) fn checked(index: usize, part: Part) -> Result<Part, ImportError> {

@@ -16,9 +16,9 @@ use super::{
     Calls, Format, ImportError, ParseOptions, Transcript, TranscriptMessage, arguments, bad,
     engine_fields, msg,
 };
+use crate::model::extensions::ITEM_IDS_EXTENSION;
 use crate::model::message::{Message, Part, Role, ToolCall, ToolResult};
 use crate::model::parts::Reasoning;
-use crate::request::render::ITEM_IDS_EXTENSION;
 
 /// The items of a document: the list itself, or `input` then `output`.
 fn items(value: &Value) -> Result<Vec<&Value>, ImportError> {

@@ -5,9 +5,9 @@ use std::io;
 use std::path::PathBuf;
 
 use super::JOURNAL_FORMAT;
+use crate::history::RecordError;
 use crate::history::view::ApplyError;
 use crate::model::entry::EntryId;
-use crate::store::RecordError;
 
 /// What is wrong with a damaged journal line. Carried by [`JournalError::Corrupt`] and
 /// [`Salvaged`](crate::Salvaged).
@@ -128,7 +128,7 @@ pub enum Corruption {
         /// The entry's id.
         id: EntryId,
         /// What is wrong.
-        problem: crate::model::parts::PartError,
+        problem: crate::model::part_check::PartError,
     },
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]

@@ -304,7 +304,7 @@ mod tests {
             3,
             CallSite::new("a.rs", 1, 2),
             EntryKind::Pinned,
-            crate::Message::system("sys"),
+            crate::model::message::Message::system("sys"),
         );
         let line = serde_json::to_vec(&RecordOut::Entry(&entry)).unwrap();
         match serde_json::from_slice::<RecordIn>(&line).unwrap() {

@@ -56,9 +56,11 @@
 //!   back everything acknowledged.
 
 mod error;
+mod export;
 mod format;
 mod fs;
 mod options;
+mod read;
 mod readback;
 mod scan;
 mod writer;
@@ -70,6 +72,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{Corruption, JournalError};
+pub use export::export_journal;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) use export::write_journal;
 #[cfg(feature = "fault-injection")]
 #[doc(hidden)]
 pub use fs::Faults;
@@ -77,10 +82,11 @@ pub use options::{
     DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
 };
 
+use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
-use crate::store::{NewEntry, Store};
+use crate::store::Store;
 pub(crate) use format::{Header, RecordOut, RequestOverhead};
 use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
@@ -445,7 +451,7 @@ impl JournaledHistory {
         self.writer.sync()
     }
 
-    fn record_error(&self, source: crate::store::RecordError) -> JournalError {
+    fn record_error(&self, source: crate::history::RecordError) -> JournalError {
         JournalError::Record {
             path: self.writer.path.clone(),
             source,
@@ -508,7 +514,7 @@ impl Store for JournaledHistory {
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), JournalError> {
         self.writer.usable()?;
         if !self.history.is_current(&checked) {
-            return Err(self.record_error(crate::store::RecordError::Stale));
+            return Err(self.record_error(crate::history::RecordError::Stale));
         }
         let at = self
             .writer
@@ -535,5 +541,5 @@ const _: fn() = || {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<JournaledHistory>();
     send_sync::<JournalError>();
-    send_sync::<crate::RecallError>();
+    send_sync::<crate::history::RecallError>();
 };

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::format::RecordIn;
-use crate::history::account::TokenCounter;
+use crate::history::Originals;
+use crate::history::RecallError;
 use crate::history::usage::recorded_cost;
 use crate::history::view::Edit;
 use crate::model::entry::{Entry, EntryId};
-use crate::store::Originals;
-use crate::tools::recall::RecallError;
+use crate::tokens::counter::TokenCounter;
 
 /// Where one record sits in the journal file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

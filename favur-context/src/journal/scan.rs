@@ -9,8 +9,8 @@ use super::format::{LineError, RecordIn, diagnose, header};
 use super::options::{OpenOptions, TornTail};
 use super::readback::Locator;
 use crate::history::History;
+use crate::history::RecordError;
 use crate::model::entry::{Entry, EntryId};
-use crate::store::RecordError;
 
 /// A damaged line found while reading.
 pub(super) struct Damage {

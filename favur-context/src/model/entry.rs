@@ -1,65 +1,13 @@
 //! Entries: what a history stores for each appended message, summary or pinned message.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
+pub use crate::model::entry_id::EntryId;
+pub use crate::model::entry_kind::EntryKind;
 use crate::model::entry_kind::Kind;
 use crate::model::message::Message;
 use crate::model::retention::Retention;
 use crate::model::site::{CallSite, Site};
-
-/// The stable id of an entry in a history. Ids are dense and monotonic: the n-th entry
-/// ever recorded (message, pinned message or summary) has id n, starting at 0.
-///
-/// ```
-/// use favur_context::EntryId;
-/// assert_eq!(EntryId(7).to_string(), "#7");
-/// assert!(EntryId(1) < EntryId(2));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct EntryId(pub u64);
-
-impl fmt::Display for EntryId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
-    }
-}
-
-/// How an entry came to be in the history.
-///
-/// ```
-/// use favur_context::{EntryId, EntryKind};
-/// let kind = EntryKind::Summary { replaces: vec![EntryId(3), EntryId(4)] };
-/// assert!(kind.is_summary());
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum EntryKind {
-    /// Appended by the agent through [`History::append`](crate::History::append).
-    #[default]
-    Appended,
-    /// Pinned (a system prompt, the task): sent verbatim in every request (a system
-    /// entry as a system message, any other in its place in the view), never compacted.
-    Pinned,
-    /// Written by a compaction in place of the entries it names.
-    Summary {
-        /// The ids of the entries this summary replaces, in order.
-        replaces: Vec<EntryId>,
-    },
-}
-
-impl EntryKind {
-    /// Whether this is a summary.
-    ///
-    /// ```
-    /// assert!(!favur_context::EntryKind::Appended.is_summary());
-    /// ```
-    pub fn is_summary(&self) -> bool {
-        matches!(self, EntryKind::Summary { .. })
-    }
-}
 
 /// One recorded message with everything compaction and tracing need: id, class, token
 /// count (computed once, when recorded), the call site that classified it, and the message.

@@ -1,11 +1,46 @@
-//! How an entry stores its kind: in one word, since almost every entry is appended.
+//! How an entry came to be in the history ([`EntryKind`]), and how an entry stores it: in
+//! one word, since almost every entry is appended.
 
 use std::fmt;
 use std::ops::Deref;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::model::entry::EntryKind;
+use crate::model::entry_id::EntryId;
+
+/// How an entry came to be in the history.
+///
+/// ```
+/// use favur_context::{EntryId, EntryKind};
+/// let kind = EntryKind::Summary { replaces: vec![EntryId(3), EntryId(4)] };
+/// assert!(kind.is_summary());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// Appended by the agent through [`History::append`](crate::History::append).
+    #[default]
+    Appended,
+    /// Pinned (a system prompt, the task): sent verbatim in every request (a system
+    /// entry as a system message, any other in its place in the view), never compacted.
+    Pinned,
+    /// Written by a compaction in place of the entries it names.
+    Summary {
+        /// The ids of the entries this summary replaces, in order.
+        replaces: Vec<EntryId>,
+    },
+}
+
+impl EntryKind {
+    /// Whether this is a summary.
+    ///
+    /// ```
+    /// assert!(!favur_context::EntryKind::Appended.is_summary());
+    /// ```
+    pub fn is_summary(&self) -> bool {
+        matches!(self, EntryKind::Summary { .. })
+    }
+}
 
 /// An [`EntryKind`] in 8 bytes: an appended entry (nearly all of them) holds nothing,
 /// a pinned one or a summary (with its list of replaced ids) a box. Reads as the

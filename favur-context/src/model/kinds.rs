@@ -3,7 +3,7 @@
 //! `#[retention(...)]` attribute users put on their own types.
 
 use crate::model::message::Message;
-use crate::retention;
+use favur_context_macros::retention;
 
 /// `new`, `text` and the conversion into a message of a ready-made kind: a `$role`
 /// message whose text starts with `$tag`, with the extension `"favur_kind": $kind`.

@@ -5,9 +5,9 @@ use serde_json::Value;
 use super::{
     Reply, ReplyError, StopReason, Usage, body_array, malformed, opt_str, opt_u64, req_str,
 };
+use crate::model::extensions::ITEM_IDS_EXTENSION;
 use crate::model::message::ToolCall;
 use crate::model::parts::Reasoning;
-use crate::request::render::ITEM_IDS_EXTENSION;
 
 /// Parses a whole (non-streamed) response: `reasoning` items (id, summary texts,
 /// `encrypted_content` when `include`d), `message` items (`output_text`, `refusal`; their

@@ -40,7 +40,7 @@ pub mod async_openai {
     /// without depending on the crate themselves.
     pub use ::async_openai::types::chat as types;
 
-    use crate::History;
+    use crate::history::History;
     use crate::import::{self, Classifier, Format, ImportError, ImportReport, ParseOptions};
     use crate::request::render::render_openai;
 
@@ -143,7 +143,7 @@ pub mod async_openai_responses {
     pub use ::async_openai::types::responses as types;
 
     pub use super::async_openai::InteropError;
-    use crate::History;
+    use crate::history::History;
     use crate::import::{self, Classifier, Format, ImportError, ImportReport, ParseOptions};
     use crate::request::render::render_responses;
 

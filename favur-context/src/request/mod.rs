@@ -1,7 +1,7 @@
-//! Requests: what each form of a view item sends (forms), the view rendered into provider
-//! formats (render), and their validation.
+//! Requests: the view rendered into provider formats (render), their validation, and
+//! conversions to other crates' request types (interop). What each form of a view item
+//! sends is one floor down, in `sent`.
 
-pub(crate) mod forms;
 #[cfg(any(feature = "async-openai", feature = "rig"))]
 pub mod interop;
 pub mod render;

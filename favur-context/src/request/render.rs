@@ -53,15 +53,8 @@ use serde_json::{Map, Value};
 
 use crate::history::History;
 
-/// The text of the user turn inserted at the start of an Anthropic request whose first
-/// rendered message would otherwise be an assistant turn (the API requires a user turn
-/// first).
-///
-/// ```
-/// assert!(favur_context::render::FIRST_TURN_NOTE.starts_with("<context-note>"));
-/// ```
-pub const FIRST_TURN_NOTE: &str =
-    "<context-note>The conversation continues from earlier context.</context-note>";
+pub use crate::model::extensions::{INTERNAL_EXTENSION_PREFIX, ITEM_IDS_EXTENSION};
+pub use crate::sent::FIRST_TURN_NOTE;
 
 mod anthropic;
 mod anthropic_blocks;
@@ -78,11 +71,9 @@ mod summaries;
 pub use breakpoints::{BlockAt, CachePlacement, render_anthropic_cached};
 pub use cache::Renderer;
 pub use count::request_tokens;
-pub(crate) use gemini::SYNTHESIZED_IDS;
 pub use gemini::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini, render_gemini_with};
-pub use responses::ITEM_IDS_EXTENSION;
 
-pub use crate::request::forms::{
+pub use crate::sent::{
     LINE_BREAKS, QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block,
     missing_result, neutralize, neutralize_quoted, orphan_result, summary_block, system_note,
 };
@@ -129,18 +120,6 @@ impl AnthropicRequest {
         Value::Object(out)
     }
 }
-
-/// Extension keys starting with this are the library's own bookkeeping (e.g. the
-/// engine's `favur_kind` on summaries) and are never rendered.
-///
-/// ```
-/// use favur_context::{History, Message, Retention};
-/// let mut h = History::new();
-/// h.append(Message::user("hi").with_extension("favur_note", serde_json::json!(1)).classify(Retention::Strict));
-/// assert_eq!(favur_context::render::render_openai(&h)[0], serde_json::json!({"role": "user", "content": "hi"}));
-/// assert_eq!(favur_context::render::INTERNAL_EXTENSION_PREFIX, "favur_");
-/// ```
-pub const INTERNAL_EXTENSION_PREFIX: &str = "favur_";
 
 fn add_extensions(obj: &mut Map<String, Value>, ext: &Map<String, Value>, owned: &[&str]) {
     for (k, v) in ext {

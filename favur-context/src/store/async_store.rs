@@ -3,13 +3,14 @@
 
 use std::future::Future;
 
+use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::classify::Classify;
 use crate::model::entry::EntryId;
 use crate::model::message::ToolCall;
-use crate::store::{NewEntry, Store};
-use crate::tools::tool::ClassifiedTool;
+use crate::model::tool::ClassifiedTool;
+use crate::store::Store;
 use crate::tools::toolset::ToolSet;
 
 /// A history that records with awaited writes: the `PgStore` (feature `postgres`), and

@@ -1,6 +1,5 @@
-//! Tools out: the tool traits (a tool carries its class), the registry that dispatches
-//! calls by name and declares tools to providers, and the recall tool.
+//! Tools out: the registry that dispatches calls by name and declares tools to providers,
+//! and the recall tool (the tool traits themselves are in `model::tool`).
 
 pub(crate) mod recall;
-pub(crate) mod tool;
 pub(crate) mod toolset;

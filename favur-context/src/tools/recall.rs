@@ -1,80 +1,17 @@
 //! The recall tool: lets the model ask for the original of an entry a summary mentions.
 
 use std::fmt::Write as _;
-use std::io;
-use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::history::History;
-use crate::history::account::TokenCounter;
+use crate::history::{History, RecallError};
 use crate::model::classify::Classified;
 use crate::model::entry::{Entry, EntryId, EntryKind};
 use crate::model::message::{Arguments, Message, Part, ToolCall};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
-use crate::tools::tool::ToolDefinition;
-
-/// Why [`History::recall`] or the [`RecallTool`] could not return an original.
-///
-/// ```
-/// use favur_context::{EntryId, RecallError};
-/// let e = RecallError::UnknownId { id: EntryId(9), next: EntryId(3) };
-/// assert_eq!(e.to_string(), "no entry #9 (ids run from #0 to #2)");
-/// ```
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RecallError {
-    /// No entry has this id.
-    #[error("no entry {id} ({})", if next.0 == 0 { "the history is empty".to_owned() } else { format!("ids run from #0 to #{}", next.0 - 1) })]
-    UnknownId {
-        /// The id asked for.
-        id: EntryId,
-        /// The next id (ids below it exist).
-        next: EntryId,
-    },
-    /// The tool call's arguments are not `{"id": <integer>}`.
-    #[error("invalid arguments: {message}")]
-    InvalidArguments {
-        /// What is wrong.
-        message: String,
-    },
-    /// Reading the original from the journal failed.
-    #[error("journal {}: cannot read entry {id} at byte offset {offset}: {source}", path.display())]
-    Io {
-        /// The journal file.
-        path: PathBuf,
-        /// The entry.
-        id: EntryId,
-        /// Where its record starts.
-        offset: u64,
-        /// The error from the operating system.
-        source: io::Error,
-    },
-    /// Reading the original back from a database store failed (the database, or a
-    /// damaged row).
-    #[error("session `{session}`: cannot read entry {id} back: {message}")]
-    Database {
-        /// The session.
-        session: String,
-        /// The entry.
-        id: EntryId,
-        /// What went wrong.
-        message: String,
-    },
-    /// The record read back is not the entry's (the file was changed under the history).
-    #[error("journal {}: the record at byte offset {offset} does not hold entry {id}: {problem}", path.display())]
-    Corrupt {
-        /// The journal file.
-        path: PathBuf,
-        /// The entry.
-        id: EntryId,
-        /// Where its record starts.
-        offset: u64,
-        /// What is wrong.
-        problem: String,
-    },
-}
+use crate::model::tool::ToolDefinition;
+use crate::tokens::counter::TokenCounter;
 
 /// A ready-made tool an agent exposes to its model so the model can ask for the original
 /// of any entry by id (the `#12` that summaries and placeholders mention), whether it is

@@ -6,15 +6,15 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::history::History;
-use crate::history::account::TokenCounter;
 use crate::model::classify::Classified;
 use crate::model::message::{Arguments, Message, ToolCall};
 use crate::model::retention::Retention;
 use crate::model::site::CallSite;
-use crate::tools::recall::RecallTool;
-use crate::tools::tool::{
+use crate::model::tool::{
     AsyncTool, ClassifiedAsyncTool, ClassifiedTool, SyncTool, ToolDefinition, ToolDefinitionError,
 };
+use crate::tokens::counter::TokenCounter;
+use crate::tools::recall::RecallTool;
 
 struct Registered {
     definition: ToolDefinition,

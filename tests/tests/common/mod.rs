@@ -182,3 +182,32 @@ pub fn sorted_snapshots() -> insta::internals::SettingsBindDropGuard {
     settings.set_sort_maps(true);
     settings.bind_to_scope()
 }
+
+/// A compacted history for the interop tests: a system pin, `task` (the first user
+/// message), parallel calls with an error result, a summary in place of one result, a
+/// placeholder in place of another and a call kept without its text.
+#[allow(dead_code)]
+pub fn compacted_tools(task: favur_context::Classified) -> History {
+    use favur_context::{forgettable, fuzzy, strict};
+    use serde_json::json;
+    let mut h = History::new();
+    h.pin(strict!(system: "You are a coding agent."));
+    h.append(task);
+    let a1 = h.append(fuzzy!(tool_call: "c1", "bash", json!({"command": "ls"})));
+    let r1 = h.append(forgettable!(tool_result("c1"): "src\ntests"));
+    h.append(fuzzy!(tool_calls: [("c2", "bash", r#"{"command":"pytest"}"#), ("c3", "bash", r#"{"command":"cat a.py"}"#)]));
+    h.append(strict!(tool_error("c2"): "1 failed"));
+    let r3 = h.append(fuzzy!(tool_result("c3"): "def f(): pass"));
+    h.append(fuzzy!(assistant: "Found it."));
+    let (sid, s) = summarize(&h, &[r3], "a.py defines f.");
+    apply(
+        &mut h,
+        vec![
+            s,
+            reform(r3, Form::Placeholder { summary: Some(sid) }),
+            reform(r1, Form::Placeholder { summary: None }),
+            reform(a1, Form::CallsOnly),
+        ],
+    );
+    h
+}

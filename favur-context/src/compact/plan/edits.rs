@@ -2,12 +2,13 @@
 //! at, kept entries over the cap shown capped) and per class what was kept, summarized
 //! and dropped, with what they free.
 
-use crate::history::view::Form;
 use crate::model::entry::{Entry, EntryId};
-use crate::request::forms;
+use crate::sent;
+use crate::sent::Form;
 
-use super::phases::{Fate, Planner, Runs, StayForm, Staying};
+use super::phases::{Fate, Planner, Runs};
 use super::{ByClass, ClassOutcome, PlannedReform};
+use crate::sent::{StayForm, Staying};
 
 /// What phase 6 gives.
 #[derive(Default)]
@@ -29,7 +30,7 @@ fn reform(
     form: Form,
     known: Option<(u32, u32)>,
 ) {
-    let (tokens, blocks) = known.unwrap_or_else(|| forms::cost(p.counter, e, &form));
+    let (tokens, blocks) = known.unwrap_or_else(|| sent::cost(p.counter, e, &form));
     *freed += p
         .now(i)
         .saturating_sub(u64::from(tokens) + p.framing * u64::from(blocks));
@@ -60,7 +61,7 @@ pub(super) fn edits(
                     && item.form == Form::Verbatim
                     && !item.shape.summary
                     && let Some(e) = p.entry(i)
-                    && let Some(capped) = super::cap::cap_message(&e.message, e.id, cap, p.counter)
+                    && let Some(capped) = crate::sent::cap_message(&e.message, e.id, cap, p.counter)
                 {
                     reform(
                         (&mut out.freed, &mut out.reforms),

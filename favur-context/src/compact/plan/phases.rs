@@ -6,12 +6,12 @@ use std::collections::HashMap;
 
 use crate::compact::policy::{Action, Policy, Tier};
 use crate::history::History;
-use crate::history::account::TokenCounter;
-use crate::history::view::{Form, ViewItem};
+use crate::history::view::ViewItem;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Part, Role};
 use crate::model::retention::Retention;
-use crate::request::forms;
+use crate::sent::{self, Form, StayForm, Staying};
+use crate::tokens::counter::TokenCounter;
 
 use super::{PlannedReform, Run, summary_budget};
 
@@ -43,27 +43,6 @@ impl Fate {
     fn leaves(self) -> bool {
         matches!(self, Fate::Summarize | Fate::Drop)
     }
-}
-
-/// The reduced form an item that stays is shown in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StayForm {
-    /// Only its tool calls ([`Form::CallsOnly`]).
-    CallsOnly,
-    /// Its results as placeholders ([`Form::Placeholder`]).
-    Placeholder,
-    /// Only its fenced command blocks ([`Form::Command`]).
-    Command,
-}
-
-/// An item that stays in a reduced form, and what it costs there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Staying {
-    pub(super) form: StayForm,
-    /// Tokens in that form (for a placeholder, with the widest summary id).
-    pub(super) tokens: u32,
-    /// Content blocks in that form.
-    pub(super) blocks: u32,
 }
 
 /// Call ids to their group: foldhash, the crate's one fast hasher.
@@ -338,7 +317,7 @@ fn stay_form(p: &Planner<'_>, e: &Entry, current: &Form) -> Option<Staying> {
         (false, false)
             if e.message.role == Role::Assistant
                 && !matches!(current, Form::Command)
-                && forms::has_command(&e.message) =>
+                && sent::has_command(&e.message) =>
         {
             (StayForm::Command, Form::Command)
         }
@@ -349,13 +328,13 @@ fn stay_form(p: &Planner<'_>, e: &Entry, current: &Form) -> Option<Staying> {
             // The summary id is filled in once runs are known; count with the widest id,
             // so that the estimate is never short.
             let widest = Form::Placeholder {
-                summary: Some(forms::WIDEST_ID),
+                summary: Some(sent::WIDEST_ID),
             };
             (StayForm::Placeholder, widest)
         }
         _ => return None,
     };
-    let (tokens, blocks) = forms::cost(p.counter, e, &shown);
+    let (tokens, blocks) = sent::cost(p.counter, e, &shown);
     Some(Staying {
         form,
         tokens,
@@ -467,7 +446,7 @@ pub(super) fn first_turn_change(p: &Planner<'_>, fate: &[Fate], runs: &Runs) -> 
         false
     };
     if !starts_with_assistant(false) && starts_with_assistant(true) {
-        u64::from(forms::first_turn_cost(p.counter)) + p.framing
+        u64::from(sent::first_turn_cost(p.counter)) + p.framing
     } else {
         0
     }

@@ -2,7 +2,8 @@
 //! edits and what they free.
 
 use super::edits::{self, Edits};
-use super::phases::{self, Fate, Planner, Runs, Staying};
+use super::phases::{self, Fate, Planner, Runs};
+use crate::sent::Staying;
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,8 @@
 //! kind, the lines the agent acted on first (the most recently acted on first), then
 //! errors and outcomes, lead lines, locations, hits, definitions and paths.
 
-use super::entry::{Digest, Item};
+use super::entry::Digest;
+use super::item::Item;
 use super::line_kind::LineKind;
 use super::names::Shown;
 use super::regions::MAX_REGION_LINES;

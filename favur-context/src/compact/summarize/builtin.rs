@@ -3,6 +3,7 @@
 use super::acted::Typed;
 use super::budget::{self, FIRST_PASS_ACTED, Picks, cost, first_pass_cap};
 use super::entry::{self, Digest, Reading};
+use super::item::Item;
 use super::line_kind::LineKind;
 use super::names::{EntryNames, Shown};
 use super::numbers::is_kept_verbatim;
@@ -348,7 +349,7 @@ fn render(
 
 /// One kept line, with its mark: a line kept verbatim (`601| code`, `| code`) as it is,
 /// an error or outcome after `!`, any other after `|`.
-fn push_line(out: &mut String, item: &entry::Item<'_>) {
+fn push_line(out: &mut String, item: &Item<'_>) {
     let mark = if item.acted.is_some() || item.region || is_kept_verbatim(&item.text) {
         "  "
     } else if matches!(item.kind, LineKind::Error | LineKind::Outcome) {

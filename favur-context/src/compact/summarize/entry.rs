@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::acted::{Acted, Frequent, Typed};
+use super::acted::{Frequent, Typed};
+use super::item::{Item, MAX_VERBATIM_BYTES};
 use super::line_kind::{self, LineKind};
 use super::numbers::{Numbering, verbatim_line};
 use super::producers::{
@@ -15,27 +16,6 @@ use super::regions::{self, Raw, Segment};
 use super::text;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Part, Role};
-
-/// Longest acted-on line kept, in bytes (a longer one is cut with `…`).
-pub(super) const MAX_VERBATIM_BYTES: usize = 400;
-
-/// A candidate line of one entry.
-pub(super) struct Item<'a> {
-    pub(super) kind: LineKind,
-    /// Position in the entry (lines are shown in this order).
-    pub(super) order: usize,
-    /// What is shown (borrowed from the entry when shown as it is).
-    pub(super) text: Cow<'a, str>,
-    /// Whether, and how recently, the agent acted on the line since: it is then shown
-    /// verbatim, with its line number.
-    pub(super) acted: Option<Acted>,
-    /// The `order` of the definition that encloses the line (an acted line shows it as
-    /// its context).
-    pub(super) context: Option<usize>,
-    /// A line of a hot region (between lines acted on, or after them to the end of their
-    /// block): kept only with its segment, never by its kind.
-    pub(super) region: bool,
-}
 
 /// What one entry contributes (what of it is kept is chosen by the budget's passes).
 pub(super) struct Digest<'a> {
@@ -90,7 +70,7 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
     }
     if total > 1 {
         header.push_str(" (");
-        crate::request::forms::push_u64(&mut header, total as u64);
+        crate::sent::push_u64(&mut header, total as u64);
         header.push_str(" lines)");
     }
     let digest = Digest {
@@ -205,7 +185,7 @@ fn order_items(items: Vec<Item<'_>>) -> Vec<Item<'_>> {
 /// Appends `id` as its `Display` writes it (`#12`).
 pub(super) fn push_id(out: &mut String, id: EntryId) {
     out.push('#');
-    crate::request::forms::push_u64(out, id.0);
+    crate::sent::push_u64(out, id.0);
 }
 
 /// The reading of one entry's lines, line by line.

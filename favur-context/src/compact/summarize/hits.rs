@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use foldhash::HashMap;
 
-use super::entry::Item;
+use super::item::Item;
 use super::line_kind::{self as lines, LineKind};
 use super::producers::{cut, cut_borrowed};
 

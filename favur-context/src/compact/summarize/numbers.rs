@@ -139,7 +139,7 @@ pub(crate) fn split_number<'a>(line: &'a str, numbering: &Numbering) -> (Option<
 pub(crate) fn verbatim_line(number: Option<usize>, code: &str, limit: usize) -> Cow<'static, str> {
     let mut out = String::with_capacity(code.len().min(limit) + 10);
     if let Some(n) = number {
-        crate::request::forms::push_u64(&mut out, n as u64);
+        crate::sent::push_u64(&mut out, n as u64);
     }
     out.push_str("| ");
     let mut end = code.len().min(limit);

@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use super::acted::Acted;
-use super::entry::{Item, MAX_VERBATIM_BYTES};
+use super::item::{Item, MAX_VERBATIM_BYTES};
 use super::line_kind::LineKind;
 use super::numbers::verbatim_line;
 use super::text;

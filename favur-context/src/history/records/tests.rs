@@ -3,10 +3,10 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::*;
+use crate::history::Originals;
+use crate::history::RecallError;
 use crate::model::message::Message;
 use crate::model::site::CallSite;
-use crate::store::Originals;
-use crate::tools::recall::RecallError;
 use crate::{Retention, fuzzy, strict};
 
 struct Archive(History);

@@ -50,7 +50,7 @@ use serde_json::Value;
 /// without depending on the crate themselves.
 pub use ::rig_core::completion::message as types;
 
-use crate::History;
+use crate::history::History;
 use crate::model::message::ToolCall;
 use crate::reply::{Reply, StopReason, Usage};
 use crate::request::render::render_anthropic;

@@ -16,7 +16,7 @@ use super::anthropic::{self, Turns};
 use super::anthropic_blocks::is_thinking;
 use super::neutral;
 use crate::history::History;
-use crate::validate::MAX_CACHE_BREAKPOINTS;
+use crate::request::validate::MAX_CACHE_BREAKPOINTS;
 
 /// A content block of a rendered Anthropic request.
 ///

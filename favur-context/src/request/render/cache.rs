@@ -17,8 +17,9 @@ use super::responses::{Items, ItemsMark};
 use super::summaries::SummaryBlocks;
 use super::{AnthropicRequest, anthropic, openai, responses};
 use crate::history::History;
-use crate::history::view::{Form, ViewItem};
+use crate::history::view::ViewItem;
 use crate::model::entry::EntryId;
+use crate::sent::Form;
 
 /// What a rendering was made from: the history (a clone is another history), its
 /// compactions and its pins. While it is unchanged, the view only grew at its end.

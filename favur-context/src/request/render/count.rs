@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use crate::history::account::TokenCounter;
 use crate::model::message::{Arguments, Part, Role, ToolCall, ToolResult};
-use crate::request::forms;
+use crate::sent;
+use crate::tokens::counter::TokenCounter;
 
 /// Tokens a rendered request carries, counted from the request itself: an OpenAI
 /// `messages` array (from [`render_openai`](super::render_openai)), an Anthropic request (from
@@ -135,7 +135,7 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
     }
     blocks
         .into_iter()
-        .filter(|(_, part)| !forms::is_blank(part))
-        .map(|(role, part)| u64::from(forms::count_block(counter, role, part)) + u64::from(framing))
+        .filter(|(_, part)| !sent::is_blank(part))
+        .map(|(role, part)| u64::from(sent::count_block(counter, role, part)) + u64::from(framing))
         .sum()
 }

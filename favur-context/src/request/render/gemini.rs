@@ -13,15 +13,11 @@ use super::anthropic::input;
 use super::neutral::{self, Out, OutCall, Piece, object, tool_name};
 use super::openai::media_note;
 use crate::history::History;
+use crate::model::extensions::SYNTHESIZED_IDS;
 use crate::model::message::Role;
 use crate::model::parts::{MediaSource, Provider};
 use crate::request::validate::GEMINI_IMAGE_MEDIA_TYPES;
 pub use placeholder::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE};
-
-/// The message extension an import sets on a model turn whose Gemini calls had no ids
-/// (the ids it holds were synthesized): such calls, and their responses, are rendered
-/// without `id`, as they came.
-pub(crate) const SYNTHESIZED_IDS: &str = "favur_gemini_synthesized_ids";
 
 /// The `contents` built so far, and the calls of the last model turn by their id: the
 /// name and whether the `id` is sent.

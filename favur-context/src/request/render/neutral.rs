@@ -11,12 +11,13 @@ use serde_json::{Map, Value};
 use super::FIRST_TURN_NOTE;
 use super::summaries::SummaryBlocks;
 use crate::history::History;
-use crate::history::view::{Form, ViewItem};
+use crate::history::view::ViewItem;
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Message, Part, Role, ToolCall};
 use crate::model::parts::{Media, Reasoning};
-use crate::request::forms;
-use crate::request::forms::{missing_result, orphan_result, placeholder_text};
+use crate::sent;
+use crate::sent::Form;
+use crate::sent::{missing_result, orphan_result, placeholder_text};
 
 mod json;
 mod segments;
@@ -269,7 +270,7 @@ pub(super) fn system_pins(history: &History) -> Vec<(&Entry, String)> {
         };
         // Pins of other roles are in the view, where they were recorded.
         if entry.message().role == Role::System {
-            let text = forms::system_text(entry.message());
+            let text = sent::system_text(entry.message());
             if !text.trim().is_empty() {
                 system.push((entry, text));
             }
@@ -386,7 +387,7 @@ fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
 fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
     // 1. Assign each result to the most recent unanswered call with its id before it.
     // The calls are numbered in order; per call, the item of its result.
-    let mut open: forms::Matcher<'_, usize> = forms::Matcher::default();
+    let mut open: sent::Matcher<'_, usize> = sent::Matcher::default();
     let mut answer: Vec<Option<usize>> = Vec::new();
     // Per item: whether it is a result that answers a call of the request.
     let mut answered = vec![false; items.len()];

@@ -87,7 +87,7 @@ pub(super) fn media_note(piece: &Piece<'_>) -> Option<String> {
         Piece::Document(m) => m.describe("document"),
         _ => return None,
     };
-    Some(crate::request::forms::neutralize_quoted(&note).into_owned())
+    Some(crate::sent::neutralize_quoted(&note).into_owned())
 }
 
 /// The content parts of a message of `role` (reasoning left out, media as parts in a

@@ -26,11 +26,9 @@ use serde_json::{Map, Value, json};
 use super::neutral::{Out, OutCall, Piece, UniqueIds, object, tool_name};
 use super::openai::{data_url, media_note};
 use crate::model::entry::Entry;
+use crate::model::extensions::ITEM_IDS_EXTENSION;
 use crate::model::message::Role;
 use crate::model::parts::{Media, MediaSource, Provider, Reasoning};
-
-/// The extension holding the ids of an assistant message's `message` items, in order.
-pub const ITEM_IDS_EXTENSION: &str = "favur_item_ids";
 
 /// A pinned system entry as a `system` message item.
 pub(super) fn system_message(_entry: &Entry, text: String) -> Value {

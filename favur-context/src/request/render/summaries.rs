@@ -5,9 +5,10 @@
 use std::borrow::Cow;
 
 use crate::history::History;
-use crate::history::view::{Form, ViewItem};
+use crate::history::view::ViewItem;
 use crate::model::entry::{Entry, EntryId, EntryKind};
-use crate::request::forms;
+use crate::sent;
+use crate::sent::Form;
 
 /// The blocks of the verbatim summary items of one history's view, by entry id.
 #[derive(Debug, Default)]
@@ -44,7 +45,7 @@ impl SummaryBlocks {
             };
             let block = match old.iter().position(|(id, _)| *id == item.id) {
                 Some(at) => old.swap_remove(at).1,
-                None => forms::summary_block(entry.id(), replaces, &entry.message().text()),
+                None => sent::summary_block(entry.id(), replaces, &entry.message().text()),
             };
             self.blocks.push((item.id, block));
         }

@@ -15,7 +15,7 @@ fn numbers_and_ids_are_written_as_display_writes_them() {
     }
     for v in values {
         let (mut out, mut id) = (String::from("x"), String::new());
-        crate::request::forms::push_u64(&mut out, v);
+        crate::sent::push_u64(&mut out, v);
         push_id(&mut id, EntryId(v));
         assert_eq!(out, format!("x{v}"));
         assert_eq!(id, EntryId(v).to_string());

@@ -4,8 +4,8 @@
 
 use super::{Item, Out, id_of, needs_note, note, pair, push_item, sends};
 use crate::history::History;
-use crate::request::forms;
 use crate::request::render::summaries::SummaryBlocks;
+use crate::sent;
 
 /// A run of the view rendered on its own: the pairing never crosses its end when it is
 /// `settled` (every call made before it is answered before it, or, with `open`, every
@@ -61,7 +61,7 @@ pub(in crate::request::render) fn segments<'h>(
     let mut starts: Vec<usize> = Vec::with_capacity(rendered.min(64));
     // The answered calls of the run: (view item of the call, of its result).
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    let mut open: forms::Matcher<'h, usize> = forms::Matcher::default();
+    let mut open: sent::Matcher<'h, usize> = sent::Matcher::default();
     let mut open_calls = 0usize;
     // Each message's calls are one group of the matcher (as `pair` numbers them).
     let mut group = 0u64;

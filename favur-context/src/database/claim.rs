@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::store::StoreError;
+use crate::database::StoreError;
 
 /// The claim row of a session as read inside the claiming transaction.
 #[derive(Debug, Clone)]

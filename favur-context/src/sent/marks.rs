@@ -6,7 +6,24 @@ use std::sync::OnceLock;
 
 use super::fold::{Window, ascii_fold, fold_word, is_name_char, opens_mark};
 use super::scan::Openers;
-use super::{QUOTED_DIRECTIVE, TAG_NAMES};
+
+/// The tag names the library's wrappers use. Text from an entry can never open or close
+/// one of them: [`neutralize`] escapes the `<` of any of them, in any case and in any
+/// form a reader takes for it (fullwidth, look-alike, split by invisible characters,
+/// spaced).
+pub const TAG_NAMES: [&str; 6] = [
+    "context-summary",
+    "tool-output",
+    "tool-call",
+    "system-note",
+    "context-note",
+    "directive",
+];
+
+/// What `[directive]` in text from an entry becomes: only a real
+/// [`Directive`](crate::model::kinds::Directive) is shown as a directive (in a `<directive>`
+/// block).
+pub const QUOTED_DIRECTIVE: &str = "[quoted directive]";
 
 /// The folded names a mark is matched against, computed once, and the ASCII bytes that
 /// can follow the character opening a mark in one.

@@ -2,8 +2,8 @@
 //! crate: the counts `tiktoken` gives, counted without building the token vector, with
 //! the vocabularies embedded in the crate (nothing is downloaded at build or run time).
 
-use crate::history::account::TokenCounter;
-use crate::history::encoding::Encoding;
+use crate::tokens::counter::TokenCounter;
+use crate::tokens::encoding::Encoding;
 
 /// Exact token counts for an OpenAI [`Encoding`] from the `bpe-openai` crate: the same
 /// counts as tiktoken's (special tokens in the text counted as ordinary text), counted

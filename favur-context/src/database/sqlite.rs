@@ -8,14 +8,16 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+use crate::database::StoreError;
+use crate::database::claim::{self, Holder, now_ms};
+use crate::database::rows::{self, Row, RowIn};
+use crate::database::session::{Claim, Core, Failure, Pending, SessionOptions};
+use crate::history::RecallError;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
+use crate::history::{NewEntry, Originals};
 use crate::model::entry::{Entry, EntryId};
-use crate::store::claim::{self, Holder, now_ms};
-use crate::store::rows::{self, Row, RowIn};
-use crate::store::session::{Claim, Core, Failure, Pending, SessionOptions};
-use crate::store::{NewEntry, Originals, SCHEMA_VERSION, Store, StoreError};
-use crate::tools::recall::RecallError;
+use crate::store::{SCHEMA_VERSION, Store};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &["
@@ -240,7 +242,7 @@ impl SqliteStore {
     pub fn export_journal(&self, out: impl std::io::Write) -> Result<(), StoreError> {
         let bodies = self.bodies()?;
         let h = &self.core.history;
-        crate::store::interchange::write_journal(
+        crate::journal::write_journal(
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(|(_, b)| b.as_str()),
@@ -277,7 +279,7 @@ impl SqliteStore {
         reader: impl std::io::Read,
         options: &SessionOptions,
     ) -> Result<SqliteStore, StoreError> {
-        let (rows, options) = crate::store::interchange::read_journal(reader, options)?;
+        let (rows, options) = crate::database::interchange::read_journal(reader, options)?;
         let mut store = SqliteStore::open_with(path, session, &options)?;
         store.core.importable()?;
         if let Err(f) = store.transact(&rows) {
@@ -549,7 +551,7 @@ struct SqliteOriginals {
     session: String,
     conn: Mutex<Connection>,
     /// The history's counter: an original read back is recounted as on replay.
-    counter: Arc<dyn crate::TokenCounter>,
+    counter: Arc<dyn crate::tokens::counter::TokenCounter>,
 }
 
 impl Originals for SqliteOriginals {

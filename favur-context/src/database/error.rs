@@ -1,8 +1,8 @@
 //! What can go wrong in a database store ([`StoreError`]): claims, fencing, damaged rows,
 //! the schema, the database itself.
 
+use crate::history::RecordError;
 use crate::journal::{Corruption, JournalError};
-use crate::store::RecordError;
 
 /// Why a database store ([`SqliteStore`](crate::SqliteStore),
 /// [`PgStore`](crate::PgStore)) could not open a session or write to it. Each error names

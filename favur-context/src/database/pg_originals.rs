@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::thread;
 
+use crate::database::StoreError;
+use crate::database::rows;
+use crate::history::Originals;
+use crate::history::RecallError;
 use crate::model::entry::{Entry, EntryId};
-use crate::store::rows;
-use crate::store::{Originals, StoreError};
-use crate::tools::recall::RecallError;
 
 /// A row found for an id: `(seq, body)`, or what went wrong.
 type Found = Result<Option<(i64, Vec<u8>)>, String>;
@@ -19,7 +20,7 @@ type Found = Result<Option<(i64, Vec<u8>)>, String>;
 pub(crate) struct PgOriginals {
     session: String,
     /// The history's counter: an original read back is recounted as on replay.
-    counter: Arc<dyn crate::TokenCounter>,
+    counter: Arc<dyn crate::tokens::counter::TokenCounter>,
     requests: Sender<(EntryId, SyncSender<Found>)>,
 }
 
@@ -30,7 +31,7 @@ impl PgOriginals {
     pub(crate) fn start(
         config: &str,
         session: &str,
-        counter: Arc<dyn crate::TokenCounter>,
+        counter: Arc<dyn crate::tokens::counter::TokenCounter>,
     ) -> Result<PgOriginals, StoreError> {
         let (requests, incoming) = mpsc::channel::<(EntryId, SyncSender<Found>)>();
         let config = config.to_owned();
@@ -65,7 +66,7 @@ fn serve(config: &str, session: &str, incoming: &mpsc::Receiver<(EntryId, SyncSe
     for (id, reply) in incoming {
         let found = runtime.block_on(async {
             if client.is_none() {
-                let c = super::postgres::connect(config, session, None)
+                let c = super::pg_connect::connect(config, session, None)
                     .await
                     .map_err(|e| e.to_string())?;
                 client = Some(c);

@@ -2,14 +2,14 @@
 //! `request_overhead`, the journal's own encoding) keyed by (session, sequence), and
 //! their replay with the journal's checks.
 
+use crate::database::StoreError;
+use crate::history::RecallError;
 use crate::history::view::Compaction;
 use crate::history::{History, Write};
 use crate::journal::{
     Corruption, RecordOut, RequestOverhead, apply_record, find_entry, parse_record,
 };
 use crate::model::entry::{Entry, EntryId};
-use crate::store::StoreError;
-use crate::tools::recall::RecallError;
 
 /// One row of a session, as written and read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +132,7 @@ pub(crate) fn original(
     session: &str,
     id: EntryId,
     found: Result<Option<(i64, Vec<u8>)>, String>,
-    counter: &dyn crate::TokenCounter,
+    counter: &dyn crate::tokens::counter::TokenCounter,
 ) -> Result<Entry, RecallError> {
     let failed = |message: String| RecallError::Database {
         session: session.to_owned(),

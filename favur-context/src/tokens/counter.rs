@@ -90,23 +90,6 @@ pub trait TokenCounter: Send + Sync {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeuristicCounter;
 
-/// The library's own counter with this id, if there is one: what a history recorded with
-/// it is reopened with when no counter is named.
-pub(crate) fn builtin_counter(id: &str) -> Option<std::sync::Arc<dyn TokenCounter>> {
-    if id == HEURISTIC_ID {
-        return Some(std::sync::Arc::new(HeuristicCounter));
-    }
-    #[cfg(feature = "tiktoken")]
-    if let Some(c) = crate::history::tiktoken::TiktokenCounter::from_id(id) {
-        return Some(std::sync::Arc::new(c));
-    }
-    #[cfg(feature = "bpe-openai")]
-    if let Some(c) = crate::history::bpe::BpeCounter::from_id(id) {
-        return Some(std::sync::Arc::new(c));
-    }
-    None
-}
-
 /// The id of the [`HeuristicCounter`].
 pub(crate) const HEURISTIC_ID: &str = "heuristic/v1";
 

@@ -1,12 +1,12 @@
-//! Between stores and the journal format: any history exported as a journal
-//! ([`export_journal`]), a journal's records read for import into a database session, so
-//! the replay and audit tools read every store.
+//! Any history written in the journal format: [`export_journal`] for a history, and
+//! `write_journal` for a database session's rows, so the replay and audit tools read
+//! every store.
 
 use std::io::{self, Write};
 
+use super::{Header, JOURNAL_FORMAT, RecordOut, RequestOverhead};
 use crate::history::History;
 use crate::history::view::Edit;
-use crate::journal::{Header, JOURNAL_FORMAT, RecordOut, RequestOverhead};
 use crate::model::entry::{Entry, EntryId};
 use std::collections::HashMap;
 
@@ -124,77 +124,11 @@ pub(crate) fn write_journal<'a>(
     out.flush()
 }
 
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) use import::read_journal;
-
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod import {
-    use std::io::Read;
-    use std::path::PathBuf;
-
-    use crate::journal::{Corruption, JournalError, apply_record, parse_record};
-    use crate::store::StoreError;
-    use crate::store::rows::Row;
-    use crate::store::session::SessionOptions;
-
-    /// Reads a journal with the journal's own reader (versions, counter, damage: then
-    /// nothing is imported; a torn last line, never acknowledged, is left out), then
-    /// turns each of its records into a row; the rows, and `options` with the journal's
-    /// framing tokens (for the new session).
-    pub(crate) fn read_journal(
-        mut reader: impl Read,
-        options: &SessionOptions,
-    ) -> Result<(Vec<Row>, SessionOptions), StoreError> {
-        let path = || PathBuf::from("(import)");
-        let mut text = Vec::new();
-        reader
-            .read_to_end(&mut text)
-            .map_err(|source| JournalError::Io {
-                path: path(),
-                action: "read",
-                source,
-            })?;
-        let (read, _) = options.history.read(&text[..])?;
-        let framing = read.framing_tokens();
-        let mut history = options.new_history(framing);
-        let complete = text
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(&[][..], |end| &text[..end]);
-        let mut rows = Vec::new();
-        let mut offset = 0u64;
-        for (i, line) in complete.split(|&b| b == b'\n').enumerate() {
-            let at = offset;
-            offset += line.len() as u64 + 1;
-            if i == 0 {
-                continue; // the header, read above
-            }
-            let corrupt = |problem: Corruption| JournalError::Corrupt {
-                path: path(),
-                line: i as u64 + 1,
-                offset: at,
-                problem,
-            };
-            let next = history.next_id();
-            let record = parse_record(line).map_err(corrupt)?;
-            let ids = apply_record(&mut history, record).map_err(corrupt)?;
-            // Valid UTF-8: it parsed as JSON.
-            let body = String::from_utf8_lossy(line).into_owned();
-            rows.push(Row {
-                seq: rows.len() as i64,
-                first_id: i64::try_from(next.0).unwrap_or(i64::MAX),
-                ids: ids as i64,
-                body,
-            });
-        }
-        Ok((rows, options.with_framing(framing)))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Compaction, EntryId, fuzzy, strict};
+    use crate::history::view::Compaction;
+    use crate::{fuzzy, strict};
 
     fn drop_one(h: &mut History, id: EntryId) {
         let edits = vec![Edit::Drop { id }];

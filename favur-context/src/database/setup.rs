@@ -4,11 +4,12 @@
 //! a session that is still new.
 
 #[cfg(feature = "postgres")]
-use crate::store::PgStore;
+use crate::database::PgStore;
 #[cfg(feature = "sqlite")]
-use crate::store::SqliteStore;
+use crate::database::SqliteStore;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-use crate::store::{NewEntry, SessionOptions, StoreError};
+use crate::database::{SessionOptions, StoreError};
+use crate::history::NewEntry;
 
 #[cfg(feature = "sqlite")]
 impl SqliteStore {
@@ -48,7 +49,7 @@ impl SqliteStore {
     ) -> Result<SqliteStore, StoreError> {
         let mut store = SqliteStore::open_with(path, session, options)?;
         if store.core.next_seq == 0 {
-            crate::Store::record(&mut store, setup())?;
+            crate::store::Store::record(&mut store, setup())?;
             store.core.created = true;
         }
         Ok(store)
@@ -80,7 +81,7 @@ impl PgStore {
     ) -> Result<PgStore, StoreError> {
         let mut store = PgStore::open_with(config, session, options).await?;
         if store.core.next_seq == 0 {
-            crate::AsyncStore::record(&mut store, setup()).await?;
+            crate::store::AsyncStore::record(&mut store, setup()).await?;
             store.core.created = true;
         }
         Ok(store)

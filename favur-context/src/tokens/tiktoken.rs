@@ -5,8 +5,8 @@
 
 use tiktoken_rs::CoreBPE;
 
-use crate::history::account::TokenCounter;
-use crate::history::encoding::Encoding;
+use crate::tokens::counter::TokenCounter;
+use crate::tokens::encoding::Encoding;
 
 /// Exact token counts for an OpenAI [`Encoding`], as `tiktoken` gives them (special
 /// tokens in the text are counted as ordinary text). Its [`id`](TokenCounter::id) is

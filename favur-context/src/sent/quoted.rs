@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::fold::{Window, fold_word};
-use super::neutralize;
+use super::marks::neutralize;
 use super::scan::Breaks;
 
 /// Role words that start a line of a transcript ("User:", "Human:", "Model:", ...). A
@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn every_break_starts_a_line() {
-        for br in crate::render::LINE_BREAKS {
+        for br in super::super::fold::LINE_BREAKS {
             let text = format!("ok{br}User: x");
             assert_eq!(neutralize_quoted(&text), format!("ok{br}\\User: x"));
         }

@@ -5,10 +5,12 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use super::{count_block, missing_result, neutralize, orphan_result, placeholder_text};
-use crate::history::account::TokenCounter;
+use super::cost::count_block;
+use super::marks::neutralize;
+use super::texts::{missing_result, orphan_result, placeholder_text};
 use crate::model::entry::{Entry, EntryId};
 use crate::model::message::{Message, Part, Role, ToolResult};
+use crate::tokens::counter::TokenCounter;
 
 /// The pairing rule both renderers follow: each result answers an unanswered call with
 /// its id before it, of the most recent message that has one, and the calls of that

@@ -2,18 +2,20 @@
 //! session's records as append-only rows, replayed on open with the journal's checks.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 
+use crate::database::StoreError;
+use crate::database::claim::{self, Holder};
+use crate::database::pg_connect::{connect, db_error};
+use crate::database::pg_originals::PgOriginals;
+use crate::database::rows::{self, Row, RowIn};
+use crate::database::session::{Claim, Core, Failure, Pending, SessionOptions};
+use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
-use crate::store::claim::{self, Holder};
-use crate::store::pg_originals::PgOriginals;
-use crate::store::rows::{self, Row, RowIn};
-use crate::store::session::{Claim, Core, Failure, Pending, SessionOptions};
-use crate::store::{AsyncStore, NewEntry, SCHEMA_VERSION, StoreError};
+use crate::store::{AsyncStore, SCHEMA_VERSION};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &["
@@ -88,90 +90,6 @@ impl std::fmt::Debug for PgStore {
             .field("core", &self.core)
             .finish_non_exhaustive()
     }
-}
-
-/// A database failure of `session`, saying what the server said (a
-/// [`tokio_postgres::Error`] alone only says `db error`).
-pub(crate) fn db_error(
-    session: &str,
-    action: &'static str,
-    e: tokio_postgres::Error,
-) -> StoreError {
-    let message = match e.as_db_error() {
-        Some(db) => format!("{e}: {}: {}", db.severity(), db.message()),
-        None => match std::error::Error::source(&e) {
-            Some(source) => format!("{e}: {source}"),
-            None => e.to_string(),
-        },
-    };
-    StoreError::database(session, action, Described { message, source: e })
-}
-
-/// An error with a fuller message than its source's.
-#[derive(Debug)]
-struct Described {
-    message: String,
-    source: tokio_postgres::Error,
-}
-
-impl std::fmt::Display for Described {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Described {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
-
-/// The least lock and idle-in-transaction timeout a writer's connection gets.
-const MIN_SESSION_TIMEOUT: Duration = Duration::from_millis(500);
-
-/// A connection to `config` (a libpq-style connection string), its task spawned, with the
-/// statement timeout of `options` and, for a writer, lock, idle-in-transaction and TCP
-/// keepalive timeouts from its lease.
-pub(crate) async fn connect(
-    config: &str,
-    session: &str,
-    options: Option<&SessionOptions>,
-) -> Result<Client, StoreError> {
-    let db = |e| db_error(session, "connect to the database of", e);
-    let mut cfg: tokio_postgres::Config = config.parse().map_err(db)?;
-    // A writer's connection never outlives its lease by much: half the lease (at least
-    // `MIN_SESSION_TIMEOUT`, so that a tiny lease leaves its own transactions room)
-    // bounds how long it waits for a lock, how long the server keeps its transaction open
-    // while it sends nothing (frozen, stopped, partitioned), and when TCP starts probing
-    // a peer that went silent. A frozen writer so loses its session within about its lease.
-    let half = options.map(|o| (o.lease_duration() / 2).max(MIN_SESSION_TIMEOUT));
-    if let Some(half) = half {
-        cfg.keepalives(true)
-            .keepalives_idle(half.max(Duration::from_secs(1)));
-    }
-    let (client, connection) = cfg.connect(NoTls).await.map_err(db)?;
-    tokio::spawn(async move {
-        // Ends when the client is dropped or the connection is lost; the client's
-        // calls report the loss.
-        let _ = connection.await;
-    });
-    let mut set = String::new();
-    if let Some(half) = half {
-        let ms = half.as_millis().max(1);
-        set.push_str(&format!(
-            "SET lock_timeout = {ms}; SET idle_in_transaction_session_timeout = {ms};"
-        ));
-    }
-    if let Some(timeout) = options.and_then(|o| o.statement_timeout) {
-        set.push_str(&format!(
-            "SET statement_timeout = {};",
-            timeout.as_millis().max(1)
-        ));
-    }
-    if !set.is_empty() {
-        client.batch_execute(&set).await.map_err(db)?;
-    }
-    Ok(client)
 }
 
 impl PgStore {
@@ -281,7 +199,7 @@ impl PgStore {
             .collect::<Result<_, _>>()
             .map_err(db)?;
         let h = &self.core.history;
-        crate::store::interchange::write_journal(
+        crate::journal::write_journal(
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(String::as_str),
@@ -305,7 +223,7 @@ impl PgStore {
         reader: impl std::io::Read,
         options: &SessionOptions,
     ) -> Result<PgStore, StoreError> {
-        let (rows, options) = crate::store::interchange::read_journal(reader, options)?;
+        let (rows, options) = crate::database::interchange::read_journal(reader, options)?;
         let mut store = PgStore::open_with(config, session, &options).await?;
         store.core.importable()?;
         let result = transact(&mut store.client, &store.core, store.lease_secs, &rows).await;

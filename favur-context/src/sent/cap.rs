@@ -1,14 +1,16 @@
 //! The per-entry cap: a kept entry over the policy's cap is shown shortened.
 
-use crate::history::account::TokenCounter;
+use super::cost::count;
+use super::elide::elide;
+use super::shown::as_sent;
 use crate::model::entry::EntryId;
 use crate::model::message::{Message, Part};
-use crate::request::forms;
+use crate::tokens::counter::TokenCounter;
 
 /// Shortens the text parts and result contents of `message` so that it counts at most
 /// `cap` tokens, keeping the head and the tail of each with a visible elision marker.
 /// `None` if it cannot be brought under the cap (its calls alone exceed it).
-pub(super) fn cap_message(
+pub(crate) fn cap_message(
     message: &Message,
     id: EntryId,
     cap: u32,
@@ -42,7 +44,7 @@ pub(super) fn cap_message(
                 *text = elide(text, share, id);
             }
         }
-        let tokens = forms::count(counter, &forms::sent(&out)).0;
+        let tokens = count(counter, &as_sent(&out)).0;
         if tokens <= cap {
             return Some(out);
         }
@@ -54,38 +56,4 @@ pub(super) fn cap_message(
         }
     }
     None
-}
-
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(s: &str, mut i: usize) -> usize {
-    while i < s.len() && !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
-}
-
-pub(crate) fn elide(text: &str, keep: usize, id: EntryId) -> String {
-    let head = floor_boundary(text, keep * 2 / 3);
-    let tail = ceil_boundary(text, text.len() - (keep - keep * 2 / 3)).max(head);
-    format!(
-        "{}{}{}",
-        &text[..head],
-        elision_marker(tail - head, id),
-        &text[tail..]
-    )
-}
-
-/// The marker the cap puts where it elided `bytes` bytes of entry `id`'s text (what
-/// verifying a capped form looks for).
-pub(crate) fn elision_marker(bytes: usize, id: EntryId) -> String {
-    format!("\n[... {bytes} bytes elided by the per-entry cap; the original is entry {id} ...]\n")
 }

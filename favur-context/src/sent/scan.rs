@@ -143,7 +143,7 @@ mod tests {
         let text = "a\nb\r\nc\u{b}d\u{c}e\u{85}f\u{2028}g\u{2029}h\u{2026}\u{c5}i—’\n";
         let mut expected = Vec::new();
         for (k, c) in text.char_indices() {
-            if crate::render::LINE_BREAKS.contains(&c) {
+            if super::super::fold::LINE_BREAKS.contains(&c) {
                 expected.push((k, c.len_utf8()));
             }
         }

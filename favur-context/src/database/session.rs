@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
+use crate::database::StoreError;
+use crate::database::rows::Row;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History, Write};
+use crate::history::{NewEntry, RecordError};
 use crate::journal::OpenOptions;
 use crate::model::entry::EntryId;
-use crate::store::rows::Row;
-use crate::store::{NewEntry, RecordError, StoreError};
 
 /// The lease a claim holds by default: 30 s, renewed by every write.
 ///

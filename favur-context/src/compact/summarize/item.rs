@@ -1,0 +1,28 @@
+//! A candidate line of one entry ([`Item`]), as the entry's reading, its regions, its
+//! grouped hits and the budget pass it along.
+
+use std::borrow::Cow;
+
+use super::acted::Acted;
+use super::line_kind::LineKind;
+
+/// Longest acted-on line kept, in bytes (a longer one is cut with `…`).
+pub(super) const MAX_VERBATIM_BYTES: usize = 400;
+
+/// A candidate line of one entry.
+pub(super) struct Item<'a> {
+    pub(super) kind: LineKind,
+    /// Position in the entry (lines are shown in this order).
+    pub(super) order: usize,
+    /// What is shown (borrowed from the entry when shown as it is).
+    pub(super) text: Cow<'a, str>,
+    /// Whether, and how recently, the agent acted on the line since: it is then shown
+    /// verbatim, with its line number.
+    pub(super) acted: Option<Acted>,
+    /// The `order` of the definition that encloses the line (an acted line shows it as
+    /// its context).
+    pub(super) context: Option<usize>,
+    /// A line of a hot region (between lines acted on, or after them to the end of their
+    /// block): kept only with its segment, never by its kind.
+    pub(super) region: bool,
+}
