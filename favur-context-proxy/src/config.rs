@@ -193,9 +193,9 @@ pub struct Config {
     pub store: StoreSpec,
     /// Request bodies larger than this are refused with 413.
     pub max_body_bytes: usize,
-    /// A session of a journal or SQLite store with no request for this long is let go
-    /// from memory (read back from the store on its next request); `None`: never. Sessions
-    /// in memory are never let go.
+    /// A session of a journal, SQLite or PostgreSQL store with no request for this long
+    /// is let go from memory (read back from the store on its next request); `None`:
+    /// never. Sessions in memory are never let go.
     pub idle_unload: Option<Duration>,
 }
 
