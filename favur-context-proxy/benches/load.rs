@@ -4,6 +4,9 @@
 //! every session sending at once, and the memory an idle session holds against its text.
 //!
 //! `cargo bench -p favur-context-proxy --bench load` (release). Figures: docs/proxy.md.
+//! With `FAVUR_BENCH_PG=1`, a PostgreSQL row too: 50 sessions on a throwaway server
+//! (fsync on; its 200 connections hold two proxies' 50 sessions and their recall);
+//! `FAVUR_BENCH_PG=only`, that row alone.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -312,12 +315,26 @@ fn main() {
         "| store | sessions | request | added p50 / p99 | direct p50 / p99 | all at once p50 / p99 | memory per idle session | after idle unload |"
     );
     println!("|---|---|---|---|---|---|---|---|");
+    let pg = std::env::var("FAVUR_BENCH_PG").ok();
     rt.block_on(async {
-        for n in [100, 1000] {
+        for n in [100, 1000]
+            .into_iter()
+            .filter(|_| pg.as_deref() != Some("only"))
+        {
             run(n, StoreSpec::Memory, "memory", &traces).await;
             let journal = dir.path().join(format!("j{n}"));
             std::fs::create_dir_all(&journal).unwrap();
             run(n, StoreSpec::Journal(journal), "journal", &traces).await;
+        }
+        if pg.is_some() {
+            let server = favur_context_tests::pg::Server::start(true).unwrap();
+            run(
+                50,
+                StoreSpec::Postgres(server.config()),
+                "postgres",
+                &traces,
+            )
+            .await;
         }
     });
 }

@@ -2,12 +2,14 @@
 //! recorded, in order. A request that extends the line imports only its new suffix.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use favur_context::import::ImportedMessage;
 use favur_context::render::GeminiOptions;
 use favur_context::{
-    BuiltinSummarizer, CompactionReport, Compactor, EntryId, EntryKind, History, JournaledHistory,
-    NewEntry, Policy, PrepareError, SessionOptions, SqliteStore, Store,
+    AsyncStore, AsyncSummarizer, BuiltinSummarizer, CompactionReport, Compactor, EntryId,
+    EntryKind, History, JournaledHistory, NewEntry, PgStore, Policy, PrepareError, SessionOptions,
+    SqliteStore, Store, StoreError, SummarizeError, Summarizer, SummaryRequest,
 };
 use serde_json::Value;
 
@@ -16,8 +18,10 @@ use crate::digest::message_digest;
 use crate::error::ProxyError;
 use crate::wire::Wire;
 
-/// The owner the proxy claims SQLite sessions as: the same after a restart, so a
-/// proxy killed mid-request reopens its sessions without waiting out its own lease.
+/// The owner the proxy claims SQLite and PostgreSQL sessions as: the same after a
+/// restart, so a proxy killed mid-request reopens its sessions without waiting out its
+/// own lease. (Two proxies on one database so take a session from each other at once;
+/// the one taken from is fenced: see `docs/proxy.md`.)
 const OWNER: &str = "favur-context-proxy";
 
 /// Where a branch is kept.
@@ -25,6 +29,47 @@ enum Backing {
     Memory(History),
     Journal(JournaledHistory),
     Sqlite(SqliteStore),
+    Postgres(PgStore),
+}
+
+/// The built-in summarizer, usable by both the synchronous `prepare` (journal, SQLite,
+/// memory) and `prepare_async` (PostgreSQL): one compactor type for every backing.
+#[derive(Default)]
+struct Builtin(BuiltinSummarizer);
+
+impl Summarizer for Builtin {
+    fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+        self.0.summarize(request)
+    }
+}
+
+impl AsyncSummarizer for Builtin {
+    fn summarize(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> impl Future<Output = Result<String, SummarizeError>> + Send {
+        std::future::ready(self.0.summarize(request))
+    }
+}
+
+/// Runs a PostgreSQL store call to its end from a blocking thread (`spawn_blocking`:
+/// every branch call is made there), on a runtime of its own: the stores' connection
+/// tasks are spawned there too, so they never wait for a worker of the server's runtime
+/// (one of which may be blocked on the sessions' lock meanwhile, a deadlock otherwise).
+fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, String> {
+    static PG: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    let runtime = PG.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("favur-proxy-pg")
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    match runtime {
+        Ok(runtime) => Ok(runtime.block_on(f)),
+        Err(e) => Err(format!("no runtime for the PostgreSQL store: {e}")),
+    }
 }
 
 /// What one request did to its branch.
@@ -44,7 +89,7 @@ pub(crate) struct Step {
 pub(crate) struct Branch {
     pub name: String,
     backing: Backing,
-    compactor: Compactor<BuiltinSummarizer>,
+    compactor: Compactor<Builtin>,
     digests: Vec<u64>,
     pub requests: u64,
     pub compactions: u64,
@@ -67,11 +112,17 @@ impl Branch {
                     SqliteStore::open_with(file, name, &options).map_err(|e| store(&e))?,
                 )
             }
+            StoreSpec::Postgres(url) => {
+                let options = SessionOptions::new().owner(OWNER);
+                let opened =
+                    block_on(PgStore::open_with(url, name, &options)).map_err(|e| store(&e))?;
+                Backing::Postgres(opened.map_err(|e| store(&e))?)
+            }
         };
         let mut branch = Branch {
             name: name.to_owned(),
             backing,
-            compactor: Compactor::with_summarizer(policy.clone(), BuiltinSummarizer::default()),
+            compactor: Compactor::with_summarizer(policy.clone(), Builtin::default()),
             digests: Vec::new(),
             requests: 0,
             compactions: 0,
@@ -86,6 +137,7 @@ impl Branch {
             Backing::Memory(h) => h,
             Backing::Journal(j) => j.history(),
             Backing::Sqlite(s) => s.history(),
+            Backing::Postgres(p) => p.history(),
         }
     }
 
@@ -156,14 +208,17 @@ impl Branch {
         let name = &self.name;
         let store = |e: &dyn std::fmt::Display| ProxyError::Store(format!("session {name}: {e}"));
         match &mut self.backing {
-            Backing::Memory(h) => h.record(entries).map_err(|e| store(&e)),
-            Backing::Journal(j) => j.record(entries).map_err(|e| store(&e)),
-            Backing::Sqlite(s) => s.record(entries).map_err(|e| store(&e)),
+            Backing::Memory(h) => Store::record(h, entries).map_err(|e| store(&e)),
+            Backing::Journal(j) => Store::record(j, entries).map_err(|e| store(&e)),
+            Backing::Sqlite(s) => Store::record(s, entries).map_err(|e| db_error(name, e)),
+            Backing::Postgres(p) => block_on(AsyncStore::record(p, entries))
+                .map_err(|e| store(&e))?
+                .map_err(|e| db_error(name, e)),
         }
     }
 
-    /// Sets the request overhead through the store: recorded by the journal and SQLite
-    /// (only when it changes), so a resumed session budgets as before.
+    /// Sets the request overhead through the store: recorded by the journal, SQLite and
+    /// PostgreSQL (only when it changes), so a resumed session budgets as before.
     fn set_overhead(&mut self, tokens: u64) -> Result<(), ProxyError> {
         let name = &self.name;
         let store = |e: &dyn std::fmt::Display| ProxyError::Store(format!("session {name}: {e}"));
@@ -175,17 +230,29 @@ impl Branch {
                 Store::set_request_overhead_tokens(j, tokens).map_err(|e| store(&e))
             }
             Backing::Sqlite(s) => {
-                Store::set_request_overhead_tokens(s, tokens).map_err(|e| store(&e))
+                Store::set_request_overhead_tokens(s, tokens).map_err(|e| db_error(name, e))
             }
+            Backing::Postgres(p) => block_on(AsyncStore::set_request_overhead_tokens(p, tokens))
+                .map_err(|e| store(&e))?
+                .map_err(|e| db_error(name, e)),
         }
     }
 
     fn prepare(&mut self) -> Result<(Option<CompactionReport>, u64), ProxyError> {
         let c = &mut self.compactor;
         let done = match &mut self.backing {
-            Backing::Memory(h) => c.prepare(h).map_err(|e| prepare_error(&self.name, e)),
-            Backing::Journal(j) => c.prepare(j).map_err(|e| prepare_error(&self.name, e)),
-            Backing::Sqlite(s) => c.prepare(s).map_err(|e| prepare_error(&self.name, e)),
+            Backing::Memory(h) => {
+                Compactor::prepare(c, h).map_err(|e| prepare_error(&self.name, e))
+            }
+            Backing::Journal(j) => {
+                Compactor::prepare(c, j).map_err(|e| prepare_error(&self.name, e))
+            }
+            Backing::Sqlite(s) => {
+                Compactor::prepare(c, s).map_err(|e| prepare_error(&self.name, e))
+            }
+            Backing::Postgres(p) => block_on(c.prepare_async(p))
+                .map_err(|e| ProxyError::Store(format!("session {}: {e}", self.name)))?
+                .map_err(|e| db_prepare_error(&self.name, e)),
         }?;
         Ok((done.report, done.usage_tokens))
     }
@@ -202,6 +269,23 @@ fn prepare_error<E: std::fmt::Display>(name: &str, e: PrepareError<E>) -> ProxyE
         PrepareError::Store(e) => ProxyError::Store(format!("session {name}: {e}")),
         // A refusal a later version adds: reported as the session's failure, with its text.
         other => ProxyError::Store(format!("session {name}: {other}")),
+    }
+}
+
+/// A database store's failure: [`ProxyError::TakenOver`] when another writer's claim
+/// fenced this one (another proxy on the same database opened the session since).
+fn db_error(name: &str, e: StoreError) -> ProxyError {
+    match e {
+        StoreError::Fenced { .. } => ProxyError::TakenOver(format!("session {name}: {e}")),
+        e => ProxyError::Store(format!("session {name}: {e}")),
+    }
+}
+
+/// [`prepare_error`] of a database store ([`db_error`] for its own failures).
+fn db_prepare_error(name: &str, e: PrepareError<StoreError>) -> ProxyError {
+    match e {
+        PrepareError::Store(e) => db_error(name, e),
+        other => prepare_error(name, other),
     }
 }
 

@@ -33,6 +33,11 @@ pub enum ProxyError {
     /// The session store failed.
     #[error("the session store failed: {0}")]
     Store(String),
+    /// Another proxy on the same database took the session over (its claim fenced this
+    /// one's: nothing was written). The proxy reads the session back and tries once more;
+    /// a client sees this only if that fails too.
+    #[error("the session was taken over by another proxy: {0}")]
+    TakenOver(String),
     /// The upstream could not be reached.
     #[error("the upstream could not be reached: {0}")]
     Upstream(String),
@@ -51,7 +56,7 @@ impl ProxyError {
             ProxyError::TooLarge { .. } | ProxyError::OverLimit(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ProxyError::NotJson(_) => StatusCode::BAD_REQUEST,
             ProxyError::Import(_) | ProxyError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            ProxyError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ProxyError::Store(_) | ProxyError::TakenOver(_) => StatusCode::SERVICE_UNAVAILABLE,
             ProxyError::Upstream(_) => StatusCode::BAD_GATEWAY,
         }
     }
@@ -69,6 +74,7 @@ impl ProxyError {
             ProxyError::OverLimit(_) => "context_over_limit",
             ProxyError::Invalid(_) => "compacted_request_invalid",
             ProxyError::Store(_) => "store_failed",
+            ProxyError::TakenOver(_) => "session_taken_over",
             ProxyError::Upstream(_) => "upstream_unreachable",
         }
     }

@@ -16,7 +16,8 @@
 //! - Sessions: the `x-favur-session` header names one; without it, the fingerprint of the
 //!   transcript's first messages does. A transcript that diverges from what was recorded
 //!   starts a new branch; the recorded one is never changed. Sessions live in memory, in
-//!   a journal directory or in a SQLite file, and a restarted proxy reads them back.
+//!   a journal directory, a SQLite file or a PostgreSQL database, and a restarted proxy
+//!   reads them back.
 //! - Refusals are typed ([`ProxyError`]) and answered with a 4xx or 5xx whose JSON body
 //!   says why; nothing is sent upstream then.
 //!

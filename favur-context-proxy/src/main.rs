@@ -32,8 +32,9 @@ struct Args {
     /// A policy file (TOML or JSON), or `default`.
     #[arg(long, default_value = "default")]
     policy: String,
-    /// Where sessions are kept: `memory`, `journal:DIR` or `sqlite:FILE`. By default a
-    /// journal directory in the user's data directory.
+    /// Where sessions are kept: `memory`, `journal:DIR`, `sqlite:FILE` or `postgres:URL`
+    /// (a libpq connection string or a `postgres://` URL; its password is never logged).
+    /// By default a journal directory in the user's data directory.
     #[arg(long)]
     store: Option<StoreSpec>,
     /// Request bodies larger than this many bytes are refused with 413.
@@ -74,6 +75,12 @@ fn config(args: Args) -> Result<Config, String> {
     if let StoreSpec::Journal(dir) = &c.store {
         std::fs::create_dir_all(dir).map_err(|e| format!("--store {}: {e}", dir.display()))?;
     }
+    if let StoreSpec::Postgres(url) = &c.store {
+        // Read now, so that a mistyped connection string stops the start (its error
+        // names no value; the store is shown redacted).
+        url.parse::<tokio_postgres::Config>()
+            .map_err(|e| format!("--store {}: {e}", c.store))?;
+    }
     c.max_body_bytes = args.max_body_bytes;
     c.idle_unload =
         (args.idle_unload_secs > 0).then(|| std::time::Duration::from_secs(args.idle_unload_secs));
@@ -107,7 +114,7 @@ async fn main() -> ExitCode {
         }
     };
     let addr = listener.local_addr().map_or(config.listen, |a| a);
-    tracing::info!(%addr, store = ?config.store, "listening");
+    tracing::info!(%addr, store = %config.store, "listening");
     // The line a supervisor (or a test) waits for, on stdout.
     println!("listening on http://{addr}");
     match favur_context_proxy::serve(config, listener).await {

@@ -176,23 +176,38 @@ fn step(
     let options = ParseOptions {
         keep_invalid_arguments: true,
     };
-    let imported = parse_value(format, value, options)?.classify(&shared.config.rules)?;
+    let import = || parse_value(format, value, options)?.classify(&shared.config.rules);
+    let mut imported = import()?;
     let digests: Vec<u64> = imported
         .iter()
         .map(|m| message_digest(m.classified.message()))
         .collect();
     let key = session_key(header, wire.format_family(), &digests);
     let (spec, policy) = (&shared.config.store, &shared.config.policy);
-    let family = shared.sessions.family(&key, spec, policy)?;
-    let mut family = family.lock().unwrap_or_else(PoisonError::into_inner);
-    let i = family.choose(&digests, spec, policy)?;
-    let branch = &mut family.branches[i];
-    let done = branch.step((wire, gemini), value, imported, &digests);
-    shared.sessions.touch(&key); // idle time counts from the end of a request
-    let done = done?;
+    let mut retried = false;
+    let (branch, done) = loop {
+        let family = shared.sessions.family(&key, spec, policy)?;
+        let mut family = family.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = family.choose(&digests, spec, policy)?;
+        let branch = &mut family.branches[i];
+        let done = branch.step((wire, gemini), value, imported, &digests);
+        shared.sessions.touch(&key); // idle time counts from the end of a request
+        match done {
+            // Another proxy on the database opened the session since this one read it
+            // (nothing was written): read it back, claiming it again, and serve the
+            // request once more.
+            Err(ProxyError::TakenOver(why)) if !retried => {
+                tracing::warn!(session = %key, %why, "session taken over: read back");
+                drop(family);
+                shared.sessions.forget(&key);
+                (imported, retried) = (import()?, true);
+            }
+            done => break (branch.name.clone(), done?),
+        }
+    };
     tracing::info!(
         session = %key,
-        branch = %branch.name,
+        branch = %branch,
         format = wire.name(),
         imported = done.imported,
         usage_tokens = done.usage_tokens,

@@ -58,7 +58,7 @@ impl Family {
             let branch = Branch::open(spec, &name, policy)?;
             let empty = branch.len() == 0;
             branches.push(branch);
-            // An empty branch ends the family (a SQLite probe opens one; it is kept as
+            // An empty branch ends the family (a SQLite or PostgreSQL probe opens one; it is kept as
             // the branch a new line takes).
             if empty || matches!(spec, StoreSpec::Memory) {
                 break;
@@ -134,6 +134,13 @@ impl Sessions {
         }
     }
 
+    /// Lets go of the session of `key` (its store keeps it; it is read back on its next
+    /// request): after another proxy on the same database took it over.
+    pub fn forget(&self, key: &str) {
+        let mut map = self.families.lock().unwrap_or_else(PoisonError::into_inner);
+        map.remove(key);
+    }
+
     /// Lets go of every session that served no request for `idle` and has none in
     /// flight (its store keeps it; it is read back on its next request). Returns how many.
     pub fn unload_idle(&self, idle: Duration) -> usize {
@@ -153,7 +160,7 @@ impl Sessions {
         let mut out = Vec::new();
         for f in families {
             let f = f.lock().unwrap_or_else(PoisonError::into_inner);
-            // An empty branch (a fresh session's, or the spare a SQLite probe opened)
+            // An empty branch (a fresh session's, or the spare a database probe opened)
             // holds nothing to show.
             for b in f.branches.iter().filter(|b| b.len() > 0) {
                 let h = b.history();
