@@ -146,6 +146,23 @@ fn a_rig_completion_is_recorded_and_sent_again() {
     h.append(fuzzy!(message: r));
     h.append(strict!(tool_result("call_9"): "2 passed"));
 
+    // Arguments that were not an object come back as the model sent them.
+    let broken = ToolCall::new(
+        CallId::from_wire("call_10"),
+        ToolFunction::new(ToolName::new("bash").unwrap(), json!("ls -la")),
+    );
+    assert!(broken.function.invalid_arguments.is_some());
+    let r = reply(&CompletionResponse::new(
+        vec![AssistantContent::ToolCall(broken)],
+        Usage::default(),
+        Origin::new("chat", "openai", "gpt-4.1"),
+        serde_json::Value::Null,
+    ));
+    assert_eq!(
+        r.tool_calls()[0].arguments,
+        favur_context::Arguments::Invalid("ls -la".into())
+    );
+
     // The recorded call goes back to rig with its id and arguments, answered.
     let messages = chat_history(&h).unwrap();
     let Some(Message::User { content }) = messages.last() else {
@@ -176,6 +193,7 @@ fn a_failed_rig_turn_is_recorded_as_refused_with_its_reason() {
     response.error = Some("refused: policy".into());
     let r = reply(&response);
     assert_eq!(r.stop_reason(), &StopReason::Refused);
+    assert!(r.tool_calls().is_empty());
     assert_eq!(r.refusal(), Some("refused: policy"));
     // No usage reported: none made up.
     assert!(r.usage().is_none());

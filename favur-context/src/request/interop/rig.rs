@@ -51,7 +51,7 @@ use serde_json::Value;
 pub use ::rig_core::completion::message as types;
 
 use crate::history::History;
-use crate::model::message::ToolCall;
+use crate::model::message::{Arguments, ToolCall};
 use crate::reply::{Reply, StopReason, Usage};
 use crate::request::render::render_anthropic;
 
@@ -258,11 +258,18 @@ pub fn reply(response: &CompletionResponse) -> Reply {
     for content in &response.choice {
         match content {
             AssistantContent::Text(t) => text.push_str(t.text()),
-            AssistantContent::ToolCall(c) => calls.push(ToolCall::new(
-                c.id.wire().into_owned(),
-                c.function.name.to_string(),
-                Value::Object(c.function.arguments.clone()),
-            )),
+            AssistantContent::ToolCall(c) => {
+                // Arguments that were not a JSON object are kept as the model sent them.
+                let arguments = match &c.function.invalid_arguments {
+                    Some(raw) => Arguments::Invalid(raw.clone()),
+                    None => Arguments::Json(Value::Object(c.function.arguments.clone())),
+                };
+                calls.push(ToolCall::new(
+                    c.id.wire().into_owned(),
+                    c.function.name.to_string(),
+                    arguments,
+                ));
+            }
             _ => {}
         }
     }
