@@ -88,12 +88,7 @@ async fn credentials_go_upstream_and_the_session_header_does_not() {
     assert_eq!(seen.headers["x-api-key"], "sk-ant-secret");
     assert_eq!(seen.headers["anthropic-version"], "2023-06-01");
     assert!(seen.headers.get("x-favur-session").is_none());
-    let sessions: Value = reqwest::get(format!("{proxy}/favur/sessions"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sessions: Value = common::recorded_sessions(&proxy).await;
     assert_eq!(sessions[0]["session"], "h-job-1");
     assert!(
         !sessions.to_string().contains("sk-ant-secret"),
@@ -138,12 +133,7 @@ async fn other_paths_and_bodies_without_a_transcript_pass_untouched() {
         "a Responses body with server-held state is not touched"
     );
     assert_eq!(seen[2].body, count.as_bytes());
-    let sessions: Value = reqwest::get(format!("{proxy}/favur/sessions"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sessions: Value = common::recorded_sessions(&proxy).await;
     assert_eq!(sessions, json!([]), "nothing was recorded");
 }
 
@@ -182,12 +172,7 @@ async fn refusals_are_typed_and_nothing_is_sent() {
         upstream.seen().is_empty(),
         "a refused request is never sent"
     );
-    let sessions: Value = reqwest::get(format!("{proxy}/favur/sessions"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sessions: Value = common::recorded_sessions(&proxy).await;
     assert_eq!(sessions, json!([]), "nothing was recorded");
 }
 

@@ -9,10 +9,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use common::{Direct, Upstream, request_points, start_with, test_policy, to_gemini, trace};
+use common::{Direct, Upstream, holds, request_points, start_with, test_policy, to_gemini, trace};
 use favur_context::import::Format;
 use favur_context::render::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini_with};
 use favur_context_proxy::config::{Config, StoreSpec};
@@ -66,16 +65,6 @@ fn overhead(body: &Value) -> u64 {
     let text = Wire::Gemini.overhead_text(body);
     assert!(!text.is_empty(), "the tools are overhead");
     u64::from(favur_context::HeuristicCounter.count_text(&text))
-}
-
-/// Whether some string of `v` contains `text`.
-fn holds(v: &Value, text: &str) -> bool {
-    match v {
-        Value::String(s) => s.contains(text),
-        Value::Array(a) => a.iter().any(|x| holds(x, text)),
-        Value::Object(o) => o.values().any(|x| holds(x, text)),
-        _ => false,
-    }
 }
 
 /// How many parts of `contents` carry a thought signature that `which` picks.
@@ -161,15 +150,8 @@ fn spawn_logging(
         .stderr(std::fs::File::create(dir.join("proxy.log")).unwrap())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("{line}"));
-    (Killed(child), url.to_owned())
+    let url = common::listening_url(&mut child);
+    (Killed(child), url)
 }
 
 /// Sends the pvlib trace as Gemini requests as `run` says and checks every request the
@@ -289,13 +271,7 @@ async fn trace_through(run: Run<'_>) -> Option<(usize, usize)> {
         seen.len(),
         direct.compactions
     );
-    let branches = reqwest::get(format!("{proxy}/favur/sessions"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let branches: Value = serde_json::from_str(&branches).unwrap();
+    let branches = common::recorded_sessions(&proxy).await;
     drop(child);
     assert_eq!(
         branches.as_array().unwrap().len(),
@@ -553,12 +529,7 @@ async fn a_gemini_transcript_that_cannot_be_imported_is_refused_and_nothing_is_r
         gemini.seen().is_empty() && other.seen().is_empty(),
         "nothing is sent"
     );
-    let sessions: Value = reqwest::get(format!("{proxy}/favur/sessions"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sessions: Value = common::recorded_sessions(&proxy).await;
     assert_eq!(sessions, json!([]), "nothing is recorded");
 }
 

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{
-    Direct, Upstream, request_points, start_proxy, to_anthropic, to_chat, to_responses, trace,
+    Direct, Upstream, holds, request_points, start_proxy, to_anthropic, to_chat, to_responses,
+    trace,
 };
 use favur_context::import::Format;
 use favur_context::render::{render_anthropic, render_openai, render_responses};
@@ -152,15 +153,5 @@ fn overhead(body: &Value) -> u64 {
         0
     } else {
         u64::from(favur_context::HeuristicCounter.count_text(&text))
-    }
-}
-
-/// Whether some string of `v` contains `text`.
-fn holds(v: &Value, text: &str) -> bool {
-    match v {
-        Value::String(s) => s.contains(text),
-        Value::Array(a) => a.iter().any(|x| holds(x, text)),
-        Value::Object(o) => o.values().any(|x| holds(x, text)),
-        _ => false,
     }
 }

@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 use common::{Direct, Upstream, request_points, start_proxy, test_policy, to_chat, trace};
@@ -28,12 +27,7 @@ async fn post(proxy: &str, body: &Value) -> Value {
 }
 
 async fn sessions(proxy: &str) -> Vec<Value> {
-    let v: Value = reqwest::get(format!("{proxy}/favur/sessions"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = common::recorded_sessions(proxy).await;
     v.as_array().unwrap().clone()
 }
 
@@ -131,15 +125,7 @@ fn spawn_logged(
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_owned();
+    let url = common::listening_url(&mut child);
     (child, url)
 }
 

@@ -296,3 +296,36 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
     }
     walk(a, b, &mut String::new())
 }
+
+/// Whether some string of `v` contains `text`.
+pub fn holds(v: &Value, text: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(text),
+        Value::Array(a) => a.iter().any(|x| holds(x, text)),
+        Value::Object(o) => o.values().any(|x| holds(x, text)),
+        _ => false,
+    }
+}
+
+/// What the proxy's `/favur/sessions` endpoint reports.
+pub async fn recorded_sessions(proxy: &str) -> Value {
+    reqwest::get(format!("{proxy}/favur/sessions"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// The URL a proxy binary spawned with a piped stdout says it listens on (its first line).
+pub fn listening_url(child: &mut std::process::Child) -> String {
+    use std::io::{BufRead, BufReader};
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    line.trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned()
+}
