@@ -4,7 +4,6 @@
 //! (summaries it wrote, entries it dropped, entries it reshaped) and applied to the view.
 //! Replaying the same records over the same entries gives the same view.
 
-use foldhash::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +14,9 @@ use crate::model::message::Role;
 use crate::model::retention::Retention;
 use crate::sent::Form;
 use crate::sent::Staying;
+
+mod derive;
+pub(crate) use derive::derive;
 
 /// One item of the view: an entry, the form it is shown in, and what it costs.
 ///
@@ -418,162 +420,4 @@ pub enum ApplyError {
         /// The missing summary.
         summary: EntryId,
     },
-}
-
-/// Computes the view that results from applying `compaction` to `view`, and the summary
-/// entries to record, without changing anything.
-///
-/// `is_result` tells whether an entry is a tool-result entry: a summary whose members all
-/// stay in another form is placed after its last member *and after the tool results that
-/// directly follow it*, so that it never separates a tool call from its results.
-/// `blocks_of` gives the content blocks an entry is sent as in a form.
-pub(crate) fn derive(
-    view: &View,
-    compaction: &Compaction,
-    next_id: EntryId,
-    is_result: &dyn Fn(EntryId) -> bool,
-    blocks_of: &dyn Fn(EntryId, &Form) -> u32,
-) -> Result<(View, Vec<Entry>), ApplyError> {
-    let in_view: HashSet<EntryId> = view.items.iter().map(|i| i.id).collect();
-    let pinned: HashSet<EntryId> = view
-        .items
-        .iter()
-        .filter(|i| i.shape.pinned)
-        .map(|i| i.id)
-        .collect();
-    let named = |id: &EntryId| -> Result<(), ApplyError> {
-        if !in_view.contains(id) {
-            Err(ApplyError::NotInView { id: *id })
-        } else if pinned.contains(id) {
-            Err(ApplyError::Pinned { id: *id })
-        } else {
-            Ok(())
-        }
-    };
-    let mut touched: HashSet<EntryId> = HashSet::default();
-    let mut reform: HashMap<EntryId, (&Form, u32)> = HashMap::default();
-    let mut dropped: HashSet<EntryId> = HashSet::default();
-    let mut summary_of: HashMap<EntryId, usize> = HashMap::default();
-    let mut summaries: Vec<&Entry> = Vec::new();
-    let mut expected = next_id;
-
-    for edit in &compaction.edits {
-        match edit {
-            Edit::Reform { id, form, tokens } => {
-                named(id)?;
-                if reform.insert(*id, (form, *tokens)).is_some() || dropped.contains(id) {
-                    return Err(ApplyError::Conflict { id: *id });
-                }
-            }
-            Edit::Drop { id } => {
-                named(id)?;
-                if !touched.insert(*id) {
-                    return Err(ApplyError::Conflict { id: *id });
-                }
-                if reform.contains_key(id) {
-                    return Err(ApplyError::Conflict { id: *id });
-                }
-                dropped.insert(*id);
-            }
-            Edit::Summarize { summary } => {
-                let Some(summary) = summary.entry() else {
-                    return Err(ApplyError::SummaryNotHeld { id: summary.id() });
-                };
-                if summary.id != expected {
-                    return Err(ApplyError::SummaryId {
-                        expected,
-                        found: summary.id,
-                    });
-                }
-                expected = EntryId(expected.0 + 1);
-                let EntryKind::Summary { replaces } = &*summary.kind else {
-                    return Err(ApplyError::NotASummary { id: summary.id });
-                };
-                if replaces.is_empty() {
-                    return Err(ApplyError::NotASummary { id: summary.id });
-                }
-                for id in replaces {
-                    named(id)?;
-                    if !touched.insert(*id) {
-                        return Err(ApplyError::Conflict { id: *id });
-                    }
-                    summary_of.insert(*id, summaries.len());
-                }
-                summaries.push(summary);
-            }
-        }
-    }
-    for (id, (form, _)) in &reform {
-        if dropped.contains(id) {
-            return Err(ApplyError::Conflict { id: *id });
-        }
-        if let Form::Placeholder { summary: Some(s) } = form {
-            let written = summaries.iter().any(|e| e.id == *s);
-            if !written && !in_view.contains(s) {
-                return Err(ApplyError::UnknownSummary {
-                    id: *id,
-                    summary: *s,
-                });
-            }
-        }
-    }
-
-    // Where each summary goes: at its first member that leaves the view, or, if every
-    // member stays in another form, after its last member and the tool results that
-    // directly follow it (a summary never separates a call from its results).
-    let mut anchor: Vec<Option<(usize, bool)>> = vec![None; summaries.len()];
-    for (pos, item) in view.items.iter().enumerate() {
-        if let Some(&s) = summary_of.get(&item.id) {
-            let leaves = !reform.contains_key(&item.id);
-            match anchor[s] {
-                Some((_, true)) => {}
-                _ => anchor[s] = Some((pos, leaves)),
-            }
-        }
-    }
-    let mut anchored: HashMap<EntryId, Vec<usize>> = HashMap::default();
-    for (s, a) in anchor.iter().enumerate() {
-        if let Some((mut pos, leaves)) = *a {
-            if !leaves {
-                // Never between a call and its results, nor a command and its observation.
-                let command = matches!(reform.get(&view.items[pos].id), Some((Form::Command, _)));
-                if command && pos + 1 < view.items.len() {
-                    pos += 1;
-                }
-                while pos + 1 < view.items.len() && is_result(view.items[pos + 1].id) {
-                    pos += 1;
-                }
-            }
-            anchored.entry(view.items[pos].id).or_default().push(s);
-        }
-    }
-
-    let mut items = Vec::with_capacity(view.items.len());
-    for item in &view.items {
-        if let Some((form, tokens)) = reform.get(&item.id) {
-            items.push(ViewItem {
-                id: item.id,
-                form: (*form).clone(),
-                tokens: *tokens,
-                shape: item.shape,
-                blocks: blocks_of(item.id, form),
-            });
-        } else if !dropped.contains(&item.id) && !summary_of.contains_key(&item.id) {
-            items.push(item.clone());
-        }
-        for &s in anchored.get(&item.id).map_or(&[][..], Vec::as_slice) {
-            let e = summaries[s];
-            items.push(ViewItem {
-                id: e.id,
-                form: Form::Verbatim,
-                tokens: e.tokens,
-                shape: Shape::of(e),
-                blocks: 1,
-            });
-        }
-    }
-    Ok((
-        View::from_items(items),
-        summaries.into_iter().cloned().collect(),
-    ))
 }

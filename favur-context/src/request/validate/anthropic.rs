@@ -106,24 +106,7 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
     for (i, m) in list.iter().enumerate() {
         let at = Some(i);
         let (obj, role) = turns.next(i, m)?;
-        let blocks: Vec<&Value> = match obj.get("content") {
-            Some(Value::String(s)) => {
-                if s.trim().is_empty() {
-                    return Err(err(at, Rule::EmptyText));
-                }
-                Vec::new()
-            }
-            Some(Value::Array(a)) if !a.is_empty() => a.iter().collect(),
-            Some(Value::Array(_)) => {
-                return Err(err(at, Rule::BadContent("empty content array".into())));
-            }
-            _ => {
-                return Err(err(
-                    at,
-                    Rule::BadContent("content must be a string or an array of blocks".into()),
-                ));
-            }
-        };
+        let blocks = content_blocks(at, obj.get("content"))?;
         let waiting = std::mem::take(&mut open);
         let waiting_set: HashSet<&str> = waiting.iter().map(String::as_str).collect();
         let mut answered: HashSet<&str> = HashSet::new();
@@ -151,66 +134,15 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                         ));
                     };
                     answer(at, id, waiting_set.contains(id), &mut answered)?;
-                    match b.get("content") {
-                        None | Some(Value::String(_)) => {}
-                        Some(Value::Array(inner)) => {
-                            anthropic_blocks::check_result_content(inner).map_err(|r| err(at, r))?
-                        }
-                        Some(_) => {
-                            return Err(err(
-                                at,
-                                Rule::BadContent(
-                                    "tool_result content must be a string or blocks".into(),
-                                ),
-                            ));
-                        }
-                    }
-                    if b.get("is_error").is_some_and(|e| !e.is_boolean()) {
-                        return Err(err(
-                            at,
-                            Rule::BadContent("`is_error` must be a boolean".into()),
-                        ));
-                    }
+                    tool_result_fields(at, b)?;
                     continue;
                 }
-                "text" => match b.get("text").and_then(Value::as_str) {
-                    Some(t) if !t.trim().is_empty() => {}
-                    Some(_) => return Err(err(at, Rule::EmptyText)),
-                    None => {
-                        return Err(err(
-                            at,
-                            Rule::BadContent("a text block needs a `text` string".into()),
-                        ));
-                    }
-                },
+                "text" => text_block(at, b)?,
                 "tool_use" => {
                     if role != "assistant" {
                         return Err(not_allowed(at, kind, role));
                     }
-                    let id = b.get("id").and_then(Value::as_str).unwrap_or("");
-                    if !valid_tool_id(id) {
-                        return Err(err(
-                            at,
-                            Rule::BadToolCall(format!(
-                                "tool_use id `{id}` must match [a-zA-Z0-9_-]+"
-                            )),
-                        ));
-                    }
-                    if b.get("name")
-                        .and_then(Value::as_str)
-                        .is_none_or(str::is_empty)
-                    {
-                        return Err(err(
-                            at,
-                            Rule::BadToolCall(format!("tool_use `{id}` needs a `name`")),
-                        ));
-                    }
-                    if !b.get("input").is_some_and(Value::is_object) {
-                        return Err(err(
-                            at,
-                            Rule::BadToolCall(format!("tool_use `{id}` needs an object `input`")),
-                        ));
-                    }
+                    let id = tool_use_block(at, b)?;
                     if !ids.insert(id.to_owned()) {
                         return Err(call_err(at, id, |call_id| Rule::DuplicateCallId {
                             call_id,
@@ -247,4 +179,88 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
         }));
     }
     Ok(())
+}
+
+/// A message's content: a non-empty string (no blocks) or a non-empty array of blocks.
+fn content_blocks(
+    at: Option<usize>,
+    content: Option<&Value>,
+) -> Result<Vec<&Value>, ValidationError> {
+    match content {
+        Some(Value::String(s)) => {
+            if s.trim().is_empty() {
+                return Err(err(at, Rule::EmptyText));
+            }
+            Ok(Vec::new())
+        }
+        Some(Value::Array(a)) if !a.is_empty() => Ok(a.iter().collect()),
+        Some(Value::Array(_)) => Err(err(at, Rule::BadContent("empty content array".into()))),
+        _ => Err(err(
+            at,
+            Rule::BadContent("content must be a string or an array of blocks".into()),
+        )),
+    }
+}
+
+/// A `tool_result` block's content (a string or blocks) and `is_error` (a boolean).
+fn tool_result_fields(at: Option<usize>, b: &Value) -> Result<(), ValidationError> {
+    match b.get("content") {
+        None | Some(Value::String(_)) => {}
+        Some(Value::Array(inner)) => {
+            anthropic_blocks::check_result_content(inner).map_err(|r| err(at, r))?
+        }
+        Some(_) => {
+            return Err(err(
+                at,
+                Rule::BadContent("tool_result content must be a string or blocks".into()),
+            ));
+        }
+    }
+    if b.get("is_error").is_some_and(|e| !e.is_boolean()) {
+        return Err(err(
+            at,
+            Rule::BadContent("`is_error` must be a boolean".into()),
+        ));
+    }
+    Ok(())
+}
+
+/// A text block holds non-whitespace text.
+fn text_block(at: Option<usize>, b: &Value) -> Result<(), ValidationError> {
+    match b.get("text").and_then(Value::as_str) {
+        Some(t) if !t.trim().is_empty() => Ok(()),
+        Some(_) => Err(err(at, Rule::EmptyText)),
+        None => Err(err(
+            at,
+            Rule::BadContent("a text block needs a `text` string".into()),
+        )),
+    }
+}
+
+/// A `tool_use` block's own fields (an id of `[a-zA-Z0-9_-]+`, a name, an object
+/// `input`); returns its id.
+fn tool_use_block(at: Option<usize>, b: &Value) -> Result<&str, ValidationError> {
+    let id = b.get("id").and_then(Value::as_str).unwrap_or("");
+    if !valid_tool_id(id) {
+        return Err(err(
+            at,
+            Rule::BadToolCall(format!("tool_use id `{id}` must match [a-zA-Z0-9_-]+")),
+        ));
+    }
+    if b.get("name")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
+        return Err(err(
+            at,
+            Rule::BadToolCall(format!("tool_use `{id}` needs a `name`")),
+        ));
+    }
+    if !b.get("input").is_some_and(Value::is_object) {
+        return Err(err(
+            at,
+            Rule::BadToolCall(format!("tool_use `{id}` needs an object `input`")),
+        ));
+    }
+    Ok(id)
 }
