@@ -79,26 +79,7 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
             ));
         }
     };
-    let name = match table.get("name") {
-        None => {
-            return Err(RulesError::MissingField {
-                rule: number,
-                name: None,
-                field: "name",
-            });
-        }
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        Some(other) => {
-            let found = type_name(other);
-            return Err(invalid_value(
-                number,
-                None,
-                "name",
-                "a non-empty string",
-                found,
-            ));
-        }
-    };
+    let name = rule_name(table, number)?;
     let named = Some(name.as_str());
     let mut rule = Rule {
         name: name.clone(),
@@ -127,67 +108,10 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
                     rule.pin = *b;
                 }
             }
-            "key" => {
-                let expected = "\"path\" or \"command\"";
-                rule.key = Some(match value {
-                    toml::Value::String(s) if s == "path" => KeyFrom::Path,
-                    toml::Value::String(s) if s == "command" => KeyFrom::Command,
-                    toml::Value::String(s) => {
-                        return Err(invalid_value(
-                            number,
-                            named,
-                            "key",
-                            expected,
-                            format!("{s:?}"),
-                        ));
-                    }
-                    other => {
-                        let found = type_name(other);
-                        return Err(invalid_value(number, named, "key", expected, found));
-                    }
-                });
-            }
-            "role" => {
-                let expected =
-                    "\"system\", \"user\", \"assistant\", \"tool\" or a non-empty array of them";
-                let invalid = |found: String| invalid_value(number, named, "role", expected, found);
-                let list: Vec<&toml::Value> = match value {
-                    toml::Value::Array(items) if !items.is_empty() => items.iter().collect(),
-                    toml::Value::Array(_) => return Err(invalid("an empty array".into())),
-                    single => vec![single],
-                };
-                let mut roles = Vec::new();
-                for v in list {
-                    match v {
-                        toml::Value::String(s) => match parse_role(s) {
-                            Some(r) => roles.push(r),
-                            None => return Err(invalid(format!("{s:?}"))),
-                        },
-                        other => return Err(invalid(type_name(other))),
-                    }
-                }
-                rule.roles = Some(roles);
-            }
+            "key" => rule.key = Some(parse_key(value, number, named)?),
+            "role" => rule.roles = Some(parse_roles(value, number, named)?),
             field @ ("tool" | "command" | "arguments") => {
-                let pattern = match value {
-                    toml::Value::String(s) => s,
-                    other => {
-                        let found = type_name(other);
-                        return Err(invalid_value(
-                            number,
-                            named,
-                            field,
-                            "a string (a regex)",
-                            found,
-                        ));
-                    }
-                };
-                let re = Regex::new(pattern).map_err(|e| RulesError::InvalidRegex {
-                    rule: number,
-                    name: Some(name.clone()),
-                    field: field.to_owned(),
-                    error: e.to_string(),
-                })?;
+                let re = parse_pattern(value, number, &name, field)?;
                 match field {
                     "tool" => rule.tool = Some(re),
                     "command" => rule.command = Some(re),
@@ -209,4 +133,103 @@ pub(super) fn parse_rule(raw: &toml::Value, number: usize) -> Result<Rule, Rules
         field: "class",
     })?;
     Ok(rule)
+}
+
+/// A rule's `name`: a non-empty string, required.
+fn rule_name(table: &toml::Table, number: usize) -> Result<String, RulesError> {
+    match table.get("name") {
+        None => Err(RulesError::MissingField {
+            rule: number,
+            name: None,
+            field: "name",
+        }),
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        Some(other) => Err(invalid_value(
+            number,
+            None,
+            "name",
+            "a non-empty string",
+            type_name(other),
+        )),
+    }
+}
+
+/// A rule's `key`: where its entries' key comes from, `"path"` or `"command"`.
+fn parse_key(
+    value: &toml::Value,
+    number: usize,
+    named: Option<&str>,
+) -> Result<KeyFrom, RulesError> {
+    let expected = "\"path\" or \"command\"";
+    match value {
+        toml::Value::String(s) if s == "path" => Ok(KeyFrom::Path),
+        toml::Value::String(s) if s == "command" => Ok(KeyFrom::Command),
+        toml::Value::String(s) => Err(invalid_value(
+            number,
+            named,
+            "key",
+            expected,
+            format!("{s:?}"),
+        )),
+        other => Err(invalid_value(
+            number,
+            named,
+            "key",
+            expected,
+            type_name(other),
+        )),
+    }
+}
+
+/// A rule's `role`: one role name or a non-empty array of them.
+fn parse_roles(
+    value: &toml::Value,
+    number: usize,
+    named: Option<&str>,
+) -> Result<Vec<Role>, RulesError> {
+    let expected = "\"system\", \"user\", \"assistant\", \"tool\" or a non-empty array of them";
+    let invalid = |found: String| invalid_value(number, named, "role", expected, found);
+    let list: Vec<&toml::Value> = match value {
+        toml::Value::Array(items) if !items.is_empty() => items.iter().collect(),
+        toml::Value::Array(_) => return Err(invalid("an empty array".into())),
+        single => vec![single],
+    };
+    let mut roles = Vec::new();
+    for v in list {
+        match v {
+            toml::Value::String(s) => match parse_role(s) {
+                Some(r) => roles.push(r),
+                None => return Err(invalid(format!("{s:?}"))),
+            },
+            other => return Err(invalid(type_name(other))),
+        }
+    }
+    Ok(roles)
+}
+
+/// A rule's `tool`, `command` or `arguments`: a string that compiles as a regex.
+fn parse_pattern(
+    value: &toml::Value,
+    number: usize,
+    name: &str,
+    field: &str,
+) -> Result<Regex, RulesError> {
+    let pattern = match value {
+        toml::Value::String(s) => s,
+        other => {
+            return Err(invalid_value(
+                number,
+                Some(name),
+                field,
+                "a string (a regex)",
+                type_name(other),
+            ));
+        }
+    };
+    Regex::new(pattern).map_err(|e| RulesError::InvalidRegex {
+        rule: number,
+        name: Some(name.to_owned()),
+        field: field.to_owned(),
+        error: e.to_string(),
+    })
 }
