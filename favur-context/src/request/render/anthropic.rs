@@ -16,7 +16,8 @@ use serde_json::{Map, Value, json};
 use super::FIRST_TURN_NOTE;
 use super::anthropic_blocks::{leading_thinking, media_block, reasoning_block};
 use super::neutral::{
-    Out, Piece, SPARE, SPARE_TEXT, UniqueIds, filled, filled_map, object, refill, tool_name,
+    Msg, Out, OutCall, Piece, SPARE, SPARE_TEXT, UniqueIds, filled, filled_map, object, refill,
+    tool_name,
 };
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Role};
@@ -246,54 +247,11 @@ impl Turns {
     /// Adds one message of the neutral sequence: its blocks join the last turn if it has
     /// the same role.
     pub(super) fn push(&mut self, out: Out<'_>) {
-        let (role, mut blocks, ext) = match out {
+        let (role, blocks, ext) = match out {
             Out::Msg(msg) => {
-                let role = msg.role;
-                let mut blocks = self.spare.blocks();
-                if role == Role::Assistant {
-                    self.current.clear();
-                }
-                for piece in msg.pieces {
-                    match piece {
-                        Piece::Text(t) if t.trim().is_empty() => {}
-                        Piece::Text(t) => {
-                            blocks.push(self.spare.text_block(t));
-                        }
-                        Piece::Call(k) => {
-                            let Some(c) = msg.calls.get(k) else { continue };
-                            let id = self.used.unique(&anthropic_id(&c.id));
-                            self.current.insert(c.id.clone(), id.clone());
-                            static TOOL_USE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
-                                template([
-                                    ("type", Value::from("tool_use")),
-                                    ("id", Value::Null),
-                                    ("name", Value::Null),
-                                    ("input", Value::Null),
-                                ])
-                            });
-                            blocks.push(filled(
-                                &TOOL_USE,
-                                [
-                                    ("id", Value::String(id)),
-                                    ("name", Value::from(tool_name(&c.call.name))),
-                                    ("input", input(&c.call.arguments)),
-                                ],
-                            ));
-                        }
-                        // Reasoning is only sent back in an assistant turn.
-                        Piece::Reasoning(r) if role == Role::Assistant => {
-                            blocks.extend(reasoning_block(&r));
-                        }
-                        Piece::Reasoning(_) => {}
-                        media => blocks.extend(media_block(&media, role != Role::Assistant)),
-                    }
-                }
-                let role = if role == Role::Assistant {
-                    "assistant"
-                } else {
-                    "user"
-                };
-                (role, blocks, msg.ext)
+                let ext = msg.ext;
+                let (role, blocks) = self.message_blocks(msg);
+                (role, blocks, ext)
             }
             Out::Res {
                 id,
@@ -302,61 +260,124 @@ impl Turns {
                 media,
                 ext,
             } => {
-                let id = self
-                    .current
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or_else(|| anthropic_id(&id));
-                static TOOL_RESULT: LazyLock<Map<String, Value>> = LazyLock::new(|| {
-                    template([
-                        ("type", Value::from("tool_result")),
-                        ("tool_use_id", Value::Null),
-                    ])
-                });
-                // A result with text only is built in a kept one if there is one.
-                let plain = media.is_empty() && !content.is_empty() && !is_error;
-                let kept = if plain {
-                    self.spare.results.pop()
-                } else {
-                    None
-                };
-                let block = match kept {
-                    Some(mut block) => {
-                        if let Some(Value::String(buffer)) = block.get_mut("tool_use_id") {
-                            *buffer = id;
-                        }
-                        if let Some(Value::String(buffer)) = block.get_mut("content") {
-                            refill(buffer, content);
-                        }
-                        block
-                    }
-                    None => {
-                        let mut block =
-                            filled_map(&TOOL_RESULT, [("tool_use_id", Value::String(id))]);
-                        if media.is_empty() {
-                            if !content.is_empty() {
-                                block.insert("content".into(), Value::String(content.into_owned()));
-                            }
-                        } else {
-                            // What the tool returned besides its text, as blocks of its result.
-                            let mut inner = Vec::new();
-                            if !content.is_empty() {
-                                inner.push(text_block(content.into_owned()));
-                            }
-                            inner.extend(media.iter().filter_map(|m| media_block(m, true)));
-                            block.insert("content".into(), Value::Array(inner));
-                        }
-                        if is_error {
-                            block.insert("is_error".into(), Value::Bool(true));
-                        }
-                        block
-                    }
-                };
+                let block = self.result_block(id, content, is_error, &media);
                 let mut blocks = self.spare.blocks();
                 blocks.push(Value::Object(block));
                 ("user", blocks, ext)
             }
         };
+        self.join(role, blocks, ext);
+    }
+
+    /// A message's role in the request (`"assistant"` or `"user"`) and its blocks.
+    fn message_blocks(&mut self, msg: Msg<'_>) -> (&'static str, Vec<Value>) {
+        let role = msg.role;
+        let mut blocks = self.spare.blocks();
+        if role == Role::Assistant {
+            self.current.clear();
+        }
+        for piece in msg.pieces {
+            match piece {
+                Piece::Text(t) if t.trim().is_empty() => {}
+                Piece::Text(t) => {
+                    blocks.push(self.spare.text_block(t));
+                }
+                Piece::Call(k) => {
+                    let Some(c) = msg.calls.get(k) else { continue };
+                    blocks.push(self.tool_use(c));
+                }
+                // Reasoning is only sent back in an assistant turn.
+                Piece::Reasoning(r) if role == Role::Assistant => {
+                    blocks.extend(reasoning_block(&r));
+                }
+                Piece::Reasoning(_) => {}
+                media => blocks.extend(media_block(&media, role != Role::Assistant)),
+            }
+        }
+        let role = if role == Role::Assistant {
+            "assistant"
+        } else {
+            "user"
+        };
+        (role, blocks)
+    }
+
+    /// A `tool_use` block for a call, under an id unique in the request (remembered for
+    /// the results that answer it).
+    fn tool_use(&mut self, c: &OutCall<'_>) -> Value {
+        let id = self.used.unique(&anthropic_id(&c.id));
+        self.current.insert(c.id.clone(), id.clone());
+        static TOOL_USE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+            template([
+                ("type", Value::from("tool_use")),
+                ("id", Value::Null),
+                ("name", Value::Null),
+                ("input", Value::Null),
+            ])
+        });
+        filled(
+            &TOOL_USE,
+            [
+                ("id", Value::String(id)),
+                ("name", Value::from(tool_name(&c.call.name))),
+                ("input", input(&c.call.arguments)),
+            ],
+        )
+    }
+
+    /// The `tool_result` block answering the call `id` (its request id if the call was in
+    /// the last assistant turn): text only is built in a kept block if there is one.
+    fn result_block(
+        &mut self,
+        id: String,
+        content: Cow<'_, str>,
+        is_error: bool,
+        media: &[Piece<'_>],
+    ) -> Map<String, Value> {
+        let id = self
+            .current
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| anthropic_id(&id));
+        static TOOL_RESULT: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+            template([
+                ("type", Value::from("tool_result")),
+                ("tool_use_id", Value::Null),
+            ])
+        });
+        let plain = media.is_empty() && !content.is_empty() && !is_error;
+        if plain && let Some(mut block) = self.spare.results.pop() {
+            if let Some(Value::String(buffer)) = block.get_mut("tool_use_id") {
+                *buffer = id;
+            }
+            if let Some(Value::String(buffer)) = block.get_mut("content") {
+                refill(buffer, content);
+            }
+            return block;
+        }
+        let mut block = filled_map(&TOOL_RESULT, [("tool_use_id", Value::String(id))]);
+        if media.is_empty() {
+            if !content.is_empty() {
+                block.insert("content".into(), Value::String(content.into_owned()));
+            }
+        } else {
+            // What the tool returned besides its text, as blocks of its result.
+            let mut inner = Vec::new();
+            if !content.is_empty() {
+                inner.push(text_block(content.into_owned()));
+            }
+            inner.extend(media.iter().filter_map(|m| media_block(m, true)));
+            block.insert("content".into(), Value::Array(inner));
+        }
+        if is_error {
+            block.insert("is_error".into(), Value::Bool(true));
+        }
+        block
+    }
+
+    /// Adds `blocks` as a `role` turn, or to the last turn if it has that role (thinking
+    /// blocks after its leading ones); the message's `cache_control` goes on its last block.
+    fn join(&mut self, role: &'static str, mut blocks: Vec<Value>, ext: &Map<String, Value>) {
         if blocks.is_empty() {
             self.spare.retire_blocks(blocks);
             return;
