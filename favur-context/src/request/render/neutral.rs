@@ -385,29 +385,7 @@ fn call_ids<'h>(calls: Vec<Cow<'h, ToolCall>>) -> Vec<OutCall<'h>> {
 /// message where it stands, a result after its call's message (or as an orphan note
 /// where it stands), so each gives up its parts to what it is sent as.
 fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
-    // 1. Assign each result to the most recent unanswered call with its id before it.
-    // The calls are numbered in order; per call, the item of its result.
-    let mut open: sent::Matcher<'_, usize> = sent::Matcher::default();
-    let mut answer: Vec<Option<usize>> = Vec::new();
-    // Per item: whether it is a result that answers a call of the request.
-    let mut answered = vec![false; items.len()];
-    for (i, item) in items.iter().enumerate() {
-        match item {
-            Item::Msg { calls, .. } => {
-                for call in calls {
-                    open.call(Cow::Borrowed(call.id.as_str()), i as u64, answer.len());
-                    answer.push(None);
-                }
-            }
-            Item::Res { call_id, .. } => {
-                if let Some(slot) = open.answer(call_id).and_then(|k| answer.get_mut(k)) {
-                    *slot = Some(i);
-                    answered[i] = true;
-                }
-            }
-        }
-    }
-    let mut next_call = 0usize;
+    let (answer, answered) = match_results(items);
     // The last item that renders as a message of its own (a message, or a result whose
     // call is not in the request): calls made there with no result are the in-flight tail.
     let last_msg = items
@@ -417,75 +395,16 @@ fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
         .find(|(i, item)| matches!(item, Item::Msg { .. }) || !answered[*i])
         .map(|(i, _)| i);
 
-    // 2. Emit, pulling each call's result up to directly after its assistant message.
+    // Emit, pulling each call's result up to directly after its assistant message.
     // A result pulled up is emitted there, not where it stands.
     let mut out = Vec::with_capacity(items.len());
+    let mut next_call = 0usize;
     for i in 0..items.len() {
         match &mut items[i] {
-            Item::Msg {
-                role,
-                pieces,
-                calls,
-                ext,
-                entry,
-            } => {
-                let (role, ext, entry) = (*role, *ext, *entry);
-                let pieces = std::mem::take(pieces);
-                let out_calls = call_ids(std::mem::take(calls));
-                // The message goes first; its calls are put in once their results
-                // (which need their ids) follow it.
-                let at = out.len();
-                out.push(Out::Msg(Msg {
-                    role,
-                    pieces,
-                    calls: Vec::new(),
-                    ext,
-                }));
-                let first_call = next_call;
-                next_call += out_calls.len();
-                for (c, call) in out_calls.iter().enumerate() {
-                    let result = match answer.get(first_call + c).copied().flatten() {
-                        Some(r) => match &mut items[r] {
-                            Item::Res {
-                                content,
-                                is_error,
-                                media,
-                                ext,
-                                ..
-                            } => Out::Res {
-                                id: call.id.clone(),
-                                content: std::mem::take(content),
-                                is_error: *is_error,
-                                media: std::mem::take(media),
-                                ext,
-                            },
-                            Item::Msg { .. } => continue,
-                        },
-                        None => {
-                            let later = history
-                                .result_entries(&call.call.id)
-                                .iter()
-                                .find(|r| **r > entry)
-                                .copied();
-                            let content = match later {
-                                Some(r) => Cow::Owned(placeholder_text(r, None)),
-                                None if Some(i) == last_msg => continue, // in-flight tail
-                                None => Cow::Borrowed(missing_result()),
-                            };
-                            Out::Res {
-                                id: call.id.clone(),
-                                content,
-                                is_error: false,
-                                media: Vec::new(),
-                                ext: empty_map(),
-                            }
-                        }
-                    };
-                    out.push(result);
-                }
-                if let Some(Out::Msg(msg)) = out.get_mut(at) {
-                    msg.calls = out_calls;
-                }
+            Item::Msg { .. } => {
+                let answers = answer.get(next_call..).unwrap_or_default();
+                let tail = Some(i) == last_msg;
+                next_call += emit_message(history, items, i, answers, tail, &mut out);
             }
             Item::Res {
                 call_id,
@@ -506,7 +425,7 @@ fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
                     role: Role::User,
                     pieces,
                     calls: Vec::new(),
-                    ext,
+                    ext: *ext,
                 }));
             }
         }
@@ -514,4 +433,111 @@ fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
     // Emptied, its room kept for the next segment's items.
     items.clear();
     out
+}
+
+/// Assigns each result to the most recent unanswered call with its id before it: per call
+/// (numbered in order), the item of its result; per item, whether it is a result that
+/// answers a call of the request.
+fn match_results(items: &[Item<'_>]) -> (Vec<Option<usize>>, Vec<bool>) {
+    let mut open: sent::Matcher<'_, usize> = sent::Matcher::default();
+    let mut answer: Vec<Option<usize>> = Vec::new();
+    let mut answered = vec![false; items.len()];
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Item::Msg { calls, .. } => {
+                for call in calls {
+                    open.call(Cow::Borrowed(call.id.as_str()), i as u64, answer.len());
+                    answer.push(None);
+                }
+            }
+            Item::Res { call_id, .. } => {
+                if let Some(slot) = open.answer(call_id).and_then(|k| answer.get_mut(k)) {
+                    *slot = Some(i);
+                    answered[i] = true;
+                }
+            }
+        }
+    }
+    (answer, answered)
+}
+
+/// Emits the message `items[i]` and, after it, the result of each of its calls (`answers`
+/// holds where each is, from its first call on); returns how many calls it made. A call
+/// with no result in the request is answered by a placeholder pointing at its later
+/// result, or a missing-result note, except in the in-flight `tail`.
+fn emit_message<'h>(
+    history: &'h History,
+    items: &mut [Item<'h>],
+    i: usize,
+    answers: &[Option<usize>],
+    tail: bool,
+    out: &mut Vec<Out<'h>>,
+) -> usize {
+    let Item::Msg {
+        role,
+        pieces,
+        calls,
+        ext,
+        entry,
+    } = &mut items[i]
+    else {
+        return 0;
+    };
+    let (role, ext, entry) = (*role, *ext, *entry);
+    let pieces = std::mem::take(pieces);
+    let out_calls = call_ids(std::mem::take(calls));
+    // The message goes first; its calls are put in once their results (which need their
+    // ids) follow it.
+    let at = out.len();
+    out.push(Out::Msg(Msg {
+        role,
+        pieces,
+        calls: Vec::new(),
+        ext,
+    }));
+    for (c, call) in out_calls.iter().enumerate() {
+        let result = match answers.get(c).copied().flatten() {
+            Some(r) => match &mut items[r] {
+                Item::Res {
+                    content,
+                    is_error,
+                    media,
+                    ext,
+                    ..
+                } => Out::Res {
+                    id: call.id.clone(),
+                    content: std::mem::take(content),
+                    is_error: *is_error,
+                    media: std::mem::take(media),
+                    ext: *ext,
+                },
+                Item::Msg { .. } => continue,
+            },
+            None => {
+                let later = history
+                    .result_entries(&call.call.id)
+                    .iter()
+                    .find(|r| **r > entry)
+                    .copied();
+                let content = match later {
+                    Some(r) => Cow::Owned(placeholder_text(r, None)),
+                    None if tail => continue, // in-flight tail
+                    None => Cow::Borrowed(missing_result()),
+                };
+                Out::Res {
+                    id: call.id.clone(),
+                    content,
+                    is_error: false,
+                    media: Vec::new(),
+                    ext: empty_map(),
+                }
+            }
+        };
+        out.push(result);
+    }
+    let made = out_calls.len();
+    if let Some(Out::Msg(msg)) = out.get_mut(at) {
+        msg.calls = out_calls;
+    }
+    made
 }
