@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{Rule, ValidationError, answer, call_err, err};
 
@@ -50,17 +50,7 @@ use super::{Rule, ValidationError, answer, call_err, err};
 /// assert_eq!((e.index, e.rule), (Some(1), Rule::MissingReasoning { call_id: "c0".into() }));
 /// ```
 pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError> {
-    let (items, store) = match request {
-        Value::Array(a) => (a, None),
-        Value::Object(o) => match o.get("input") {
-            Some(Value::Array(a)) => (a, o.get("store").and_then(Value::as_bool)),
-            _ => return Err(err(None, Rule::NotAList)),
-        },
-        _ => return Err(err(None, Rule::NotAList)),
-    };
-    if items.is_empty() {
-        return Err(err(None, Rule::Empty));
-    }
+    let (items, store) = input_items(request)?;
     let has_reasoning = items.iter().any(|i| kind(i) == Some("reasoning"));
     let mut calls: HashMap<&str, usize> = HashMap::new();
     let mut answered: HashSet<&str> = HashSet::new();
@@ -73,51 +63,21 @@ pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError>
         let Value::Object(obj) = item else {
             return fail(Rule::NotAnObject);
         };
-        if let Some(id) = obj.get("id") {
-            match id.as_str() {
-                Some(s) if !s.is_empty() => {
-                    if !ids.insert(s) {
-                        return fail(Rule::DuplicateId { id: s.to_owned() });
-                    }
-                }
-                _ => {
-                    return fail(Rule::BadContent(
-                        "an item `id` must be a non-empty string".into(),
-                    ));
-                }
-            }
-        }
-        let text = |key: &str| obj.get(key).and_then(Value::as_str);
+        item_id(obj, &mut ids).map_err(|r| err(at, r))?;
         match kind(item) {
             Some("message") => {
-                let Some(role) = text("role") else {
+                let Some(role) = obj.get("role").and_then(Value::as_str) else {
                     return fail(Rule::MissingRole);
                 };
                 message(role, obj.get("content")).map_err(|r| err(at, r))?;
                 if role == "assistant" {
                     output_message(obj).map_err(|r| err(at, r))?;
-                }
-                if role != "assistant" {
+                } else {
                     reasoned = false;
                 }
             }
             Some("function_call") => {
-                let call_id = text("call_id").filter(|s| !s.is_empty()).ok_or_else(|| {
-                    err(
-                        at,
-                        Rule::BadToolCall("a function_call needs a non-empty `call_id`".into()),
-                    )
-                })?;
-                if text("name").is_none_or(str::is_empty) {
-                    return fail(Rule::BadToolCall(format!(
-                        "call `{call_id}` needs a `name`"
-                    )));
-                }
-                if text("arguments").is_none() {
-                    return Err(call_err(at, call_id, |call_id| Rule::ArgumentsNotString {
-                        call_id,
-                    }));
-                }
+                let call_id = function_call(at, obj)?;
                 if calls.insert(call_id, i).is_some() {
                     return Err(call_err(at, call_id, |call_id| Rule::DuplicateCallId {
                         call_id,
@@ -130,24 +90,13 @@ pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError>
                 }
             }
             Some("function_call_output") => {
-                let Some(call_id) = text("call_id") else {
+                let Some(call_id) = obj.get("call_id").and_then(Value::as_str) else {
                     return fail(Rule::BadContent(
                         "a function_call_output needs a `call_id` string".into(),
                     ));
                 };
                 answer(at, call_id, calls.contains_key(call_id), &mut answered)?;
-                match obj.get("output") {
-                    Some(Value::String(_)) => {}
-                    Some(Value::Array(parts)) => parts
-                        .iter()
-                        .try_for_each(|p| part("user", p))
-                        .map_err(|r| err(at, r))?,
-                    _ => {
-                        return fail(Rule::BadContent(
-                            "`output` must be a string or an array of input parts".into(),
-                        ));
-                    }
-                }
+                call_output(obj.get("output")).map_err(|r| err(at, r))?;
                 reasoned = false;
             }
             Some("reasoning") => {
@@ -173,6 +122,74 @@ pub fn validate_responses_strict(request: &Value) -> Result<(), ValidationError>
         }));
     }
     Ok(())
+}
+
+/// The request's `input` items (non-empty) and its `store` flag.
+fn input_items(request: &Value) -> Result<(&Vec<Value>, Option<bool>), ValidationError> {
+    let (items, store) = match request {
+        Value::Array(a) => (a, None),
+        Value::Object(o) => match o.get("input") {
+            Some(Value::Array(a)) => (a, o.get("store").and_then(Value::as_bool)),
+            _ => return Err(err(None, Rule::NotAList)),
+        },
+        _ => return Err(err(None, Rule::NotAList)),
+    };
+    if items.is_empty() {
+        return Err(err(None, Rule::Empty));
+    }
+    Ok((items, store))
+}
+
+/// An item's `id`, if it has one: a non-empty string no other item has.
+fn item_id<'a>(obj: &'a Map<String, Value>, ids: &mut HashSet<&'a str>) -> Result<(), Rule> {
+    match obj.get("id").map(Value::as_str) {
+        None => Ok(()),
+        Some(Some(s)) if !s.is_empty() => {
+            if ids.insert(s) {
+                Ok(())
+            } else {
+                Err(Rule::DuplicateId { id: s.to_owned() })
+            }
+        }
+        Some(_) => Err(Rule::BadContent(
+            "an item `id` must be a non-empty string".into(),
+        )),
+    }
+}
+
+/// A `function_call`'s own fields (a non-empty `call_id`, a `name`, string
+/// `arguments`); returns its call id.
+fn function_call(at: Option<usize>, obj: &Map<String, Value>) -> Result<&str, ValidationError> {
+    let text = |key: &str| obj.get(key).and_then(Value::as_str);
+    let call_id = text("call_id").filter(|s| !s.is_empty()).ok_or_else(|| {
+        err(
+            at,
+            Rule::BadToolCall("a function_call needs a non-empty `call_id`".into()),
+        )
+    })?;
+    if text("name").is_none_or(str::is_empty) {
+        return Err(err(
+            at,
+            Rule::BadToolCall(format!("call `{call_id}` needs a `name`")),
+        ));
+    }
+    if text("arguments").is_none() {
+        return Err(call_err(at, call_id, |call_id| Rule::ArgumentsNotString {
+            call_id,
+        }));
+    }
+    Ok(call_id)
+}
+
+/// A `function_call_output`'s `output`: a string or an array of input parts.
+fn call_output(output: Option<&Value>) -> Result<(), Rule> {
+    match output {
+        Some(Value::String(_)) => Ok(()),
+        Some(Value::Array(parts)) => parts.iter().try_for_each(|p| part("user", p)),
+        _ => Err(Rule::BadContent(
+            "`output` must be a string or an array of input parts".into(),
+        )),
+    }
 }
 
 /// An item's type (`message` for a typeless item with a role).
