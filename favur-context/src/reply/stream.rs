@@ -326,51 +326,57 @@ impl ReplyStream {
                 continue;
             };
             for (k, c) in calls.iter().enumerate() {
-                let cat = format!("{at}.tool_calls[{k}]");
-                let index = c
-                    .get("index")
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| format!("{cat}.index: missing or not an integer"))?;
-                if self.block(index).is_none() {
-                    self.blocks.push((
-                        Slot::At(index),
-                        Block::Call {
-                            id: None,
-                            name: String::new(),
-                            arguments: String::new(),
-                            input: None,
-                        },
-                    ));
-                }
-                let Some(Block::Call {
-                    id,
-                    name,
-                    arguments,
-                    ..
-                }) = self.block(index)
-                else {
-                    return Err(format!("{cat}: tool call {index} clashes with text"));
-                };
-                if let Some(s) = c.get("id").and_then(Value::as_str) {
-                    *id = Some(s.to_owned());
-                }
-                let f = c.get("function");
-                if let Some(s) = f.and_then(|f| f.get("name")).and_then(Value::as_str) {
-                    name.push_str(s);
-                }
-                match f.and_then(|f| f.get("arguments")) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(s)) => arguments.push_str(s),
-                    Some(other) => {
-                        return Err(format!(
-                            "{cat}.function.arguments: expected a string, found {}",
-                            type_name(other)
-                        ));
-                    }
-                }
+                self.openai_call_delta(&format!("{at}.tool_calls[{k}]"), c)?;
             }
         }
         Ok(())
+    }
+
+    /// One tool call delta `c` (at `cat`): a new call at its index, or more of its name
+    /// and arguments.
+    fn openai_call_delta(&mut self, cat: &str, c: &Value) -> Result<(), String> {
+        let index = c
+            .get("index")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| format!("{cat}.index: missing or not an integer"))?;
+        if self.block(index).is_none() {
+            self.blocks.push((
+                Slot::At(index),
+                Block::Call {
+                    id: None,
+                    name: String::new(),
+                    arguments: String::new(),
+                    input: None,
+                },
+            ));
+        }
+        let Some(Block::Call {
+            id,
+            name,
+            arguments,
+            ..
+        }) = self.block(index)
+        else {
+            return Err(format!("{cat}: tool call {index} clashes with text"));
+        };
+        if let Some(s) = c.get("id").and_then(Value::as_str) {
+            *id = Some(s.to_owned());
+        }
+        let f = c.get("function");
+        if let Some(s) = f.and_then(|f| f.get("name")).and_then(Value::as_str) {
+            name.push_str(s);
+        }
+        match f.and_then(|f| f.get("arguments")) {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::String(s)) => {
+                arguments.push_str(s);
+                Ok(())
+            }
+            Some(other) => Err(format!(
+                "{cat}.function.arguments: expected a string, found {}",
+                type_name(other)
+            )),
+        }
     }
 
     /// Text deltas: OpenAI's go to one text block ([`Slot::Text`], before the calls).
@@ -441,35 +447,7 @@ impl ReplyStream {
                 let b = v
                     .get("content_block")
                     .ok_or_else(|| format!("content block {i}: `content_block` missing"))?;
-                let block = match b.get("type").and_then(Value::as_str) {
-                    Some("text") => Block::Text(
-                        b.get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
-                    ),
-                    Some("tool_use") => {
-                        let call = anthropic::tool_use(b, &format!("content block {i}"))
-                            .map_err(|e| e.to_string())?;
-                        let input = call
-                            .arguments
-                            .as_json()
-                            .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
-                            .cloned();
-                        Block::Call {
-                            id: Some(call.id),
-                            name: call.name,
-                            arguments: String::new(),
-                            input: input.or(Some(Value::Object(Default::default()))),
-                        }
-                    }
-                    Some("thinking" | "redacted_thinking") => Block::Thinking(
-                        anthropic::thinking(b, &format!("content block {i}"))
-                            .map_err(|e| e.to_string())?,
-                    ),
-                    Some(_) => Block::Other,
-                    None => return Err(format!("content block {i}: `type` missing")),
-                };
+                let block = anthropic_block(i, b)?;
                 self.blocks.push((Slot::At(i), block));
             }
             "content_block_delta" => {
@@ -477,37 +455,10 @@ impl ReplyStream {
                 let d = v
                     .get("delta")
                     .ok_or_else(|| format!("content block {i}: `delta` missing"))?;
-                let dkind = d.get("type").and_then(Value::as_str).unwrap_or("");
                 let block = self.block(i).ok_or_else(|| {
                     format!("delta for content block {i}, which was never started")
                 })?;
-                match (dkind, block) {
-                    ("text_delta", Block::Text(t)) => {
-                        t.push_str(d.get("text").and_then(Value::as_str).ok_or_else(|| {
-                            format!("content block {i}: text_delta without `text`")
-                        })?)
-                    }
-                    ("input_json_delta", Block::Call { arguments, .. }) => arguments.push_str(
-                        d.get("partial_json")
-                            .and_then(Value::as_str)
-                            .ok_or_else(|| {
-                                format!(
-                                    "content block {i}: input_json_delta without `partial_json`"
-                                )
-                            })?,
-                    ),
-                    (_, Block::Other) => {}
-                    (k, Block::Thinking(r)) => {
-                        anthropic::thinking_delta(r, k, d)
-                            .map_err(|e| format!("content block {i}: {e}"))?;
-                    }
-                    ("text_delta" | "input_json_delta", _) => {
-                        return Err(format!(
-                            "content block {i}: a {dkind} does not fit this block's type"
-                        ));
-                    }
-                    _ => {} // thinking and signature deltas
-                }
+                anthropic_delta(i, block, d)?;
             }
             "content_block_stop" => {
                 let i = index()?;
@@ -515,31 +466,97 @@ impl ReplyStream {
                     return Err(format!("content block {i} stopped but never started"));
                 }
             }
-            "message_delta" => {
-                if let Some(r) = v
-                    .get("delta")
-                    .and_then(|d| d.get("stop_reason"))
-                    .and_then(Value::as_str)
-                {
-                    self.stop = Some(StopReason::from_anthropic(r));
-                }
-                if let Some(out) = v
-                    .get("usage")
-                    .and_then(|u| u.get("output_tokens"))
-                    .and_then(Value::as_u64)
-                {
-                    let base = self.input_usage.clone().unwrap_or(Value::Null);
-                    self.usage = anthropic::usage(&base, Some(out)).or(Some(Usage {
-                        input_tokens: 0,
-                        output_tokens: out,
-                    }));
-                }
-            }
+            "message_delta" => self.anthropic_message_delta(v),
             "message_stop" => self.done = true,
             _ => {} // ping and future event types
         }
         Ok(())
     }
+
+    /// A `message_delta`: the stop reason, and the output tokens added to the input usage
+    /// of `message_start`.
+    fn anthropic_message_delta(&mut self, v: &Value) {
+        if let Some(r) = v
+            .get("delta")
+            .and_then(|d| d.get("stop_reason"))
+            .and_then(Value::as_str)
+        {
+            self.stop = Some(StopReason::from_anthropic(r));
+        }
+        if let Some(out) = v
+            .get("usage")
+            .and_then(|u| u.get("output_tokens"))
+            .and_then(Value::as_u64)
+        {
+            let base = self.input_usage.clone().unwrap_or(Value::Null);
+            self.usage = anthropic::usage(&base, Some(out)).or(Some(Usage {
+                input_tokens: 0,
+                output_tokens: out,
+            }));
+        }
+    }
+}
+
+/// The block a `content_block_start` (content block `i`) opens.
+fn anthropic_block(i: u64, b: &Value) -> Result<Block, String> {
+    Ok(match b.get("type").and_then(Value::as_str) {
+        Some("text") => Block::Text(
+            b.get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+        ),
+        Some("tool_use") => {
+            let call =
+                anthropic::tool_use(b, &format!("content block {i}")).map_err(|e| e.to_string())?;
+            let input = call
+                .arguments
+                .as_json()
+                .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                .cloned();
+            Block::Call {
+                id: Some(call.id),
+                name: call.name,
+                arguments: String::new(),
+                input: input.or(Some(Value::Object(Default::default()))),
+            }
+        }
+        Some("thinking" | "redacted_thinking") => Block::Thinking(
+            anthropic::thinking(b, &format!("content block {i}")).map_err(|e| e.to_string())?,
+        ),
+        Some(_) => Block::Other,
+        None => return Err(format!("content block {i}: `type` missing")),
+    })
+}
+
+/// A `content_block_delta` `d` added to content block `i`.
+fn anthropic_delta(i: u64, block: &mut Block, d: &Value) -> Result<(), String> {
+    let dkind = d.get("type").and_then(Value::as_str).unwrap_or("");
+    match (dkind, block) {
+        ("text_delta", Block::Text(t)) => t.push_str(
+            d.get("text")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("content block {i}: text_delta without `text`"))?,
+        ),
+        ("input_json_delta", Block::Call { arguments, .. }) => arguments.push_str(
+            d.get("partial_json")
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    format!("content block {i}: input_json_delta without `partial_json`")
+                })?,
+        ),
+        (_, Block::Other) => {}
+        (k, Block::Thinking(r)) => {
+            anthropic::thinking_delta(r, k, d).map_err(|e| format!("content block {i}: {e}"))?;
+        }
+        ("text_delta" | "input_json_delta", _) => {
+            return Err(format!(
+                "content block {i}: a {dkind} does not fit this block's type"
+            ));
+        }
+        _ => {} // thinking and signature deltas
+    }
+    Ok(())
 }
 
 /// A field that is absent, null or an array: the array, if any; anything else is an
