@@ -228,58 +228,26 @@ impl History {
             history.framing = f;
         }
         history.overhead = raw.request_overhead_tokens;
-        let mut entries = Vec::with_capacity(raw.entries.len());
-        for (index, value) in raw.entries.into_iter().enumerate() {
-            let id = value.get("id").and_then(|v| v.as_u64()).map(EntryId);
-            let entry: Entry = serde_json::from_value(value).map_err(|e| LoadError::Entry {
-                index,
-                id,
-                problem: e.to_string(),
-            })?;
-            entries.push(entry);
-        }
-        let compactions = raw
-            .compactions
-            .into_iter()
-            .enumerate()
-            .map(|(index, v)| {
-                serde_json::from_value::<Compaction>(v).map_err(|e| LoadError::Compaction {
-                    index,
-                    problem: e.to_string(),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        // The counter, once the document is known to be well formed.
-        let recorded = raw.counter;
-        let counter = match (given, &recorded) {
-            (Some((c, _)), None) => c,
-            (Some((c, _)), Some(r)) if r == c.id() => c,
-            (Some((c, CounterChange::Recount)), Some(_)) => c,
-            (Some((c, CounterChange::Refuse)), Some(r)) => {
-                return Err(LoadError::Counter {
-                    recorded: r.clone(),
-                    given: c.id().to_owned(),
-                });
-            }
-            (None, None) => Arc::new(HeuristicCounter) as Arc<dyn TokenCounter>,
-            (None, Some(r)) => match crate::tokens::builtin_counter(r) {
-                Some(c) => c,
-                None => {
-                    return Err(LoadError::Counter {
-                        recorded: r.clone(),
-                        given: HeuristicCounter.id().to_owned(),
-                    });
-                }
-            },
-        };
-        // Every count is recounted with it as the records apply: a count recorded in
-        // the document is never trusted.
-        history.counter = counter;
+        let entries = read_entries(raw.entries)?;
+        let compactions = read_compactions(raw.compactions)?;
+        // The counter, once the document is known to be well formed. Every count is
+        // recounted with it as the records apply: a count recorded in the document is
+        // never trusted.
+        history.counter = load_counter(given, raw.counter)?;
         history.summary_frame = std::sync::OnceLock::new();
-        // Replay in id order. Each compaction is applied as soon as it is ready: one that
-        // writes summaries when the next id is its first summary's id, one that writes
-        // none once every entry it names exists. The view does not depend on when a
-        // ready compaction is applied, only on the order of compactions.
+        history.replay(entries, compactions)?;
+        Ok(history)
+    }
+
+    /// Replays `entries` in id order. Each compaction is applied as soon as it is ready:
+    /// one that writes summaries when the next id is its first summary's id, one that
+    /// writes none once every entry it names exists. The view does not depend on when a
+    /// ready compaction is applied, only on the order of compactions.
+    fn replay(
+        &mut self,
+        entries: Vec<Entry>,
+        compactions: Vec<Compaction>,
+    ) -> Result<(), LoadError> {
         let mut pending = compactions.into_iter().enumerate().peekable();
         for (index, entry) in entries.into_iter().enumerate() {
             if entry.id.0 != index as u64 {
@@ -288,53 +256,111 @@ impl History {
                     found: entry.id,
                 });
             }
-            while let Some((ci, c)) = pending.next_if(|(_, c)| ready(c, history.next_id())) {
-                history.apply(c).map_err(|e| LoadError::Compaction {
-                    index: ci,
-                    problem: e.to_string(),
-                })?;
-            }
-            let written = (index as u64) < history.next_id().0;
-            match (written, entry.kind.is_summary()) {
+            self.apply_ready(&mut pending)?;
+            let written = (index as u64) < self.next_id().0;
+            let problem = match (written, entry.kind.is_summary()) {
                 (true, true) => continue,
                 (false, false) => {
                     let e_id = entry.id;
-                    history.insert(entry).map_err(|e| LoadError::Entry {
+                    self.insert(entry).map_err(|e| LoadError::Entry {
                         index,
                         id: Some(e_id),
                         problem: e.to_string(),
-                    })?
+                    })?;
+                    continue;
                 }
                 (true, false) => {
-                    return Err(LoadError::Entry {
-                        index,
-                        id: Some(entry.id),
-                        problem: "a compaction wrote a summary with this id, but the entry is not a summary".into(),
-                    });
+                    "a compaction wrote a summary with this id, but the entry is not a summary"
                 }
-                (false, true) => {
-                    return Err(LoadError::Entry {
-                        index,
-                        id: Some(entry.id),
-                        problem: "summary entry not written by any compaction".into(),
-                    });
-                }
-            }
+                (false, true) => "summary entry not written by any compaction",
+            };
+            return Err(LoadError::Entry {
+                index,
+                id: Some(entry.id),
+                problem: problem.into(),
+            });
         }
-        while let Some((ci, c)) = pending.next_if(|(_, c)| ready(c, history.next_id())) {
-            history.apply(c).map_err(|e| LoadError::Compaction {
-                index: ci,
-                problem: e.to_string(),
-            })?;
-        }
+        self.apply_ready(&mut pending)?;
         if let Some((index, _)) = pending.next() {
             return Err(LoadError::Compaction {
                 index,
                 problem: "names entries or summary ids that do not exist in the document".into(),
             });
         }
-        Ok(history)
+        Ok(())
     }
+
+    /// Applies the pending compactions that are ready now, in order.
+    fn apply_ready(&mut self, pending: &mut Pending) -> Result<(), LoadError> {
+        while let Some((ci, c)) = pending.next_if(|(_, c)| ready(c, self.next_id())) {
+            self.apply(c).map_err(|e| LoadError::Compaction {
+                index: ci,
+                problem: e.to_string(),
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Compactions not yet applied, with their index in the document.
+type Pending = std::iter::Peekable<std::iter::Enumerate<std::vec::IntoIter<Compaction>>>;
+
+/// The document's entries, each well formed.
+fn read_entries(raw: Vec<serde_json::Value>) -> Result<Vec<Entry>, LoadError> {
+    let mut entries = Vec::with_capacity(raw.len());
+    for (index, value) in raw.into_iter().enumerate() {
+        let id = value.get("id").and_then(|v| v.as_u64()).map(EntryId);
+        let entry: Entry = serde_json::from_value(value).map_err(|e| LoadError::Entry {
+            index,
+            id,
+            problem: e.to_string(),
+        })?;
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
+/// The document's compactions, each well formed.
+fn read_compactions(raw: Vec<serde_json::Value>) -> Result<Vec<Compaction>, LoadError> {
+    raw.into_iter()
+        .enumerate()
+        .map(|(index, v)| {
+            serde_json::from_value::<Compaction>(v).map_err(|e| LoadError::Compaction {
+                index,
+                problem: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The counter to load with: the one given (if the document names another, only when
+/// told to recount), or the library counter the document names (the heuristic one if
+/// it names none).
+fn load_counter(
+    given: Option<(Arc<dyn TokenCounter>, CounterChange)>,
+    recorded: Option<String>,
+) -> Result<Arc<dyn TokenCounter>, LoadError> {
+    Ok(match (given, &recorded) {
+        (Some((c, _)), None) => c,
+        (Some((c, _)), Some(r)) if r == c.id() => c,
+        (Some((c, CounterChange::Recount)), Some(_)) => c,
+        (Some((c, CounterChange::Refuse)), Some(r)) => {
+            return Err(LoadError::Counter {
+                recorded: r.clone(),
+                given: c.id().to_owned(),
+            });
+        }
+        (None, None) => Arc::new(HeuristicCounter) as Arc<dyn TokenCounter>,
+        (None, Some(r)) => match crate::tokens::builtin_counter(r) {
+            Some(c) => c,
+            None => {
+                return Err(LoadError::Counter {
+                    recorded: r.clone(),
+                    given: HeuristicCounter.id().to_owned(),
+                });
+            }
+        },
+    })
 }
 
 /// The document, refused if any object in it holds a key twice.
