@@ -174,22 +174,7 @@ fn part<'a>(
             kinds.len()
         )));
     };
-    if let Some(sig) = obj.get("thoughtSignature") {
-        let why = match sig {
-            Value::String(s) if s.is_empty() => Some("it must not be empty".to_owned()),
-            Value::String(_) if role != "model" => {
-                Some("it is only replayed on the model's own parts".to_owned())
-            }
-            Value::String(_) if kind == "functionResponse" => {
-                Some("a functionResponse cannot carry one".to_owned())
-            }
-            Value::String(_) => None,
-            _ => Some("it must be a string".to_owned()),
-        };
-        if let Some(why) = why {
-            return Err(err(at, Rule::BadThoughtSignature(why)));
-        }
-    }
+    thought_signature(obj, role, kind, at)?;
     match kind {
         "text" => match obj.get("text") {
             // Gemini returns a last signature on an empty text part; it is replayed so.
@@ -203,67 +188,117 @@ fn part<'a>(
             if role != "model" {
                 return Err(not_allowed(at, kind, role));
             }
-            let Some(Value::Object(call)) = obj.get(kind) else {
-                return Err(err(
-                    at,
-                    Rule::BadToolCall("`functionCall` must be an object".into()),
-                ));
-            };
-            let c = name_id(call, kind, at)?;
-            if call.get("args").is_some_and(|a| !a.is_object()) {
-                return Err(err(
-                    at,
-                    Rule::BadToolCall(format!("call `{}`: `args` must be an object", c.name)),
-                ));
-            }
-            Ok((Some(c), None))
+            Ok((Some(function_call(obj.get(kind), at)?), None))
         }
         "functionResponse" => {
             if role != "user" {
                 return Err(not_allowed(at, kind, role));
             }
-            let Some(Value::Object(r)) = obj.get(kind) else {
-                return Err(bad("`functionResponse` must be an object".into()));
-            };
-            let c = name_id(r, kind, at)?;
-            if !r.get("response").is_some_and(Value::is_object) {
-                return Err(bad(format!(
-                    "the response for `{}` needs an object `response`",
-                    c.name
-                )));
-            }
-            Ok((None, Some(c)))
+            Ok((None, Some(function_response(obj.get(kind), at)?)))
         }
         "inlineData" | "fileData" => {
-            let Some(Value::Object(d)) = obj.get(kind) else {
-                return Err(bad(format!("`{kind}` must be an object")));
-            };
-            let needs = if kind == "inlineData" {
-                ["mimeType", "data"]
-            } else {
-                ["mimeType", "fileUri"]
-            };
-            if needs
-                .iter()
-                .any(|k| !d.get(*k).is_some_and(Value::is_string))
-            {
-                return Err(bad(format!(
-                    "`{kind}` needs `{}` and `{}` strings",
-                    needs[0], needs[1]
-                )));
-            }
-            let mime = d
-                .get("mimeType")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if mime.starts_with("image/") && !GEMINI_IMAGE_MEDIA_TYPES.contains(&mime) {
-                let media_type = mime.to_owned();
-                return Err(err(at, Rule::BadMediaType { media_type }));
-            }
+            data(obj.get(kind), kind, at)?;
             Ok((None, None))
         }
         _ => Ok((None, None)),
     }
+}
+
+/// A part's `thoughtSignature`, if any: a non-empty string, on the model's own parts,
+/// not on a function response.
+fn thought_signature(
+    obj: &Map<String, Value>,
+    role: &str,
+    kind: &str,
+    at: Option<usize>,
+) -> Result<(), ValidationError> {
+    let Some(sig) = obj.get("thoughtSignature") else {
+        return Ok(());
+    };
+    let why = match sig {
+        Value::String(s) if s.is_empty() => Some("it must not be empty".to_owned()),
+        Value::String(_) if role != "model" => {
+            Some("it is only replayed on the model's own parts".to_owned())
+        }
+        Value::String(_) if kind == "functionResponse" => {
+            Some("a functionResponse cannot carry one".to_owned())
+        }
+        Value::String(_) => None,
+        _ => Some("it must be a string".to_owned()),
+    };
+    match why {
+        Some(why) => Err(err(at, Rule::BadThoughtSignature(why))),
+        None => Ok(()),
+    }
+}
+
+/// A `functionCall`: an object with a name (and maybe an id), `args` an object.
+fn function_call(value: Option<&Value>, at: Option<usize>) -> Result<Call<'_>, ValidationError> {
+    let Some(Value::Object(call)) = value else {
+        return Err(err(
+            at,
+            Rule::BadToolCall("`functionCall` must be an object".into()),
+        ));
+    };
+    let c = name_id(call, "functionCall", at)?;
+    if call.get("args").is_some_and(|a| !a.is_object()) {
+        return Err(err(
+            at,
+            Rule::BadToolCall(format!("call `{}`: `args` must be an object", c.name)),
+        ));
+    }
+    Ok(c)
+}
+
+/// A `functionResponse`: an object with a name (and maybe an id), `response` an object.
+fn function_response(
+    value: Option<&Value>,
+    at: Option<usize>,
+) -> Result<Call<'_>, ValidationError> {
+    let bad = |why: String| err(at, Rule::BadContent(why));
+    let Some(Value::Object(r)) = value else {
+        return Err(bad("`functionResponse` must be an object".into()));
+    };
+    let c = name_id(r, "functionResponse", at)?;
+    if !r.get("response").is_some_and(Value::is_object) {
+        return Err(bad(format!(
+            "the response for `{}` needs an object `response`",
+            c.name
+        )));
+    }
+    Ok(c)
+}
+
+/// `inlineData` (`mimeType` and `data`) or `fileData` (`mimeType` and `fileUri`); an
+/// image of a type Gemini takes.
+fn data(value: Option<&Value>, kind: &str, at: Option<usize>) -> Result<(), ValidationError> {
+    let bad = |why: String| err(at, Rule::BadContent(why));
+    let Some(Value::Object(d)) = value else {
+        return Err(bad(format!("`{kind}` must be an object")));
+    };
+    let needs = if kind == "inlineData" {
+        ["mimeType", "data"]
+    } else {
+        ["mimeType", "fileUri"]
+    };
+    if needs
+        .iter()
+        .any(|k| !d.get(*k).is_some_and(Value::is_string))
+    {
+        return Err(bad(format!(
+            "`{kind}` needs `{}` and `{}` strings",
+            needs[0], needs[1]
+        )));
+    }
+    let mime = d
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if mime.starts_with("image/") && !GEMINI_IMAGE_MEDIA_TYPES.contains(&mime) {
+        let media_type = mime.to_owned();
+        return Err(err(at, Rule::BadMediaType { media_type }));
+    }
+    Ok(())
 }
 
 fn label(c: &Call<'_>) -> String {
@@ -316,40 +351,7 @@ fn gemini(request: &Value, strict: bool) -> Result<(), ValidationError> {
         }
         if !waiting.is_empty() {
             let in_flight = !strict && i + 1 == list.len() && responses.len() < waiting.len();
-            if responses.len() != waiting.len() && !in_flight {
-                return Err(err(
-                    at,
-                    Rule::ResponseCount {
-                        calls: waiting.len(),
-                        responses: responses.len(),
-                    },
-                ));
-            }
-            // In order; with calls still in flight, the responses there answer some
-            // of the calls, still in their order.
-            let mut calls = waiting.iter();
-            for (k, response) in responses.iter().enumerate() {
-                let answers = |call: &&Call<'_>| {
-                    call.name == response.name
-                        && !matches!((call.id, response.id), (Some(a), Some(b)) if a != b)
-                };
-                let found = if in_flight {
-                    calls.find(answers)
-                } else {
-                    calls.next().filter(answers)
-                };
-                if found.is_none() {
-                    let expected = waiting.get(k).map_or_else(String::new, label);
-                    return Err(err(
-                        at,
-                        Rule::ResponseMismatch {
-                            position: k,
-                            expected,
-                            found: label(response),
-                        },
-                    ));
-                }
-            }
+            answers(&waiting, &responses, in_flight, at)?;
         }
     }
     // `open` holds the calls of the last turn.
@@ -357,6 +359,50 @@ fn gemini(request: &Value, strict: bool) -> Result<(), ValidationError> {
         return Err(call_err(Some(list.len() - 1), label(call), |call_id| {
             Rule::MissingResult { call_id }
         }));
+    }
+    Ok(())
+}
+
+/// The responses of a user turn answer the calls `waiting` from the model turn before:
+/// one each, in order; with calls still `in_flight` (the last turn), some of them, still
+/// in their order.
+fn answers(
+    waiting: &[Call<'_>],
+    responses: &[Call<'_>],
+    in_flight: bool,
+    at: Option<usize>,
+) -> Result<(), ValidationError> {
+    if responses.len() != waiting.len() && !in_flight {
+        return Err(err(
+            at,
+            Rule::ResponseCount {
+                calls: waiting.len(),
+                responses: responses.len(),
+            },
+        ));
+    }
+    let mut calls = waiting.iter();
+    for (k, response) in responses.iter().enumerate() {
+        let answers = |call: &&Call<'_>| {
+            call.name == response.name
+                && !matches!((call.id, response.id), (Some(a), Some(b)) if a != b)
+        };
+        let found = if in_flight {
+            calls.find(answers)
+        } else {
+            calls.next().filter(answers)
+        };
+        if found.is_none() {
+            let expected = waiting.get(k).map_or_else(String::new, label);
+            return Err(err(
+                at,
+                Rule::ResponseMismatch {
+                    position: k,
+                    expected,
+                    found: label(response),
+                },
+            ));
+        }
     }
     Ok(())
 }
