@@ -443,40 +443,7 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     .map_err(|r| err(at, r))?;
                 let mut ids = HashSet::new();
                 for call in calls {
-                    let id = call
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .filter(|s| !s.is_empty())
-                        .ok_or_else(|| {
-                            err(
-                                at,
-                                Rule::BadToolCall("a call needs a non-empty `id`".into()),
-                            )
-                        })?;
-                    if call.get("type").and_then(Value::as_str) != Some("function") {
-                        return Err(err(
-                            at,
-                            Rule::BadToolCall(format!("call `{id}` needs `type: \"function\"`")),
-                        ));
-                    }
-                    let f = call.get("function");
-                    if f.and_then(|f| f.get("name"))
-                        .and_then(Value::as_str)
-                        .is_none_or(str::is_empty)
-                    {
-                        return Err(err(
-                            at,
-                            Rule::BadToolCall(format!("call `{id}` needs a `function.name`")),
-                        ));
-                    }
-                    if !f
-                        .and_then(|f| f.get("arguments"))
-                        .is_some_and(Value::is_string)
-                    {
-                        return Err(call_err(at, id, |call_id| Rule::ArgumentsNotString {
-                            call_id,
-                        }));
-                    }
+                    let id = openai_call(at, call)?;
                     if !ids.insert(id) {
                         return Err(call_err(at, id, |call_id| Rule::DuplicateCallId {
                             call_id,
@@ -515,4 +482,44 @@ fn openai(request: &Value, strict: bool) -> Result<(), ValidationError> {
         }));
     }
     Ok(())
+}
+
+/// A call of an assistant message: a non-empty `id`, `type: "function"`, a
+/// `function.name` and string `function.arguments`; returns its id.
+fn openai_call(at: Option<usize>, call: &Value) -> Result<&str, ValidationError> {
+    let id = call
+        .get("id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            err(
+                at,
+                Rule::BadToolCall("a call needs a non-empty `id`".into()),
+            )
+        })?;
+    if call.get("type").and_then(Value::as_str) != Some("function") {
+        return Err(err(
+            at,
+            Rule::BadToolCall(format!("call `{id}` needs `type: \"function\"`")),
+        ));
+    }
+    let f = call.get("function");
+    if f.and_then(|f| f.get("name"))
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
+        return Err(err(
+            at,
+            Rule::BadToolCall(format!("call `{id}` needs a `function.name`")),
+        ));
+    }
+    if !f
+        .and_then(|f| f.get("arguments"))
+        .is_some_and(Value::is_string)
+    {
+        return Err(call_err(at, id, |call_id| Rule::ArgumentsNotString {
+            call_id,
+        }));
+    }
+    Ok(id)
 }

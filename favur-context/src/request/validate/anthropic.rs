@@ -127,12 +127,13 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
                     if past_results {
                         return Err(err(at, Rule::ResultNotFirst));
                     }
-                    let Some(id) = b.get("tool_use_id").and_then(Value::as_str) else {
-                        return Err(err(
+                    let id = b.get("tool_use_id").and_then(Value::as_str);
+                    let id = id.ok_or_else(|| {
+                        err(
                             at,
                             Rule::BadContent("a tool_result needs a `tool_use_id`".into()),
-                        ));
-                    };
+                        )
+                    })?;
                     answer(at, id, waiting_set.contains(id), &mut answered)?;
                     tool_result_fields(at, b)?;
                     continue;
@@ -159,18 +160,12 @@ fn anthropic(request: &Value, strict: bool) -> Result<(), ValidationError> {
         }
         // The last message answering some of the calls before it, and nothing else: the
         // others are still in flight (as OpenAI's tool messages at the end may be).
-        let in_flight = !strict
-            && i + 1 == list.len()
-            && blocks
-                .iter()
-                .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
-        // Waiting calls were made by the turn before (`open` holds one turn's calls).
-        if let Some(missing) = waiting.iter().find(|w| !answered.contains(w.as_str()))
-            && !in_flight
-        {
-            return Err(call_err(Some(i - 1), missing, |call_id| {
-                Rule::MissingResult { call_id }
-            }));
+        let only_results = blocks
+            .iter()
+            .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+        let in_flight = !strict && i + 1 == list.len() && only_results;
+        if !in_flight {
+            all_answered(&waiting, &answered, i)?;
         }
     }
     if strict && let Some(call_id) = open.first() {
@@ -263,4 +258,19 @@ fn tool_use_block(at: Option<usize>, b: &Value) -> Result<&str, ValidationError>
         ));
     }
     Ok(id)
+}
+
+/// Every call of the turn before message `i` (`waiting`; `open` holds one turn's calls)
+/// is answered in message `i`.
+fn all_answered(
+    waiting: &[String],
+    answered: &HashSet<&str>,
+    i: usize,
+) -> Result<(), ValidationError> {
+    match waiting.iter().find(|w| !answered.contains(w.as_str())) {
+        Some(missing) => Err(call_err(Some(i - 1), missing, |call_id| {
+            Rule::MissingResult { call_id }
+        })),
+        None => Ok(()),
+    }
 }
