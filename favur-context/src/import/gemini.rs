@@ -167,21 +167,7 @@ fn model_turn(
         let (signature, is_thought) = thought(index, k, p)?;
         let kind = data(index, k, p)?;
         if is_thought {
-            // A thought summary: one reasoning part holding its text and signature.
-            let ("text", Value::String(t)) = kind else {
-                return Err(bad(
-                    index,
-                    format!("part {k}: only a text part can be a thought"),
-                ));
-            };
-            if t.is_empty() && signature.is_none() {
-                return Err(bad(index, format!("part {k}: an empty thought")));
-            }
-            out.push(Part::Reasoning(Box::new(Reasoning {
-                text: vec![t.clone()],
-                signature,
-                ..Reasoning::new(Provider::Gemini)
-            })));
+            out.push(thought_part(index, k, kind, signature)?);
             continue;
         }
         if let Some(sig) = signature {
@@ -192,28 +178,9 @@ fn model_turn(
             ("text", Value::String(t)) => out.push(Part::Text(t.clone())),
             (kind @ ("inlineData" | "fileData"), v) => out.push(media(index, k, kind, v)?),
             ("functionCall", Value::Object(c)) => {
-                let name = name_of(index, "functionCall", c)?;
-                let id = match id_of(index, "functionCall", c)? {
-                    Some(id) => {
-                        with_id = true;
-                        id.to_owned()
-                    }
-                    None => {
-                        without_id = true;
-                        format!("gemini_{index}_{k}")
-                    }
-                };
-                let args = match c.get("args") {
-                    None => Value::Object(Map::new()),
-                    Some(a @ Value::Object(_)) => a.clone(),
-                    Some(_) => {
-                        return Err(bad(
-                            index,
-                            format!("call `{name}`: `args` is not an object"),
-                        ));
-                    }
-                };
-                let call = ToolCall::new(id, name, Arguments::Json(args));
+                let (call, has_id) = function_call(index, k, c)?;
+                with_id |= has_id;
+                without_id |= !has_id;
                 made.push(call.clone());
                 out.push(Part::ToolCall(Box::new(call)));
             }
@@ -240,6 +207,55 @@ fn model_turn(
             .insert(SYNTHESIZED_IDS.into(), Value::Bool(true));
     }
     Ok((message, made))
+}
+
+/// A thought summary (part `k`, of `kind`): one reasoning part holding its text and
+/// signature.
+fn thought_part(
+    index: usize,
+    k: usize,
+    kind: (&str, &Value),
+    signature: Option<String>,
+) -> Result<Part, ImportError> {
+    let ("text", Value::String(t)) = kind else {
+        return Err(bad(
+            index,
+            format!("part {k}: only a text part can be a thought"),
+        ));
+    };
+    if t.is_empty() && signature.is_none() {
+        return Err(bad(index, format!("part {k}: an empty thought")));
+    }
+    Ok(Part::Reasoning(Box::new(Reasoning {
+        text: vec![t.clone()],
+        signature,
+        ..Reasoning::new(Provider::Gemini)
+    })))
+}
+
+/// A `functionCall` (part `k`) as a tool call, and whether it had an id of its own (one
+/// is made up from the turn and part otherwise).
+fn function_call(
+    index: usize,
+    k: usize,
+    c: &Map<String, Value>,
+) -> Result<(ToolCall, bool), ImportError> {
+    let name = name_of(index, "functionCall", c)?;
+    let (id, has_id) = match id_of(index, "functionCall", c)? {
+        Some(id) => (id.to_owned(), true),
+        None => (format!("gemini_{index}_{k}"), false),
+    };
+    let args = match c.get("args") {
+        None => Value::Object(Map::new()),
+        Some(a @ Value::Object(_)) => a.clone(),
+        Some(_) => {
+            return Err(bad(
+                index,
+                format!("call `{name}`: `args` is not an object"),
+            ));
+        }
+    };
+    Ok((ToolCall::new(id, name, Arguments::Json(args)), has_id))
 }
 
 /// The user turn `index`: one result per `functionResponse` (answering the pending calls
@@ -281,50 +297,8 @@ fn user_turn(
                 }
             }
             ("functionResponse", Value::Object(r)) => {
-                let name = name_of(index, "functionResponse", r)?;
-                let Some(Value::Object(response)) = r.get("response") else {
-                    return Err(bad(
-                        index,
-                        format!("the response for `{name}` has no object `response`"),
-                    ));
-                };
-                let id = match id_of(index, "functionResponse", r)? {
-                    Some(id) => id.to_owned(),
-                    None => match waiting.get(answered) {
-                        Some(call) => call.id.clone(),
-                        None => {
-                            return Err(ImportError::ResponseCount {
-                                index,
-                                calls: waiting.len(),
-                                responses: answered + 1,
-                            });
-                        }
-                    },
-                };
-                let call = calls.answer(index, &id)?;
-                if call.name != name {
-                    return Err(bad(
-                        index,
-                        format!(
-                            "functionResponse {answered} is for `{name}`, the call it answers is `{}`",
-                            call.name
-                        ),
-                    ));
-                }
+                out.push(function_response(index, k, r, waiting, answered, calls)?);
                 answered += 1;
-                let (content, is_error) = response_text(response);
-                let message = Message::new(
-                    Role::Tool,
-                    vec![Part::ToolResult(ToolResult {
-                        call_id: id,
-                        content,
-                        is_error,
-                    })],
-                );
-                let mut t = msg(index, Some(k), message);
-                t.action = Some(call);
-                t.is_result = true;
-                out.push(t);
             }
             ("functionCall", _) => {
                 return Err(bad(
@@ -350,6 +324,61 @@ fn user_turn(
         ));
     }
     Ok(())
+}
+
+/// A `functionResponse` (part `k`) as the result of the call it answers: the one with its
+/// id, or without ids the next waiting call (`answered` are answered already).
+fn function_response(
+    index: usize,
+    k: usize,
+    r: &Map<String, Value>,
+    waiting: &[ToolCall],
+    answered: usize,
+    calls: &mut Calls,
+) -> Result<TranscriptMessage, ImportError> {
+    let name = name_of(index, "functionResponse", r)?;
+    let Some(Value::Object(response)) = r.get("response") else {
+        return Err(bad(
+            index,
+            format!("the response for `{name}` has no object `response`"),
+        ));
+    };
+    let id = match id_of(index, "functionResponse", r)? {
+        Some(id) => id.to_owned(),
+        None => match waiting.get(answered) {
+            Some(call) => call.id.clone(),
+            None => {
+                return Err(ImportError::ResponseCount {
+                    index,
+                    calls: waiting.len(),
+                    responses: answered + 1,
+                });
+            }
+        },
+    };
+    let call = calls.answer(index, &id)?;
+    if call.name != name {
+        return Err(bad(
+            index,
+            format!(
+                "functionResponse {answered} is for `{name}`, the call it answers is `{}`",
+                call.name
+            ),
+        ));
+    }
+    let (content, is_error) = response_text(response);
+    let message = Message::new(
+        Role::Tool,
+        vec![Part::ToolResult(ToolResult {
+            call_id: id,
+            content,
+            is_error,
+        })],
+    );
+    let mut t = msg(index, Some(k), message);
+    t.action = Some(call);
+    t.is_result = true;
+    Ok(t)
 }
 
 /// Reads the contents one by one, handing each message they hold to `sink`, after the
