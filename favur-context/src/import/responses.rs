@@ -217,37 +217,57 @@ pub(super) fn parse(value: &Value, options: ParseOptions) -> Result<Transcript, 
                 leading = false;
             }
             "function_call" => {
-                let call_id = str_field(index, obj, "call_id", "a function_call")?;
-                let name = str_field(index, obj, "name", "a function_call")?;
-                let args = arguments(index, call_id, obj.get("arguments"), options)?;
-                let mut call = ToolCall::new(call_id, name, args);
-                call.provider_id = obj.get("id").and_then(Value::as_str).map(str::to_owned);
+                let call = function_call(index, obj, options)?;
                 turn.at(index).parts.push(Part::ToolCall(Box::new(call)));
                 leading = false;
             }
             "function_call_output" => {
                 turn.flush(&mut out, &mut calls)?;
                 leading = false;
-                let call_id = str_field(index, obj, "call_id", "a function_call_output")?;
-                let (text, media): (Vec<Part>, Vec<Part>) = content(index, obj.get("output"))?
-                    .into_iter()
-                    .partition(|p| matches!(p, Part::Text(_)));
-                let text: Vec<&str> = text.iter().filter_map(Part::text).collect();
-                let call = calls.answer(index, call_id)?;
-                let mut parts = vec![Part::ToolResult(ToolResult {
-                    call_id: call_id.to_owned(),
-                    content: text.join("\n"),
-                    is_error: false,
-                })];
-                parts.extend(media);
-                let mut m = msg(index, None, Message::new(Role::Tool, parts));
-                m.action = Some(call);
-                m.is_result = true;
-                out.push(m);
+                out.push(call_output(index, obj, &mut calls)?);
             }
             other => return Err(bad(index, format!("item type `{other}` is not supported"))),
         }
     }
     turn.flush(&mut out, &mut calls)?;
     Ok(Transcript::new(Format::Responses, out, None))
+}
+
+/// A `function_call` item as a tool call (the item's `id` kept as the provider's).
+fn function_call(
+    index: usize,
+    obj: &Map<String, Value>,
+    options: ParseOptions,
+) -> Result<ToolCall, ImportError> {
+    let call_id = str_field(index, obj, "call_id", "a function_call")?;
+    let name = str_field(index, obj, "name", "a function_call")?;
+    let args = arguments(index, call_id, obj.get("arguments"), options)?;
+    let mut call = ToolCall::new(call_id, name, args);
+    call.provider_id = obj.get("id").and_then(Value::as_str).map(str::to_owned);
+    Ok(call)
+}
+
+/// A `function_call_output` item as the tool message answering its call: its texts
+/// joined as the result, its other parts after it.
+fn call_output(
+    index: usize,
+    obj: &Map<String, Value>,
+    calls: &mut Calls,
+) -> Result<TranscriptMessage, ImportError> {
+    let call_id = str_field(index, obj, "call_id", "a function_call_output")?;
+    let (text, media): (Vec<Part>, Vec<Part>) = content(index, obj.get("output"))?
+        .into_iter()
+        .partition(|p| matches!(p, Part::Text(_)));
+    let text: Vec<&str> = text.iter().filter_map(Part::text).collect();
+    let call = calls.answer(index, call_id)?;
+    let mut parts = vec![Part::ToolResult(ToolResult {
+        call_id: call_id.to_owned(),
+        content: text.join("\n"),
+        is_error: false,
+    })];
+    parts.extend(media);
+    let mut m = msg(index, None, Message::new(Role::Tool, parts));
+    m.action = Some(call);
+    m.is_result = true;
+    Ok(m)
 }
