@@ -1,6 +1,6 @@
 //! Counting a rendered request, by the rule usage follows.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::model::message::{Arguments, Part, Role, ToolCall, ToolResult};
 use crate::sent;
@@ -39,98 +39,13 @@ use crate::tokens::counter::TokenCounter;
 /// ```
 pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32) -> u64 {
     let mut blocks: Vec<(Role, Part)> = Vec::new();
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     match request {
-        Value::Array(messages) => {
-            for m in messages {
-                let role = match m["role"].as_str() {
-                    Some("system") => Role::System,
-                    Some("assistant") => Role::Assistant,
-                    Some("tool") => {
-                        blocks.push((
-                            Role::Tool,
-                            Part::ToolResult(ToolResult {
-                                call_id: text(&m["tool_call_id"]),
-                                content: text(&m["content"]),
-                                is_error: false,
-                            }),
-                        ));
-                        continue;
-                    }
-                    _ => Role::User,
-                };
-                match &m["content"] {
-                    Value::String(t) => blocks.push((role, Part::Text(t.clone()))),
-                    Value::Array(parts) => {
-                        for p in parts {
-                            blocks.push((role, super::count_parts::content_part(p)));
-                        }
-                    }
-                    _ => {}
-                }
-                for c in m["tool_calls"].as_array().into_iter().flatten() {
-                    let f = &c["function"];
-                    blocks.push((
-                        Role::Assistant,
-                        Part::ToolCall(Box::new(ToolCall {
-                            id: text(&c["id"]),
-                            name: text(&f["name"]),
-                            arguments: Arguments::parse(text(&f["arguments"])),
-                            provider_id: None,
-                        })),
-                    ));
-                }
-            }
-        }
+        Value::Array(messages) => openai_blocks(messages, &mut blocks),
         Value::Object(request) if request.contains_key("input") => {
             let input = request["input"].as_array().map_or(&[][..], Vec::as_slice);
             super::count_parts::responses(input, &mut blocks);
         }
-        Value::Object(request) => {
-            for b in request
-                .get("system")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                blocks.push((Role::System, Part::Text(text(&b["text"]))));
-            }
-            for m in request
-                .get("messages")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let role = if m["role"] == "assistant" {
-                    Role::Assistant
-                } else {
-                    Role::User
-                };
-                for b in m["content"].as_array().into_iter().flatten() {
-                    match b["type"].as_str() {
-                        Some("tool_use") => blocks.push((
-                            Role::Assistant,
-                            Part::ToolCall(Box::new(ToolCall {
-                                id: text(&b["id"]),
-                                name: text(&b["name"]),
-                                arguments: Arguments::Json(b["input"].clone()),
-                                provider_id: None,
-                            })),
-                        )),
-                        Some("tool_result") => super::count_parts::result_blocks(
-                            text(&b["tool_use_id"]),
-                            &b["content"],
-                            b["is_error"] == true,
-                            &mut blocks,
-                        ),
-                        _ => match super::count_parts::anthropic_block(b) {
-                            Some(part) => blocks.push((role, part)),
-                            None => blocks.push((role, Part::Text(text(&b["text"])))),
-                        },
-                    }
-                }
-            }
-        }
+        Value::Object(request) => anthropic_blocks(request, &mut blocks),
         _ => {}
     }
     blocks
@@ -138,4 +53,100 @@ pub fn request_tokens(request: &Value, counter: &dyn TokenCounter, framing: u32)
         .filter(|(_, part)| !sent::is_blank(part))
         .map(|(role, part)| u64::from(sent::count_block(counter, role, part)) + u64::from(framing))
         .sum()
+}
+
+/// A JSON string's text, or empty.
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
+}
+
+/// The blocks of an OpenAI `messages` array: texts and parts, tool calls, tool results.
+fn openai_blocks(messages: &[Value], blocks: &mut Vec<(Role, Part)>) {
+    for m in messages {
+        let role = match m["role"].as_str() {
+            Some("system") => Role::System,
+            Some("assistant") => Role::Assistant,
+            Some("tool") => {
+                blocks.push((
+                    Role::Tool,
+                    Part::ToolResult(ToolResult {
+                        call_id: text(&m["tool_call_id"]),
+                        content: text(&m["content"]),
+                        is_error: false,
+                    }),
+                ));
+                continue;
+            }
+            _ => Role::User,
+        };
+        match &m["content"] {
+            Value::String(t) => blocks.push((role, Part::Text(t.clone()))),
+            Value::Array(parts) => {
+                for p in parts {
+                    blocks.push((role, super::count_parts::content_part(p)));
+                }
+            }
+            _ => {}
+        }
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            let f = &c["function"];
+            blocks.push((
+                Role::Assistant,
+                Part::ToolCall(Box::new(ToolCall {
+                    id: text(&c["id"]),
+                    name: text(&f["name"]),
+                    arguments: Arguments::parse(text(&f["arguments"])),
+                    provider_id: None,
+                })),
+            ));
+        }
+    }
+}
+
+/// The blocks of an Anthropic request: its system blocks, then every content block of
+/// its messages.
+fn anthropic_blocks(request: &Map<String, Value>, blocks: &mut Vec<(Role, Part)>) {
+    for b in request
+        .get("system")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        blocks.push((Role::System, Part::Text(text(&b["text"]))));
+    }
+    for m in request
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let role = if m["role"] == "assistant" {
+            Role::Assistant
+        } else {
+            Role::User
+        };
+        for b in m["content"].as_array().into_iter().flatten() {
+            match b["type"].as_str() {
+                Some("tool_use") => blocks.push((
+                    Role::Assistant,
+                    Part::ToolCall(Box::new(ToolCall {
+                        id: text(&b["id"]),
+                        name: text(&b["name"]),
+                        arguments: Arguments::Json(b["input"].clone()),
+                        provider_id: None,
+                    })),
+                )),
+                Some("tool_result") => super::count_parts::result_blocks(
+                    text(&b["tool_use_id"]),
+                    &b["content"],
+                    b["is_error"] == true,
+                    blocks,
+                ),
+                _ => match super::count_parts::anthropic_block(b) {
+                    Some(part) => blocks.push((role, part)),
+                    None => blocks.push((role, Part::Text(text(&b["text"])))),
+                },
+            }
+        }
+    }
 }
