@@ -23,18 +23,7 @@ pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
     for (i, item) in items.iter().enumerate() {
         let at = format!("output[{i}]");
         match req_str(item, "type", &at)? {
-            "reasoning" => {
-                let mut summary = Vec::new();
-                for (k, s) in super::elements(item, "summary") {
-                    summary.push(req_str(s, "text", &format!("{at}.summary[{k}]"))?.to_owned());
-                }
-                let encrypted = opt_str(item, "encrypted_content", &at)?.map(str::to_owned);
-                reasoning.push(Reasoning::openai(
-                    req_str(item, "id", &at)?,
-                    summary,
-                    encrypted,
-                ));
-            }
+            "reasoning" => reasoning.push(reasoning_item(item, &at)?),
             "message" => {
                 if let Some(id) = opt_str(item, "id", &at)? {
                     ids.push(Value::String(id.to_owned()));
@@ -48,36 +37,14 @@ pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
                     }
                 }
             }
-            "function_call" => {
-                let name = req_str(item, "name", &at)?;
-                if name.is_empty() {
-                    return Err(malformed(format!("{at}.name"), "empty"));
-                }
-                let arguments = super::openai::arguments(item.get("arguments"));
-                let mut call = ToolCall::new(req_str(item, "call_id", &at)?, name, arguments);
-                call.provider_id = opt_str(item, "id", &at)?.map(str::to_owned);
-                calls.push(call);
-            }
+            "function_call" => calls.push(function_call(item, &at)?),
             _ => {}
         }
     }
     let stop = if !calls.is_empty() {
         StopReason::ToolCalls
     } else {
-        match opt_str(v, "status", "the body")? {
-            Some("completed") => StopReason::EndTurn,
-            Some("incomplete") => match v
-                .pointer("/incomplete_details/reason")
-                .and_then(Value::as_str)
-            {
-                Some("max_output_tokens") => StopReason::MaxTokens,
-                Some("content_filter") => StopReason::Refused,
-                Some(other) => StopReason::Other(other.to_owned()),
-                None => StopReason::Other("incomplete".to_owned()),
-            },
-            Some(other) => StopReason::Other(other.to_owned()),
-            None => StopReason::Unknown,
-        }
+        stop_reason(v)?
     };
     let usage = v.get("usage").and_then(|u| {
         Some(Usage {
@@ -101,4 +68,48 @@ pub(super) fn parse(v: &Value) -> Result<Reply, ReplyError> {
             .insert(ITEM_IDS_EXTENSION.into(), Value::Array(ids));
     }
     Ok(reply)
+}
+
+/// A `reasoning` item (at `at`): its id, summary texts and encrypted content.
+fn reasoning_item(item: &Value, at: &str) -> Result<Reasoning, ReplyError> {
+    let mut summary = Vec::new();
+    for (k, s) in super::elements(item, "summary") {
+        summary.push(req_str(s, "text", &format!("{at}.summary[{k}]"))?.to_owned());
+    }
+    let encrypted = opt_str(item, "encrypted_content", at)?.map(str::to_owned);
+    Ok(Reasoning::openai(
+        req_str(item, "id", at)?,
+        summary,
+        encrypted,
+    ))
+}
+
+/// A `function_call` item (at `at`) as a call, its item `id` kept as the provider's.
+fn function_call(item: &Value, at: &str) -> Result<ToolCall, ReplyError> {
+    let name = req_str(item, "name", at)?;
+    if name.is_empty() {
+        return Err(malformed(format!("{at}.name"), "empty"));
+    }
+    let arguments = super::openai::arguments(item.get("arguments"));
+    let mut call = ToolCall::new(req_str(item, "call_id", at)?, name, arguments);
+    call.provider_id = opt_str(item, "id", at)?.map(str::to_owned);
+    Ok(call)
+}
+
+/// Why a response without calls stopped, from its `status` and incomplete details.
+fn stop_reason(v: &Value) -> Result<StopReason, ReplyError> {
+    Ok(match opt_str(v, "status", "the body")? {
+        Some("completed") => StopReason::EndTurn,
+        Some("incomplete") => match v
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str)
+        {
+            Some("max_output_tokens") => StopReason::MaxTokens,
+            Some("content_filter") => StopReason::Refused,
+            Some(other) => StopReason::Other(other.to_owned()),
+            None => StopReason::Other("incomplete".to_owned()),
+        },
+        Some(other) => StopReason::Other(other.to_owned()),
+        None => StopReason::Unknown,
+    })
 }
