@@ -164,32 +164,7 @@ impl Repairs {
         let mut after_result = false;
         for part in &message.parts {
             match part {
-                Part::ToolResult(r) => match self.matcher.answer(&r.call_id) {
-                    Some(k) => {
-                        // A call answered in the tail leaves `calls`; its number stays
-                        // in `tail` (skipped there), so answering is O(1).
-                        if let Some(call) = self.calls.remove(&k)
-                            && !call.tail
-                        {
-                            self.missing_tokens =
-                                self.missing_tokens.saturating_sub(u64::from(call.cost));
-                            self.missing_blocks = self.missing_blocks.saturating_sub(1);
-                        }
-                    }
-                    None => {
-                        own_message = true;
-                        let wrapped = orphan_result(entry.id, &r.call_id, &r.content, r.is_error);
-                        let as_text = count_block(counter, Role::User, Part::Text(wrapped));
-                        // As the item counted it: its content as sent.
-                        let sent_result = Part::ToolResult(ToolResult {
-                            call_id: r.call_id.clone(),
-                            content: neutralize(&r.content).into_owned(),
-                            is_error: r.is_error,
-                        });
-                        let as_result = count_block(counter, Role::Tool, sent_result);
-                        self.orphan_extra += i64::from(as_text) - i64::from(as_result);
-                    }
-                },
+                Part::ToolResult(r) => own_message |= !self.answer(counter, entry, r),
                 // Media after a result belong to it (see `Media`).
                 Part::Image(_) | Part::Document(_) if after_result => {}
                 Part::Text(_) | Part::ToolCall(_) | Part::Reasoning(_) => own_message = true,
@@ -202,6 +177,64 @@ impl Repairs {
         }
         // This item is now the last message: the calls of the previous one are no
         // longer in flight.
+        self.settle_tail(counter, later);
+        if message.role == Role::Assistant {
+            for c in message.tool_calls() {
+                let k = self.next_call;
+                self.next_call += 1;
+                self.matcher.call(Cow::Owned(c.id.clone()), entry.id.0, k);
+                self.calls.insert(
+                    k,
+                    OpenCall {
+                        entry: entry.id,
+                        call_id: c.id.clone(),
+                        tail: true,
+                        cost: 0,
+                    },
+                );
+                self.tail.push(k);
+            }
+        }
+    }
+
+    /// A result: it answers its call (which no longer needs a note), or, answering none,
+    /// is sent as an orphan note (the difference in tokens kept). Whether it answered.
+    fn answer(&mut self, counter: &dyn TokenCounter, entry: &Entry, r: &ToolResult) -> bool {
+        match self.matcher.answer(&r.call_id) {
+            Some(k) => {
+                // A call answered in the tail leaves `calls`; its number stays in `tail`
+                // (skipped there), so answering is O(1).
+                if let Some(call) = self.calls.remove(&k)
+                    && !call.tail
+                {
+                    self.missing_tokens = self.missing_tokens.saturating_sub(u64::from(call.cost));
+                    self.missing_blocks = self.missing_blocks.saturating_sub(1);
+                }
+                true
+            }
+            None => {
+                let wrapped = orphan_result(entry.id, &r.call_id, &r.content, r.is_error);
+                let as_text = count_block(counter, Role::User, Part::Text(wrapped));
+                // As the item counted it: its content as sent.
+                let sent_result = Part::ToolResult(ToolResult {
+                    call_id: r.call_id.clone(),
+                    content: neutralize(&r.content).into_owned(),
+                    is_error: r.is_error,
+                });
+                let as_result = count_block(counter, Role::Tool, sent_result);
+                self.orphan_extra += i64::from(as_text) - i64::from(as_result);
+                false
+            }
+        }
+    }
+
+    /// The calls of the last message, still unanswered, are no longer in flight: each is
+    /// answered by a note (a placeholder for its later result, or a missing-result note).
+    fn settle_tail(
+        &mut self,
+        counter: &dyn TokenCounter,
+        later: &dyn Fn(&str, EntryId) -> Option<EntryId>,
+    ) {
         for k in std::mem::take(&mut self.tail) {
             if let Some(call) = self.calls.get_mut(&k) {
                 call.tail = false;
@@ -221,23 +254,6 @@ impl Repairs {
                 );
                 self.missing_tokens += u64::from(call.cost);
                 self.missing_blocks += 1;
-            }
-        }
-        if message.role == Role::Assistant {
-            for c in message.tool_calls() {
-                let k = self.next_call;
-                self.next_call += 1;
-                self.matcher.call(Cow::Owned(c.id.clone()), entry.id.0, k);
-                self.calls.insert(
-                    k,
-                    OpenCall {
-                        entry: entry.id,
-                        call_id: c.id.clone(),
-                        tail: true,
-                        cost: 0,
-                    },
-                );
-                self.tail.push(k);
             }
         }
     }
