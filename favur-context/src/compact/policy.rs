@@ -281,45 +281,7 @@ impl Policy {
                 count: self.tiers.len(),
             });
         }
-        let mut previous: Option<&Tier> = None;
-        for (index, tier) in self.tiers.iter().enumerate() {
-            if !(tier.at > 0.0 && tier.at <= 1.0) {
-                return Err(PolicyError::ThresholdOutOfRange {
-                    index,
-                    value: tier.at,
-                });
-            }
-            match previous {
-                Some(prev) => {
-                    if tier.at <= prev.at {
-                        return Err(PolicyError::ThresholdNotIncreasing {
-                            index,
-                            value: tier.at,
-                            previous: prev.at,
-                        });
-                    }
-                    for class in Retention::ALL {
-                        let (action, before) = (tier.action(class), prev.action(class));
-                        if action < before {
-                            return Err(PolicyError::MilderAction {
-                                index,
-                                class,
-                                action,
-                                previous: before,
-                            });
-                        }
-                    }
-                }
-                None => {
-                    for class in Retention::ALL {
-                        if tier.action(class) == Action::Drop {
-                            return Err(PolicyError::FirstTierDrops { class });
-                        }
-                    }
-                }
-            }
-            previous = Some(tier);
-        }
+        self.validate_tiers()?;
         if !(self.limit > 0.0 && self.limit <= 1.0) {
             return Err(PolicyError::LimitOutOfRange { value: self.limit });
         }
@@ -354,6 +316,52 @@ impl Policy {
         }
         if !(self.target >= 0.0 && self.target < 1.0) {
             return Err(PolicyError::TargetOutOfRange { value: self.target });
+        }
+        Ok(())
+    }
+
+    /// Each tier's threshold is in (0, 1] and above the one before; no tier is milder
+    /// than the one before for any class; the first drops nothing.
+    fn validate_tiers(&self) -> Result<(), PolicyError> {
+        let mut previous: Option<&Tier> = None;
+        for (index, tier) in self.tiers.iter().enumerate() {
+            if !(tier.at > 0.0 && tier.at <= 1.0) {
+                return Err(PolicyError::ThresholdOutOfRange {
+                    index,
+                    value: tier.at,
+                });
+            }
+            match previous {
+                Some(prev) => {
+                    if tier.at <= prev.at {
+                        return Err(PolicyError::ThresholdNotIncreasing {
+                            index,
+                            value: tier.at,
+                            previous: prev.at,
+                        });
+                    }
+                    for class in Retention::ALL {
+                        let (action, before) = (tier.action(class), prev.action(class));
+                        if action < before {
+                            return Err(PolicyError::MilderAction {
+                                index,
+                                class,
+                                action,
+                                previous: before,
+                            });
+                        }
+                    }
+                }
+                None => {
+                    if let Some(class) = Retention::ALL
+                        .into_iter()
+                        .find(|c| tier.action(*c) == Action::Drop)
+                    {
+                        return Err(PolicyError::FirstTierDrops { class });
+                    }
+                }
+            }
+            previous = Some(tier);
         }
         Ok(())
     }
