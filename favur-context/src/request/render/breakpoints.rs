@@ -146,18 +146,7 @@ fn count_existing(request: &AnthropicRequest) -> usize {
 /// validate_anthropic_strict(&request.to_value()).unwrap();
 /// ```
 pub fn render_anthropic_cached(history: &History) -> (AnthropicRequest, CachePlacement) {
-    let view = history.view().items();
-    let pinned: HashSet<_> = history.pinned().iter().copied().collect();
-    // How many leading view items are pinned entries or summaries.
-    let durable = view
-        .iter()
-        .take_while(|item| {
-            pinned.contains(&item.id)
-                || history
-                    .entry(item.id)
-                    .is_some_and(|e| e.kind().is_summary())
-        })
-        .count();
+    let durable = durable_items(history);
     let mut turns = Turns::default();
     // The stable points after each settled segment, and the durable one.
     let mut points: Vec<BlockAt> = Vec::new();
@@ -201,6 +190,43 @@ pub fn render_anthropic_cached(history: &History) -> (AnthropicRequest, CachePla
         points.len().checked_sub(2).map(|i| shift_at(points[i])),
     ];
     let existing = count_existing(&request);
+    let mut breakpoints = place(&mut request, candidates, existing);
+    breakpoints.sort();
+    (
+        request,
+        CachePlacement {
+            stable_end,
+            breakpoints,
+            existing,
+        },
+    )
+}
+
+/// How many leading view items are pinned entries or summaries (settled, and kept by the
+/// next compactions).
+fn durable_items(history: &History) -> usize {
+    let pinned: HashSet<_> = history.pinned().iter().copied().collect();
+    history
+        .view()
+        .items()
+        .iter()
+        .take_while(|item| {
+            pinned.contains(&item.id)
+                || history
+                    .entry(item.id)
+                    .is_some_and(|e| e.kind().is_summary())
+        })
+        .count()
+}
+
+/// Puts a breakpoint on each candidate block in order while any is left (`existing` are
+/// the entries' own): never twice on one block, nor on one that has one or on an empty
+/// text. The breakpoints placed.
+fn place(
+    request: &mut AnthropicRequest,
+    candidates: [Option<BlockAt>; 4],
+    existing: usize,
+) -> Vec<BlockAt> {
     let mut left = MAX_CACHE_BREAKPOINTS.saturating_sub(existing);
     let mut breakpoints = Vec::new();
     for at in candidates.into_iter().flatten() {
@@ -210,7 +236,7 @@ pub fn render_anthropic_cached(history: &History) -> (AnthropicRequest, CachePla
         if breakpoints.contains(&at) {
             continue;
         }
-        let Some(Value::Object(block)) = block_mut(&mut request, at) else {
+        let Some(Value::Object(block)) = block_mut(request, at) else {
             continue;
         };
         if block.contains_key("cache_control")
@@ -222,13 +248,5 @@ pub fn render_anthropic_cached(history: &History) -> (AnthropicRequest, CachePla
         breakpoints.push(at);
         left -= 1;
     }
-    breakpoints.sort();
-    (
-        request,
-        CachePlacement {
-            stable_end,
-            breakpoints,
-            existing,
-        },
-    )
+    breakpoints
 }
