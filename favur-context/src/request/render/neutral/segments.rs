@@ -103,20 +103,7 @@ pub(in crate::request::render) fn segments<'h>(
         }
     }
     if !items.is_empty() {
-        let start = view.len() - starts.len();
-        match soft_cut(history, &items, &run, &starts, &spans, start, view.len()) {
-            Some((cut, ids)) => {
-                let mut rest =
-                    items.split_off(starts.get(cut - start).copied().unwrap_or(items.len()));
-                let mut first = Segment::new(cut, true, pair(history, &mut items));
-                first.open = ids;
-                out.push(first);
-                if !rest.is_empty() {
-                    out.push(Segment::new(view.len(), false, pair(history, &mut rest)));
-                }
-            }
-            None => out.push(Segment::new(view.len(), false, pair(history, &mut items))),
-        }
+        last_run(history, items, &run, &starts, &spans, view.len(), &mut out);
     }
     if note_first && needs_note(out.iter().flat_map(|s| s.out.iter()), view.is_empty()) {
         match out.first_mut() {
@@ -125,6 +112,33 @@ pub(in crate::request::render) fn segments<'h>(
         }
     }
     out
+}
+
+/// The run after the last point where no call was open (view items up to `end`, its
+/// `items`, `run` calls, `starts` and answered `spans` as [`soft_cut`] takes them): cut
+/// once more where it can be, the part after the cut not settled.
+fn last_run<'h>(
+    history: &'h History,
+    mut items: Vec<Item<'h>>,
+    run: &[RunCall],
+    starts: &[usize],
+    spans: &[(usize, usize)],
+    end: usize,
+    out: &mut Vec<Segment<'h>>,
+) {
+    let start = end - starts.len();
+    match soft_cut(history, &items, run, starts, spans, start, end) {
+        Some((cut, ids)) => {
+            let mut rest = items.split_off(starts.get(cut - start).copied().unwrap_or(items.len()));
+            let mut first = Segment::new(cut, true, pair(history, &mut items));
+            first.open = ids;
+            out.push(first);
+            if !rest.is_empty() {
+                out.push(Segment::new(end, false, pair(history, &mut rest)));
+            }
+        }
+        None => out.push(Segment::new(end, false, pair(history, &mut items))),
+    }
 }
 
 /// Where the run of view items `start..end` (where some call is open throughout; its
