@@ -29,13 +29,7 @@ pub(super) fn parse_each<M: Borrow<Value>>(
             return Err(bad(index, "message after the `exit` record"));
         }
         let content = obj.get("content");
-        let prompt_tokens = match obj.get("prompt_tokens") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_u64()
-                    .ok_or_else(|| bad(index, "`prompt_tokens` is not a non-negative integer"))?,
-            ),
-        };
+        let prompt_tokens = prompt_tokens(index, obj.get("prompt_tokens"))?;
         let mut out = msg(index, None, Message::new(Role::User, Vec::new()));
         out.prompt_tokens = prompt_tokens;
         let previous = after_assistant.take();
@@ -53,19 +47,11 @@ pub(super) fn parse_each<M: Borrow<Value>>(
             }
             "assistant" => {
                 let made = tool_calls(index, obj.get("tool_calls"), options)?;
-                let parts = text_content(index, content)?;
+                let mut parts = text_content(index, content)?;
                 if made.is_empty() {
-                    let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
-                    let blocks = bash_blocks(&text.join("\n"))
-                        .into_iter()
-                        .map(str::to_owned)
-                        .collect::<Vec<_>>();
-                    if let [command] = &blocks[..] {
-                        out.action = Some(ToolCall::new("", "bash", json!({ "command": command })));
-                    }
+                    out.action = bash_action(&parts);
                 }
                 calls.made_all(index, &made)?;
-                let mut parts = parts;
                 parts.extend(made.into_iter().map(Part::from));
                 out.message = Message::new(Role::Assistant, parts);
                 after_assistant = Some(out.action.clone());
@@ -92,4 +78,26 @@ pub(super) fn parse_each<M: Borrow<Value>>(
         sink(out)?;
     }
     Ok(exit)
+}
+
+/// A message's `prompt_tokens`, if any: a non-negative integer.
+fn prompt_tokens(index: usize, v: Option<&Value>) -> Result<Option<u64>, ImportError> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| bad(index, "`prompt_tokens` is not a non-negative integer")),
+    }
+}
+
+/// The action of an assistant message without tool calls: its one bash block, as a
+/// `bash` call (none if it has no block or several).
+fn bash_action(parts: &[Part]) -> Option<ToolCall> {
+    let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
+    let text = text.join("\n");
+    match bash_blocks(&text)[..] {
+        [command] => Some(ToolCall::new("", "bash", json!({ "command": command }))),
+        _ => None,
+    }
 }
