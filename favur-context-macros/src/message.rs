@@ -86,18 +86,7 @@ fn parse_message(
         ));
     }
     if !input.peek(syn::Ident::peek_any) {
-        let tokens: TokenStream = input.fork().parse()?;
-        let first = tokens.clone().into_iter().next();
-        let shown = match &first {
-            Some(TokenTree::Literal(_)) => {
-                format!(
-                    "missing message kind before the text: write `{macro_name}!(user: ...)`, `{macro_name}!(assistant: ...)`, ...; the forms are {FORMS}"
-                )
-            }
-            _ => format!("expected a message kind; the forms are {FORMS}"),
-        };
-        let span = first.map_or_else(Span::call_site, |t| t.span());
-        return Err(syn::Error::new(span, shown));
+        return Err(no_kind(input, macro_name)?);
     }
     let kind = Ident::parse_any(input)?;
     let name = kind.to_string();
@@ -109,30 +98,7 @@ fn parse_message(
             quote!(#p::Message::#ctor(#text))
         }
         "tool_result" | "tool_error" => {
-            if !input.peek(syn::token::Paren) {
-                return Err(syn::Error::new(
-                    kind.span(),
-                    format!(
-                        "`{name}` needs the id of the call it answers in parentheses: `{name}(call_id): \"...\"`"
-                    ),
-                ));
-            }
-            let content;
-            let parens = syn::parenthesized!(content in input);
-            if content.is_empty() {
-                return Err(syn::Error::new(
-                    parens.span.join(),
-                    format!("`{name}(call_id)` needs the id of the call it answers"),
-                ));
-            }
-            let id: Expr = content.parse()?;
-            if !content.is_empty() {
-                let rest: TokenStream = content.parse()?;
-                return Err(syn::Error::new_spanned(
-                    rest,
-                    format!("`{name}(call_id)` takes one argument, the call id"),
-                ));
-            }
+            let id = result_call_id(input, &kind)?;
             colon(input, &kind)?;
             let text = text(input, p, &kind)?;
             let is_error = name == "tool_error";
@@ -170,6 +136,53 @@ fn parse_message(
         }
     };
     Ok(message)
+}
+
+/// The error for an invocation that does not start with a message kind, at its first
+/// token.
+fn no_kind(input: ParseStream, macro_name: &str) -> syn::Result<syn::Error> {
+    let tokens: TokenStream = input.fork().parse()?;
+    let first = tokens.into_iter().next();
+    let shown = match &first {
+        Some(TokenTree::Literal(_)) => {
+            format!(
+                "missing message kind before the text: write `{macro_name}!(user: ...)`, `{macro_name}!(assistant: ...)`, ...; the forms are {FORMS}"
+            )
+        }
+        _ => format!("expected a message kind; the forms are {FORMS}"),
+    };
+    let span = first.map_or_else(Span::call_site, |t| t.span());
+    Ok(syn::Error::new(span, shown))
+}
+
+/// The `(call_id)` after `tool_result` / `tool_error`: exactly one expression.
+fn result_call_id(input: ParseStream, kind: &Ident) -> syn::Result<Expr> {
+    let name = kind.to_string();
+    if !input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            kind.span(),
+            format!(
+                "`{name}` needs the id of the call it answers in parentheses: `{name}(call_id): \"...\"`"
+            ),
+        ));
+    }
+    let content;
+    let parens = syn::parenthesized!(content in input);
+    if content.is_empty() {
+        return Err(syn::Error::new(
+            parens.span.join(),
+            format!("`{name}(call_id)` needs the id of the call it answers"),
+        ));
+    }
+    let id: Expr = content.parse()?;
+    if !content.is_empty() {
+        let rest: TokenStream = content.parse()?;
+        return Err(syn::Error::new_spanned(
+            rest,
+            format!("`{name}(call_id)` takes one argument, the call id"),
+        ));
+    }
+    Ok(id)
 }
 
 /// The one expression after `kind:`: `needs` (at the kind) when there is none, `takes_one`
