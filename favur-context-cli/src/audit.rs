@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use favur_context::audit::{RegretEvent, SiteStats, site_key, sort_sites};
+use favur_context::import::rules::Rules;
 use favur_context::{EntryId, Policy, Retention, Tier};
 use serde::Serialize;
 
@@ -254,53 +255,95 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
         || Policy::default().tiers().to_vec(),
         |p| p.tiers().to_vec(),
     );
-    let mut merged: HashMap<(String, Retention), SiteStats> = HashMap::new();
-    let mut evidence = Summary::default();
-    let mut events = Vec::new();
-    let mut unseen = 0;
-    let mut sources = Vec::new();
-    let mut notes = Vec::new();
-    for file in &args.files {
-        let loaded = load_audited(file, rules.as_ref(), policy.as_ref(), args.observe.format)?;
-        if let Some(summary) = &loaded.evidence {
-            evidence.merge(summary);
-        }
-        notes.extend(loaded.note);
-        let ledger = loaded.ledger;
-        let source = file.display().to_string();
-        for s in ledger.sites() {
-            match merged.get_mut(&(s.site.clone(), s.class)) {
-                Some(m) => m.merge(&s),
-                None => {
-                    merged.insert((s.site.clone(), s.class), s);
-                }
-            }
-        }
-        events.extend(ledger.regrets().iter().map(|e| SourcedEvent {
-            source: source.clone(),
-            event: e.clone(),
-        }));
-        unseen += ledger.unseen();
-        sources.push(source);
-    }
+    let read = read_all(args, rules.as_ref(), policy.as_ref())?;
     let replayed: Vec<Suggestion> = rules
         .as_ref()
-        .map(|r| suggestions(&evidence, r, &tiers))
+        .map(|r| suggestions(&read.evidence, r, &tiers))
         .unwrap_or_default();
     let by_rule: HashMap<String, Evidence> = rules
         .as_ref()
         .map(|r| {
-            evidence
+            read.evidence
                 .by_rule
                 .iter()
                 .map(|(k, e)| (r.rule_name(*k).to_owned(), Evidence::from(e)))
                 .collect()
         })
         .unwrap_or_default();
-    // Per site: avoidable events, and the distinct entries (per file) they name with the
-    // most any of their events cost to re-fetch.
+    let avoided = avoided_by_site(&read.events, &tiers);
+    let mut stats: Vec<SiteStats> = read.merged.into_values().collect();
+    sort_sites(&mut stats);
+    let mut sites: Vec<SiteAudit> = stats
+        .into_iter()
+        .map(|stats| site_audit(stats, &avoided, &by_rule, &replayed, &tiers))
+        .collect();
+    // What a misclassification cost the job, in the unit the window is paid in: a
+    // re-listed directory costs less than a re-run test suite. Stable: ties keep the
+    // ledger's order (regret, re-fetch tokens, site).
+    sites.sort_by_key(|s| std::cmp::Reverse((s.avoidable_tokens, s.avoidable)));
+    Ok(AuditReport {
+        sources: read.sources,
+        sites,
+        events: read.events,
+        unseen: read.unseen,
+        notes: read.notes,
+    })
+}
+
+/// What the audited files hold together: each site's figures merged, the evidence for
+/// the rules, the regret events, the unseen entries, the files and their notes.
+#[derive(Default)]
+struct ReadAll {
+    merged: HashMap<(String, Retention), SiteStats>,
+    evidence: Summary,
+    events: Vec<SourcedEvent>,
+    unseen: u64,
+    sources: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// Reads every file of `args` with the rules and policy.
+fn read_all(
+    args: &AuditArgs,
+    rules: Option<&Rules>,
+    policy: Option<&Policy>,
+) -> Result<ReadAll, AuditError> {
+    let mut read = ReadAll::default();
+    for file in &args.files {
+        let loaded = load_audited(file, rules, policy, args.observe.format)?;
+        if let Some(summary) = &loaded.evidence {
+            read.evidence.merge(summary);
+        }
+        read.notes.extend(loaded.note);
+        let ledger = loaded.ledger;
+        let source = file.display().to_string();
+        for s in ledger.sites() {
+            match read.merged.get_mut(&(s.site.clone(), s.class)) {
+                Some(m) => m.merge(&s),
+                None => {
+                    read.merged.insert((s.site.clone(), s.class), s);
+                }
+            }
+        }
+        read.events
+            .extend(ledger.regrets().iter().map(|e| SourcedEvent {
+                source: source.clone(),
+                event: e.clone(),
+            }));
+        read.unseen += ledger.unseen();
+        read.sources.push(source);
+    }
+    Ok(read)
+}
+
+/// Per site: avoidable events, and the distinct entries (per file) they name with the
+/// most any of their events cost to re-fetch.
+fn avoided_by_site<'a>(
+    events: &'a [SourcedEvent],
+    tiers: &[Tier],
+) -> HashMap<(String, Retention), Avoided<'a>> {
     let mut avoided: HashMap<(String, Retention), Avoided<'_>> = HashMap::new();
-    for e in events.iter().filter(|e| avoidable(&e.event, &tiers)) {
+    for e in events.iter().filter(|e| avoidable(&e.event, tiers)) {
         let slot = avoided
             .entry((site_key(&e.event.site), e.event.class))
             .or_default();
@@ -311,59 +354,54 @@ pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
             .or_default();
         *cost = (*cost).max(e.event.cost_tokens);
     }
-    let mut stats: Vec<SiteStats> = merged.into_values().collect();
-    sort_sites(&mut stats);
-    let mut sites: Vec<SiteAudit> = stats
-        .into_iter()
-        .map(|stats| {
-            let (avoidable, entries, avoidable_tokens) = avoided
-                .get(&(stats.site.clone(), stats.class))
-                .map_or((0, 0, 0), |(n, ids)| {
-                    (*n, ids.len() as u64, ids.values().sum::<u64>())
-                });
-            let rule = stats
-                .site
-                .strip_prefix("import:")
-                .and_then(|s| s.split_once('/'))
-                .map(|(_, rule)| rule.to_owned());
-            let (references, suggestion) = match &rule {
-                Some(rule) => (
-                    by_rule.get(rule).copied(),
-                    replayed
-                        .iter()
-                        .find(|s| &s.rule == rule)
-                        .map(|s| Suggested {
-                            to: s.to,
-                            strength: s.strength,
-                            evidence: format!(
-                                "{}; {} regret events re-fetching {} tokens",
-                                s.evidence, stats.regrets, stats.regret_tokens
-                            ),
-                        }),
-                ),
-                None => (None, regret_suggestion(&stats, entries, &tiers)),
-            };
-            SiteAudit {
-                stats,
-                avoidable,
-                avoidable_tokens,
-                rule,
-                references,
-                suggestion,
-            }
-        })
-        .collect();
-    // What a misclassification cost the job, in the unit the window is paid in: a
-    // re-listed directory costs less than a re-run test suite. Stable: ties keep the
-    // ledger's order (regret, re-fetch tokens, site).
-    sites.sort_by_key(|s| std::cmp::Reverse((s.avoidable_tokens, s.avoidable)));
-    Ok(AuditReport {
-        sources,
-        sites,
-        events,
-        unseen,
-        notes,
-    })
+    avoided
+}
+
+/// One site's audit: its avoidable events and tokens, its rule (an imported site) with
+/// the references evidence and the replayed suggestion, or else a suggestion from its
+/// regret events.
+fn site_audit(
+    stats: SiteStats,
+    avoided: &HashMap<(String, Retention), Avoided<'_>>,
+    by_rule: &HashMap<String, Evidence>,
+    replayed: &[Suggestion],
+    tiers: &[Tier],
+) -> SiteAudit {
+    let (avoidable, entries, avoidable_tokens) = avoided
+        .get(&(stats.site.clone(), stats.class))
+        .map_or((0, 0, 0), |(n, ids)| {
+            (*n, ids.len() as u64, ids.values().sum::<u64>())
+        });
+    let rule = stats
+        .site
+        .strip_prefix("import:")
+        .and_then(|s| s.split_once('/'))
+        .map(|(_, rule)| rule.to_owned());
+    let (references, suggestion) = match &rule {
+        Some(rule) => (
+            by_rule.get(rule).copied(),
+            replayed
+                .iter()
+                .find(|s| &s.rule == rule)
+                .map(|s| Suggested {
+                    to: s.to,
+                    strength: s.strength,
+                    evidence: format!(
+                        "{}; {} regret events re-fetching {} tokens",
+                        s.evidence, stats.regrets, stats.regret_tokens
+                    ),
+                }),
+        ),
+        None => (None, regret_suggestion(&stats, entries, tiers)),
+    };
+    SiteAudit {
+        stats,
+        avoidable,
+        avoidable_tokens,
+        rule,
+        references,
+        suggestion,
+    }
 }
 
 /// A site's avoidable regret events, and the distinct entries (file, id) they name with
