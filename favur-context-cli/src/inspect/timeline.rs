@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use favur_context::audit::{Band, Ledger};
+use favur_context::audit::{Band, Ledger, RequestPoint, Timeline};
 use serde_json::json;
 
 /// Height of the tallest bar, in pixels.
@@ -71,6 +71,17 @@ pub fn timeline_html(ledger: &Ledger) -> String {
         HEIGHT + 24.0,
         HEIGHT + 24.0
     );
+    bars(&mut out, requests, width, max);
+    marks(&mut out, &timeline, ledger, width);
+    out.push_str("</svg>\n");
+    data_island(&mut out, &timeline);
+    out.push_str("<section id=\"request\"><h3 id=\"request-title\">Choose a request on the timeline to see what it carried.</h3>\n<table><thead><tr><th>id</th><th>role</th><th>class</th><th>fate</th><th>tokens</th><th>site</th><th>regret</th><th>text</th></tr></thead><tbody id=\"request-items\"></tbody></table></section>\n");
+    out.push_str(SCRIPT);
+    out
+}
+
+/// One stacked bar per request, a rect per band, linking to its panel.
+fn bars(out: &mut String, requests: &[RequestPoint], width: f64, max: f64) {
     for (i, r) in requests.iter().enumerate() {
         let x = i as f64 * width;
         let _ = write!(
@@ -97,6 +108,12 @@ pub fn timeline_html(ledger: &Ledger) -> String {
         }
         out.push_str("</a>\n");
     }
+}
+
+/// A dashed line per compaction (with its tier) and a red dot under the request after
+/// each regret.
+fn marks(out: &mut String, timeline: &Timeline, ledger: &Ledger, width: f64) {
+    let requests = timeline.requests();
     let index_of = |at: u64| requests.partition_point(|r| r.at.0 < at);
     for mark in timeline.compactions() {
         let x = index_of(mark.at.0) as f64 * width;
@@ -111,7 +128,7 @@ pub fn timeline_html(ledger: &Ledger) -> String {
     }
     for e in ledger.regrets() {
         let i = requests.partition_point(|r| r.at.0 <= e.at.0);
-        if i < n {
+        if i < requests.len() {
             let _ = writeln!(
                 out,
                 "<circle class=\"regret\" cx=\"{:.1}\" cy=\"{}\" r=\"2.5\"/>",
@@ -120,8 +137,12 @@ pub fn timeline_html(ledger: &Ledger) -> String {
             );
         }
     }
-    out.push_str("</svg>\n");
-    let data: Vec<_> = requests
+}
+
+/// The requests (entry, tokens, view items) as a JSON island the script reads.
+fn data_island(out: &mut String, timeline: &Timeline) {
+    let data: Vec<_> = timeline
+        .requests()
         .iter()
         .map(|r| {
             let items: Vec<u64> = timeline.items_at(r.at).iter().map(|id| id.0).collect();
@@ -136,9 +157,6 @@ pub fn timeline_html(ledger: &Ledger) -> String {
         out,
         "<script type=\"application/json\" id=\"requests-data\">{island}</script>"
     );
-    out.push_str("<section id=\"request\"><h3 id=\"request-title\">Choose a request on the timeline to see what it carried.</h3>\n<table><thead><tr><th>id</th><th>role</th><th>class</th><th>fate</th><th>tokens</th><th>site</th><th>regret</th><th>text</th></tr></thead><tbody id=\"request-items\"></tbody></table></section>\n");
-    out.push_str(SCRIPT);
-    out
 }
 
 /// Fills the request panel from the JSON island for the request named by `#q<N>`: each
