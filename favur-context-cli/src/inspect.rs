@@ -126,6 +126,15 @@ pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
     );
     out.push_str(&timeline_html(ledger));
 
+    sites_table(&mut out, ledger);
+    let regretted = regrets_list(&mut out, ledger);
+    entries_table(&mut out, history, ledger, &regretted);
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// The sites table: each site's entries, tokens, what left the view, its regret.
+fn sites_table(out: &mut String, ledger: &Ledger) {
     out.push_str("<h2>Sites</h2>\n<table id=\"sites\"><thead><tr><th>site</th><th>class</th><th>entries</th><th>tokens</th><th>in view</th><th>kept</th><th>left the view</th><th>regret</th><th>re-fetch tokens</th></tr></thead><tbody>\n");
     for s in ledger.sites() {
         let _ = writeln!(
@@ -144,7 +153,10 @@ pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
         );
     }
     out.push_str("</tbody></table>\n");
+}
 
+/// The regret events, numbered; per entry, the events that name it.
+fn regrets_list(out: &mut String, ledger: &Ledger) -> BTreeMap<EntryId, Vec<usize>> {
     out.push_str("<h2>Regret events</h2>\n<ol id=\"regrets\">\n");
     let mut regretted: BTreeMap<EntryId, Vec<usize>> = BTreeMap::new();
     for (n, e) in ledger.regrets().iter().enumerate() {
@@ -159,7 +171,16 @@ pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
         );
     }
     out.push_str("</ol>\n");
+    regretted
+}
 
+/// The entries table: each held entry's fate, tokens, site, regret links and text.
+fn entries_table(
+    out: &mut String,
+    history: &History,
+    ledger: &Ledger,
+    regretted: &BTreeMap<EntryId, Vec<usize>>,
+) {
     out.push_str("<h2>Entries</h2>\n<table id=\"entries\"><thead><tr><th>id</th><th>role</th><th>class</th><th>fate</th><th>tokens</th><th>site</th><th>regret</th><th>text</th></tr></thead><tbody>\n");
     let held: HashSet<EntryId> = history.entries().iter().map(|e| e.id()).collect();
     for e in history.entries() {
@@ -194,8 +215,6 @@ pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
             "<p id=\"missing\">{missing} originals are not held in memory and not shown.</p>"
         );
     }
-    out.push_str("</body></html>\n");
-    out
 }
 
 /// Runs `favur-context inspect`: writes the page and returns what it wrote.
