@@ -107,12 +107,7 @@ fn draw_panel(
         steps
             .iter()
             .enumerate()
-            .map(|(i, s)| {
-                let classes: u64 = s.by_class.iter().sum();
-                let base = s.tokens.saturating_sub(classes);
-                let upto: u64 = s.by_class.iter().take(k).sum();
-                (i as f64, (base + upto) as f64)
-            })
+            .map(|(i, s)| (i as f64, layer_top(s.tokens, &s.by_class, k) as f64))
             .collect()
     };
     for k in (0..4).rev() {
@@ -125,16 +120,7 @@ fn draw_panel(
         if *y > ymax {
             continue;
         }
-        let color = TIER_COLORS[(t + 1).min(3)];
-        let mut x = 0.0;
-        let mut dashes = Vec::new();
-        while x < n as f64 {
-            dashes.push(PathElement::new(
-                vec![(x, *y), ((x + n as f64 / 80.0).min(n as f64), *y)],
-                color.stroke_width(1),
-            ));
-            x += n as f64 / 40.0;
-        }
+        let dashes = dashed(*y, n as f64, TIER_COLORS[(t + 1).min(3)]);
         chart.draw_series(dashes).map_err(|e| e.to_string())?;
     }
     let marks: Vec<PathElement<(f64, f64)>> = steps
@@ -150,4 +136,25 @@ fn draw_panel(
         .collect();
     chart.draw_series(marks).map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// The top of layer `k` of a step: the tokens outside the classes plus the first `k`
+/// classes'.
+fn layer_top(tokens: u64, by_class: &[u64], k: usize) -> u64 {
+    let classes: u64 = by_class.iter().sum();
+    tokens.saturating_sub(classes) + by_class.iter().take(k).sum::<u64>()
+}
+
+/// A dashed horizontal line at `y` across `0..n`.
+fn dashed(y: f64, n: f64, color: RGBColor) -> Vec<PathElement<(f64, f64)>> {
+    let mut x = 0.0;
+    let mut dashes = Vec::new();
+    while x < n {
+        dashes.push(PathElement::new(
+            vec![(x, y), ((x + n / 80.0).min(n), y)],
+            color.stroke_width(1),
+        ));
+        x += n / 40.0;
+    }
+    dashes
 }
