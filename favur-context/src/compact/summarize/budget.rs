@@ -44,20 +44,39 @@ impl Picks {
     }
 }
 
+/// How many lines of a kind (or acted on) one entry may show in a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cap {
+    /// Up to this many.
+    Lines(usize),
+    /// As many as the budget allows.
+    Unbounded,
+}
+
+impl Cap {
+    /// Whether an entry that shows `taken` lines may show one more.
+    pub(super) fn allows(self, taken: usize) -> bool {
+        match self {
+            Cap::Lines(cap) => taken < cap,
+            Cap::Unbounded => true,
+        }
+    }
+}
+
 /// Caps per kind in the first pass (the rest comes after).
-pub(super) fn first_pass_cap(kind: Option<LineKind>, head: usize) -> usize {
-    match kind {
+pub(super) fn first_pass_cap(kind: Option<LineKind>, head: usize) -> Cap {
+    Cap::Lines(match kind {
         None => head.min(1),
         Some(LineKind::Error | LineKind::Outcome) => 6,
         Some(LineKind::Location) => 4,
         Some(LineKind::Hit | LineKind::Definition) => 8,
         Some(LineKind::Path) => 24,
         Some(_) => 0,
-    }
+    })
 }
 
 /// Lines acted on kept per entry in the first pass.
-pub(super) const FIRST_PASS_ACTED: usize = 6;
+pub(super) const FIRST_PASS_ACTED: Cap = Cap::Lines(6);
 
 /// The ranks given room, in order; `LEAD` is the first line of a person's or the agent's
 /// text.
@@ -78,7 +97,7 @@ const ORDER: [(u8, Option<LineKind>); 7] = [
 pub(super) fn pick_acted<'s>(
     digests: &'s [Digest<'_>],
     picks: &mut [Picks],
-    cap: usize,
+    cap: Cap,
     (used, budget): (&mut usize, usize),
     shown: &mut Shown<'s>,
 ) {
@@ -100,7 +119,7 @@ pub(super) fn pick_acted<'s>(
             .iter()
             .filter(|&&k| d.items[k].acted.is_some())
             .count();
-        if taken >= cap || p.picked[i] {
+        if !cap.allows(taken) || p.picked[i] {
             continue;
         }
         let c = cost(&d.items[i].text) + 1;
@@ -236,7 +255,7 @@ fn take<'s>(
 pub(super) fn fill_ranks<'s>(
     digests: &'s [Digest<'_>],
     picks: &mut [Picks],
-    cap_of: impl Fn(Option<LineKind>) -> usize,
+    cap_of: impl Fn(Option<LineKind>) -> Cap,
     used: &mut usize,
     budget: usize,
     shown: &mut Shown<'s>,
@@ -261,7 +280,7 @@ pub(super) fn fill_ranks<'s>(
 struct Rank {
     rank: u8,
     kind: Option<LineKind>,
-    cap: usize,
+    cap: Cap,
 }
 
 /// What [`fill`] keeps per digest, its room kept from one rank to the next.
@@ -296,7 +315,7 @@ fn fill<'s>(
         None => rank == LEAD && it.kind == LineKind::Plain && it.acted.is_none(),
     };
     taken.clear();
-    if cap == usize::MAX {
+    if cap == Cap::Unbounded {
         taken.resize(digests.len(), 0); // no cap to reach
     } else {
         taken.extend(
@@ -309,7 +328,7 @@ fn fill<'s>(
     cursor.clear();
     cursor.resize(digests.len(), 0);
     active.clear();
-    active.extend((0..digests.len()).filter(|&di| taken[di] < cap));
+    active.extend((0..digests.len()).filter(|&di| cap.allows(taken[di])));
     // Frames are ordered innermost first at the end of the items; scanning in item order
     // reaches them in that order too.
     while !active.is_empty() {
@@ -330,7 +349,7 @@ fn fill<'s>(
                 p.chosen.push(i);
                 p.picked[i] = true;
                 taken[di] += 1;
-                return taken[di] < cap;
+                return cap.allows(taken[di]);
             }
             false
         });
@@ -364,7 +383,7 @@ mod tests {
         loop {
             let mut any = false;
             for (di, (d, p)) in digests.iter().zip(&mut *picks).enumerate() {
-                if taken[di] >= cap {
+                if !cap.allows(taken[di]) {
                     continue;
                 }
                 while cursor[di] < d.items.len() {
@@ -427,9 +446,9 @@ mod tests {
             let head = rng.usize(0..3);
             let fresh =
                 || -> Vec<Picks> { digests.iter().map(|d| Picks::new(d.items.len())).collect() };
-            let caps: [&dyn Fn(Option<LineKind>) -> usize; 2] =
+            let caps: [&dyn Fn(Option<LineKind>) -> Cap; 2] =
                 [&|kind| first_pass_cap(kind, head), &|kind| {
-                    kind.map_or(head, |_| usize::MAX)
+                    kind.map_or(Cap::Lines(head), |_| Cap::Unbounded)
                 }];
             let (mut picks, mut used, mut shown) = (fresh(), 0, Shown::default());
             let (mut by_rounds, mut used_by_rounds, mut shown_by_rounds) =

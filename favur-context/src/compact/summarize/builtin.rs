@@ -1,7 +1,7 @@
 //! The built-in summarizer: deterministic, no model, no network.
 
 use super::acted::Typed;
-use super::budget::{self, FIRST_PASS_ACTED, Picks, cost, first_pass_cap};
+use super::budget::{self, Cap, FIRST_PASS_ACTED, Picks, cost, first_pass_cap};
 use super::entry::{self, Digest, Reading};
 use super::item::Item;
 use super::line_kind::LineKind;
@@ -202,13 +202,13 @@ impl BuiltinSummarizer {
         budget::pick_acted(
             digests,
             &mut picks,
-            usize::MAX,
+            Cap::Unbounded,
             (&mut *used, budget),
             &mut shown,
         );
         let share = region_share(budget);
         budget::pick_regions(digests, &mut picks, share, (&mut *used, budget), &mut shown);
-        let all = |kind: Option<LineKind>| kind.map_or(head, |_| usize::MAX);
+        let all = |kind: Option<LineKind>| kind.map_or(Cap::Lines(head), |_| Cap::Unbounded);
         budget::fill_ranks(digests, &mut picks, all, used, budget, &mut shown);
         (picks, shown)
     }

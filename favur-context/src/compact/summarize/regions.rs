@@ -124,20 +124,20 @@ pub(super) fn find<'a>(items: &mut Vec<Item<'a>>, raw: &[Raw<'a>]) -> Vec<Segmen
         match between(raw, a.order, b.order) {
             Some(lines) => push(items, [a, b], lines, region),
             None => {
-                if let Some(lines) = tail(raw, a.order, b.order) {
+                if let Some(lines) = tail(raw, a.order, Some(b.order)) {
                     push(items, [a, a], lines, region);
                 }
                 region += 1;
             }
         }
         if k + 2 == anchors.len()
-            && let Some(lines) = tail(raw, b.order, usize::MAX)
+            && let Some(lines) = tail(raw, b.order, None)
         {
             push(items, [b, b], lines, region);
         }
     }
     if let [only] = anchors[..]
-        && let Some(lines) = tail(raw, only.order, usize::MAX)
+        && let Some(lines) = tail(raw, only.order, None)
     {
         push(items, [only, only], lines, region);
     }
@@ -197,16 +197,16 @@ fn between<'r, 'a>(raw: &'r [Raw<'a>], a: usize, b: usize) -> Option<&'r [Raw<'a
 }
 
 /// The lines after `last` (an anchor) up to the end of the block that encloses it, if
-/// that end is at most [`MAX_TAIL`] lines on and before `next` (the next anchor): the
+/// that end is at most [`MAX_TAIL`] lines on and before `next` (the next anchor, if any): the
 /// block ends at the first line indented no deeper than the definition that encloses
 /// `last`. None if the output ends (or its numbering breaks) first.
-fn tail<'r, 'a>(raw: &'r [Raw<'a>], last: usize, next: usize) -> Option<&'r [Raw<'a>]> {
+fn tail<'r, 'a>(raw: &'r [Raw<'a>], last: usize, next: Option<usize>) -> Option<&'r [Raw<'a>]> {
     let i = at(raw, last)?;
     let r = raw.get(i)?;
     let def = raw.get(at(raw, r.context?)?)?;
     let mut shown = 0usize;
     for (k, line) in raw.iter().enumerate().skip(i + 1) {
-        if line.order >= next || line.order != r.order + (k - i) {
+        if next.is_some_and(|n| line.order >= n) || line.order != r.order + (k - i) {
             return None;
         }
         let numbered = match (r.number, line.number) {
