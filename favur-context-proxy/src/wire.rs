@@ -18,6 +18,8 @@ use serde_json::Value;
 /// ```
 /// use favur_context_proxy::wire::Wire;
 /// assert_eq!(Wire::from_path("/v1/chat/completions"), Some(Wire::Chat));
+/// // Gemini's OpenAI-compatible endpoint: Chat Completions, sent to the Gemini upstream.
+/// assert_eq!(Wire::from_path("/v1beta/openai/chat/completions"), Some(Wire::Chat));
 /// assert_eq!(Wire::from_path("/v1/messages"), Some(Wire::Anthropic));
 /// assert_eq!(Wire::from_path("/v1/responses"), Some(Wire::Responses));
 /// assert_eq!(Wire::from_path("/v1/messages/count_tokens"), None);
@@ -27,7 +29,8 @@ use serde_json::Value;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Wire {
-    /// OpenAI Chat Completions: `messages`.
+    /// OpenAI Chat Completions: `messages` (also on Gemini's OpenAI-compatible
+    /// `/v1beta/openai/chat/completions`, which goes to the Gemini upstream).
     Chat,
     /// Anthropic Messages: `system` and `messages`.
     Anthropic,
@@ -46,7 +49,9 @@ impl Wire {
     /// See [`Wire`] for an example.
     pub fn from_path(path: &str) -> Option<Wire> {
         match path.trim_end_matches('/') {
-            "/v1/chat/completions" | "/chat/completions" => Some(Wire::Chat),
+            "/v1/chat/completions" | "/chat/completions" | "/v1beta/openai/chat/completions" => {
+                Some(Wire::Chat)
+            }
             "/v1/messages" | "/messages" => Some(Wire::Anthropic),
             "/v1/responses" | "/responses" => Some(Wire::Responses),
             p if crate::gemini::generate_model(p).is_some() => Some(Wire::Gemini),

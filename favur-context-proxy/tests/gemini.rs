@@ -604,3 +604,62 @@ async fn the_key_is_not_in_the_binarys_debug_log() {
     assert!(!log.contains(KEY), "the key was logged");
     assert_eq!(gemini.seen().len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_openai_compatible_chat_is_compacted_and_goes_to_gemini() {
+    let Some(trace) = trace("django__django-12858") else {
+        return;
+    };
+    let (other, gemini) = (Upstream::start().await, Upstream::start().await);
+    let proxy = proxy(&other, &gemini, StoreSpec::Memory).await;
+    let chat = common::to_chat(&trace);
+    let client = reqwest::Client::new();
+    let (mut direct, mut expected) = (Direct::new(), Vec::new());
+    for i in request_points(&chat, |m| m["role"] == "assistant") {
+        let body = json!({"model": "gemini-2.5-flash", "messages": &chat[..i]});
+        direct.step(Wire::Chat.format(&body), &body, 0);
+        expected.push(favur_context::render::render_openai(&direct.history));
+        let r = client
+            .post(format!("{proxy}/v1beta/openai/chat/completions"))
+            .header("authorization", format!("Bearer {KEY}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    assert!(direct.compactions >= 3, "{}", direct.compactions);
+    assert!(
+        other.seen().is_empty(),
+        "nothing goes to the OpenAI upstream"
+    );
+    assert_eq!(gemini.invalid(), Vec::<String>::new());
+    let seen = gemini.seen();
+    assert_eq!(seen.len(), expected.len());
+    let task: String = chat[1]["content"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .take(200)
+        .collect();
+    for (i, (s, want)) in seen.iter().zip(&expected).enumerate() {
+        assert_eq!(s.path, "/v1beta/openai/chat/completions");
+        let got: Value = serde_json::from_slice(&s.body).unwrap();
+        assert_eq!(
+            &got["messages"], want,
+            "request {i} differs from the engine's"
+        );
+        assert_eq!(got["model"], "gemini-2.5-flash");
+        assert!(holds(&got, &task), "request {i} lost the task");
+        let auth = s.headers.get("authorization").unwrap();
+        assert_eq!(auth.to_str().unwrap(), format!("Bearer {KEY}"));
+    }
+    let sent = |s: &common::upstream::Seen| s.body.len();
+    let client_bytes = serde_json::to_vec(&json!({"messages": &chat}))
+        .unwrap()
+        .len();
+    assert!(
+        sent(seen.last().unwrap()) < client_bytes / 2,
+        "the last request was compacted"
+    );
+}

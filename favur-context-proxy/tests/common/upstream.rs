@@ -71,10 +71,15 @@ async fn answer(State(log): State<Arc<Mutex<Log>>>, request: Request) -> Respons
     let path = parts.uri.path().to_owned();
     let query = parts.uri.query().map(str::to_owned);
     let gemini = gemini_method(&path);
+    // Gemini's OpenAI-compatible endpoint takes and answers Chat Completions.
+    let format_path = match path.as_str() {
+        "/v1beta/openai/chat/completions" => "/v1/chat/completions",
+        p => p,
+    };
     let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (status, content_type, chunks) = {
         let mut log = log.lock().unwrap();
-        let checked = match path.as_str() {
+        let checked = match format_path {
             "/v1/chat/completions" => Some(validate_openai_strict(&value)),
             "/v1/messages" => Some(validate_anthropic_strict(&value)),
             "/v1/responses" => Some(validate_responses_strict(&value)),
@@ -99,7 +104,7 @@ async fn answer(State(log): State<Arc<Mutex<Log>>>, request: Request) -> Respons
                     .is_some_and(|q| q.split('&').any(|p| p == "alt=sse"));
                 let (ct, chunks) = match gemini {
                     Some(method) => gemini_reply(&reply, method == "streamGenerateContent", sse),
-                    None => reply_in_format(&path, &reply, stream),
+                    None => reply_in_format(format_path, &reply, stream),
                 };
                 (200, ct, chunks)
             }
