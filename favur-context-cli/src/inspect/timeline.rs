@@ -72,9 +72,9 @@ pub fn timeline_html(ledger: &Ledger) -> String {
         HEIGHT + 24.0
     );
     bars(&mut out, requests, width, max);
-    marks(&mut out, &timeline, ledger, width);
+    marks(&mut out, timeline, ledger, width);
     out.push_str("</svg>\n");
-    data_island(&mut out, &timeline);
+    data_island(&mut out, timeline);
     out.push_str("<section id=\"request\"><h3 id=\"request-title\">Choose a request on the timeline to see what it carried.</h3>\n<table><thead><tr><th>id</th><th>role</th><th>class</th><th>fate</th><th>tokens</th><th>site</th><th>regret</th><th>text</th></tr></thead><tbody id=\"request-items\"></tbody></table></section>\n");
     out.push_str(SCRIPT);
     out

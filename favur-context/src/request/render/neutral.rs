@@ -425,7 +425,7 @@ fn pair<'h>(history: &'h History, items: &mut Vec<Item<'h>>) -> Vec<Out<'h>> {
                     role: Role::User,
                     pieces,
                     calls: Vec::new(),
-                    ext: *ext,
+                    ext,
                 }));
             }
         }
@@ -509,7 +509,7 @@ fn emit_message<'h>(
                     content: std::mem::take(content),
                     is_error: *is_error,
                     media: std::mem::take(media),
-                    ext: *ext,
+                    ext,
                 },
                 Item::Msg { .. } => continue,
             },
