@@ -9,7 +9,7 @@ use std::process::Command;
 
 use favur_context::audit::Ledger;
 use favur_context::{
-    CallSite, Classified, History, JournaledHistory, Message, Retention, Store, strict,
+    Classified, History, JournaledHistory, Message, Retention, Store, message::CallSite, strict,
 };
 
 /// Tool output that would run script, add an element or break out of the table if it

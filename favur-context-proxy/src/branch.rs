@@ -7,9 +7,11 @@ use std::sync::OnceLock;
 use favur_context::import::ImportedMessage;
 use favur_context::render::GeminiOptions;
 use favur_context::{
-    AsyncStore, AsyncSummarizer, BuiltinSummarizer, CompactionReport, Compactor, EntryId,
-    EntryKind, History, JournaledHistory, NewEntry, PgStore, Policy, PrepareError, SessionOptions,
-    SqliteStore, Store, StoreError, SummarizeError, Summarizer, SummaryRequest,
+    AsyncStore, Compactor, EntryId, History, JournaledHistory, Policy, Store,
+    compact::AsyncSummarizer, compact::BuiltinSummarizer, compact::CompactionReport,
+    compact::PrepareError, compact::SummarizeError, compact::Summarizer, compact::SummaryRequest,
+    message::EntryKind, store::NewEntry, store::PgStore, store::SessionOptions, store::SqliteStore,
+    store::StoreError,
 };
 use serde_json::Value;
 
@@ -291,7 +293,7 @@ fn db_prepare_error(name: &str, e: PrepareError<StoreError>) -> ProxyError {
 
 /// The digests of the messages a history recorded (summaries are the engine's own, not
 /// the client's), read back by id so evicted originals count too.
-fn recorded_digests(history: &History) -> Result<Vec<u64>, favur_context::RecallError> {
+fn recorded_digests(history: &History) -> Result<Vec<u64>, favur_context::store::RecallError> {
     let mut out = Vec::new();
     for id in 0..history.next_id().0 {
         let entry = history.recall(EntryId(id))?;

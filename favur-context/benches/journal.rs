@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use favur_context::{
-    CallSite, Compaction, Durability, Edit, Entry, EntryKind, JournaledHistory, Message, NewEntry,
-    OpenOptions, Retention, Store,
+    Entry, JournaledHistory, Message, Retention, Store, compact::Compaction, compact::Edit,
+    journal::Durability, journal::OpenOptions, message::CallSite, message::EntryKind,
+    store::NewEntry,
 };
 
 /// A typical short message (~100 bytes of text).

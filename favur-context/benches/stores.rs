@@ -11,8 +11,9 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use favur_context::{
-    AsyncStore as _, Compaction, Durability, Edit, EntryId, History, JournaledHistory, OpenOptions,
-    PgStore, SessionOptions, SqliteStore, Store, fuzzy,
+    AsyncStore as _, EntryId, History, JournaledHistory, Store, compact::Compaction, compact::Edit,
+    fuzzy, journal::Durability, journal::OpenOptions, store::PgStore, store::SessionOptions,
+    store::SqliteStore,
 };
 
 #[path = "../../tests/src/pg.rs"]
@@ -125,7 +126,7 @@ fn big_journal(n: u64) -> Vec<u8> {
     })
     .expect("applies");
     let mut out = Vec::new();
-    favur_context::export_journal(&h, &mut out).expect("export");
+    favur_context::journal::export_journal(&h, &mut out).expect("export");
     out
 }
 

@@ -13,11 +13,12 @@ mod stand_in;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use favur_context::render::validate::{validate_anthropic_strict, validate_openai_strict};
 use favur_context::render::{render_anthropic, render_openai};
-use favur_context::validate::{validate_anthropic_strict, validate_openai_strict};
 use favur_context::{
-    AsyncTool, Compactor, JournaledHistory, LlmConfig, LlmSummarizer, NewEntry, Policy, Reply,
-    Retention, Store, ToolFuture, ToolSet, fuzzy, retention, strict,
+    Compactor, JournaledHistory, Policy, Retention, Store, compact::LlmConfig,
+    compact::LlmSummarizer, fuzzy, reply::Reply, retention, store::NewEntry, strict,
+    tools::AsyncTool, tools::ToolFuture, tools::ToolSet,
 };
 use serde_json::{Value, json};
 use stand_in::{Answer, Request, StandIn};

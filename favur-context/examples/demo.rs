@@ -6,8 +6,9 @@
 //! before each model request the engine compacts by class alone.
 
 use favur_context::{
-    CompactionReport, Compactor, EntryId, EntryKind, Form, History, Policy, forgettable, fuzzy,
-    kinds::Directive, kinds::ProgressNote, strict,
+    Compactor, EntryId, History, Policy, compact::CompactionReport, forgettable, fuzzy,
+    message::EntryKind, message::kinds::Directive, message::kinds::ProgressNote, render::Form,
+    strict,
 };
 use serde_json::json;
 

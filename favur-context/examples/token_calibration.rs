@@ -11,8 +11,8 @@
 use std::path::Path;
 
 use favur_context::{
-    DEFAULT_FRAMING_TOKENS, HeuristicCounter, Message, Part, Role, TiktokenCounter, TokenCounter,
-    ToolCall, ToolResult,
+    Message, Role, ToolCall, message::Part, message::ToolResult, store::DEFAULT_FRAMING_TOKENS,
+    tokens::HeuristicCounter, tokens::TiktokenCounter, tokens::TokenCounter,
 };
 use serde_json::Value;
 

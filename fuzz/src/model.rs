@@ -5,8 +5,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use favur_context::{
-    Compactor, JournaledHistory, Media, Message, NewEntry, OpenOptions, Part, Policy, Reasoning,
-    Retention, Role, Store, ToolCall, ToolResult,
+    Compactor, JournaledHistory, Message, Policy, Retention, Role, Store, ToolCall,
+    journal::OpenOptions, message::Media, message::Part, message::Reasoning, message::ToolResult,
+    store::NewEntry,
 };
 
 use crate::assert_renders_valid;

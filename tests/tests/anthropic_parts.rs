@@ -7,12 +7,13 @@ mod common;
 
 use common::parts::{assistant, call, document, image, kinds, text, thinking, user};
 use common::render_valid;
-use favur_context::render::{Renderer, render_anthropic};
-use favur_context::validate::{
+use favur_context::render::validate::{
     Rule, validate_anthropic_strict, validate_openai, validate_openai_strict,
 };
+use favur_context::render::{Renderer, render_anthropic};
 use favur_context::{
-    History, Media, Message, Provider, Reasoning, Reply, ReplyStream, Retention, fuzzy,
+    History, Message, Retention, fuzzy, message::Media, message::Provider, message::Reasoning,
+    reply::Reply, reply::ReplyStream,
 };
 use serde_json::{Value, json};
 

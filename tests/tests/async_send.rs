@@ -7,8 +7,8 @@ mod common;
 use std::future::Future;
 
 use favur_context::{
-    AsyncSummarizer, Compactor, History, JournaledHistory, Policy, Store, SummarizeError,
-    SummaryRequest, forgettable, fuzzy, strict,
+    Compactor, History, JournaledHistory, Policy, Store, compact::AsyncSummarizer,
+    compact::SummarizeError, compact::SummaryRequest, forgettable, fuzzy, strict,
 };
 
 /// The bounds of `tokio::spawn`, on a plain thread.
@@ -83,7 +83,7 @@ fn compact_async_on_a_history_runs_as_a_spawned_task() {
         history.compactions()[0]
             .edits
             .iter()
-            .filter(|e| matches!(e, favur_context::Edit::Summarize { .. }))
+            .filter(|e| matches!(e, favur_context::compact::Edit::Summarize { .. }))
             .count()
     );
 }

@@ -8,7 +8,8 @@ mod common;
 
 use common::{trace_files, traces_dir};
 use favur_context::{
-    BpeCounter, CounterChange, Encoding, History, LoadError, TiktokenCounter, TokenCounter, fuzzy,
+    History, fuzzy, store::CounterChange, store::LoadError, tokens::BpeCounter, tokens::Encoding,
+    tokens::TiktokenCounter, tokens::TokenCounter,
 };
 use serde_json::Value;
 

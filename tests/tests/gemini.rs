@@ -11,10 +11,10 @@ use common::{trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportError, IncomingMessage};
 use favur_context::render::render_gemini;
-use favur_context::validate::{Rule, validate_gemini, validate_gemini_strict};
+use favur_context::render::validate::{Rule, validate_gemini, validate_gemini_strict};
 use favur_context::{
-    Compactor, History, Media, Message, Part, Policy, Provider, Reasoning, Retention, Role,
-    ToolCall,
+    Compactor, History, Message, Policy, Retention, Role, ToolCall, message::Media, message::Part,
+    message::Provider, message::Reasoning,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};

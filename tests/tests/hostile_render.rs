@@ -8,7 +8,8 @@ mod marks;
 
 use common::render_valid;
 use favur_context::{
-    Compactor, History, Message, Part, Policy, Retention, Role, ToolCall, ToolResult,
+    Compactor, History, Message, Policy, Retention, Role, ToolCall, message::Part,
+    message::ToolResult,
 };
 use proptest::prelude::*;
 use serde_json::json;

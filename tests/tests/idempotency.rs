@@ -3,8 +3,9 @@
 //! refused by name; journals written before keys open as they did.
 
 use favur_context::{
-    Corruption, EntryId, History, JournalError, JournaledHistory, KeyError, NewEntry, OpenOptions,
-    RecordError, Store, export_journal, fuzzy, strict,
+    EntryId, History, JournaledHistory, Store, fuzzy, journal::Corruption, journal::JournalError,
+    journal::OpenOptions, journal::export_journal, store::KeyError, store::NewEntry,
+    store::RecordError, strict,
 };
 
 /// A reply and its tool result: one keyed write of two entries.
@@ -29,7 +30,7 @@ fn a_keyed_write_retried_on_the_in_memory_history_is_recorded_once() {
     // An empty key is refused: it would make every write missing its id a repeat.
     let err = h.record_once("", reply(3)).unwrap_err();
     assert_eq!(err, RecordError::Key(KeyError::Empty));
-    let long = "k".repeat(favur_context::MAX_KEY_BYTES + 1);
+    let long = "k".repeat(favur_context::store::MAX_KEY_BYTES + 1);
     assert!(matches!(
         h.record_once(&long, reply(3)),
         Err(RecordError::Key(KeyError::TooLong { .. }))

@@ -6,9 +6,11 @@ mod common;
 
 use common::{Ls, reform};
 use favur_context::{
-    Arguments, CallSite, Compaction, Durability, Edit, Entry, EntryId, EntryKind, Form, History,
-    JournalError, JournaledHistory, Message, OpenOptions, RecallError, RecallTool, Retention,
-    Store, TokenCounter, ToolCall, forgettable, fuzzy, strict,
+    Entry, EntryId, History, JournaledHistory, Message, Retention, Store, ToolCall,
+    compact::Compaction, compact::Edit, forgettable, fuzzy, journal::Durability,
+    journal::JournalError, journal::OpenOptions, message::Arguments, message::CallSite,
+    message::EntryKind, render::Form, store::RecallError, strict, tokens::TokenCounter,
+    tools::RecallTool,
 };
 
 fn summary(h: &History, replaces: Vec<EntryId>, text: &str) -> Entry {
@@ -248,8 +250,8 @@ fn a_compaction_that_does_not_apply_writes_nothing() {
     assert!(matches!(
         err,
         JournalError::Record {
-            source: favur_context::RecordError::Compaction(
-                favur_context::ApplyError::Conflict { .. }
+            source: favur_context::store::RecordError::Compaction(
+                favur_context::compact::ApplyError::Conflict { .. }
             ),
             ..
         }
@@ -505,7 +507,7 @@ fn a_copy_of_the_history_reads_back_without_holding_the_lock() {
 #[test]
 fn reopening_with_another_counter_is_refused() {
     struct Bytes;
-    impl favur_context::TokenCounter for Bytes {
+    impl favur_context::tokens::TokenCounter for Bytes {
         fn id(&self) -> &str {
             "bytes"
         }
@@ -547,7 +549,7 @@ fn a_checked_compaction_is_written_once_and_only_while_current() {
         matches!(
             err,
             JournalError::Record {
-                source: favur_context::RecordError::Stale,
+                source: favur_context::store::RecordError::Stale,
                 ..
             }
         ),

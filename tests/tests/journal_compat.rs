@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use favur_context::render::render_openai;
-use favur_context::validate::validate_openai;
+use favur_context::render::validate::validate_openai;
 use favur_context::{Compactor, EntryId, History, JournaledHistory, Policy, Store, fuzzy};
 
 fn fixture(name: &str) -> PathBuf {

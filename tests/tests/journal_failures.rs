@@ -8,9 +8,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use favur_context::{
-    Compactor, Durability, EntryId, Faults, JournalError, JournaledHistory, NewEntry, OpenOptions,
-    Policy, PrepareError, Store, SummarizeError, Summarizer, SummaryRequest, TokenCounter,
-    forgettable, fuzzy, strict,
+    Compactor, EntryId, JournaledHistory, Policy, Store, compact::PrepareError,
+    compact::SummarizeError, compact::Summarizer, compact::SummaryRequest, forgettable, fuzzy,
+    journal::Durability, journal::Faults, journal::JournalError, journal::OpenOptions,
+    store::NewEntry, strict, tokens::TokenCounter,
 };
 
 /// Counts like the heuristic counter, but panics on any text containing `BOOM`.
@@ -19,7 +20,7 @@ struct Fragile;
 impl TokenCounter for Fragile {
     fn count_text(&self, text: &str) -> u32 {
         assert!(!text.contains("BOOM"), "the counter panicked");
-        favur_context::HeuristicCounter.count_text(text)
+        favur_context::tokens::HeuristicCounter.count_text(text)
     }
 }
 
@@ -164,7 +165,7 @@ fn a_token_counter_panicking_on_a_summary_changes_nothing() {
     impl TokenCounter for NoSummaries {
         fn count_text(&self, text: &str) -> u32 {
             assert!(!text.contains("<context-summary"), "the counter panicked");
-            favur_context::HeuristicCounter.count_text(text)
+            favur_context::tokens::HeuristicCounter.count_text(text)
         }
     }
     let dir = tempfile::tempdir().unwrap();

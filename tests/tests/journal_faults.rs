@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use favur_context::{
-    ApplyError, Corruption, EntryId, History, JournalError, JournaledHistory, OpenOptions,
-    Retention, Store, fuzzy, strict,
+    EntryId, History, JournaledHistory, Retention, Store, compact::ApplyError, fuzzy,
+    journal::Corruption, journal::JournalError, journal::OpenOptions, strict,
 };
 use tempfile::TempDir;
 
@@ -397,7 +397,7 @@ fn torn_tail_is_cut_and_reported() {
     let report = h.report().clone();
     assert_eq!(
         report.torn_tail,
-        Some(favur_context::TornTail {
+        Some(favur_context::journal::TornTail {
             line: 4,
             offset,
             bytes: torn.len() as u64

@@ -5,8 +5,9 @@
 use std::sync::OnceLock;
 
 use favur_context::{
-    CallSite, Compaction, Edit, Entry, EntryKind, Form, History, JournalError, JournaledHistory,
-    Message, NewEntry, OpenOptions, Retention, Store, forgettable, fuzzy, strict,
+    Entry, History, JournaledHistory, Message, Retention, Store, compact::Compaction,
+    compact::Edit, forgettable, fuzzy, journal::JournalError, journal::OpenOptions,
+    message::CallSite, message::EntryKind, render::Form, store::NewEntry, strict,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

@@ -6,8 +6,8 @@ mod common;
 use common::Ls;
 use favur_context::render::{render_anthropic, render_openai};
 use favur_context::{
-    Compactor, EntryId, History, JournaledHistory, NewEntry, OpenOptions, Policy, Store, ToolCall,
-    forgettable, fuzzy, strict,
+    Compactor, EntryId, History, JournaledHistory, Policy, Store, ToolCall, forgettable, fuzzy,
+    journal::OpenOptions, store::NewEntry, strict,
 };
 use serde_json::json;
 

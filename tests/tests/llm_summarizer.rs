@@ -8,8 +8,9 @@ mod stand_in;
 use std::time::Duration;
 
 use favur_context::{
-    AsyncSummarizer, Compactor, EntryId, HeuristicCounter, History, LlmConfig, LlmSummarizer,
-    Policy, Retention, SummaryRequest, TokenCounter, forgettable, fuzzy, strict,
+    Compactor, EntryId, History, Policy, Retention, compact::AsyncSummarizer, compact::LlmConfig,
+    compact::LlmSummarizer, compact::SummaryRequest, forgettable, fuzzy, strict,
+    tokens::HeuristicCounter, tokens::TokenCounter,
 };
 use stand_in::{Answer, StandIn};
 

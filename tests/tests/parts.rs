@@ -5,8 +5,10 @@ mod common;
 
 use common::parts::{assistant, document, image, kinds, result, text, thinking, tool, user};
 use favur_context::{
-    BuiltinSummarizer, CallSite, Entry, EntryKind, Form, History, JournaledHistory, Media, Message,
-    Part, PartError, Provider, Reasoning, RecordError, Retention, Role, Store, ToolCall,
+    Entry, History, JournaledHistory, Message, Retention, Role, Store, ToolCall,
+    compact::BuiltinSummarizer, message::CallSite, message::EntryKind, message::Media,
+    message::Part, message::PartError, message::Provider, message::Reasoning, render::Form,
+    store::RecordError,
 };
 
 /// An assistant turn with Anthropic thinking and OpenAI reasoning, a text and a call.

@@ -3,9 +3,10 @@
 
 mod common;
 
-use favur_context::rules::{MessageFacts, RuleRef, Rules, RulesError};
+use favur_context::import::rules::{MessageFacts, RuleRef, Rules, RulesError};
 use favur_context::{
-    Compactor, EntryId, History, NewEntry, OpenOptions, Plan, Policy, Role, Store, fuzzy, strict,
+    Compactor, EntryId, History, Policy, Role, Store, compact::Plan, fuzzy, journal::OpenOptions,
+    store::NewEntry, strict,
 };
 
 /// The task, then `n` fuzzy user entries of ~`size` words each, then the assistant's answer
@@ -187,7 +188,8 @@ fn a_target_out_of_range_is_refused() {
 
 #[test]
 fn a_tool_set_gives_its_tools_keys_to_their_results() {
-    use favur_context::{Tool, ToolCall, ToolSet, retention};
+    use favur_context::tools::{Tool, ToolSet};
+    use favur_context::{ToolCall, retention};
     struct ReadFile;
     #[retention(strict)]
     impl Tool for ReadFile {

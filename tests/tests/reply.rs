@@ -1,8 +1,8 @@
 //! Replies in: provider response bodies and streams, in the providers' documented shapes.
 
 use favur_context::{
-    Arguments, History, Message, Reply, ReplyError, ReplyStream, Retention, Role, StopReason,
-    Usage, fuzzy, strict,
+    History, Message, Retention, Role, fuzzy, message::Arguments, reply::Reply, reply::ReplyError,
+    reply::ReplyStream, reply::StopReason, reply::Usage, strict,
 };
 
 const OPENAI_TOOL_CALLS: &str = r#"{

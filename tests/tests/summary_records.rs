@@ -3,8 +3,8 @@
 //! in full (the summaries read back from the journal).
 
 use favur_context::{
-    CallSite, Compaction, Edit, Entry, EntryKind, History, JournaledHistory, Message, Retention,
-    Store, fuzzy,
+    Entry, History, JournaledHistory, Message, Retention, Store, compact::Compaction,
+    compact::Edit, fuzzy, message::CallSite, message::EntryKind,
 };
 
 #[test]

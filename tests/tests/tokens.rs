@@ -3,8 +3,9 @@
 #![cfg(feature = "tiktoken")]
 
 use favur_context::{
-    CounterChange, Encoding, HeuristicCounter, History, JournalError, JournaledHistory, LoadError,
-    OpenOptions, Store, TiktokenCounter, TokenCounter, fuzzy, strict,
+    History, JournaledHistory, Store, fuzzy, journal::JournalError, journal::OpenOptions,
+    store::CounterChange, store::LoadError, strict, tokens::Encoding, tokens::HeuristicCounter,
+    tokens::TiktokenCounter, tokens::TokenCounter,
 };
 
 #[test]

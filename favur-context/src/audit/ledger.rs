@@ -48,7 +48,8 @@ struct Call {
 ///
 /// ```
 /// use favur_context::audit::{Fate, Ledger, RegretKind};
-/// use favur_context::{forgettable, strict, Compaction, Edit, History};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::{forgettable, strict, History};
 /// use serde_json::json;
 ///
 /// let mut history = History::new();
@@ -196,7 +197,9 @@ impl Ledger {
     ///
     /// ```
     /// use favur_context::audit::Ledger;
-    /// use favur_context::{fuzzy, Arguments, Compaction, Edit, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::message::Arguments;
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let mut ledger = Ledger::new();
     /// let ls = Arguments::parse(r#"{"command": "ls"}"#);
@@ -231,7 +234,8 @@ impl Ledger {
     ///
     /// ```
     /// use favur_context::audit::{Ledger, RegretKind};
-    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let src = h.append(fuzzy!(user: "see src/parse.rs"));
     /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id: src }], usage_after: None }).unwrap();

@@ -15,7 +15,7 @@ use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
-use crate::store::{AsyncStore, SCHEMA_VERSION};
+use crate::store_trait::{AsyncStore, SCHEMA_VERSION};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &["
@@ -69,8 +69,9 @@ const PAGE: i64 = 2_000;
 /// so it works from inside a runtime too (it blocks the calling thread meanwhile).
 ///
 /// ```no_run
-/// use favur_context::{fuzzy, strict, AsyncStore, PgStore};
-/// # async fn run() -> Result<(), favur_context::StoreError> {
+/// use favur_context::store::PgStore;
+/// use favur_context::{fuzzy, strict, AsyncStore};
+/// # async fn run() -> Result<(), favur_context::store::StoreError> {
 /// let mut store = PgStore::open("host=/tmp port=5432 user=postgres dbname=agents", "job-1").await?;
 /// store.pin(strict!(system: "You are a coding agent.")).await?;
 /// let id = store.append(fuzzy!(user: "Fix the parser.")).await?;
@@ -199,7 +200,7 @@ impl PgStore {
             .collect::<Result<_, _>>()
             .map_err(db)?;
         let h = &self.core.history;
-        crate::journal::write_journal(
+        crate::journal_file::write_journal(
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(String::as_str),
@@ -425,7 +426,7 @@ async fn claim_session(
             StoreError::Corrupt {
                 session: session.to_owned(),
                 seq: 0,
-                problem: crate::journal::Corruption::InvalidHeader { message },
+                problem: crate::journal_file::Corruption::InvalidHeader { message },
             }
         })?;
     Ok((epoch, framing))

@@ -192,7 +192,8 @@ impl History {
     /// An empty history that counts tokens with `counter`.
     ///
     /// ```
-    /// use favur_context::{fuzzy, History, TokenCounter};
+    /// use favur_context::tokens::TokenCounter;
+    /// use favur_context::{fuzzy, History};
     /// struct Bytes;
     /// impl TokenCounter for Bytes {
     ///     fn count_text(&self, t: &str) -> u32 { t.len() as u32 }
@@ -246,7 +247,9 @@ impl History {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use favur_context::{fuzzy, Compaction, Edit, Entry, EntryId, History, Originals, RecallError};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::store::{Originals, RecallError};
+    /// use favur_context::{fuzzy, Entry, EntryId, History};
     /// struct Archive(Vec<Entry>);
     /// impl Originals for Archive {
     ///     fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
@@ -268,7 +271,7 @@ impl History {
     }
 
     /// Sets the tokens every request carries beyond its messages: the tool definitions
-    /// (see [`ToolSet::definitions_tokens`](crate::ToolSet::definitions_tokens)), any
+    /// (see [`ToolSet::definitions_tokens`](crate::tools::ToolSet::definitions_tokens)), any
     /// fixed instructions sent outside the history. Counted in
     /// [`usage_tokens`](History::usage_tokens), so the tiers and the limit see it. Default 0;
     /// saved with the history.
@@ -306,7 +309,7 @@ impl History {
     /// The per-message framing tokens.
     ///
     /// ```
-    /// assert_eq!(favur_context::History::new().framing_tokens(), favur_context::DEFAULT_FRAMING_TOKENS);
+    /// assert_eq!(favur_context::History::new().framing_tokens(), favur_context::store::DEFAULT_FRAMING_TOKENS);
     /// ```
     pub fn framing_tokens(&self) -> u32 {
         self.framing
@@ -369,7 +372,8 @@ impl History {
     /// [`Store::append_tool_result`](crate::Store::append_tool_result).
     ///
     /// ```
-    /// use favur_context::{retention, History, Retention, Tool};
+    /// use favur_context::tools::Tool;
+    /// use favur_context::{retention, History, Retention};
     /// struct Grep;
     /// #[retention(forgettable)]
     /// impl Tool for Grep {
@@ -397,7 +401,8 @@ impl History {
     /// appended. The in-memory form of [`Store::run_tool`](crate::Store::run_tool).
     ///
     /// ```
-    /// use favur_context::{retention, History, Retention, Tool, ToolCall};
+    /// use favur_context::tools::Tool;
+    /// use favur_context::{retention, History, Retention, ToolCall};
     /// struct Echo;
     /// #[retention(fuzzy)]
     /// impl Tool for Echo {
@@ -492,7 +497,8 @@ impl History {
     /// corruption) if an evicted original cannot be read back.
     ///
     /// ```
-    /// use favur_context::{strict, EntryId, History, RecallError};
+    /// use favur_context::store::RecallError;
+    /// use favur_context::{strict, EntryId, History};
     /// let mut h = History::new();
     /// let id = h.append(strict!(tool_result("c1"): "Traceback ..."));
     /// assert_eq!(h.recall(id).unwrap().message().tool_results().next().unwrap().content, "Traceback ...");

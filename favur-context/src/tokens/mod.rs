@@ -11,7 +11,15 @@ pub(crate) mod encoding;
 #[cfg(feature = "tiktoken")]
 pub(crate) mod tiktoken;
 
-use counter::{HEURISTIC_ID, HeuristicCounter, TokenCounter};
+#[cfg(feature = "bpe-openai")]
+pub use bpe::BpeCounter;
+pub use counter::{HeuristicCounter, TokenCounter};
+#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
+pub use encoding::Encoding;
+#[cfg(feature = "tiktoken")]
+pub use tiktoken::TiktokenCounter;
+
+use counter::HEURISTIC_ID;
 
 /// The library's own counter with this id, if there is one: what a history recorded with
 /// it is reopened with when no counter is named.

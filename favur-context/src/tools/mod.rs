@@ -3,3 +3,10 @@
 
 pub(crate) mod recall;
 pub(crate) mod toolset;
+
+pub use crate::model::tool::{
+    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
+    ToolFuture,
+};
+pub use recall::RecallTool;
+pub use toolset::{ToolSet, ToolSetError};

@@ -16,8 +16,9 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use favur_context::{
-    CallSite, Compaction, Compactor, Durability, Edit, Entry, EntryKind, Form, JournaledHistory,
-    Message, NewEntry, OpenOptions, Policy, Retention, Store,
+    Compactor, Entry, JournaledHistory, Message, Policy, Retention, Store, compact::Compaction,
+    compact::Edit, journal::Durability, journal::OpenOptions, message::CallSite,
+    message::EntryKind, render::Form, store::NewEntry,
 };
 
 fn main() {

@@ -20,8 +20,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use favur_context::{
-    AsyncStore, BuiltinSummarizer, Compactor, EntryId, Message, NewEntry, PgStore, Policy, Ready,
-    Retention, SessionOptions, StoreError, ToolCall,
+    AsyncStore, Compactor, EntryId, Message, Policy, Retention, ToolCall,
+    compact::BuiltinSummarizer, compact::Ready, store::NewEntry, store::PgStore,
+    store::SessionOptions, store::StoreError,
 };
 
 /// The text of the entry with id `id` in `session`.

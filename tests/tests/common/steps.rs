@@ -3,7 +3,8 @@
 //! they are compacted with.
 
 use favur_context::{
-    Compactor, History, Message, Part, Policy, Retention, Role, ToolCall, ToolResult,
+    Compactor, History, Message, Policy, Retention, Role, ToolCall, message::Part,
+    message::ToolResult,
 };
 use proptest::prelude::*;
 

@@ -5,8 +5,9 @@
 use std::error::Error;
 
 use favur_context::{
-    AsyncStore, BuiltinSummarizer, Compactor, Corruption, EntryId, History, Message, Policy, Ready,
-    Retention, StoreError, ToolCall, ToolSet, fuzzy, strict,
+    AsyncStore, Compactor, EntryId, History, Message, Policy, Retention, ToolCall,
+    compact::BuiltinSummarizer, compact::Ready, fuzzy, journal::Corruption, store::StoreError,
+    strict, tools::ToolSet,
 };
 use serde_json::json;
 

@@ -5,7 +5,7 @@
 // closures and blocks in the body, wrappers holding a history in a field, and `crate = path`
 // for a renamed dependency.
 use favur_context::{
-    retention, strict, Classify, Entry, EntryId, History, JournalError, JournaledHistory,
+    retention, strict, Classify, Entry, EntryId, History, journal::JournalError, JournaledHistory,
     Retention, Store,
 };
 

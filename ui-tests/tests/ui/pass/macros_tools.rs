@@ -2,7 +2,7 @@
 // The tool forms: tool_result, tool_error, tool_call, tool_calls (a literal list or any
 // expression of `ToolCall`s), and message: expr.
 use favur_context::{
-    forgettable, fuzzy, strict, Arguments, History, Message, Retention, Role, ToolCall,
+    forgettable, fuzzy, strict, message::Arguments, History, Message, Retention, Role, ToolCall,
 };
 use serde_json::json;
 

@@ -1,4 +1,5 @@
-use favur_context::{AsyncTool, History, Retention, Tool, ToolCall, ToolSet};
+use favur_context::tools::{AsyncTool, Tool, ToolSet};
+use favur_context::{History, Retention, ToolCall};
 
 #[path = "../../tool_methods.rs"]
 #[macro_use]
