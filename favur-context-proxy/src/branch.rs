@@ -4,15 +4,16 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use favur_context::import::ImportedMessage;
-use favur_context::render::GeminiOptions;
-use favur_context::{
-    AsyncStore, Compactor, EntryId, History, JournaledHistory, Policy, Store,
-    compact::AsyncSummarizer, compact::BuiltinSummarizer, compact::CompactionReport,
-    compact::PrepareError, compact::SummarizeError, compact::Summarizer, compact::SummaryRequest,
-    message::EntryKind, store::NewEntry, store::PgStore, store::SessionOptions, store::SqliteStore,
-    store::StoreError,
+use favur_context::compact::{
+    AsyncSummarizer, BuiltinSummarizer, CompactionReport, PrepareError, SummarizeError, Summarizer,
+    SummaryRequest,
 };
+use favur_context::import::ImportedMessage;
+use favur_context::journal::JournaledHistory;
+use favur_context::message::EntryKind;
+use favur_context::render::GeminiOptions;
+use favur_context::store::{NewEntry, PgStore, SessionOptions, SqliteStore, StoreError};
+use favur_context::{AsyncStore, Compactor, EntryId, History, Policy, Store};
 use serde_json::Value;
 
 use crate::config::StoreSpec;

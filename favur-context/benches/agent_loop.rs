@@ -24,11 +24,10 @@ use std::time::{Duration, Instant};
 
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format};
+use favur_context::message::Part;
 use favur_context::render::Renderer;
-use favur_context::{
-    Classified, Compactor, History, Message, Policy, Retention, Role, ToolCall, message::Part,
-    tokens::HeuristicCounter, tokens::TokenCounter,
-};
+use favur_context::tokens::{HeuristicCounter, TokenCounter};
+use favur_context::{Classified, Compactor, History, Message, Policy, Retention, Role, ToolCall};
 
 /// A shared counter, as a counter.
 struct Shared(Arc<dyn TokenCounter>);

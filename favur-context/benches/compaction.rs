@@ -5,10 +5,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use favur_context::{
-    Classified, Compactor, History, Message, Policy, Retention, ToolCall,
-    compact::BuiltinSummarizer, compact::Plan,
-};
+use favur_context::compact::{BuiltinSummarizer, Plan};
+use favur_context::{Classified, Compactor, History, Message, Policy, Retention, ToolCall};
 
 // A small deterministic generator, seeded below.
 use fastrand::Rng;

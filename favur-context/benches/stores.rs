@@ -10,11 +10,10 @@
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use favur_context::{
-    AsyncStore as _, EntryId, History, JournaledHistory, Store, compact::Compaction, compact::Edit,
-    fuzzy, journal::Durability, journal::OpenOptions, store::PgStore, store::SessionOptions,
-    store::SqliteStore,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Durability, JournaledHistory, OpenOptions};
+use favur_context::store::{PgStore, SessionOptions, SqliteStore};
+use favur_context::{AsyncStore as _, EntryId, History, Store, fuzzy};
 
 #[path = "../../tests/src/pg.rs"]
 #[allow(dead_code)]

@@ -15,7 +15,7 @@ pub use ::core;
 pub use ::std::format;
 pub use favur_context_macros::message;
 
-use crate::journal_file::{JournalError, JournaledHistory};
+use crate::journal::{JournalError, JournaledHistory};
 use crate::model::entry::EntryId;
 
 /// Classifies `message` with the compile-time class `C`.

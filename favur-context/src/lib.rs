@@ -117,7 +117,7 @@
 //!
 //! # Stores
 //!
-//! [`History`] is the in-memory [`Store`]; [`JournaledHistory`] is the durable one (a
+//! [`History`] is the in-memory [`Store`]; [`JournaledHistory`](journal::JournaledHistory) is the durable one (a
 //! JSON-lines file). Every store records the same two things, entries and compaction
 //! records, and everything else takes any store the same way: before each model request,
 //! [`Compactor::prepare`] (or [`prepare_async`](Compactor::prepare_async) with an LLM
@@ -126,7 +126,8 @@
 //!
 //! ```
 //! use favur_context::store::NewEntry;
-//! use favur_context::{fuzzy, strict, Compactor, JournaledHistory, Policy, Store};
+//! use favur_context::journal::JournaledHistory;
+//! use favur_context::{fuzzy, strict, Compactor, Policy, Store};
 //! # let path = std::env::temp_dir().join(format!("favur-doc-lib-{}.jsonl", std::process::id()));
 //! # let _ = std::fs::remove_file(&path);
 //! // Setup runs once, when the journal is new; a restart resumes where it stopped.
@@ -162,15 +163,13 @@ pub mod compact;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod database;
 mod history;
-// The journal and the store trait are internal modules of their own names; `journal` and
-// `store` below are the public doors that list what a user reaches in them.
-#[path = "journal/mod.rs"]
-mod journal_file;
+pub mod journal;
 mod model;
 pub mod reply;
 mod request;
 mod sent;
-#[path = "store.rs"]
+// The Store traits; `store` below is the public door to what a store records and the
+// database stores (a door here, above both, so that neither imports the other).
 mod store_trait;
 pub mod tokens;
 pub mod tools;
@@ -187,7 +186,6 @@ pub use request::render;
 pub use compact::compactor::Compactor;
 pub use compact::policy::Policy;
 pub use history::History;
-pub use journal_file::JournaledHistory;
 pub use model::classify::{Classified, Classify};
 pub use model::entry::{Entry, EntryId};
 pub use model::message::{Message, Role, ToolCall};
@@ -209,18 +207,6 @@ pub mod store {
         MAX_KEY_BYTES, NewEntry, Originals, RecallError, RecordError,
     };
     pub use crate::store_trait::SCHEMA_VERSION;
-}
-
-/// The durable store's file: how a [`JournaledHistory`] is opened, what it reports and how
-/// it fails, and the export of any store to a journal.
-pub mod journal {
-    #[cfg(feature = "fault-injection")]
-    #[doc(hidden)]
-    pub use crate::journal_file::Faults;
-    pub use crate::journal_file::{
-        Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, OpenOptions,
-        OpenReport, Salvaged, TornTail, export_journal,
-    };
 }
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or
@@ -257,12 +243,12 @@ pub mod journal {
 /// error.
 ///
 /// The history parameters are those declared `&mut` of a type whose name ends in `History`
-/// ([`History`], [`JournaledHistory`], `favur_context::History`...);
+/// ([`History`], [`JournaledHistory`](journal::JournaledHistory), `favur_context::History`...);
 /// if there is none, `&mut self` and every `&mut` parameter (a type alias of a history, an
 /// extension trait implemented for one, a wrapper's method, a generic `&mut H`).
 ///
 /// - On a parameter of a concrete type, the call goes to that history, and returns what its
-///   own `append` returns (`Result<EntryId, JournalError>` for a [`JournaledHistory`]). A
+///   own `append` returns (`Result<EntryId, JournalError>` for a [`JournaledHistory`](journal::JournaledHistory)). A
 ///   type that is not a history is a compile error saying so (`` `Vec<String>` is not a
 ///   history ``), at the parameter; call its own method as `Vec::append(list, ..)`.
 /// - On `self`, on a parameter of a generic type (`&mut H`, `&mut impl Trait`) and on a
@@ -277,8 +263,8 @@ pub mod journal {
 /// There, plain content is the usual "has no retention class" error.
 ///
 /// ```
-/// use favur_context::journal::JournalError;
-/// use favur_context::{retention, EntryId, History, JournaledHistory, Retention};
+/// use favur_context::journal::{JournalError, JournaledHistory};
+/// use favur_context::{retention, EntryId, History, Retention};
 ///
 /// #[retention(strict)]
 /// fn record_failure(history: &mut History, trace: &str) {

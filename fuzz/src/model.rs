@@ -4,11 +4,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use favur_context::{
-    Compactor, JournaledHistory, Message, Policy, Retention, Role, Store, ToolCall,
-    journal::OpenOptions, message::Media, message::Part, message::Reasoning, message::ToolResult,
-    store::NewEntry,
-};
+use favur_context::journal::{JournaledHistory, OpenOptions};
+use favur_context::message::{Media, Part, Reasoning, ToolResult};
+use favur_context::store::NewEntry;
+use favur_context::{Compactor, Message, Policy, Retention, Role, Store, ToolCall};
 
 use crate::assert_renders_valid;
 

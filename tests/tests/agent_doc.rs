@@ -7,11 +7,12 @@
 // docs/agent.md: begin
 use std::future::Future;
 
+use favur_context::compact::AsyncSummarizer;
 use favur_context::render::render_openai;
-use favur_context::{
-    AsyncStore, Compactor, ToolCall, compact::AsyncSummarizer, fuzzy, reply::Reply,
-    store::NewEntry, strict, tools::ToolSet,
-};
+use favur_context::reply::Reply;
+use favur_context::store::NewEntry;
+use favur_context::tools::ToolSet;
+use favur_context::{AsyncStore, Compactor, ToolCall, fuzzy, strict};
 use serde_json::{Value, json};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -80,10 +81,10 @@ async fn answer<S: AsyncStore>(
 
 mod common;
 
-use favur_context::{
-    History, JournaledHistory, Policy, Retention, compact::BuiltinSummarizer, compact::Ready,
-    retention, tools::AsyncTool, tools::ToolFuture,
-};
+use favur_context::compact::{BuiltinSummarizer, Ready};
+use favur_context::journal::JournaledHistory;
+use favur_context::tools::{AsyncTool, ToolFuture};
+use favur_context::{History, Policy, Retention, retention};
 
 /// Shows a file: long, so the window fills and the loop compacts.
 struct ReadFile;

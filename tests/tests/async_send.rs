@@ -6,10 +6,9 @@ mod common;
 
 use std::future::Future;
 
-use favur_context::{
-    Compactor, History, JournaledHistory, Policy, Store, compact::AsyncSummarizer,
-    compact::SummarizeError, compact::SummaryRequest, forgettable, fuzzy, strict,
-};
+use favur_context::compact::{AsyncSummarizer, SummarizeError, SummaryRequest};
+use favur_context::journal::JournaledHistory;
+use favur_context::{Compactor, History, Policy, Store, forgettable, fuzzy, strict};
 
 /// The bounds of `tokio::spawn`, on a plain thread.
 fn spawn<F>(future: F) -> std::thread::JoinHandle<F::Output>

@@ -7,9 +7,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use favur_context::audit::{Fate, Ledger, REGRET_TARGET, RegretEvent, RegretKind};
-use favur_context::{
-    Compactor, History, JournaledHistory, Message, Policy, Retention, Store, ToolCall, strict,
-};
+use favur_context::journal::JournaledHistory;
+use favur_context::{Compactor, History, Message, Policy, Retention, Store, ToolCall, strict};
 use serde_json::json;
 
 // Lists a directory: spent once read, rightly forgettable.

@@ -7,10 +7,9 @@
 mod common;
 
 use common::{trace_files, traces_dir};
-use favur_context::{
-    History, fuzzy, store::CounterChange, store::LoadError, tokens::BpeCounter, tokens::Encoding,
-    tokens::TiktokenCounter, tokens::TokenCounter,
-};
+use favur_context::store::{CounterChange, LoadError};
+use favur_context::tokens::{BpeCounter, Encoding, TiktokenCounter, TokenCounter};
+use favur_context::{History, fuzzy};
 use serde_json::Value;
 
 /// Every string of a JSON document longer than a few bytes, in document order.

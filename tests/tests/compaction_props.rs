@@ -5,12 +5,11 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
+use favur_context::compact::View;
 use favur_context::message::kinds::Directive;
-use favur_context::render::{render_anthropic, render_openai, request_tokens};
-use favur_context::{
-    Compactor, EntryId, History, Message, Policy, Retention, Role, ToolCall, compact::View,
-    message::EntryKind, message::Part, message::ToolResult, render::Form,
-};
+use favur_context::message::{EntryKind, Part, ToolResult};
+use favur_context::render::{Form, render_anthropic, render_openai, request_tokens};
+use favur_context::{Compactor, EntryId, History, Message, Policy, Retention, Role, ToolCall};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]

@@ -1,11 +1,11 @@
 //! The seed's scenario at every tier, exactly as issue 3 states it, with snapshots of the
 //! plans, the reports and the views.
 
+use favur_context::compact::{CompactionReport, Plan};
+use favur_context::message::{EntryKind, kinds::Directive};
+use favur_context::render::Form;
 use favur_context::tokens::TokenCounter as _;
-use favur_context::{
-    Compactor, EntryId, History, Policy, compact::CompactionReport, compact::Plan, forgettable,
-    fuzzy, message::EntryKind, message::kinds::Directive, render::Form, strict,
-};
+use favur_context::{Compactor, EntryId, History, Policy, forgettable, fuzzy, strict};
 
 const TRACE: &str = "running 12 tests
 test parse::tests::nested_lists ... FAILED

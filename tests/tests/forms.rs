@@ -4,11 +4,11 @@
 mod common;
 
 use common::render_valid;
+use favur_context::message::Part;
 use favur_context::message::kinds::Directive;
-use favur_context::render::{render_anthropic, render_openai, request_tokens};
+use favur_context::render::{Form, render_anthropic, render_openai, request_tokens};
 use favur_context::{
-    Compactor, History, Message, Policy, Retention, Role, ToolCall, forgettable, fuzzy,
-    message::Part, render::Form, strict,
+    Compactor, History, Message, Policy, Retention, Role, ToolCall, forgettable, fuzzy, strict,
 };
 use serde_json::Value;
 

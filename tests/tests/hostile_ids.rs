@@ -3,11 +3,10 @@
 //! journal replay and from a JSON document.
 
 use favur_context::import::{Format, ImportError, parse};
-use favur_context::{
-    History, Message, Retention, Store, ToolCall, fuzzy, journal::Corruption,
-    journal::JournalError, journal::OpenOptions, message::CallIdError, store::LoadError,
-    store::NewEntry, store::RecordError,
-};
+use favur_context::journal::{Corruption, JournalError, OpenOptions};
+use favur_context::message::CallIdError;
+use favur_context::store::{LoadError, NewEntry, RecordError};
+use favur_context::{History, Message, Retention, Store, ToolCall, fuzzy};
 use serde_json::json;
 
 fn openai_calls(ids: &[&str]) -> String {

@@ -3,12 +3,12 @@
 //! entry, a summary carries only user or assistant text, token counts are the history's
 //! own, and a record that fails is a typed error naming the entry.
 
-use favur_context::{
-    Entry, EntryId, History, Message, Retention, Store, compact::ApplyError, compact::Compaction,
-    compact::Edit, fuzzy, journal::Corruption, journal::JournalError, journal::OpenOptions,
-    message::CallSite, message::EntryKind, render::Form, render::render_openai, store::LoadError,
-    store::RecordError, strict,
-};
+use favur_context::compact::{ApplyError, Compaction, Edit};
+use favur_context::journal::{Corruption, JournalError, OpenOptions};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::render::{Form, render_openai};
+use favur_context::store::{LoadError, RecordError};
+use favur_context::{Entry, EntryId, History, Message, Retention, Store, fuzzy, strict};
 use serde_json::{Value, json};
 
 /// A history with a user turn (#0) and a long tool result (#2) for call `c1` (#1).
@@ -293,7 +293,7 @@ fn an_absurd_framing_in_a_journal_header_is_refused() {
     let path = dir.path().join("agent.jsonl");
     let header = r#"{"journal":{"format":1,"framing_tokens":4294967295}}"#;
     std::fs::write(&path, format!("{header}\n")).unwrap();
-    let err = favur_context::JournaledHistory::open(&path).unwrap_err();
+    let err = favur_context::journal::JournaledHistory::open(&path).unwrap_err();
     assert!(
         matches!(
             &err,
@@ -311,5 +311,5 @@ fn an_absurd_framing_in_a_journal_header_is_refused() {
     // A sane one still opens.
     let sane = r#"{"journal":{"format":1,"framing_tokens":4}}"#;
     std::fs::write(&path, format!("{sane}\n")).unwrap();
-    assert!(favur_context::JournaledHistory::open(&path).is_ok());
+    assert!(favur_context::journal::JournaledHistory::open(&path).is_ok());
 }

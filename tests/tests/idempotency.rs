@@ -2,11 +2,11 @@
 //! key is recorded once, across reopening and interchange; a key repeated in the file is
 //! refused by name; journals written before keys open as they did.
 
-use favur_context::{
-    EntryId, History, JournaledHistory, Store, fuzzy, journal::Corruption, journal::JournalError,
-    journal::OpenOptions, journal::export_journal, store::KeyError, store::NewEntry,
-    store::RecordError, strict,
+use favur_context::journal::{
+    Corruption, JournalError, JournaledHistory, OpenOptions, export_journal,
 };
+use favur_context::store::{KeyError, NewEntry, RecordError};
+use favur_context::{EntryId, History, Store, fuzzy, strict};
 
 /// A reply and its tool result: one keyed write of two entries.
 fn reply(n: u32) -> Vec<NewEntry> {

@@ -5,12 +5,15 @@
 mod common;
 
 use common::{Ls, reform};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Durability, JournalError, JournaledHistory, OpenOptions};
+use favur_context::message::{Arguments, CallSite, EntryKind};
+use favur_context::render::Form;
+use favur_context::store::RecallError;
+use favur_context::tokens::TokenCounter;
+use favur_context::tools::RecallTool;
 use favur_context::{
-    Entry, EntryId, History, JournaledHistory, Message, Retention, Store, ToolCall,
-    compact::Compaction, compact::Edit, forgettable, fuzzy, journal::Durability,
-    journal::JournalError, journal::OpenOptions, message::Arguments, message::CallSite,
-    message::EntryKind, render::Form, store::RecallError, strict, tokens::TokenCounter,
-    tools::RecallTool,
+    Entry, EntryId, History, Message, Retention, Store, ToolCall, forgettable, fuzzy, strict,
 };
 
 fn summary(h: &History, replaces: Vec<EntryId>, text: &str) -> Entry {

@@ -7,12 +7,11 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use favur_context::{
-    Compactor, EntryId, JournaledHistory, Policy, Store, compact::PrepareError,
-    compact::SummarizeError, compact::Summarizer, compact::SummaryRequest, forgettable, fuzzy,
-    journal::Durability, journal::Faults, journal::JournalError, journal::OpenOptions,
-    store::NewEntry, strict, tokens::TokenCounter,
-};
+use favur_context::compact::{PrepareError, SummarizeError, Summarizer, SummaryRequest};
+use favur_context::journal::{Durability, Faults, JournalError, JournaledHistory, OpenOptions};
+use favur_context::store::NewEntry;
+use favur_context::tokens::TokenCounter;
+use favur_context::{Compactor, EntryId, Policy, Store, forgettable, fuzzy, strict};
 
 /// Counts like the heuristic counter, but panics on any text containing `BOOM`.
 struct Fragile;

@@ -4,10 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use favur_context::{
-    EntryId, History, JournaledHistory, Retention, Store, compact::ApplyError, fuzzy,
-    journal::Corruption, journal::JournalError, journal::OpenOptions, strict,
-};
+use favur_context::compact::ApplyError;
+use favur_context::journal::{Corruption, JournalError, JournaledHistory, OpenOptions};
+use favur_context::{EntryId, History, Retention, Store, fuzzy, strict};
 use tempfile::TempDir;
 
 /// A journal with a header, a pinned entry and two appended entries (lines 1 to 4), and

@@ -4,11 +4,12 @@
 
 use std::sync::OnceLock;
 
-use favur_context::{
-    Entry, History, JournaledHistory, Message, Retention, Store, compact::Compaction,
-    compact::Edit, forgettable, fuzzy, journal::JournalError, journal::OpenOptions,
-    message::CallSite, message::EntryKind, render::Form, store::NewEntry, strict,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{JournalError, JournaledHistory, OpenOptions};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::render::Form;
+use favur_context::store::NewEntry;
+use favur_context::{Entry, History, Message, Retention, Store, forgettable, fuzzy, strict};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 

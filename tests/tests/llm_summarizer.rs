@@ -7,11 +7,9 @@ mod stand_in;
 
 use std::time::Duration;
 
-use favur_context::{
-    Compactor, EntryId, History, Policy, Retention, compact::AsyncSummarizer, compact::LlmConfig,
-    compact::LlmSummarizer, compact::SummaryRequest, forgettable, fuzzy, strict,
-    tokens::HeuristicCounter, tokens::TokenCounter,
-};
+use favur_context::compact::{AsyncSummarizer, LlmConfig, LlmSummarizer, SummaryRequest};
+use favur_context::tokens::{HeuristicCounter, TokenCounter};
+use favur_context::{Compactor, EntryId, History, Policy, Retention, forgettable, fuzzy, strict};
 use stand_in::{Answer, StandIn};
 
 fn history() -> History {

@@ -4,12 +4,12 @@
 mod common;
 
 use common::parts::{assistant, document, image, kinds, result, text, thinking, tool, user};
-use favur_context::{
-    Entry, History, JournaledHistory, Message, Retention, Role, Store, ToolCall,
-    compact::BuiltinSummarizer, message::CallSite, message::EntryKind, message::Media,
-    message::Part, message::PartError, message::Provider, message::Reasoning, render::Form,
-    store::RecordError,
-};
+use favur_context::compact::BuiltinSummarizer;
+use favur_context::journal::JournaledHistory;
+use favur_context::message::{CallSite, EntryKind, Media, Part, PartError, Provider, Reasoning};
+use favur_context::render::Form;
+use favur_context::store::RecordError;
+use favur_context::{Entry, History, Message, Retention, Role, Store, ToolCall};
 
 /// An assistant turn with Anthropic thinking and OpenAI reasoning, a text and a call.
 fn thinking_turn(call: &str) -> Message {

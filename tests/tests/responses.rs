@@ -11,14 +11,12 @@ use common::parts::{assistant, call, document, image, result, text, thinking, to
 use common::render_valid;
 use common::steps::{at_every_tier_then_last, budget_in, started, words};
 use favur_context::import::{self, Format, IncomingMessage};
+use favur_context::message::{Media, Part, Provider, Reasoning, ToolResult};
 use favur_context::render::validate::{Rule, validate_responses_strict};
 use favur_context::render::{
     Renderer, render_anthropic, render_openai, render_responses, request_tokens,
 };
-use favur_context::{
-    History, Message, Retention, Role, ToolCall, message::Media, message::Part, message::Provider,
-    message::Reasoning, message::ToolResult,
-};
+use favur_context::{History, Message, Retention, Role, ToolCall};
 use proptest::prelude::*;
 use serde_json::json;
 

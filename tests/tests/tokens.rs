@@ -2,11 +2,10 @@
 //! `cargo test -p favur-context-tests --features tiktoken --test tokens`.
 #![cfg(feature = "tiktoken")]
 
-use favur_context::{
-    History, JournaledHistory, Store, fuzzy, journal::JournalError, journal::OpenOptions,
-    store::CounterChange, store::LoadError, strict, tokens::Encoding, tokens::HeuristicCounter,
-    tokens::TiktokenCounter, tokens::TokenCounter,
-};
+use favur_context::journal::{JournalError, JournaledHistory, OpenOptions};
+use favur_context::store::{CounterChange, LoadError};
+use favur_context::tokens::{Encoding, HeuristicCounter, TiktokenCounter, TokenCounter};
+use favur_context::{History, Store, fuzzy, strict};
 
 #[test]
 fn counts_match_the_published_encodings() {

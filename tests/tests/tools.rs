@@ -2,10 +2,9 @@
 
 mod common;
 
-use favur_context::{
-    History, JournaledHistory, Retention, Store, ToolCall, fuzzy, strict, tools::ToolDefinition,
-    tools::ToolDefinitionError, tools::ToolSet, tools::ToolSetError,
-};
+use favur_context::journal::JournaledHistory;
+use favur_context::tools::{ToolDefinition, ToolDefinitionError, ToolSet, ToolSetError};
+use favur_context::{History, Retention, Store, ToolCall, fuzzy, strict};
 use regex::Regex;
 use serde_json::{Value, json};
 

@@ -125,7 +125,7 @@ pub use traces::{trace_files, traces_dir};
 
 /// Appends to `j` an assistant message calling `bash` with `command` as call `id`
 /// (fuzzy), as an agent records its model's reply.
-pub fn append_bash_call(j: &mut favur_context::JournaledHistory, id: &str, command: &str) {
+pub fn append_bash_call(j: &mut favur_context::journal::JournaledHistory, id: &str, command: &str) {
     use favur_context::{Retention, Store, ToolCall};
     let call = ToolCall::new(id, "bash", json!({ "command": command }));
     j.append(Message::assistant_calls([call]).classify(Retention::Fuzzy))

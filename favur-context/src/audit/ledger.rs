@@ -79,7 +79,7 @@ struct Call {
 /// that only dropped or reshaped entries as late as the records allow (before the next
 /// compaction that wrote summaries, or after the last entry). Placing it late can only
 /// miss regrets, never invent one: observed at once, a history gives a subset of the
-/// events that observing it live gives. Originals a [`JournaledHistory`](crate::JournaledHistory) evicted from memory
+/// events that observing it live gives. Originals a [`JournaledHistory`](crate::journal::JournaledHistory) evicted from memory
 /// before they were observed are counted in [`unseen`](Ledger::unseen) and nowhere else;
 /// observe a reopened journal through a history holding every original
 /// ([`History::from_journal`]).

@@ -23,7 +23,8 @@ impl Ledger {
     /// ```
     /// use favur_context::audit::{Ledger, RegretKind};
     /// use favur_context::compact::{Compaction, Edit};
-    /// use favur_context::{forgettable, strict, JournaledHistory, Store};
+    /// use favur_context::journal::JournaledHistory;
+    /// use favur_context::{forgettable, strict, Store};
     /// use serde_json::json;
     /// let path = std::env::temp_dir().join(format!("favur-doc-audit-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);

@@ -18,7 +18,7 @@ use crate::store_trait::{AsyncStore, Store};
 ///
 /// Call [`prepare`](Compactor::prepare) (or [`prepare_async`](Compactor::prepare_async))
 /// before each model request, on any [`Store`] (a [`History`], a
-/// [`JournaledHistory`](crate::JournaledHistory)): it compacts if a tier is due, records
+/// [`JournaledHistory`](crate::journal::JournaledHistory)): it compacts if a tier is due, records
 /// the compaction in the store, and reports what it did, or refuses with
 /// [`LimitExceeded`].
 ///

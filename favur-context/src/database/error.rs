@@ -2,7 +2,7 @@
 //! the schema, the database itself.
 
 use crate::history::RecordError;
-use crate::journal_file::{Corruption, JournalError};
+use crate::journal::{Corruption, JournalError};
 
 /// Why a database store ([`SqliteStore`](crate::store::SqliteStore),
 /// [`PgStore`](crate::store::PgStore)) could not open a session or write to it. Each error names

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::StoreError;
 use super::rows::Row;
 use super::session::SessionOptions;
-use crate::journal_file::{Corruption, JournalError, apply_record, parse_record};
+use crate::journal::{Corruption, JournalError, apply_record, parse_record};
 
 /// Reads a journal with the journal's own reader (versions, counter, damage: then
 /// nothing is imported; a torn last line, never acknowledged, is left out), then

@@ -45,7 +45,7 @@ const PAGE: i64 = 2_000;
 /// A session of a PostgreSQL database: an [`AsyncStore`] whose every append and
 /// compaction is one row (the journal's record encoding), committed before it is
 /// acknowledged; opening the session again, on any machine, gives back the same history
-/// and view as the [`JournaledHistory`](crate::JournaledHistory) would, ids included.
+/// and view as the [`JournaledHistory`](crate::journal::JournaledHistory) would, ids included.
 ///
 /// One writer per session across machines: opening claims the session (refused with
 /// [`StoreError::Claimed`] while another writer's lease runs, by the server's clock);
@@ -200,7 +200,7 @@ impl PgStore {
             .collect::<Result<_, _>>()
             .map_err(db)?;
         let h = &self.core.history;
-        crate::journal_file::write_journal(
+        crate::journal::write_journal(
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(String::as_str),
@@ -426,7 +426,7 @@ async fn claim_session(
             StoreError::Corrupt {
                 session: session.to_owned(),
                 seq: 0,
-                problem: crate::journal_file::Corruption::InvalidHeader { message },
+                problem: crate::journal::Corruption::InvalidHeader { message },
             }
         })?;
     Ok((epoch, framing))

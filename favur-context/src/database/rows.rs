@@ -6,7 +6,7 @@ use crate::database::StoreError;
 use crate::history::RecallError;
 use crate::history::view::Compaction;
 use crate::history::{History, Write};
-use crate::journal_file::{
+use crate::journal::{
     Corruption, RecordOut, RequestOverhead, apply_record, find_entry, parse_record,
 };
 use crate::model::entry::{Entry, EntryId};

@@ -9,7 +9,7 @@ use crate::database::rows::Row;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History, Write};
 use crate::history::{NewEntry, RecordError};
-use crate::journal_file::OpenOptions;
+use crate::journal::OpenOptions;
 use crate::model::entry::EntryId;
 
 /// The lease a claim holds by default: 30 s, renewed by every write.

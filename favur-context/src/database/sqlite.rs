@@ -44,7 +44,7 @@ CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
 /// A session of a SQLite database: a [`Store`] whose every append and compaction is one
 /// row (the journal's record encoding), committed before it is acknowledged; opening the
 /// session again, from any process on the machine, gives back the same history and view
-/// as the [`JournaledHistory`](crate::JournaledHistory) would, ids included.
+/// as the [`JournaledHistory`](crate::journal::JournaledHistory) would, ids included.
 ///
 /// One file holds many sessions. One writer per session: opening claims the session
 /// (refused with [`StoreError::Claimed`] while another writer's lease runs), every write
@@ -245,7 +245,7 @@ impl SqliteStore {
     pub fn export_journal(&self, out: impl std::io::Write) -> Result<(), StoreError> {
         let bodies = self.bodies()?;
         let h = &self.core.history;
-        crate::journal_file::write_journal(
+        crate::journal::write_journal(
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(|(_, b)| b.as_str()),
@@ -267,7 +267,8 @@ impl SqliteStore {
     ///
     /// ```
     /// use favur_context::store::{SessionOptions, SqliteStore};
-    /// use favur_context::{fuzzy, JournaledHistory, Store};
+    /// use favur_context::journal::JournaledHistory;
+    /// use favur_context::{fuzzy, Store};
     /// # let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("agent.jsonl");
     /// let mut journal = JournaledHistory::open(&path)?;
@@ -517,7 +518,7 @@ fn claim_session(
         crate::history::usage::checked_framing(framing).map_err(|message| StoreError::Corrupt {
             session: session.to_owned(),
             seq: 0,
-            problem: crate::journal_file::Corruption::InvalidHeader { message },
+            problem: crate::journal::Corruption::InvalidHeader { message },
         })?;
     Ok((epoch, framing))
 }

@@ -56,7 +56,7 @@ pub const DEFAULT_FRAMING_TOKENS: u32 = 4;
 ///
 /// `History` is the in-memory [`Store`](crate::Store): the compactor, tools, recall and
 /// rendering take it the same way they take a
-/// [`JournaledHistory`](crate::JournaledHistory). Its own `append` and `pin` cannot fail,
+/// [`JournaledHistory`](crate::journal::JournaledHistory). Its own `append` and `pin` cannot fail,
 /// so they return the id directly.
 ///
 /// `History` is `Send + Sync`: hold it across `.await` points or share it behind a lock.
@@ -454,7 +454,7 @@ impl History {
     ///
     /// For a `History` on its own that is every entry ever recorded (compaction never
     /// removes anything), and an entry's index is its id. A history with an
-    /// [`Originals`] reader (the one inside a [`JournaledHistory`](crate::JournaledHistory))
+    /// [`Originals`] reader (the one inside a [`JournaledHistory`](crate::journal::JournaledHistory))
     /// keeps memory bounded by the view: originals of entries that left the view are
     /// missing here. To read any entry by id, use [`recall`](History::recall); for a copy
     /// holding every original, [`full_copy`](History::full_copy).
@@ -489,7 +489,7 @@ impl History {
     /// The original of any entry, whether it is in the view, summarized or dropped:
     /// borrowed when it is held in memory, read back from the [`Originals`] reader (a
     /// journal's file) otherwise. The same on every store: a helper given the history of
-    /// a [`JournaledHistory`](crate::JournaledHistory) reads evicted originals back.
+    /// a [`JournaledHistory`](crate::journal::JournaledHistory) reads evicted originals back.
     ///
     /// # Errors
     ///

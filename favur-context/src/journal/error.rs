@@ -146,8 +146,7 @@ pub(super) fn fmt_id(id: Option<EntryId>) -> String {
 /// Why a journal could not be opened or written.
 ///
 /// ```
-/// use favur_context::journal::JournalError;
-/// use favur_context::JournaledHistory;
+/// use favur_context::journal::{JournalError, JournaledHistory};
 /// let dir = std::env::temp_dir().join(format!("favur-doc-err-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let path = dir.join("history.jsonl");

@@ -17,7 +17,7 @@
 //! | then | `{"entry":{"id":0,"retention":"strict","tokens":5,"site":{...},"kind":"pinned","message":{...}}}` | an entry appended or pinned (`kind` is absent for an appended entry), exactly as [`Entry`](crate::Entry) serializes |
 //! | then | `{"batch":[{...entry...},{...entry...}]}` | several entries recorded all or none ([`Store::record`]), each as in an `entry` record |
 //! | then | `{"keyed":{"key":"resp_1","entries":[{...entry...}]}}` | one or more entries recorded all or none under an idempotency key ([`Store::record_once`]); a key appears once per journal |
-//! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`](crate::compact::Compaction) applied, exactly as it serializes; its summaries carry their ids |
+//! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`] applied, exactly as it serializes; its summaries carry their ids |
 //!
 //! Entry records carry ids 0, 1, 2, ... in order, except the ids taken by the summaries
 //! of a compaction record, which are the next ids when that record is applied. Records
@@ -111,7 +111,8 @@ use writer::Writer;
 ///
 /// ```
 /// use favur_context::compact::{Compaction, Edit};
-/// use favur_context::{fuzzy, strict, JournaledHistory, Store};
+/// use favur_context::journal::JournaledHistory;
+/// use favur_context::{fuzzy, strict, Store};
 /// let path = std::env::temp_dir().join(format!("favur-doc-jh-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = JournaledHistory::open(&path)?;
@@ -133,8 +134,7 @@ use writer::Writer;
 /// A second writer is refused:
 ///
 /// ```
-/// use favur_context::journal::JournalError;
-/// use favur_context::JournaledHistory;
+/// use favur_context::journal::{JournalError, JournaledHistory};
 /// let path = std::env::temp_dir().join(format!("favur-doc-lock-{}.jsonl", std::process::id()));
 /// let first = JournaledHistory::open(&path)?;
 /// let err = JournaledHistory::open(&path).unwrap_err();
@@ -168,7 +168,7 @@ impl JournaledHistory {
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-o-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(h.history().is_empty());
     /// assert!(h.report().created);
     /// # drop(h); std::fs::remove_file(&path).unwrap();
@@ -183,7 +183,8 @@ impl JournaledHistory {
     ///
     /// ```
     /// use favur_context::store::NewEntry;
-    /// use favur_context::{strict, JournaledHistory};
+    /// use favur_context::journal::JournaledHistory;
+    /// use favur_context::strict;
     /// let path = std::env::temp_dir().join(format!("favur-doc-jooc-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
     /// for _run in 0..3 {
@@ -344,7 +345,7 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-hist-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(h.history().view().is_empty());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::journal::JournalError>(())
@@ -365,11 +366,11 @@ impl JournaledHistory {
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-ovh-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
-    /// let mut h = favur_context::JournaledHistory::open(&path)?;
+    /// let mut h = favur_context::journal::JournaledHistory::open(&path)?;
     /// h.set_request_overhead_tokens(300)?;
     /// assert_eq!(h.history().usage_tokens(), 300);
     /// drop(h);
-    /// let again = favur_context::JournaledHistory::open(&path)?;
+    /// let again = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert_eq!(again.history().request_overhead_tokens(), 300);
     /// # drop(again); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::journal::JournalError>(())
@@ -392,7 +393,7 @@ impl JournaledHistory {
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-rep-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(h.report().is_clean());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::journal::JournalError>(())
@@ -405,7 +406,7 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-path-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert_eq!(h.path(), path);
     /// # drop(h); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::journal::JournalError>(())
@@ -418,7 +419,7 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-dur-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert_eq!(h.durability(), favur_context::journal::Durability::Flush);
     /// # drop(h); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::journal::JournalError>(())
@@ -432,7 +433,7 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-poi-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(!h.is_poisoned());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::journal::JournalError>(())
@@ -445,7 +446,7 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-sync-{}.jsonl", std::process::id()));
-    /// let mut h = favur_context::JournaledHistory::open(&path)?;
+    /// let mut h = favur_context::journal::JournaledHistory::open(&path)?;
     /// h.sync()?;
     /// # drop(h); std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), favur_context::journal::JournalError>(())

@@ -49,7 +49,7 @@ impl OpenOptions {
 }
 
 impl History {
-    /// Reads a journal (see [`JournaledHistory`](crate::JournaledHistory)) into a history holding every original,
+    /// Reads a journal (see [`JournaledHistory`](crate::journal::JournaledHistory)) into a history holding every original,
     /// with the default [`OpenOptions`]: shorthand for `OpenOptions::new().read(reader)`.
     ///
     /// ```

@@ -26,7 +26,8 @@ use crate::tokens::counter::TokenCounter;
 /// ```
 /// use favur_context::compact::{Compaction, Edit};
 /// use favur_context::tools::RecallTool;
-/// use favur_context::{fuzzy, JournaledHistory, Retention, Store, ToolCall};
+/// use favur_context::journal::JournaledHistory;
+/// use favur_context::{fuzzy, Retention, Store, ToolCall};
 /// let path = std::env::temp_dir().join(format!("favur-doc-tool-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = JournaledHistory::open(&path)?;

@@ -15,11 +15,12 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use favur_context::{
-    Compactor, Entry, JournaledHistory, Message, Policy, Retention, Store, compact::Compaction,
-    compact::Edit, journal::Durability, journal::OpenOptions, message::CallSite,
-    message::EntryKind, render::Form, store::NewEntry,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Durability, JournaledHistory, OpenOptions};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::render::Form;
+use favur_context::store::NewEntry;
+use favur_context::{Compactor, Entry, Message, Policy, Retention, Store};
 
 fn main() {
     if let Err(e) = run() {

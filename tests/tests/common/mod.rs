@@ -10,15 +10,15 @@ pub use edits::drop_at;
 
 use favur_context::tokens::TokenCounter;
 
+use favur_context::compact::{Compaction, Edit};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::render::Form;
 use favur_context::render::validate::{
     validate_anthropic, validate_anthropic_strict, validate_openai, validate_openai_strict,
     validate_responses_strict,
 };
 use favur_context::render::{render_anthropic, render_openai, render_responses};
-use favur_context::{
-    Entry, EntryId, History, Message, Retention, compact::Compaction, compact::Edit,
-    message::CallSite, message::EntryKind, render::Form,
-};
+use favur_context::{Entry, EntryId, History, Message, Retention};
 
 /// A summary entry with the next id of `h`, replacing `replaces`.
 pub fn summary(h: &History, replaces: &[EntryId], text: &str) -> Entry {

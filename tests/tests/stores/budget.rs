@@ -3,9 +3,9 @@
 //! budgets the same), and the output reserve, giving the same usage and the same
 //! compactions on memory, the journal, SQLite and PostgreSQL.
 
-use favur_context::{
-    AsyncStore, History, JournaledHistory, Store, fuzzy, store::SessionOptions, store::SqliteStore,
-};
+use favur_context::journal::JournaledHistory;
+use favur_context::store::{SessionOptions, SqliteStore};
+use favur_context::{AsyncStore, History, Store, fuzzy};
 use rusqlite::Connection;
 
 use super::agent::{agent_loop, assert_same, block_on, budgeted_loop, tools};

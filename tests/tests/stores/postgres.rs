@@ -4,10 +4,9 @@
 
 use std::time::Duration;
 
-use favur_context::{
-    AsyncStore, History, JournaledHistory, fuzzy, journal::OpenOptions, store::PgStore,
-    store::SessionOptions, store::StoreError,
-};
+use favur_context::journal::{JournaledHistory, OpenOptions};
+use favur_context::store::{PgStore, SessionOptions, StoreError};
+use favur_context::{AsyncStore, History, fuzzy};
 use favur_context_tests::pg::{Server, with_server};
 use tokio_postgres::{Client, NoTls};
 

@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use favur_context::{
-    EntryId, History, JournaledHistory, Store, compact::Compaction, compact::Edit, fuzzy,
-    journal::Corruption, store::SessionOptions, store::SqliteStore, store::StoreError,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Corruption, JournaledHistory};
+use favur_context::store::{SessionOptions, SqliteStore, StoreError};
+use favur_context::{EntryId, History, Store, fuzzy};
 use rusqlite::Connection;
 
 use super::agent::{

@@ -1,10 +1,8 @@
 #![deny(warnings)]
 // `#[retention]` on `impl Tool for T` and `impl AsyncTool for T`, also generic, the
 // tool-bound history methods, and a `ToolSet` taking the classified async tools.
-use favur_context::{
-    retention, tools::AsyncTool, tools::ClassifiedAsyncTool, tools::ClassifiedTool, History, Retention, tools::Tool, ToolCall,
-    tools::ToolSet,
-};
+use favur_context::tools::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolSet};
+use favur_context::{retention, History, Retention, ToolCall};
 use serde_json::json;
 
 #[path = "../tool_methods.rs"]

@@ -15,7 +15,7 @@ use crate::tools::toolset::ToolSet;
 
 /// A history that records with awaited writes: the `PgStore` (feature `postgres`), and
 /// every [`Store`] that is `Send` (the in-memory [`History`], the
-/// [`JournaledHistory`](crate::JournaledHistory), the `SqliteStore` (feature `sqlite`))
+/// [`JournaledHistory`](crate::journal::JournaledHistory), the `SqliteStore` (feature `sqlite`))
 /// through a blanket implementation. Agent code written against `AsyncStore` runs on any
 /// of them, changing only how the store is opened.
 ///

@@ -1,10 +1,9 @@
 //! The one way every history records: [`Store`], implemented by the in-memory
-//! [`History`] and by the [`JournaledHistory`](crate::JournaledHistory).
+//! [`History`] and by the [`JournaledHistory`](crate::journal::JournaledHistory).
 //!
 //! See [`Store`] for the design: what flows through it, and why it is synchronous;
 //! [`AsyncStore`] is its async sibling (module `async_store`).
 
-#[path = "store/async_store.rs"]
 mod async_store;
 
 pub use async_store::AsyncStore;
@@ -24,7 +23,7 @@ use crate::model::tool::ClassifiedTool;
 use crate::tools::toolset::ToolSet;
 
 /// A history that records: the in-memory [`History`] or a durable store such as the
-/// [`JournaledHistory`](crate::JournaledHistory). The compactor
+/// [`JournaledHistory`](crate::journal::JournaledHistory). The compactor
 /// ([`Compactor::prepare`](crate::Compactor::prepare)), tools, recall and rendering take
 /// any store the same way.
 ///
@@ -53,7 +52,8 @@ use crate::tools::toolset::ToolSet;
 /// awaiting the apply.
 ///
 /// ```
-/// use favur_context::{fuzzy, strict, Compactor, History, JournaledHistory, Policy, Store};
+/// use favur_context::journal::JournaledHistory;
+/// use favur_context::{fuzzy, strict, Compactor, History, Policy, Store};
 ///
 /// // One helper for every store.
 /// fn start<S: Store>(store: &mut S) -> Result<(), S::Error> {
