@@ -380,6 +380,12 @@ mod tests {
         let line = line!() - 1;
         assert_eq!(h.recall(id).unwrap().site().line(), line);
         let id = via(&mut h);
-        assert!(h.recall(id).unwrap().site().file().ends_with("store.rs"));
+        assert!(
+            h.recall(id)
+                .unwrap()
+                .site()
+                .file()
+                .ends_with("store_trait.rs")
+        );
     }
 }

@@ -4,9 +4,10 @@
 
 mod common;
 
-use favur_context::message::Arguments;
-use favur_context::store::{CounterChange, LoadError};
-use favur_context::{EntryId, History, Message, Retention, forgettable, fuzzy, strict};
+use favur_context::{
+    EntryId, History, Message, Retention, forgettable, fuzzy, message::Arguments,
+    store::CounterChange, store::LoadError, strict,
+};
 use serde_json::{Value, json};
 
 fn sample() -> History {

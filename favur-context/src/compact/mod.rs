@@ -1,5 +1,6 @@
-//! Compaction: the policy, the pure planner, the summarizers (the only effect), and the
-//! compactor that turns a plan and its summaries into a recorded compaction.
+//! Compaction: the policy, the pure planner, the summarizers (the only effect), the
+//! compactor that turns a plan and its summaries into a recorded compaction, and the
+//! records and view that compactions leave ([`Compaction`], [`View`]).
 
 mod compact_async;
 pub(crate) mod compactor;

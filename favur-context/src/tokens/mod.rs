@@ -1,7 +1,7 @@
 //! Token counting: what a text or a message costs in a model request (the
 //! [`TokenCounter`] trait, the default heuristic and the exact
-//! OpenAI counters of features `tiktoken` and `bpe-openai`). The floor under what is sent
-//! (`sent`) and under the history, which counts each entry once, when it is appended.
+//! OpenAI counters of features `tiktoken` and `bpe-openai`). A history counts each entry
+//! once, when it is appended.
 
 #[cfg(feature = "bpe-openai")]
 pub(crate) mod bpe;

@@ -5,7 +5,9 @@
 // closures and blocks in the body, wrappers holding a history in a field, and `crate = path`
 // for a renamed dependency.
 use favur_context::journal::{JournalError, JournaledHistory};
-use favur_context::{retention, strict, Classify, Entry, EntryId, History, Retention, Store};
+use favur_context::{
+    retention, strict, Classify, Entry, EntryId, History, Retention, Store,
+};
 
 // A `JournaledHistory`: `append` returns what `JournaledHistory::append` returns.
 #[retention(fuzzy)]

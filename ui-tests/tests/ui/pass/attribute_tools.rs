@@ -1,7 +1,9 @@
 #![deny(warnings)]
 // `#[retention]` on `impl Tool for T` and `impl AsyncTool for T`, also generic, the
 // tool-bound history methods, and a `ToolSet` taking the classified async tools.
-use favur_context::tools::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolSet};
+use favur_context::tools::{
+    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolSet,
+};
 use favur_context::{retention, History, Retention, ToolCall};
 use serde_json::json;
 

@@ -3,6 +3,7 @@
 // expression of `ToolCall`s), and message: expr.
 use favur_context::message::Arguments;
 use favur_context::{forgettable, fuzzy, strict, History, Message, Retention, Role, ToolCall};
+
 use serde_json::json;
 
 fn main() {

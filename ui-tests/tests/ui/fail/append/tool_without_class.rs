@@ -1,5 +1,4 @@
-use favur_context::tools::{AsyncTool, Tool, ToolSet};
-use favur_context::{History, Retention, ToolCall};
+use favur_context::{tools::{AsyncTool, Tool, ToolSet}, History, Retention, ToolCall};
 
 #[path = "../../tool_methods.rs"]
 #[macro_use]

@@ -1,6 +1,6 @@
 use favur_context::{retention, History};
 
-#[retention(favur_context::message::class::Fuzzy)]
+#[retention(favur_context::class::Fuzzy)]
 fn record(history: &mut History) {
     history.append("a file view");
 }
