@@ -14,8 +14,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use favur_context::audit::{RegretEvent, SiteStats, site_key, sort_sites};
+use favur_context::compact::Tier;
 use favur_context::import::rules::Rules;
-use favur_context::{EntryId, Policy, Retention, Tier};
+use favur_context::{EntryId, Policy, Retention};
 use serde::Serialize;
 
 pub use crate::audit_error::AuditError;
@@ -211,7 +212,8 @@ pub fn regret_suggestion(s: &SiteStats, regretted: u64, tiers: &[Tier]) -> Optio
 ///
 /// ```
 /// use favur_context::audit::{Fate, RegretEvent, RegretKind};
-/// use favur_context::{CallSite, EntryId, Policy, Retention};
+/// use favur_context::message::CallSite;
+/// use favur_context::{EntryId, Policy, Retention};
 /// use favur_context_cli::audit::avoidable;
 /// let mut e = RegretEvent { kind: RegretKind::Recall, evicted: EntryId(1), site: CallSite::new("a.rs", 1, 1),
 ///     class: Retention::Forgettable, fate: Fate::Dropped { tier: 2 }, cost_tokens: 9, at: EntryId(5) };

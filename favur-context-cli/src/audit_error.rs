@@ -44,7 +44,7 @@ pub enum AuditError {
         /// The file.
         file: PathBuf,
         /// What the journal reader said.
-        source: favur_context::JournalError,
+        source: favur_context::journal::JournalError,
     },
     /// A saved history could not be loaded.
     #[error("history {}: {source}", file.display())]
@@ -52,7 +52,7 @@ pub enum AuditError {
         /// The file.
         file: PathBuf,
         /// What the loader said.
-        source: favur_context::LoadError,
+        source: favur_context::store::LoadError,
     },
     /// The rules, policy or a transcript were rejected, or a replay failed.
     #[error(transparent)]

@@ -7,7 +7,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
-use favur_context::{HeuristicCounter, TokenCounter};
+use favur_context::tokens::{HeuristicCounter, TokenCounter};
 use serde_json::Value;
 
 use crate::idents::{identifiers, presence_keys};

@@ -12,8 +12,9 @@ use std::collections::HashSet;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
+use favur_context::History;
 use favur_context::render::{BlockAt, render_anthropic_cached};
-use favur_context::{HeuristicCounter, History, TokenCounter};
+use favur_context::tokens::{HeuristicCounter, TokenCounter};
 use serde_json::Value;
 
 use crate::replay::collect_strings;

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use favur_context::Tier;
-use favur_context::rules::Rules;
+use favur_context::compact::Tier;
+use favur_context::import::rules::Rules;
 use serde_json::Value;
 
 use crate::ReplayError;
@@ -114,7 +114,7 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
 ///
 /// ```
 /// # use favur_context::import::Format;
-/// # use favur_context::rules::Rules;
+/// # use favur_context::import::rules::Rules;
 /// # use favur_context_cli::replay::Prepared;
 /// # use favur_context_cli::transcript::ClassifiedTranscript;
 /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;

@@ -1,6 +1,7 @@
 //! The library's compaction engine and renderers, adapted to the replay's traits.
 
-use favur_context::{BuiltinSummarizer, Compactor, History, Policy};
+use favur_context::compact::BuiltinSummarizer;
+use favur_context::{Compactor, History, Policy};
 use serde_json::Value;
 
 use crate::ReplayError;
@@ -21,7 +22,7 @@ use crate::strategy::{Before, Event, Strategy};
 /// assert_eq!(s.thresholds(), vec![0.05, 0.10, 0.25, 0.5]);
 /// // The label names what differs from the defaults.
 /// assert_eq!(s.label(), "policy");
-/// let names = favur_context::BuiltinSummarizer { max_identifiers: 80, ..Default::default() };
+/// let names = favur_context::compact::BuiltinSummarizer { max_identifiers: 80, ..Default::default() };
 /// assert_eq!(PolicyStrategy::new(Policy::default(), names).label(), "policy (identifier list 80)");
 /// ```
 #[derive(Debug, Clone)]

@@ -19,7 +19,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use favur_context::audit::{Fate, Ledger, site_key};
-use favur_context::{EntryId, EntryKind, History, RecallTool};
+use favur_context::message::EntryKind;
+use favur_context::tools::RecallTool;
+use favur_context::{EntryId, History};
 
 use crate::audit_error::AuditError;
 use crate::observe::{ObserveArgs, load_audited};

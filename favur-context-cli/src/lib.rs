@@ -3,7 +3,7 @@
 //! misclassified.
 //!
 //! The pieces: [`transcript`] loads and classifies transcripts (with a
-//! [`favur_context::rules::Rules`] file), [`replay`] re-runs them step by step under a
+//! [`favur_context::import::rules::Rules`] file), [`replay`] re-runs them step by step under a
 //! [`strategy::Strategy`] (the policy under test or a baseline), [`search`] finds the
 //! baselines' budgets that match the policy's mean request tokens, [`report`] aggregates
 //! the figures into tables and [`svg`] draws them. See `docs/replay.md` for the metric
@@ -45,7 +45,7 @@ pub mod wiring;
 pub enum ReplayError {
     /// A compaction record could not be applied to the view.
     #[error("compaction could not be applied: {0}")]
-    Apply(#[from] favur_context::RecordError),
+    Apply(#[from] favur_context::store::RecordError),
     /// The strategy refused the request: usage at or over its limit.
     #[error("request refused: {message}")]
     Refused {

@@ -7,9 +7,10 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use favur_context::audit::Ledger;
+use favur_context::compact::{BuiltinSummarizer, Edit};
 use favur_context::import::Format;
-use favur_context::rules::Rules;
-use favur_context::{BuiltinSummarizer, Edit, EntryId, History, Policy, ToolCall};
+use favur_context::import::rules::Rules;
+use favur_context::{EntryId, History, Policy, ToolCall};
 
 use crate::ReplayError;
 use crate::audit_error::AuditError;
@@ -178,7 +179,7 @@ impl Strategy for Audited<'_> {
 ///
 /// ```
 /// # use favur_context::import::Format;
-/// # use favur_context::rules::Rules;
+/// # use favur_context::import::rules::Rules;
 /// # use favur_context_cli::replay::Prepared;
 /// # use favur_context_cli::transcript::ClassifiedTranscript;
 /// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;

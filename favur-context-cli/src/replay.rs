@@ -3,8 +3,10 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use favur_context::rules::RuleRef;
-use favur_context::{EntryId, EntryKind, Form, History, Message, Retention};
+use favur_context::import::rules::RuleRef;
+use favur_context::message::EntryKind;
+use favur_context::render::Form;
+use favur_context::{EntryId, History, Message, Retention};
 use serde_json::Value;
 
 use crate::ReplayError;
@@ -54,7 +56,7 @@ pub struct Reference {
 ///
 /// ```
 /// use favur_context::import::Format;
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// use favur_context_cli::replay::Prepared;
 /// use favur_context_cli::transcript::ClassifiedTranscript;
 /// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
@@ -83,7 +85,7 @@ fn message_text(m: &Message) -> String {
     let mut out = m.text();
     for call in m.tool_calls() {
         out.push('\n');
-        out.push_str(&favur_context::rules::command_of(&call.arguments));
+        out.push_str(&favur_context::import::rules::command_of(&call.arguments));
     }
     for r in m.tool_results() {
         out.push('\n');
@@ -335,7 +337,7 @@ fn outcomes(
 ///
 /// ```
 /// # use favur_context::import::Format;
-/// # use favur_context::rules::Rules;
+/// # use favur_context::import::rules::Rules;
 /// # use favur_context_cli::replay::Prepared;
 /// # use favur_context_cli::transcript::ClassifiedTranscript;
 /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use favur_context::Retention;
-use favur_context::rules::RuleRef;
-use favur_context::rules::Rules;
+use favur_context::import::rules::RuleRef;
+use favur_context::import::rules::Rules;
 
 use crate::cache_bill::CompactionCache;
 use crate::replay::{Fate, Prepared, Run, class_of, rule_of};
@@ -149,7 +149,7 @@ impl Summary {
     ///
     /// ```
     /// # use favur_context::import::Format;
-    /// # use favur_context::rules::Rules;
+    /// # use favur_context::import::rules::Rules;
     /// # use favur_context_cli::replay::Prepared;
     /// # use favur_context_cli::transcript::ClassifiedTranscript;
     /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
@@ -407,7 +407,7 @@ pub fn side_by_side(rows: &[Row]) -> String {
 /// Reference survival by the class and by the rule of the source, one column per strategy.
 ///
 /// ```
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// use favur_context_cli::report::{breakdown, Summary};
 /// let rules = Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n")?;
 /// let t = breakdown(&[Summary { label: "policy".into(), ..Summary::default() }], &rules);

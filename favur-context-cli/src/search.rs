@@ -8,7 +8,7 @@ use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 ///
 /// ```
 /// use favur_context::import::Format;
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// use favur_context_cli::replay::Prepared;
 /// use favur_context_cli::search::mean_tokens;
 /// use favur_context_cli::strategy::NoCompaction;
@@ -28,7 +28,7 @@ pub fn mean_tokens(prepared: &Prepared, strategy: &mut dyn Strategy) -> Result<f
 ///
 /// ```
 /// # use favur_context::import::Format;
-/// # use favur_context::rules::Rules;
+/// # use favur_context::import::rules::Rules;
 /// # use favur_context_cli::replay::Prepared;
 /// # use favur_context_cli::transcript::ClassifiedTranscript;
 /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
@@ -74,7 +74,7 @@ pub fn match_trim(prepared: &Prepared, target: f64) -> Result<(u64, f64), Replay
 ///
 /// ```
 /// # use favur_context::import::Format;
-/// # use favur_context::rules::Rules;
+/// # use favur_context::import::rules::Rules;
 /// # use favur_context_cli::replay::Prepared;
 /// # use favur_context_cli::transcript::ClassifiedTranscript;
 /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;

@@ -155,7 +155,7 @@ fn commands(t: &ClassifiedTranscript, index: usize) -> Vec<String> {
     };
     let calls: Vec<String> = m
         .tool_calls()
-        .map(|c| favur_context::rules::command_of(&c.arguments))
+        .map(|c| favur_context::import::rules::command_of(&c.arguments))
         .collect();
     if !calls.is_empty() {
         return calls;
@@ -164,7 +164,7 @@ fn commands(t: &ClassifiedTranscript, index: usize) -> Vec<String> {
     if t.results.get(next).copied().unwrap_or(false)
         && let Some(Some(call)) = t.answers.get(next)
     {
-        return vec![favur_context::rules::command_of(&call.arguments)];
+        return vec![favur_context::import::rules::command_of(&call.arguments)];
     }
     Vec::new()
 }
@@ -278,7 +278,7 @@ impl SpanTally {
     ///
     /// ```
     /// # use favur_context::import::Format;
-    /// # use favur_context::rules::Rules;
+    /// # use favur_context::import::rules::Rules;
     /// # use favur_context_cli::replay::{Fate, Prepared, Step};
     /// # use favur_context_cli::transcript::ClassifiedTranscript;
     /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
@@ -345,7 +345,7 @@ pub struct LostSpan {
 /// ```
 /// use favur_context_cli::replay::Run;
 /// # use favur_context::import::Format;
-/// # use favur_context::rules::Rules;
+/// # use favur_context::import::rules::Rules;
 /// # use favur_context_cli::replay::Prepared;
 /// # use favur_context_cli::transcript::ClassifiedTranscript;
 /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;

@@ -1,6 +1,8 @@
 //! What runs before each model request: the policy under test, or a baseline.
 
-use favur_context::{Compaction, Edit, EntryId, Form, History, Message, Role};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::render::Form;
+use favur_context::{EntryId, History, Message, Role};
 
 use crate::ReplayError;
 
@@ -221,12 +223,12 @@ impl MaskOld {
 /// for a dropped result (a capped form a history accepts: derived from its own entry).
 fn masked(history: &History, id: EntryId) -> Option<Message> {
     let e = history.recall(id).ok()?;
-    let text = favur_context::placeholder_text(id, None);
+    let text = favur_context::render::placeholder_text(id, None);
     let mut m = e.message().clone();
     for part in &mut m.parts {
         match part {
-            favur_context::Part::Text(t) => *t = text.clone(),
-            favur_context::Part::ToolResult(r) => r.content = text.clone(),
+            favur_context::message::Part::Text(t) => *t = text.clone(),
+            favur_context::message::Part::ToolResult(r) => r.content = text.clone(),
             // Calls, reasoning and media are kept whole (a cap never cuts them).
             _ => {}
         }

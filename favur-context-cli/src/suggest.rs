@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
-use favur_context::rules::{RuleRef, Rules};
-use favur_context::{Retention, Tier};
+use favur_context::Retention;
+use favur_context::compact::Tier;
+use favur_context::import::rules::{RuleRef, Rules};
 
 use crate::report::Summary;
 
@@ -51,7 +52,7 @@ pub(crate) fn alike(tiers: &[Tier], a: Retention, b: Retention) -> bool {
 /// Suggested class changes, from the evidence of the policy run.
 ///
 /// ```
-/// use favur_context::rules::{Rules, RuleRef};
+/// use favur_context::import::rules::{Rules, RuleRef};
 /// use favur_context_cli::report::{suggestions, RuleEvidence, Summary, Tally};
 /// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nclass = \"fuzzy\"\n")?;
 /// let mut s = Summary::default();
@@ -128,7 +129,7 @@ pub fn suggestions(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Vec<Sugge
 /// The misclassification report for the policy run, as Markdown.
 ///
 /// ```
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// use favur_context_cli::report::{misclassification, Summary};
 /// let rules = Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n")?;
 /// assert!(misclassification(&Summary::default(), &rules, favur_context::Policy::default().tiers()).contains("| rule |"));

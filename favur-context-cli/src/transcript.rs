@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use favur_context::import::rules::{MessageFacts, RuleRef, Rules, Unmatched, UnmatchedMessage};
 use favur_context::import::{self, Format, ImportError, ImportedMessage, ParseOptions};
-use favur_context::rules::{MessageFacts, RuleRef, Rules, Unmatched, UnmatchedMessage};
 use favur_context::{Message, Retention, Role, ToolCall};
 use serde_json::Value;
 
@@ -12,7 +12,7 @@ use serde_json::Value;
 ///
 /// ```
 /// use favur_context::import::Format;
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// use favur_context_cli::transcript::ClassifiedTranscript;
 /// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"strict\"\n")?;
 /// let json = serde_json::json!([{"role": "user", "content": "hi"}]);
@@ -61,7 +61,7 @@ impl Decided {
 /// The class a message got and the rule of the rules file that gave it.
 ///
 /// ```
-/// use favur_context::rules::RuleRef;
+/// use favur_context::import::rules::RuleRef;
 /// let d = favur_context_cli::transcript::Decided { class: favur_context::Retention::Strict, rule: RuleRef::Default, pin: false };
 /// assert_eq!(d.rule, RuleRef::Default);
 /// ```
@@ -81,7 +81,7 @@ impl ClassifiedTranscript {
     ///
     /// ```
     /// use favur_context::import::Format;
-    /// use favur_context::rules::Rules;
+    /// use favur_context::import::rules::Rules;
     /// use favur_context_cli::transcript::{ClassifiedTranscript, TranscriptError};
     /// let rules = Rules::from_toml("[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
     /// let json = serde_json::json!([{"role": "assistant", "content": "hi"}]);
@@ -174,7 +174,7 @@ impl ClassifiedTranscript {
     ///
     /// ```
     /// # use favur_context::import::Format;
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"strict\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"strict\"\n").unwrap();
     /// # let c = favur_context_cli::transcript::ClassifiedTranscript::from_value("t", Format::OpenAi, &serde_json::json!([{"role": "user", "content": "hi"}]), &rules).unwrap();
     /// assert_eq!(c.message(0).unwrap().text(), "hi");
     /// ```
@@ -187,7 +187,7 @@ impl ClassifiedTranscript {
 ///
 /// ```
 /// use favur_context_cli::transcript::{load, TranscriptError};
-/// let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
+/// let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
 /// assert!(matches!(load("/no/such/file.json", None, &rules), Err(TranscriptError::Io { .. })));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -307,7 +307,7 @@ fn is_responses(value: &Value) -> bool {
 /// ```
 /// let path = std::env::temp_dir().join("favur-load-doc.json");
 /// std::fs::write(&path, r#"{"instance_id": "x", "messages": [{"role": "user", "content": "hi"}]}"#)?;
-/// let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
+/// let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
 /// let t = favur_context_cli::transcript::load(&path, None, &rules)?;
 /// assert_eq!(t.id, "x");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use favur_context::Policy;
+use favur_context::compact::BuiltinSummarizer;
 use favur_context::import::Format;
-use favur_context::rules::{Rules, RulesError};
-use favur_context::{BuiltinSummarizer, Policy};
+use favur_context::import::rules::{Rules, RulesError};
 
 use crate::ReplayError;
 use crate::cli::{Job, render_report, run};

@@ -7,7 +7,8 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use favur_context::{History, JournaledHistory, Message, Retention, Store, strict};
+use favur_context::journal::JournaledHistory;
+use favur_context::{History, Message, Retention, Store, strict};
 use favur_context_cli::audit::{AuditArgs, AuditReport, audit_command, render_text};
 use serde_json::{Value, json};
 

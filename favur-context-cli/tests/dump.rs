@@ -83,7 +83,7 @@ fn dump_has_one_line_per_request_in_order_with_the_rendered_request() {
         assert_eq!(obj["transcript"], json!(id));
         assert_eq!(obj["step"], json!(step));
         assert_eq!(&obj["request"], request);
-        favur_context::validate::validate_openai(request).expect("a valid request");
+        favur_context::render::validate::validate_openai(request).expect("a valid request");
     }
     assert_eq!(expected[0].0, "hand");
     assert_eq!(expected[3].0, "second");

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use favur_context::audit::Ledger;
-use favur_context::{
-    CallSite, Classified, History, JournaledHistory, Message, Retention, Store, strict,
-};
+use favur_context::journal::JournaledHistory;
+use favur_context::message::CallSite;
+use favur_context::{Classified, History, Message, Retention, Store, strict};
 
 /// Tool output that would run script, add an element or break out of the table if it
 /// were written into the page as markup.

@@ -3,7 +3,8 @@
 mod common;
 
 use common::{PlainRenderer, call, chat, hand_rules, prepare, result};
-use favur_context::{HeuristicCounter, Retention, TokenCounter};
+use favur_context::Retention;
+use favur_context::tokens::{HeuristicCounter, TokenCounter};
 use favur_context_cli::replay::{Fate, Run, replay};
 use favur_context_cli::report::Summary;
 use favur_context_cli::search::{match_mask, match_trim, mean_tokens};
@@ -148,7 +149,7 @@ fn survival_by_class_and_rule_after_trimming_everything_consumed() {
     assert_eq!((f.survived, f.total), (1, 2));
     let z = s.by_class[Retention::Fuzzy.index()];
     assert_eq!((z.survived, z.total), (1, 1));
-    let listings = s.by_rule[&favur_context::rules::RuleRef::Rule(0)];
+    let listings = s.by_rule[&favur_context::import::rules::RuleRef::Rule(0)];
     assert_eq!((listings.refs.total, listings.lost_dropped), (2, 1));
 }
 

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{call, prepare, result};
-use favur_context::rules::Rules;
+use favur_context::import::rules::Rules;
 use favur_context::{Policy, Retention};
 use favur_context_cli::engine::{LibRenderer, PolicyStrategy};
 use favur_context_cli::replay::replay;
@@ -71,7 +71,7 @@ fn policy_summary(r: &Rules) -> (Summary, Policy) {
 fn lost_references_suggest_raising_the_rule_that_lost_them() {
     let r = rules("forgettable", "strict");
     let (s, policy) = policy_summary(&r);
-    let listings = s.by_rule[&favur_context::rules::RuleRef::Rule(0)];
+    let listings = s.by_rule[&favur_context::import::rules::RuleRef::Rule(0)];
     assert_eq!(listings.refs.total, 24);
     let lost = listings.refs.total - listings.refs.survived;
     assert!(

@@ -1,8 +1,8 @@
 //! The rules file: parsing, its located errors, first-match-wins, the explicit default,
 //! and the unmatched-message error.
 
+use favur_context::import::rules::{MessageFacts, RuleRef, Rules, RulesError};
 use favur_context::import::{self, Format};
-use favur_context::rules::{MessageFacts, RuleRef, Rules, RulesError};
 use favur_context::{History, Retention, Role};
 
 mod common;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use favur_context::rules::Rules;
+use favur_context::import::rules::Rules;
 use favur_context_cli::engine::{LibRenderer, PolicyStrategy, RequestFormat};
 use favur_context_cli::replay::{Prepared, replay};
 use favur_context_cli::transcript::load;
@@ -62,7 +62,7 @@ fn every_request_of_the_policy_replay_is_a_valid_request() {
             RequestFormat::Responses,
             RequestFormat::Gemini,
         ] {
-            use favur_context::validate;
+            use favur_context::render::validate;
             let mut s = PolicyStrategy::new(Default::default(), Default::default());
             let run = replay(&p, &mut s, Some(&LibRenderer(format)), &mut |step, r| {
                 let checked = match format {

@@ -59,7 +59,7 @@ pub(crate) struct Params {
 }
 
 /// The history parameters of `sig`: those declared `&mut` of a type whose name ends in
-/// `History` (`History`, `JournaledHistory`, `favur_context::JournaledHistory`...);
+/// `History` (`History`, `JournaledHistory`, `favur_context::journal::JournaledHistory`...);
 /// if there is none, `&mut self` and every `&mut` parameter.
 pub(crate) fn params(sig: &syn::Signature) -> Params {
     let generics: HashSet<String> = sig

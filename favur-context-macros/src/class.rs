@@ -176,7 +176,7 @@ fn parse_chunks(chunks: Vec<Vec<TokenTree>>, errors: &mut Errors) -> Option<Clas
 }
 
 /// The class a multi-token argument probably meant: `class = strict`, `Retention::Strict`,
-/// `favur_context::class::Fuzzy` all name one in their last identifier.
+/// `favur_context::message::class::Fuzzy` all name one in their last identifier.
 fn named_class(tokens: &[TokenTree]) -> Option<&'static str> {
     let last = tokens.iter().rev().find_map(|t| match t {
         TokenTree::Ident(i) => Some(i.to_string().to_ascii_lowercase()),
@@ -245,7 +245,7 @@ mod tests {
             ),
             ("class = strict", "write just `#[retention(strict)]`"),
             (
-                "favur_context::class::Fuzzy",
+                "favur_context::message::class::Fuzzy",
                 "write just `#[retention(fuzzy)]`",
             ),
             ("42", "expected a retention class name, found `42`"),

@@ -4,13 +4,16 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use favur_context::import::ImportedMessage;
-use favur_context::render::GeminiOptions;
-use favur_context::{
-    AsyncStore, AsyncSummarizer, BuiltinSummarizer, CompactionReport, Compactor, EntryId,
-    EntryKind, History, JournaledHistory, NewEntry, PgStore, Policy, PrepareError, SessionOptions,
-    SqliteStore, Store, StoreError, SummarizeError, Summarizer, SummaryRequest,
+use favur_context::compact::{
+    AsyncSummarizer, BuiltinSummarizer, CompactionReport, PrepareError, SummarizeError, Summarizer,
+    SummaryRequest,
 };
+use favur_context::import::ImportedMessage;
+use favur_context::journal::JournaledHistory;
+use favur_context::message::EntryKind;
+use favur_context::render::GeminiOptions;
+use favur_context::store::{NewEntry, PgStore, SessionOptions, SqliteStore, StoreError};
+use favur_context::{AsyncStore, Compactor, EntryId, History, Policy, Store};
 use serde_json::Value;
 
 use crate::config::StoreSpec;
@@ -291,7 +294,7 @@ fn db_prepare_error(name: &str, e: PrepareError<StoreError>) -> ProxyError {
 
 /// The digests of the messages a history recorded (summaries are the engine's own, not
 /// the client's), read back by id so evicted originals count too.
-fn recorded_digests(history: &History) -> Result<Vec<u64>, favur_context::RecallError> {
+fn recorded_digests(history: &History) -> Result<Vec<u64>, favur_context::store::RecallError> {
     let mut out = Vec::new();
     for id in 0..history.next_id().0 {
         let entry = history.recall(EntryId(id))?;

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use favur_context::Policy;
-use favur_context::rules::{Rules, RulesError};
+use favur_context::import::rules::{Rules, RulesError};
 
 /// The largest request body accepted by default (32 MiB): a 200k-token transcript is
 /// about 1 MB of JSON; images inline make it larger.
@@ -169,8 +169,8 @@ impl FromStr for StoreSpec {
 /// let c = Config::new("http://127.0.0.1:9", "http://127.0.0.1:9")?;
 /// assert_eq!(c.store, StoreSpec::Memory);
 /// assert!(c.listen.ip().is_loopback());
-/// assert_eq!(c.policy.window_tokens(), favur_context::DEFAULT_WINDOW_TOKENS);
-/// # Ok::<(), favur_context::rules::RulesError>(())
+/// assert_eq!(c.policy.window_tokens(), favur_context::compact::DEFAULT_WINDOW_TOKENS);
+/// # Ok::<(), favur_context::import::rules::RulesError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Config {

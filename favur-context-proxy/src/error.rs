@@ -5,7 +5,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use favur_context::import::ImportError;
-use favur_context::validate::ValidationError;
+use favur_context::render::validate::ValidationError;
 use serde_json::json;
 
 /// A request the proxy did not forward, or could not.

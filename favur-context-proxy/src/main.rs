@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use favur_context::Policy;
-use favur_context::rules::Rules;
+use favur_context::import::rules::Rules;
 use favur_context_proxy::config::{Config, DEFAULT_IDLE_UNLOAD, DEFAULT_MAX_BODY_BYTES, StoreSpec};
 
 /// Classified compaction between an unmodified agent and its provider.

@@ -4,12 +4,12 @@
 
 use favur_context::History;
 use favur_context::import::Format;
-use favur_context::render::{
-    GeminiOptions, render_anthropic, render_gemini_with, render_openai, render_responses,
-};
-use favur_context::validate::{
+use favur_context::render::validate::{
     ValidationError, validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
     validate_responses_strict,
+};
+use favur_context::render::{
+    GeminiOptions, render_anthropic, render_gemini_with, render_openai, render_responses,
 };
 use serde_json::Value;
 

@@ -294,11 +294,11 @@ async fn an_unmodified_mini_swe_agent_completes_a_recorded_task() {
 /// The request overhead the proxy counts for a body: its tool definitions and the like
 /// ([`Wire::overhead_text`]), counted by the histories' default counter.
 fn overhead(body: &Value) -> u64 {
-    use favur_context::TokenCounter;
+    use favur_context::tokens::TokenCounter;
     let text = favur_context_proxy::wire::Wire::Chat.overhead_text(body);
     if text.is_empty() {
         0
     } else {
-        u64::from(favur_context::HeuristicCounter.count_text(&text))
+        u64::from(favur_context::tokens::HeuristicCounter.count_text(&text))
     }
 }

@@ -61,10 +61,10 @@ fn tools() -> Value {
 
 /// The request overhead the proxy counts for a Gemini body, by the default counter.
 fn overhead(body: &Value) -> u64 {
-    use favur_context::TokenCounter;
+    use favur_context::tokens::TokenCounter;
     let text = Wire::Gemini.overhead_text(body);
     assert!(!text.is_empty(), "the tools are overhead");
-    u64::from(favur_context::HeuristicCounter.count_text(&text))
+    u64::from(favur_context::tokens::HeuristicCounter.count_text(&text))
 }
 
 /// How many parts of `contents` carry a thought signature that `which` picks.
@@ -558,7 +558,7 @@ async fn snake_case_and_role_less_bodies_are_kept_as_google_reads_them() {
     let sent: Value = serde_json::from_slice(&seen[0].body).unwrap();
     assert_eq!(sent["systemInstruction"]["parts"][0]["text"], "be brief");
     assert!(sent.get("system_instruction").is_none());
-    favur_context::validate::validate_gemini_strict(&sent).unwrap();
+    favur_context::render::validate::validate_gemini_strict(&sent).unwrap();
     // (The library's strict validator wants roles, which Google does not: the upstream
     // flags the client's own body, passed through as it came.)
     assert_eq!(seen[1].body, bare.as_bytes());

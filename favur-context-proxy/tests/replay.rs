@@ -147,11 +147,11 @@ async fn a_tool_calling_agent_is_compacted_in_chat_anthropic_and_responses() {
 /// The request overhead the proxy counts for a body: its tool definitions and the like
 /// ([`Wire::overhead_text`]), counted by the histories' default counter.
 fn overhead(body: &Value) -> u64 {
-    use favur_context::TokenCounter;
+    use favur_context::tokens::TokenCounter;
     let text = favur_context_proxy::wire::Wire::Chat.overhead_text(body);
     if text.is_empty() {
         0
     } else {
-        u64::from(favur_context::HeuristicCounter.count_text(&text))
+        u64::from(favur_context::tokens::HeuristicCounter.count_text(&text))
     }
 }

@@ -24,11 +24,10 @@ use std::time::{Duration, Instant};
 
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format};
+use favur_context::message::Part;
 use favur_context::render::Renderer;
-use favur_context::{
-    Classified, Compactor, HeuristicCounter, History, Message, Part, Policy, Retention, Role,
-    TokenCounter, ToolCall,
-};
+use favur_context::tokens::{HeuristicCounter, TokenCounter};
+use favur_context::{Classified, Compactor, History, Message, Policy, Retention, Role, ToolCall};
 
 /// A shared counter, as a counter.
 struct Shared(Arc<dyn TokenCounter>);
@@ -287,7 +286,11 @@ impl<'s> Loop<'s> {
                 w.anthropic += t3 - t2;
             }
         }
-        let c = Classified::with_site(s.message, s.class, favur_context::CallSite::caller());
+        let c = Classified::with_site(
+            s.message,
+            s.class,
+            favur_context::message::CallSite::caller(),
+        );
         if s.pin {
             self.history.pin(c);
         } else {
@@ -414,9 +417,15 @@ fn main() {
     let counters: Vec<(&str, Arc<dyn TokenCounter>)> = vec![
         ("heuristic", Arc::new(HeuristicCounter)),
         #[cfg(feature = "tiktoken")]
-        ("o200k", Arc::new(favur_context::TiktokenCounter::o200k())),
+        (
+            "o200k",
+            Arc::new(favur_context::tokens::TiktokenCounter::o200k()),
+        ),
         #[cfg(feature = "bpe-openai")]
-        ("bpe-o200k", Arc::new(favur_context::BpeCounter::o200k())),
+        (
+            "bpe-o200k",
+            Arc::new(favur_context::tokens::BpeCounter::o200k()),
+        ),
     ];
     for (name, counter) in &counters {
         println!(

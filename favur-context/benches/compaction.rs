@@ -5,9 +5,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use favur_context::{
-    BuiltinSummarizer, Classified, Compactor, History, Message, Plan, Policy, Retention, ToolCall,
-};
+use favur_context::compact::{BuiltinSummarizer, Plan};
+use favur_context::{Classified, Compactor, History, Message, Policy, Retention, ToolCall};
 
 // A small deterministic generator, seeded below.
 use fastrand::Rng;
@@ -198,9 +197,9 @@ fn text_bytes(entries: &[&favur_context::Entry]) -> usize {
         .iter()
         .flat_map(|e| e.message().parts.iter())
         .map(|p| match p {
-            favur_context::Part::Text(t) => t.len(),
-            favur_context::Part::ToolResult(r) => r.content.len(),
-            favur_context::Part::ToolCall(c) => c.arguments.to_json_string().len(),
+            favur_context::message::Part::Text(t) => t.len(),
+            favur_context::message::Part::ToolResult(r) => r.content.len(),
+            favur_context::message::Part::ToolCall(c) => c.arguments.to_json_string().len(),
             _ => 0,
         })
         .sum()

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use favur_context::import::Format;
+use favur_context::import::rules::Rules;
 use favur_context::render::{render_anthropic, render_openai};
-use favur_context::rules::Rules;
 use favur_context::{History, Message, Retention, ToolCall};
 use serde_json::json;
 
@@ -96,14 +96,14 @@ fn main() {
         timed(
             &format!("validate: openai, 1 message with {n} calls"),
             || {
-                favur_context::validate::validate_openai(&openai).unwrap();
+                favur_context::render::validate::validate_openai(&openai).unwrap();
             },
         );
         let anthropic = render_anthropic(&h).to_value();
         timed(
             &format!("validate: anthropic, 1 message with {n} calls"),
             || {
-                favur_context::validate::validate_anthropic(&anthropic).unwrap();
+                favur_context::render::validate::validate_anthropic(&anthropic).unwrap();
             },
         );
     }

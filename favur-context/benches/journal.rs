@@ -6,10 +6,11 @@
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use favur_context::{
-    CallSite, Compaction, Durability, Edit, Entry, EntryKind, JournaledHistory, Message, NewEntry,
-    OpenOptions, Retention, Store,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Durability, JournaledHistory, OpenOptions};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::store::NewEntry;
+use favur_context::{Entry, Message, Retention, Store};
 
 /// A typical short message (~100 bytes of text).
 const TEXT: &str = "Ran `cargo test -p parser`: 41 passed, 1 failed (parse::tests::nested_lists); see the trace above.";

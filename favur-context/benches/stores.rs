@@ -10,10 +10,10 @@
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use favur_context::{
-    AsyncStore as _, Compaction, Durability, Edit, EntryId, History, JournaledHistory, OpenOptions,
-    PgStore, SessionOptions, SqliteStore, Store, fuzzy,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Durability, JournaledHistory, OpenOptions};
+use favur_context::store::{PgStore, SessionOptions, SqliteStore};
+use favur_context::{AsyncStore as _, EntryId, History, Store, fuzzy};
 
 #[path = "../../tests/src/pg.rs"]
 #[allow(dead_code)]
@@ -125,7 +125,7 @@ fn big_journal(n: u64) -> Vec<u8> {
     })
     .expect("applies");
     let mut out = Vec::new();
-    favur_context::export_journal(&h, &mut out).expect("export");
+    favur_context::journal::export_journal(&h, &mut out).expect("export");
     out
 }
 

@@ -13,12 +13,14 @@ mod stand_in;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use favur_context::compact::{LlmConfig, LlmSummarizer};
+use favur_context::journal::JournaledHistory;
+use favur_context::render::validate::{validate_anthropic_strict, validate_openai_strict};
 use favur_context::render::{render_anthropic, render_openai};
-use favur_context::validate::{validate_anthropic_strict, validate_openai_strict};
-use favur_context::{
-    AsyncTool, Compactor, JournaledHistory, LlmConfig, LlmSummarizer, NewEntry, Policy, Reply,
-    Retention, Store, ToolFuture, ToolSet, fuzzy, retention, strict,
-};
+use favur_context::reply::Reply;
+use favur_context::store::NewEntry;
+use favur_context::tools::{AsyncTool, ToolFuture, ToolSet};
+use favur_context::{Compactor, Policy, Retention, Store, fuzzy, retention, strict};
 use serde_json::{Value, json};
 use stand_in::{Answer, Request, StandIn};
 

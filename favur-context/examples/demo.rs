@@ -5,10 +5,10 @@
 //! mid-run, takes progress notes and keeps calling tools. Every append names a class;
 //! before each model request the engine compacts by class alone.
 
-use favur_context::{
-    CompactionReport, Compactor, EntryId, EntryKind, Form, History, Policy, forgettable, fuzzy,
-    kinds::Directive, kinds::ProgressNote, strict,
-};
+use favur_context::compact::CompactionReport;
+use favur_context::message::{EntryKind, kinds::Directive, kinds::ProgressNote};
+use favur_context::render::Form;
+use favur_context::{Compactor, EntryId, History, Policy, forgettable, fuzzy, strict};
 use serde_json::json;
 
 const WINDOW: u64 = 40_000;

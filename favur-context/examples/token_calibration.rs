@@ -10,10 +10,10 @@
 
 use std::path::Path;
 
-use favur_context::{
-    DEFAULT_FRAMING_TOKENS, HeuristicCounter, Message, Part, Role, TiktokenCounter, TokenCounter,
-    ToolCall, ToolResult,
-};
+use favur_context::message::{Part, ToolResult};
+use favur_context::store::DEFAULT_FRAMING_TOKENS;
+use favur_context::tokens::{HeuristicCounter, TiktokenCounter, TokenCounter};
+use favur_context::{Message, Role, ToolCall};
 use serde_json::Value;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -9,7 +9,7 @@ pub use crate::model::retention::Retention;
 pub use crate::model::retention::class::{Class, Forgettable, Fuzzy, Strict};
 pub use crate::model::site::CallSite;
 pub use crate::model::tool::{AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool};
-use crate::store::Store;
+use crate::store_trait::Store;
 pub use crate::tokens::counter::TokenCounter;
 pub use ::core;
 pub use ::std::format;

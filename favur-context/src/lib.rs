@@ -104,20 +104,20 @@
 //!
 //! # Ready-made kinds
 //!
-//! [`kinds::Directive`] (a directive injected into a running agent) and
-//! [`kinds::ProgressNote`] (the agent's progress journal) are both strict, and are
+//! [`message::kinds::Directive`] (a directive injected into a running agent) and
+//! [`message::kinds::ProgressNote`] (the agent's progress journal) are both strict, and are
 //! classified with the same attribute.
 //!
 //! # The history and its view
 //!
 //! The history records every entry and never edits it. What the model is shown is the
-//! [`View`], derived from the history by recorded [`Compaction`]s: entries leave the view
+//! [`View`](compact::View), derived from the history by recorded [`Compaction`](compact::Compaction)s: entries leave the view
 //! or are replaced by summaries there, but their originals stay retrievable by id with
 //! [`History::recall`]. [`History`] is `Send + Sync`.
 //!
 //! # Stores
 //!
-//! [`History`] is the in-memory [`Store`]; [`JournaledHistory`] is the durable one (a
+//! [`History`] is the in-memory [`Store`]; [`JournaledHistory`](journal::JournaledHistory) is the durable one (a
 //! JSON-lines file). Every store records the same two things, entries and compaction
 //! records, and everything else takes any store the same way: before each model request,
 //! [`Compactor::prepare`] (or [`prepare_async`](Compactor::prepare_async) with an LLM
@@ -125,7 +125,9 @@
 //! reports what it did.
 //!
 //! ```
-//! use favur_context::{fuzzy, strict, Compactor, JournaledHistory, NewEntry, Policy, Store};
+//! use favur_context::store::NewEntry;
+//! use favur_context::journal::JournaledHistory;
+//! use favur_context::{fuzzy, strict, Compactor, Policy, Store};
 //! # let path = std::env::temp_dir().join(format!("favur-doc-lib-{}.jsonl", std::process::id()));
 //! # let _ = std::fs::remove_file(&path);
 //! // Setup runs once, when the journal is new; a restart resumes where it stopped.
@@ -157,89 +159,55 @@ extern crate self as favur_context;
 // Each module imports only from those under it (docs/architecture.md, "The floors").
 #[macro_use]
 mod setters;
-mod compact;
+pub mod compact;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod database;
 mod history;
-mod journal;
+pub mod journal;
 mod model;
-mod reply;
+pub mod reply;
 mod request;
 mod sent;
-mod store;
-mod tokens;
-mod tools;
+// The Store traits; `store` below is the public door to what a store records and the
+// database stores (a door here, above both, so that neither imports the other).
+mod store_trait;
+pub mod tokens;
+pub mod tools;
 
 pub mod audit;
 pub mod import;
 mod json_keys;
+pub mod message;
 
 #[cfg(any(feature = "async-openai", feature = "rig"))]
 pub use request::interop;
-pub use request::{render, validate};
+pub use request::render;
 
-pub use import::rules;
-pub use model::kinds;
+pub use compact::compactor::Compactor;
+pub use compact::policy::Policy;
+pub use history::History;
+pub use model::classify::{Classified, Classify};
+pub use model::entry::{Entry, EntryId};
+pub use model::message::{Message, Role, ToolCall};
+pub use model::retention::Retention;
+pub use store_trait::{AsyncStore, Store};
 
-#[cfg(feature = "llm")]
-pub use compact::llm::{LlmConfig, LlmError, LlmSummarizer, cut_to_budget};
-pub use compact::plan::{ByClass, ClassOutcome, Figures, Plan, PlannedReform, Run};
-pub use compact::policy::{
-    Action, DEFAULT_MIN_RECLAIM, DEFAULT_SUMMARY_BUDGET_TOKENS, DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
-    DEFAULT_TARGET, DEFAULT_WINDOW_TOKENS, Policy, PolicyBuilder, PolicyError, Tier,
-};
-pub use compact::prepared::{PrepareError, Prepared};
-pub use compact::summarize::{
-    AsyncSummarizer, BuiltinSummarizer, Ready, SummarizeError, Summarizer, SummaryRequest,
-};
-pub use compact::{
-    CommitError, CompactionReport, Compactor, Fallback, LimitExceeded, summary_message,
-};
-#[cfg(feature = "postgres")]
-pub use database::PgStore;
-#[cfg(feature = "sqlite")]
-pub use database::SqliteStore;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use database::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
-pub use history::view::{ApplyError, Compaction, Edit, Summary, View, ViewItem};
-pub use history::{
-    CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, History, KeyError, LoadError,
-    MAX_KEY_BYTES, NewEntry, Originals, RecallError, RecordError,
-};
-#[cfg(feature = "fault-injection")]
-#[doc(hidden)]
-pub use journal::Faults;
-pub use journal::export_journal;
-pub use journal::{
-    Corruption, DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, JournalError, JournaledHistory,
-    OpenOptions, OpenReport, Salvaged, TornTail,
-};
-pub use model::classify::{Classified, Classify, KEY_EXTENSION};
-pub use model::entry::{Entry, EntryId, EntryKind};
-pub use model::message::{Arguments, CallIdError, Message, Part, Role, ToolCall, ToolResult};
-pub use model::part_check::{PartError, check_part};
-pub use model::parts::{
-    DOCUMENT_TOKENS, IMAGE_TOKENS, MIN_DOCUMENT_TOKENS, Media, MediaSource, Provider, Reasoning,
-};
-pub use model::retention::{ParseRetentionError, Retention, class};
-pub use model::site::CallSite;
-pub use model::tool::{
-    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolDefinition, ToolDefinitionError,
-    ToolFuture,
-};
-pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
-pub use sent::Form;
-pub use sent::placeholder_text;
-pub use store::{AsyncStore, SCHEMA_VERSION, Store};
-#[cfg(feature = "bpe-openai")]
-pub use tokens::bpe::BpeCounter;
-pub use tokens::counter::{HeuristicCounter, TokenCounter};
-#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
-pub use tokens::encoding::Encoding;
-#[cfg(feature = "tiktoken")]
-pub use tokens::tiktoken::TiktokenCounter;
-pub use tools::recall::RecallTool;
-pub use tools::toolset::{ToolSet, ToolSetError};
+/// Where histories are kept: the schema version, the database stores (features `sqlite`
+/// and `postgres`) and the record protocol every [`Store`] speaks (entries, compaction
+/// records, their checks and errors).
+pub mod store {
+    #[cfg(feature = "postgres")]
+    pub use crate::database::PgStore;
+    #[cfg(feature = "sqlite")]
+    pub use crate::database::SqliteStore;
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub use crate::database::{Claim, DEFAULT_LEASE, SessionOptions, StoreError};
+    pub use crate::history::{
+        CheckedCompaction, CounterChange, DEFAULT_FRAMING_TOKENS, KeyError, LoadError,
+        MAX_KEY_BYTES, NewEntry, Originals, RecallError, RecordError,
+    };
+    pub use crate::store_trait::SCHEMA_VERSION;
+}
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or
 /// `#[retention(strict)]`. See also the [crate docs](crate#2-the-retentionclass-attribute).
@@ -275,12 +243,12 @@ pub use tools::toolset::{ToolSet, ToolSetError};
 /// error.
 ///
 /// The history parameters are those declared `&mut` of a type whose name ends in `History`
-/// ([`History`], [`JournaledHistory`], `favur_context::History`...);
+/// ([`History`], [`JournaledHistory`](journal::JournaledHistory), `favur_context::History`...);
 /// if there is none, `&mut self` and every `&mut` parameter (a type alias of a history, an
 /// extension trait implemented for one, a wrapper's method, a generic `&mut H`).
 ///
 /// - On a parameter of a concrete type, the call goes to that history, and returns what its
-///   own `append` returns (`Result<EntryId, JournalError>` for a [`JournaledHistory`]). A
+///   own `append` returns (`Result<EntryId, JournalError>` for a [`JournaledHistory`](journal::JournaledHistory)). A
 ///   type that is not a history is a compile error saying so (`` `Vec<String>` is not a
 ///   history ``), at the parameter; call its own method as `Vec::append(list, ..)`.
 /// - On `self`, on a parameter of a generic type (`&mut H`, `&mut impl Trait`) and on a
@@ -295,7 +263,8 @@ pub use tools::toolset::{ToolSet, ToolSetError};
 /// There, plain content is the usual "has no retention class" error.
 ///
 /// ```
-/// use favur_context::{retention, EntryId, History, JournalError, JournaledHistory, Retention};
+/// use favur_context::journal::{JournalError, JournaledHistory};
+/// use favur_context::{retention, EntryId, History, Retention};
 ///
 /// #[retention(strict)]
 /// fn record_failure(history: &mut History, trace: &str) {
@@ -333,11 +302,12 @@ pub use tools::toolset::{ToolSet, ToolSetError};
 /// # Ok::<(), JournalError>(())
 /// ```
 ///
-/// **An `impl Tool for T` block**: the tool implements [`ClassifiedTool`], and every result
+/// **An `impl Tool for T` block**: the tool implements [`ClassifiedTool`](tools::ClassifiedTool), and every result
 /// appended with [`History::run_tool`] or [`History::append_tool_result`] has its class.
 ///
 /// ```
-/// use favur_context::{retention, History, Retention, Tool, ToolCall};
+/// use favur_context::tools::Tool;
+/// use favur_context::{retention, History, Retention, ToolCall};
 /// use serde_json::{json, Value};
 ///
 /// struct ReadFile;

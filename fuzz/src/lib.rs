@@ -16,11 +16,12 @@
 //! }
 //! ```
 
+use favur_context::import::rules::Rules;
 use favur_context::import::{Format, parse};
+use favur_context::journal::OpenOptions;
+use favur_context::render::validate::{validate_anthropic, validate_gemini, validate_openai};
 use favur_context::render::{render_anthropic, render_gemini, render_openai};
-use favur_context::rules::Rules;
-use favur_context::validate::{validate_anthropic, validate_gemini, validate_openai};
-use favur_context::{Compactor, History, OpenOptions, Policy};
+use favur_context::{Compactor, History, Policy};
 
 mod model;
 mod seeds;
@@ -153,7 +154,8 @@ pub fn gemini(data: &[u8]) {
 }
 
 /// A request validator.
-type Validator = fn(&serde_json::Value) -> Result<(), favur_context::validate::ValidationError>;
+type Validator =
+    fn(&serde_json::Value) -> Result<(), favur_context::render::validate::ValidationError>;
 
 /// MCP `CallToolResult`s: a tool result message or a typed error; a message answers its
 /// call in requests that pass the strict validators of every format.
@@ -179,17 +181,17 @@ pub fn mcp(data: &[u8]) {
         (
             "OpenAI",
             render_openai(&history),
-            favur_context::validate::validate_openai_strict,
+            favur_context::render::validate::validate_openai_strict,
         ),
         (
             "Anthropic",
             render_anthropic(&history).to_value(),
-            favur_context::validate::validate_anthropic_strict,
+            favur_context::render::validate::validate_anthropic_strict,
         ),
         (
             "Gemini",
             render_gemini(&history),
-            favur_context::validate::validate_gemini_strict,
+            favur_context::render::validate::validate_gemini_strict,
         ),
     ];
     for (format, request, check) in strict {
@@ -260,11 +262,11 @@ pub fn validate(data: &[u8]) {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
         return;
     };
-    let _ = favur_context::validate::validate_openai(&value);
-    let _ = favur_context::validate::validate_openai_strict(&value);
-    let _ = favur_context::validate::validate_anthropic(&value);
-    let _ = favur_context::validate::validate_anthropic_strict(&value);
-    let _ = favur_context::validate::validate_gemini(&value);
-    let _ = favur_context::validate::validate_gemini_strict(&value);
-    let _ = favur_context::validate::validate_responses_strict(&value);
+    let _ = favur_context::render::validate::validate_openai(&value);
+    let _ = favur_context::render::validate::validate_openai_strict(&value);
+    let _ = favur_context::render::validate::validate_anthropic(&value);
+    let _ = favur_context::render::validate::validate_anthropic_strict(&value);
+    let _ = favur_context::render::validate::validate_gemini(&value);
+    let _ = favur_context::render::validate::validate_gemini_strict(&value);
+    let _ = favur_context::render::validate::validate_responses_strict(&value);
 }

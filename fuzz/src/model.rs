@@ -4,10 +4,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use favur_context::{
-    Compactor, JournaledHistory, Media, Message, NewEntry, OpenOptions, Part, Policy, Reasoning,
-    Retention, Role, Store, ToolCall, ToolResult,
-};
+use favur_context::journal::{JournaledHistory, OpenOptions};
+use favur_context::message::{Media, Part, Reasoning, ToolResult};
+use favur_context::store::NewEntry;
+use favur_context::{Compactor, Message, Policy, Retention, Role, Store, ToolCall};
 
 use crate::assert_renders_valid;
 

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use favur_context::rules::Rules;
+use favur_context::import::rules::Rules;
 use favur_context::{History, Message, Retention, ToolCall};
 
 /// The shipped rules: they classify every role of every format.
@@ -101,15 +101,17 @@ fn sample_journal() -> Vec<u8> {
     let path = dir.join("seed.jsonl");
     let _ = std::fs::remove_file(&path);
     {
-        let mut j = favur_context::OpenOptions::new()
+        let mut j = favur_context::journal::OpenOptions::new()
             .open(&path)
             .expect("a journal in the temporary directory");
         let h = sample_history();
         for e in h.entries() {
-            let new = if e.kind() == &favur_context::EntryKind::Pinned {
-                favur_context::NewEntry::pinned(e.message().clone().classify(e.retention()))
+            let new = if e.kind() == &favur_context::message::EntryKind::Pinned {
+                favur_context::store::NewEntry::pinned(e.message().clone().classify(e.retention()))
             } else {
-                favur_context::NewEntry::appended(e.message().clone().classify(e.retention()))
+                favur_context::store::NewEntry::appended(
+                    e.message().clone().classify(e.retention()),
+                )
             };
             favur_context::Store::record(&mut j, vec![new]).expect("appends");
         }

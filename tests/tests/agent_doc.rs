@@ -7,10 +7,12 @@
 // docs/agent.md: begin
 use std::future::Future;
 
+use favur_context::compact::AsyncSummarizer;
 use favur_context::render::render_openai;
-use favur_context::{
-    AsyncStore, AsyncSummarizer, Compactor, NewEntry, Reply, ToolCall, ToolSet, fuzzy, strict,
-};
+use favur_context::reply::Reply;
+use favur_context::store::NewEntry;
+use favur_context::tools::ToolSet;
+use favur_context::{AsyncStore, Compactor, ToolCall, fuzzy, strict};
 use serde_json::{Value, json};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -79,10 +81,10 @@ async fn answer<S: AsyncStore>(
 
 mod common;
 
-use favur_context::{
-    AsyncTool, BuiltinSummarizer, History, JournaledHistory, Policy, Ready, Retention, ToolFuture,
-    retention,
-};
+use favur_context::compact::{BuiltinSummarizer, Ready};
+use favur_context::journal::JournaledHistory;
+use favur_context::tools::{AsyncTool, ToolFuture};
+use favur_context::{History, Policy, Retention, retention};
 
 /// Shows a file: long, so the window fills and the loop compacts.
 struct ReadFile;
@@ -159,7 +161,7 @@ struct Scripted {
 
 impl Model for Scripted {
     async fn complete(&mut self, request: Value) -> Result<Reply, BoxError> {
-        favur_context::validate::validate_openai_strict(&request["messages"])?;
+        favur_context::render::validate::validate_openai_strict(&request["messages"])?;
         if self.fail_at.take_if(|at| *at == self.step).is_some() {
             return Err("killed".into());
         }
@@ -277,7 +279,7 @@ fn one_agent_runs_killed_and_resumed_to_the_same_history_on_every_store() {
 
     #[cfg(feature = "sqlite")]
     {
-        use favur_context::{SessionOptions, SqliteStore};
+        use favur_context::store::{SessionOptions, SqliteStore};
         let db = dir.path().join("agents.sqlite");
         let options = SessionOptions::new().owner("worker-1");
         let open = || SqliteStore::open_or_create(&db, "job-42", &options, setup).unwrap();
@@ -291,7 +293,7 @@ fn one_agent_runs_killed_and_resumed_to_the_same_history_on_every_store() {
 
     #[cfg(feature = "postgres")]
     favur_context_tests::pg::with_server("agent on postgres", |server| {
-        use favur_context::{PgStore, SessionOptions};
+        use favur_context::store::{PgStore, SessionOptions};
         let config = server.config();
         let options = SessionOptions::new().owner("worker-1");
         let open = async || {

@@ -7,13 +7,13 @@ mod common;
 
 use common::parts::{assistant, call, document, image, kinds, text, thinking, user};
 use common::render_valid;
-use favur_context::render::{Renderer, render_anthropic};
-use favur_context::validate::{
+use favur_context::message::{Media, Provider, Reasoning};
+use favur_context::render::validate::{
     Rule, validate_anthropic_strict, validate_openai, validate_openai_strict,
 };
-use favur_context::{
-    History, Media, Message, Provider, Reasoning, Reply, ReplyStream, Retention, fuzzy,
-};
+use favur_context::render::{Renderer, render_anthropic};
+use favur_context::reply::{Reply, ReplyStream};
+use favur_context::{History, Message, Retention, fuzzy};
 use serde_json::{Value, json};
 
 const THINKING_REPLY: &str = r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",

@@ -6,10 +6,9 @@ mod common;
 
 use std::future::Future;
 
-use favur_context::{
-    AsyncSummarizer, Compactor, History, JournaledHistory, Policy, Store, SummarizeError,
-    SummaryRequest, forgettable, fuzzy, strict,
-};
+use favur_context::compact::{AsyncSummarizer, SummarizeError, SummaryRequest};
+use favur_context::journal::JournaledHistory;
+use favur_context::{Compactor, History, Policy, Store, forgettable, fuzzy, strict};
 
 /// The bounds of `tokio::spawn`, on a plain thread.
 fn spawn<F>(future: F) -> std::thread::JoinHandle<F::Output>
@@ -83,7 +82,7 @@ fn compact_async_on_a_history_runs_as_a_spawned_task() {
         history.compactions()[0]
             .edits
             .iter()
-            .filter(|e| matches!(e, favur_context::Edit::Summarize { .. }))
+            .filter(|e| matches!(e, favur_context::compact::Edit::Summarize { .. }))
             .count()
     );
 }

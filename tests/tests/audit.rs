@@ -7,9 +7,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use favur_context::audit::{Fate, Ledger, REGRET_TARGET, RegretEvent, RegretKind};
-use favur_context::{
-    Compactor, History, JournaledHistory, Message, Policy, Retention, Store, ToolCall, strict,
-};
+use favur_context::journal::JournaledHistory;
+use favur_context::{Compactor, History, Message, Policy, Retention, Store, ToolCall, strict};
 use serde_json::json;
 
 // Lists a directory: spent once read, rightly forgettable.
@@ -231,7 +230,7 @@ fn a_journal_observed_as_it_is_written_and_reopened_gives_the_same_regrets() {
                         e.retention(),
                         e.site().clone(),
                     );
-                    if matches!(e.kind(), favur_context::EntryKind::Pinned) {
+                    if matches!(e.kind(), favur_context::message::EntryKind::Pinned) {
                         journal.pin(classified).expect("pin");
                     } else {
                         journal.append(classified).expect("append");
@@ -316,7 +315,8 @@ fn regret_events_are_emitted_on_the_regret_target() {
 
 #[test]
 fn a_recall_of_an_evicted_entry_is_a_regret_and_of_a_kept_one_is_not() {
-    use favur_context::{RecallTool, forgettable};
+    use favur_context::forgettable;
+    use favur_context::tools::RecallTool;
     let mut h = History::new();
     let mut ledger = Ledger::new();
     let kept = h.append(strict!(user: "the plan"));
@@ -344,7 +344,10 @@ fn a_recall_of_an_evicted_entry_is_a_regret_and_of_a_kept_one_is_not() {
 
 #[test]
 fn fates_follow_summaries_placeholders_and_dropped_summaries() {
-    use favur_context::{CallSite, Compaction, Edit, Entry, EntryKind, Form, fuzzy};
+    use favur_context::compact::{Compaction, Edit};
+    use favur_context::message::{CallSite, EntryKind};
+    use favur_context::render::Form;
+    use favur_context::{Entry, fuzzy};
     let mut h = History::new();
     let a = h.append(fuzzy!(user: "first view of src/a.rs"));
     let b = h.append(fuzzy!(user: "second view of src/b.rs"));

@@ -7,9 +7,9 @@
 mod common;
 
 use common::{trace_files, traces_dir};
-use favur_context::{
-    BpeCounter, CounterChange, Encoding, History, LoadError, TiktokenCounter, TokenCounter, fuzzy,
-};
+use favur_context::store::{CounterChange, LoadError};
+use favur_context::tokens::{BpeCounter, Encoding, TiktokenCounter, TokenCounter};
+use favur_context::{History, fuzzy};
 use serde_json::Value;
 
 /// Every string of a JSON document longer than a few bytes, in document order.

@@ -9,8 +9,8 @@ mod common;
 use common::{trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format};
+use favur_context::render::validate::{MAX_CACHE_BREAKPOINTS, Rule, validate_anthropic_strict};
 use favur_context::render::{BlockAt, render_anthropic, render_anthropic_cached};
-use favur_context::validate::{MAX_CACHE_BREAKPOINTS, Rule, validate_anthropic_strict};
 use favur_context::{Compactor, History, Message, Policy, Retention, Role};
 use serde_json::{Value, json};
 
@@ -188,5 +188,5 @@ fn the_strict_validator_enforces_the_limit_and_the_placement() {
         Rule::TooManyCacheBreakpoints { found: 5, max: 4 }
     );
     // The lenient validator leaves breakpoints to the strict one.
-    favur_context::validate::validate_anthropic(&request_with(5, "text")).unwrap();
+    favur_context::render::validate::validate_anthropic(&request_with(5, "text")).unwrap();
 }

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use favur_context::kinds::{Directive, ProgressNote};
+use favur_context::message::kinds::{Directive, ProgressNote};
 use favur_context::{
     History, Message, Retention, Role, ToolCall, forgettable, fuzzy, retention, strict,
 };

@@ -5,12 +5,11 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
-use favur_context::kinds::Directive;
-use favur_context::render::{render_anthropic, render_openai, request_tokens};
-use favur_context::{
-    Compactor, EntryId, EntryKind, Form, History, Message, Part, Policy, Retention, Role, ToolCall,
-    ToolResult, View,
-};
+use favur_context::compact::View;
+use favur_context::message::kinds::Directive;
+use favur_context::message::{EntryKind, Part, ToolResult};
+use favur_context::render::{Form, render_anthropic, render_openai, request_tokens};
+use favur_context::{Compactor, EntryId, History, Message, Policy, Retention, Role, ToolCall};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -181,7 +180,7 @@ fn apply_op(h: &mut History, op: &Op, k: usize) {
 }
 
 /// The in-flight tail: from the newest appended assistant entry on.
-fn tail(h: &History) -> Vec<favur_context::ViewItem> {
+fn tail(h: &History) -> Vec<favur_context::compact::ViewItem> {
     let items = h.view().items();
     let start = items
         .iter()
@@ -249,7 +248,7 @@ fn check_pairing(h: &History) -> Result<(), TestCaseError> {
 
 /// Where each entry of `before` went, checked against the tier's rules.
 fn check_transition(before: &View, h: &History, tier: u8) -> Result<(), TestCaseError> {
-    let after: HashMap<EntryId, &favur_context::ViewItem> =
+    let after: HashMap<EntryId, &favur_context::compact::ViewItem> =
         h.view().items().iter().map(|i| (i.id, i)).collect();
     let before_ids: HashSet<EntryId> = before.items().iter().map(|i| i.id).collect();
     let mut summarized_into: HashMap<EntryId, EntryId> = HashMap::new();
@@ -492,7 +491,7 @@ proptest! {
         for (k, op) in ops.iter().enumerate() {
             apply_op(&mut h, op, k);
             let expected = c.due(&h).and_then(|tier| {
-                let plan = favur_context::Plan::new(&h, &policy, tier);
+                let plan = favur_context::compact::Plan::new(&h, &policy, tier);
                 let forced = h.usage_tokens() >= policy.limit_tokens();
                 (forced || plan.reclaim_estimate() >= policy.min_reclaim_tokens())
                     .then(|| (plan.tier(), plan.reclaim_estimate(), plan.drops().to_vec()))

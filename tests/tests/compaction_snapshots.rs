@@ -1,11 +1,11 @@
 //! The seed's scenario at every tier, exactly as issue 3 states it, with snapshots of the
 //! plans, the reports and the views.
 
-use favur_context::TokenCounter as _;
-use favur_context::{
-    CompactionReport, Compactor, EntryId, EntryKind, Form, History, Plan, Policy, forgettable,
-    fuzzy, kinds::Directive, strict,
-};
+use favur_context::compact::{CompactionReport, Plan};
+use favur_context::message::{EntryKind, kinds::Directive};
+use favur_context::render::Form;
+use favur_context::tokens::TokenCounter as _;
+use favur_context::{Compactor, EntryId, History, Policy, forgettable, fuzzy, strict};
 
 const TRACE: &str = "running 12 tests
 test parse::tests::nested_lists ... FAILED
@@ -440,12 +440,12 @@ fn keep_recent_keeps_the_last_exchanges_verbatim() {
 #[test]
 fn a_failing_summarizer_falls_back_to_the_builtin_one() {
     struct Down;
-    impl favur_context::Summarizer for Down {
+    impl favur_context::compact::Summarizer for Down {
         fn summarize(
             &self,
-            _: &favur_context::SummaryRequest<'_>,
-        ) -> Result<String, favur_context::SummarizeError> {
-            Err(favur_context::SummarizeError::new(
+            _: &favur_context::compact::SummaryRequest<'_>,
+        ) -> Result<String, favur_context::compact::SummarizeError> {
+            Err(favur_context::compact::SummarizeError::new(
                 "model timed out after 30 s",
             ))
         }
@@ -472,14 +472,14 @@ fn a_failing_summarizer_falls_back_to_the_builtin_one() {
 fn async_compaction_matches_sync_compaction() {
     use crate::common::block_on;
     struct Yielding;
-    impl favur_context::AsyncSummarizer for Yielding {
+    impl favur_context::compact::AsyncSummarizer for Yielding {
         async fn summarize(
             &self,
-            r: &favur_context::SummaryRequest<'_>,
-        ) -> Result<String, favur_context::SummarizeError> {
+            r: &favur_context::compact::SummaryRequest<'_>,
+        ) -> Result<String, favur_context::compact::SummarizeError> {
             // Pending once, like a network call would be.
             crate::common::pending_once().await;
-            Ok(favur_context::BuiltinSummarizer::default()
+            Ok(favur_context::compact::BuiltinSummarizer::default()
                 .summarize_entries(r.entries, r.budget_tokens))
         }
     }
@@ -511,8 +511,9 @@ fn the_builtin_summarizer_keeps_errors_identifiers_and_counts_within_budget() {
     let id = h.append(strict!(tool_error("p1"): "{log}"));
     let entries: Vec<_> = h.entries().iter().collect();
     let budget = 200;
-    let text = favur_context::BuiltinSummarizer::default().summarize_entries(&entries, budget);
-    let tokens = favur_context::HeuristicCounter.count_text(&text);
+    let text =
+        favur_context::compact::BuiltinSummarizer::default().summarize_entries(&entries, budget);
+    let tokens = favur_context::tokens::HeuristicCounter.count_text(&text);
     assert!(tokens <= budget, "over budget: {tokens} tokens");
     assert!(
         text.contains("bash `python -m pytest tests/test_api.py`"),

@@ -4,11 +4,11 @@
 mod common;
 
 use common::render_valid;
-use favur_context::kinds::Directive;
-use favur_context::render::{render_anthropic, render_openai, request_tokens};
+use favur_context::message::Part;
+use favur_context::message::kinds::Directive;
+use favur_context::render::{Form, render_anthropic, render_openai, request_tokens};
 use favur_context::{
-    Compactor, Form, History, Message, Part, Policy, Retention, Role, ToolCall, forgettable, fuzzy,
-    strict,
+    Compactor, History, Message, Policy, Retention, Role, ToolCall, forgettable, fuzzy, strict,
 };
 use serde_json::Value;
 
@@ -112,7 +112,8 @@ fn pinned_entries_stay_in_place_verbatim_at_every_tier() {
             .expect("the pin stays");
         assert_eq!(items[at].form, Form::Verbatim);
         // In place: after what was recorded before it, before what was recorded after.
-        let original = |i: &favur_context::ViewItem| !t.recall(i.id).unwrap().kind().is_summary();
+        let original =
+            |i: &favur_context::compact::ViewItem| !t.recall(i.id).unwrap().kind().is_summary();
         assert!(
             items[..at]
                 .iter()
@@ -145,15 +146,17 @@ fn pinned_entries_stay_in_place_verbatim_at_every_tier() {
     }
     // A compaction naming a pin is refused.
     let err = h
-        .apply(favur_context::Compaction {
+        .apply(favur_context::compact::Compaction {
             tier: 1,
-            edits: vec![favur_context::Edit::Drop { id: task }],
+            edits: vec![favur_context::compact::Edit::Drop { id: task }],
             usage_after: None,
         })
         .unwrap_err();
     assert_eq!(
         err,
-        favur_context::RecordError::Compaction(favur_context::ApplyError::Pinned { id: task })
+        favur_context::store::RecordError::Compaction(favur_context::compact::ApplyError::Pinned {
+            id: task
+        })
     );
 }
 
@@ -231,7 +234,7 @@ fn a_compaction_that_frees_too_little_waits_unless_the_limit_forces_it() {
     h.append(forgettable!(user: "{}", "an aside ".repeat(150)));
     h.append(fuzzy!(assistant: "ok"));
     // Tier 1 is due (over 5%), and would free a little.
-    let plan = favur_context::Plan::new(&h, &base(0.0), 1);
+    let plan = favur_context::compact::Plan::new(&h, &base(0.0), 1);
     assert!(plan.reclaim_estimate() > 0);
     assert!(plan.reclaim_estimate() < 400);
     assert_eq!(Compactor::new(base(0.04)).due(&h), Some(1));

@@ -10,12 +10,10 @@ use common::steps::{append, at_every_tier, run, step};
 use common::{trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportError, IncomingMessage};
+use favur_context::message::{Media, Part, Provider, Reasoning};
 use favur_context::render::render_gemini;
-use favur_context::validate::{Rule, validate_gemini, validate_gemini_strict};
-use favur_context::{
-    Compactor, History, Media, Message, Part, Policy, Provider, Reasoning, Retention, Role,
-    ToolCall,
-};
+use favur_context::render::validate::{Rule, validate_gemini, validate_gemini_strict};
+use favur_context::{Compactor, History, Message, Policy, Retention, Role, ToolCall};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -3,10 +3,10 @@
 //! journal replay and from a JSON document.
 
 use favur_context::import::{Format, ImportError, parse};
-use favur_context::{
-    CallIdError, Corruption, History, JournalError, LoadError, Message, NewEntry, OpenOptions,
-    RecordError, Retention, Store, ToolCall, fuzzy,
-};
+use favur_context::journal::{Corruption, JournalError, OpenOptions};
+use favur_context::message::CallIdError;
+use favur_context::store::{LoadError, NewEntry, RecordError};
+use favur_context::{History, Message, Retention, Store, ToolCall, fuzzy};
 use serde_json::json;
 
 fn openai_calls(ids: &[&str]) -> String {
@@ -152,10 +152,10 @@ fn an_empty_tool_name_read_back_is_refused_and_an_appended_one_still_renders() {
     h.append(fuzzy!(user: "go"));
     h.append(unnamed().classify(Retention::Fuzzy));
     let openai = favur_context::render::render_openai(&h);
-    favur_context::validate::validate_openai(&openai).unwrap();
+    favur_context::render::validate::validate_openai(&openai).unwrap();
     assert_eq!(openai[1]["tool_calls"][0]["function"]["name"], "tool");
     let anthropic = favur_context::render::render_anthropic(&h).to_value();
-    favur_context::validate::validate_anthropic(&anthropic).unwrap();
+    favur_context::render::validate::validate_anthropic(&anthropic).unwrap();
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn an_infallible_append_is_rendered_soundly() {
     h.append(Message::tool_result("c1", "listing", false).classify(Retention::Fuzzy));
     h.append(Message::tool_result("c1", "removed", false).classify(Retention::Fuzzy));
     let openai = favur_context::render::render_openai(&h);
-    favur_context::validate::validate_openai_strict(&openai).unwrap();
+    favur_context::render::validate::validate_openai_strict(&openai).unwrap();
     let calls = openai[1]["tool_calls"].as_array().unwrap();
     let (ls, rm) = (&calls[0], &calls[1]);
     assert_eq!(ls["function"]["name"], "ls");
@@ -177,7 +177,7 @@ fn an_infallible_append_is_rendered_soundly() {
     assert_eq!(openai[2]["content"], "listing");
     assert_eq!(openai[3]["tool_call_id"], rm["id"]);
     let anthropic = favur_context::render::render_anthropic(&h).to_value();
-    favur_context::validate::validate_anthropic_strict(&anthropic).unwrap();
+    favur_context::render::validate::validate_anthropic_strict(&anthropic).unwrap();
 }
 
 #[test]

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use favur_context::{Corruption, JournalError, OpenOptions, Store, fuzzy};
+use favur_context::journal::{Corruption, JournalError, OpenOptions};
+use favur_context::{Store, fuzzy};
 
 /// A journal of `n` appends in a new directory: the directory, its path, its bytes.
 fn written(n: usize) -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {

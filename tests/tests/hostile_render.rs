@@ -7,9 +7,8 @@ mod common;
 mod marks;
 
 use common::render_valid;
-use favur_context::{
-    Compactor, History, Message, Part, Policy, Retention, Role, ToolCall, ToolResult,
-};
+use favur_context::message::{Part, ToolResult};
+use favur_context::{Compactor, History, Message, Policy, Retention, Role, ToolCall};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -2,10 +2,11 @@
 //! key is recorded once, across reopening and interchange; a key repeated in the file is
 //! refused by name; journals written before keys open as they did.
 
-use favur_context::{
-    Corruption, EntryId, History, JournalError, JournaledHistory, KeyError, NewEntry, OpenOptions,
-    RecordError, Store, export_journal, fuzzy, strict,
+use favur_context::journal::{
+    Corruption, JournalError, JournaledHistory, OpenOptions, export_journal,
 };
+use favur_context::store::{KeyError, NewEntry, RecordError};
+use favur_context::{EntryId, History, Store, fuzzy, strict};
 
 /// A reply and its tool result: one keyed write of two entries.
 fn reply(n: u32) -> Vec<NewEntry> {
@@ -29,7 +30,7 @@ fn a_keyed_write_retried_on_the_in_memory_history_is_recorded_once() {
     // An empty key is refused: it would make every write missing its id a repeat.
     let err = h.record_once("", reply(3)).unwrap_err();
     assert_eq!(err, RecordError::Key(KeyError::Empty));
-    let long = "k".repeat(favur_context::MAX_KEY_BYTES + 1);
+    let long = "k".repeat(favur_context::store::MAX_KEY_BYTES + 1);
     assert!(matches!(
         h.record_once(&long, reply(3)),
         Err(RecordError::Key(KeyError::TooLong { .. }))

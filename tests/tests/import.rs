@@ -5,8 +5,8 @@ use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{
     self, Classifier, Decision, Format, ImportError, IncomingMessage, Unclassified, parse,
 };
+use favur_context::render::validate::{validate_anthropic_strict, validate_openai_strict};
 use favur_context::render::{render_anthropic, render_openai};
-use favur_context::validate::{validate_anthropic_strict, validate_openai_strict};
 use favur_context::{History, Retention, Role, strict};
 use serde_json::{Value, json};
 

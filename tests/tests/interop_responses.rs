@@ -11,8 +11,9 @@ use favur_context::interop::async_openai_responses::types::{
     CreateResponse, CreateResponseArgs, InputItem, InputParam,
 };
 use favur_context::interop::async_openai_responses::{import_items, input_items};
+use favur_context::message::{Media, Part, Reasoning};
 use favur_context::render::render_responses;
-use favur_context::{History, Media, Message, Part, Reasoning, Retention, ToolCall};
+use favur_context::{History, Message, Retention, ToolCall};
 use serde_json::json;
 
 fn history() -> History {

@@ -10,7 +10,8 @@ use favur_context::interop::rig::types::{
 };
 use favur_context::interop::rig::{chat_history, reply};
 use favur_context::render::render_anthropic;
-use favur_context::{History, Retention, StopReason, fuzzy, strict};
+use favur_context::reply::StopReason;
+use favur_context::{History, Retention, fuzzy, strict};
 use rig_core::completion::{CompletionRequest, CompletionResponse, Usage};
 use serde_json::json;
 
@@ -160,7 +161,7 @@ fn a_rig_completion_is_recorded_and_sent_again() {
     ));
     assert_eq!(
         r.tool_calls()[0].arguments,
-        favur_context::Arguments::Invalid("ls -la".into())
+        favur_context::message::Arguments::Invalid("ls -la".into())
     );
 
     // The recorded call goes back to rig with its id and arguments, answered.

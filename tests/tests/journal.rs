@@ -5,10 +5,15 @@
 mod common;
 
 use common::{Ls, reform};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Durability, JournalError, JournaledHistory, OpenOptions};
+use favur_context::message::{Arguments, CallSite, EntryKind};
+use favur_context::render::Form;
+use favur_context::store::RecallError;
+use favur_context::tokens::TokenCounter;
+use favur_context::tools::RecallTool;
 use favur_context::{
-    Arguments, CallSite, Compaction, Durability, Edit, Entry, EntryId, EntryKind, Form, History,
-    JournalError, JournaledHistory, Message, OpenOptions, RecallError, RecallTool, Retention,
-    Store, TokenCounter, ToolCall, forgettable, fuzzy, strict,
+    Entry, EntryId, History, Message, Retention, Store, ToolCall, forgettable, fuzzy, strict,
 };
 
 fn summary(h: &History, replaces: Vec<EntryId>, text: &str) -> Entry {
@@ -248,8 +253,8 @@ fn a_compaction_that_does_not_apply_writes_nothing() {
     assert!(matches!(
         err,
         JournalError::Record {
-            source: favur_context::RecordError::Compaction(
-                favur_context::ApplyError::Conflict { .. }
+            source: favur_context::store::RecordError::Compaction(
+                favur_context::compact::ApplyError::Conflict { .. }
             ),
             ..
         }
@@ -505,7 +510,7 @@ fn a_copy_of_the_history_reads_back_without_holding_the_lock() {
 #[test]
 fn reopening_with_another_counter_is_refused() {
     struct Bytes;
-    impl favur_context::TokenCounter for Bytes {
+    impl favur_context::tokens::TokenCounter for Bytes {
         fn id(&self) -> &str {
             "bytes"
         }
@@ -547,7 +552,7 @@ fn a_checked_compaction_is_written_once_and_only_while_current() {
         matches!(
             err,
             JournalError::Record {
-                source: favur_context::RecordError::Stale,
+                source: favur_context::store::RecordError::Stale,
                 ..
             }
         ),

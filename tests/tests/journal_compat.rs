@@ -5,9 +5,10 @@
 
 use std::path::PathBuf;
 
+use favur_context::journal::JournaledHistory;
 use favur_context::render::render_openai;
-use favur_context::validate::validate_openai;
-use favur_context::{Compactor, EntryId, History, JournaledHistory, Policy, Store, fuzzy};
+use favur_context::render::validate::validate_openai;
+use favur_context::{Compactor, EntryId, History, Policy, Store, fuzzy};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

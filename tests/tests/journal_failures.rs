@@ -7,11 +7,11 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use favur_context::{
-    Compactor, Durability, EntryId, Faults, JournalError, JournaledHistory, NewEntry, OpenOptions,
-    Policy, PrepareError, Store, SummarizeError, Summarizer, SummaryRequest, TokenCounter,
-    forgettable, fuzzy, strict,
-};
+use favur_context::compact::{PrepareError, SummarizeError, Summarizer, SummaryRequest};
+use favur_context::journal::{Durability, Faults, JournalError, JournaledHistory, OpenOptions};
+use favur_context::store::NewEntry;
+use favur_context::tokens::TokenCounter;
+use favur_context::{Compactor, EntryId, Policy, Store, forgettable, fuzzy, strict};
 
 /// Counts like the heuristic counter, but panics on any text containing `BOOM`.
 struct Fragile;
@@ -19,7 +19,7 @@ struct Fragile;
 impl TokenCounter for Fragile {
     fn count_text(&self, text: &str) -> u32 {
         assert!(!text.contains("BOOM"), "the counter panicked");
-        favur_context::HeuristicCounter.count_text(text)
+        favur_context::tokens::HeuristicCounter.count_text(text)
     }
 }
 
@@ -164,7 +164,7 @@ fn a_token_counter_panicking_on_a_summary_changes_nothing() {
     impl TokenCounter for NoSummaries {
         fn count_text(&self, text: &str) -> u32 {
             assert!(!text.contains("<context-summary"), "the counter panicked");
-            favur_context::HeuristicCounter.count_text(text)
+            favur_context::tokens::HeuristicCounter.count_text(text)
         }
     }
     let dir = tempfile::tempdir().unwrap();

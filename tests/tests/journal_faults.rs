@@ -4,10 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use favur_context::{
-    ApplyError, Corruption, EntryId, History, JournalError, JournaledHistory, OpenOptions,
-    Retention, Store, fuzzy, strict,
-};
+use favur_context::compact::ApplyError;
+use favur_context::journal::{Corruption, JournalError, JournaledHistory, OpenOptions};
+use favur_context::{EntryId, History, Retention, Store, fuzzy, strict};
 use tempfile::TempDir;
 
 /// A journal with a header, a pinned entry and two appended entries (lines 1 to 4), and
@@ -397,7 +396,7 @@ fn torn_tail_is_cut_and_reported() {
     let report = h.report().clone();
     assert_eq!(
         report.torn_tail,
-        Some(favur_context::TornTail {
+        Some(favur_context::journal::TornTail {
             line: 4,
             offset,
             bytes: torn.len() as u64

@@ -4,10 +4,12 @@
 
 use std::sync::OnceLock;
 
-use favur_context::{
-    CallSite, Compaction, Edit, Entry, EntryKind, Form, History, JournalError, JournaledHistory,
-    Message, NewEntry, OpenOptions, Retention, Store, forgettable, fuzzy, strict,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{JournalError, JournaledHistory, OpenOptions};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::render::Form;
+use favur_context::store::NewEntry;
+use favur_context::{Entry, History, Message, Retention, Store, forgettable, fuzzy, strict};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 

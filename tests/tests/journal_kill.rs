@@ -6,7 +6,8 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use favur_context::{EntryId, History, JournalError, JournaledHistory, OpenOptions};
+use favur_context::journal::{JournalError, JournaledHistory, OpenOptions};
+use favur_context::{EntryId, History};
 
 const ROUNDS: usize = 30;
 

@@ -4,10 +4,11 @@
 mod common;
 
 use common::Ls;
+use favur_context::journal::{JournaledHistory, OpenOptions};
 use favur_context::render::{render_anthropic, render_openai};
+use favur_context::store::NewEntry;
 use favur_context::{
-    Compactor, EntryId, History, JournaledHistory, NewEntry, OpenOptions, Policy, Store, ToolCall,
-    forgettable, fuzzy, strict,
+    Compactor, EntryId, History, Policy, Store, ToolCall, forgettable, fuzzy, strict,
 };
 use serde_json::json;
 

@@ -7,10 +7,9 @@ mod stand_in;
 
 use std::time::Duration;
 
-use favur_context::{
-    AsyncSummarizer, Compactor, EntryId, HeuristicCounter, History, LlmConfig, LlmSummarizer,
-    Policy, Retention, SummaryRequest, TokenCounter, forgettable, fuzzy, strict,
-};
+use favur_context::compact::{AsyncSummarizer, LlmConfig, LlmSummarizer, SummaryRequest};
+use favur_context::tokens::{HeuristicCounter, TokenCounter};
+use favur_context::{Compactor, EntryId, History, Policy, Retention, forgettable, fuzzy, strict};
 use stand_in::{Answer, StandIn};
 
 fn history() -> History {

@@ -5,11 +5,12 @@
 //! valid requests in every format.
 
 use favur_context::import::mcp::{McpError, RESOURCE_LINKS, tool_result};
-use favur_context::render::{render_anthropic, render_gemini, render_openai};
-use favur_context::validate::{
+use favur_context::message::Part;
+use favur_context::render::validate::{
     validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
 };
-use favur_context::{History, Message, Part, Retention, ToolCall};
+use favur_context::render::{render_anthropic, render_gemini, render_openai};
+use favur_context::{History, Message, Retention, ToolCall};
 use serde_json::{Value, json};
 
 fn result(v: Value) -> Message {

@@ -4,10 +4,12 @@
 mod common;
 
 use common::parts::{assistant, document, image, kinds, result, text, thinking, tool, user};
-use favur_context::{
-    BuiltinSummarizer, CallSite, Entry, EntryKind, Form, History, JournaledHistory, Media, Message,
-    Part, PartError, Provider, Reasoning, RecordError, Retention, Role, Store, ToolCall,
-};
+use favur_context::compact::BuiltinSummarizer;
+use favur_context::journal::JournaledHistory;
+use favur_context::message::{CallSite, EntryKind, Media, Part, PartError, Provider, Reasoning};
+use favur_context::render::Form;
+use favur_context::store::RecordError;
+use favur_context::{Entry, History, Message, Retention, Role, Store, ToolCall};
 
 /// An assistant turn with Anthropic thinking and OpenAI reasoning, a text and a call.
 fn thinking_turn(call: &str) -> Message {

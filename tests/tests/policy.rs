@@ -1,7 +1,8 @@
 //! Policy configuration: every invalid policy gives its error; TOML and JSON round trips.
 
 use Action::{Drop, Keep, Summarize};
-use favur_context::{Action, Policy, PolicyError, Retention, Tier};
+use favur_context::compact::{Action, PolicyError, Tier};
+use favur_context::{Policy, Retention};
 
 fn tiers(list: &[(f64, Action, Action, Action)]) -> Vec<Tier> {
     list.iter()

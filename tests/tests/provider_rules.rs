@@ -6,15 +6,16 @@
 mod common;
 
 use common::parts::{assistant, call, image, result, text, thinking, tool, user};
+use favur_context::message::{Media, Reasoning};
+use favur_context::render::validate::{
+    Rule, validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
+    validate_responses_strict,
+};
 use favur_context::render::{
     GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_anthropic, render_gemini,
     render_gemini_with, render_openai, render_responses, request_tokens,
 };
-use favur_context::validate::{
-    Rule, validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
-    validate_responses_strict,
-};
-use favur_context::{History, Media, Message, Reasoning, Retention};
+use favur_context::{History, Message, Retention};
 use serde_json::json;
 
 /// A history of a user message and `reply`.
@@ -328,5 +329,5 @@ fn a_turn_still_in_its_first_step_gets_the_placeholder_on_its_open_call() {
         call_signatures(&body),
         [Some(PLACEHOLDER_THOUGHT_SIGNATURE.to_owned())]
     );
-    favur_context::validate::validate_gemini(&body).unwrap();
+    favur_context::render::validate::validate_gemini(&body).unwrap();
 }

@@ -3,10 +3,11 @@
 
 mod common;
 
-use favur_context::rules::{MessageFacts, RuleRef, Rules, RulesError};
-use favur_context::{
-    Compactor, EntryId, History, NewEntry, OpenOptions, Plan, Policy, Role, Store, fuzzy, strict,
-};
+use favur_context::compact::Plan;
+use favur_context::import::rules::{MessageFacts, RuleRef, Rules, RulesError};
+use favur_context::journal::OpenOptions;
+use favur_context::store::NewEntry;
+use favur_context::{Compactor, EntryId, History, Policy, Role, Store, fuzzy, strict};
 
 /// The task, then `n` fuzzy user entries of ~`size` words each, then the assistant's answer
 /// (so every entry before it is consumed). Returns the history and the entries' ids.
@@ -110,7 +111,7 @@ fn keys_survive_a_journal_and_still_supersede() {
     }
     j.append(fuzzy!(assistant: "ok")).unwrap();
     drop(j);
-    let j = favur_context::JournaledHistory::open(&path).unwrap();
+    let j = favur_context::journal::JournaledHistory::open(&path).unwrap();
     let plan = Plan::new(j.history(), &Policy::default(), 2);
     assert_eq!(plan.superseded().first(), Some(&ids[0]));
     assert!(!plan.superseded().contains(&ids[5]));
@@ -187,7 +188,8 @@ fn a_target_out_of_range_is_refused() {
 
 #[test]
 fn a_tool_set_gives_its_tools_keys_to_their_results() {
-    use favur_context::{Tool, ToolCall, ToolSet, retention};
+    use favur_context::tools::{Tool, ToolSet};
+    use favur_context::{ToolCall, retention};
     struct ReadFile;
     #[retention(strict)]
     impl Tool for ReadFile {

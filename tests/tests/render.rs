@@ -4,9 +4,11 @@ mod common;
 
 use common::parts::{assistant, call, result, text, tool};
 use common::{apply, reform, render_valid, summarize};
+use favur_context::compact::Edit;
+use favur_context::render::Form;
+use favur_context::render::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
 use favur_context::render::{FIRST_TURN_NOTE, missing_result, render_anthropic, render_openai};
-use favur_context::validate::{Rule, validate_anthropic_strict, validate_openai_strict};
-use favur_context::{Edit, EntryId, Form, History, Message, Retention, forgettable, fuzzy, strict};
+use favur_context::{EntryId, History, Message, Retention, forgettable, fuzzy, strict};
 
 /// insta's JSON snapshot with the keys sorted, whichever order serde_json keeps them in.
 macro_rules! assert_json_snapshot {
@@ -105,11 +107,11 @@ fn placeholder_without_summary_points_at_the_original() {
         base_compacted(|ids| vec![reform(ids.r1, Form::Placeholder { summary: None })]);
     assert_eq!(
         openai[3]["content"],
-        favur_context::placeholder_text(ids.r1, None)
+        favur_context::render::placeholder_text(ids.r1, None)
     );
     assert_eq!(
         anthropic["messages"][2]["content"][0]["content"],
-        favur_context::placeholder_text(ids.r1, None)
+        favur_context::render::placeholder_text(ids.r1, None)
     );
 }
 
@@ -122,7 +124,7 @@ fn placeholder_with_summary_points_at_both_and_the_summary_is_marked_context() {
         vec![s, reform(ids.r2, Form::Placeholder { summary: Some(sid) })],
     );
     let (openai, anthropic) = render_valid(&h, true);
-    let text = favur_context::placeholder_text(ids.r2, Some(sid));
+    let text = favur_context::render::placeholder_text(ids.r2, Some(sid));
     assert!(text.contains(&sid.to_string()) && text.contains(&ids.r2.to_string()));
     assert_eq!(openai[5]["content"], text);
     // Both results of the assistant turn still come first in the next user turn.
@@ -226,7 +228,7 @@ fn a_dropped_result_whose_call_stays_becomes_a_placeholder_naming_it() {
     assert_eq!(openai[5]["tool_call_id"], "c2");
     assert_eq!(
         openai[5]["content"],
-        favur_context::placeholder_text(ids.r2, None)
+        favur_context::render::placeholder_text(ids.r2, None)
     );
 }
 
@@ -465,5 +467,5 @@ fn a_view_of_empty_messages_still_renders_a_well_formed_anthropic_request() {
     // An empty view renders to no messages, which the validators report.
     let empty = History::new();
     assert!(render_anthropic(&empty).messages.is_empty());
-    assert!(favur_context::validate::validate_openai(&render_openai(&empty)).is_err());
+    assert!(favur_context::render::validate::validate_openai(&render_openai(&empty)).is_err());
 }

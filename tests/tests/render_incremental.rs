@@ -9,8 +9,9 @@
 mod common;
 
 use common::steps::{Step, append, budget, step};
+use favur_context::message::Part;
 use favur_context::render::{Renderer, render_anthropic, render_openai, render_responses};
-use favur_context::{History, Message, Part, Retention, Role, ToolCall};
+use favur_context::{History, Message, Retention, Role, ToolCall};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -1,9 +1,8 @@
 //! Replies in: provider response bodies and streams, in the providers' documented shapes.
 
-use favur_context::{
-    Arguments, History, Message, Reply, ReplyError, ReplyStream, Retention, Role, StopReason,
-    Usage, fuzzy, strict,
-};
+use favur_context::message::Arguments;
+use favur_context::reply::{Reply, ReplyError, ReplyStream, StopReason, Usage};
+use favur_context::{History, Message, Retention, Role, fuzzy, strict};
 
 const OPENAI_TOOL_CALLS: &str = r#"{
   "id": "chatcmpl-abc123",

@@ -11,13 +11,12 @@ use common::parts::{assistant, call, document, image, result, text, thinking, to
 use common::render_valid;
 use common::steps::{at_every_tier_then_last, budget_in, started, words};
 use favur_context::import::{self, Format, IncomingMessage};
+use favur_context::message::{Media, Part, Provider, Reasoning, ToolResult};
+use favur_context::render::validate::{Rule, validate_responses_strict};
 use favur_context::render::{
     Renderer, render_anthropic, render_openai, render_responses, request_tokens,
 };
-use favur_context::validate::{Rule, validate_responses_strict};
-use favur_context::{
-    History, Media, Message, Part, Provider, Reasoning, Retention, Role, ToolCall, ToolResult,
-};
+use favur_context::{History, Message, Retention, Role, ToolCall};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -576,7 +575,7 @@ fn a_responses_reply_appended_sends_its_reasoning_back_with_its_calls() {
         ],
         "usage": {"input_tokens": 30, "output_tokens": 12},
     });
-    let reply = favur_context::Reply::from_responses(&body.to_string()).unwrap();
+    let reply = favur_context::reply::Reply::from_responses(&body.to_string()).unwrap();
     assert_eq!(reply.usage().unwrap().input_tokens, 30);
     let mut h = History::new();
     h.append(Message::user("list").classify(Retention::Strict));
@@ -603,7 +602,7 @@ fn a_responses_reply_appended_sends_its_reasoning_back_with_its_calls() {
     assert_eq!(input[2]["id"], "msg_1");
     assert_eq!(input[3]["id"], "fc_1");
     validate_responses_strict(&json!({"store": false, "input": input})).unwrap();
-    let err = favur_context::Reply::from_responses(
+    let err = favur_context::reply::Reply::from_responses(
         r#"{"output":[{"type":"function_call","call_id":"c","arguments":"{}"}]}"#,
     )
     .unwrap_err();
@@ -615,7 +614,7 @@ fn a_responses_reply_appended_sends_its_reasoning_back_with_its_calls() {
 
 #[test]
 fn a_streamed_responses_reply_is_its_completed_response() {
-    let mut s = favur_context::ReplyStream::responses();
+    let mut s = favur_context::reply::ReplyStream::responses();
     let completed = json!({"type": "response.completed", "response": {
         "status": "completed", "model": "o4-mini",
         "output": [
@@ -647,19 +646,19 @@ fn a_streamed_responses_reply_is_its_completed_response() {
         Some("ENC-2")
     );
     // Cut before the end, or failed: typed errors.
-    let mut cut = favur_context::ReplyStream::responses();
+    let mut cut = favur_context::reply::ReplyStream::responses();
     cut.push_data(r#"{"type":"response.output_text.delta","delta":"x"}"#)
         .unwrap();
     assert!(matches!(
         cut.finish(),
-        Err(favur_context::ReplyError::Incomplete(_))
+        Err(favur_context::reply::ReplyError::Incomplete(_))
     ));
-    let mut failed = favur_context::ReplyStream::responses();
+    let mut failed = favur_context::reply::ReplyStream::responses();
     let err = failed
         .push_data(r#"{"type":"error","code":"rate_limit_exceeded","message":"slow down"}"#)
         .unwrap_err();
     assert!(
-        matches!(err, favur_context::ReplyError::Api { .. }),
+        matches!(err, favur_context::reply::ReplyError::Api { .. }),
         "{err}"
     );
 }

@@ -5,8 +5,8 @@
 mod common;
 
 use favur_context::{
-    Arguments, CounterChange, EntryId, History, LoadError, Message, Retention, forgettable, fuzzy,
-    strict,
+    EntryId, History, Message, Retention, forgettable, fuzzy, message::Arguments,
+    store::CounterChange, store::LoadError, strict,
 };
 use serde_json::{Value, json};
 
@@ -199,7 +199,7 @@ fn the_counter_is_recorded_and_checked() {
     // Recounting with the heuristic gives the heuristic's counts.
     let back = History::from_json_with(
         &json,
-        favur_context::HeuristicCounter,
+        favur_context::tokens::HeuristicCounter,
         CounterChange::Recount,
     )
     .unwrap();

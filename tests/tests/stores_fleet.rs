@@ -13,7 +13,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use favur_context::{EntryId, OpenOptions, PgStore, SessionOptions};
+use favur_context::EntryId;
+use favur_context::journal::OpenOptions;
+use favur_context::store::{PgStore, SessionOptions};
 use favur_context_tests::pg::with_server;
 
 const WORKERS: usize = 3;

@@ -6,9 +6,10 @@ mod common;
 
 use std::path::PathBuf;
 
+use favur_context::import::rules::Rules;
 use favur_context::import::{self, Format};
-use favur_context::rules::Rules;
-use favur_context::{Compactor, Entry, EntryKind, History, Policy, Role};
+use favur_context::message::EntryKind;
+use favur_context::{Compactor, Entry, History, Policy, Role};
 
 /// The shared traces (a missing folder fails the test in CI, see `common::traces_dir`).
 fn traces() -> Option<Vec<PathBuf>> {

@@ -2,10 +2,10 @@
 //! history that evicted a summary still serializes, exports and re-applies its records
 //! in full (the summaries read back from the journal).
 
-use favur_context::{
-    CallSite, Compaction, Edit, Entry, EntryKind, History, JournaledHistory, Message, Retention,
-    Store, fuzzy,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::JournaledHistory;
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::{Entry, History, Message, Retention, Store, fuzzy};
 
 #[test]
 fn an_evicted_summary_is_read_back_for_its_record() {

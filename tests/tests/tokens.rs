@@ -2,10 +2,10 @@
 //! `cargo test -p favur-context-tests --features tiktoken --test tokens`.
 #![cfg(feature = "tiktoken")]
 
-use favur_context::{
-    CounterChange, Encoding, HeuristicCounter, History, JournalError, JournaledHistory, LoadError,
-    OpenOptions, Store, TiktokenCounter, TokenCounter, fuzzy, strict,
-};
+use favur_context::journal::{JournalError, JournaledHistory, OpenOptions};
+use favur_context::store::{CounterChange, LoadError};
+use favur_context::tokens::{Encoding, HeuristicCounter, TiktokenCounter, TokenCounter};
+use favur_context::{History, Store, fuzzy, strict};
 
 #[test]
 fn counts_match_the_published_encodings() {

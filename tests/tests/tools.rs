@@ -2,10 +2,9 @@
 
 mod common;
 
-use favur_context::{
-    History, JournaledHistory, Retention, Store, ToolCall, ToolDefinition, ToolDefinitionError,
-    ToolSet, ToolSetError, fuzzy, strict,
-};
+use favur_context::journal::JournaledHistory;
+use favur_context::tools::{ToolDefinition, ToolDefinitionError, ToolSet, ToolSetError};
+use favur_context::{History, Retention, Store, ToolCall, fuzzy, strict};
 use regex::Regex;
 use serde_json::{Value, json};
 
@@ -137,9 +136,9 @@ async fn recall_through_the_registry_reads_a_journal() {
     let old = h
         .append(fuzzy!(tool_result("c0"): "fn main() {{}}"))
         .unwrap();
-    h.apply(favur_context::Compaction {
+    h.apply(favur_context::compact::Compaction {
         tier: 2,
-        edits: vec![favur_context::Edit::Drop { id: old }],
+        edits: vec![favur_context::compact::Edit::Drop { id: old }],
         usage_after: None,
     })
     .unwrap();
@@ -247,13 +246,14 @@ fn invalid_definitions_and_duplicates_are_refused() {
 
 #[test]
 fn the_whole_request_is_budgeted() {
-    use favur_context::{Compactor, HeuristicCounter, Policy};
+    use favur_context::tokens::HeuristicCounter;
+    use favur_context::{Compactor, Policy};
     let tools = tools();
     let definitions = tools.definitions_tokens(&HeuristicCounter);
     // What is counted is the `tools` array as sent.
     assert_eq!(
         definitions,
-        u64::from(favur_context::TokenCounter::count_text(
+        u64::from(favur_context::tokens::TokenCounter::count_text(
             &HeuristicCounter,
             &tools.openai_tools().to_string()
         ))
@@ -295,7 +295,9 @@ fn the_whole_request_is_budgeted() {
 /// recall answers come in parts under the cap, each naming the next, none cut by the cap.
 #[tokio::test]
 async fn recall_pages_through_an_original_longer_than_the_cap() {
-    use favur_context::{Compactor, Form, Policy, RecallTool};
+    use favur_context::render::Form;
+    use favur_context::tools::RecallTool;
+    use favur_context::{Compactor, Policy};
     let cap = 300;
     let policy = Policy::builder()
         .window_tokens(1_000_000)

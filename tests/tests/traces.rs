@@ -8,11 +8,12 @@ mod common;
 use std::path::Path;
 
 use common::{render_valid, trace_files, traces_dir};
+use favur_context::compact::CompactionReport;
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportedMessage};
 use favur_context::render::render_openai;
-use favur_context::validate::{validate_anthropic, validate_openai};
-use favur_context::{CompactionReport, Compactor, History, Policy, Role};
+use favur_context::render::validate::{validate_anthropic, validate_openai};
+use favur_context::{Compactor, History, Policy, Role};
 use serde_json::{Value, json};
 
 const WINDOWS: [u64; 3] = [8_000, 32_000, 128_000];

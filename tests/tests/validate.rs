@@ -1,6 +1,6 @@
 //! Each validator rule fails on a hand-made bad request.
 
-use favur_context::validate::{
+use favur_context::render::validate::{
     Rule, ValidationError, validate_anthropic, validate_anthropic_strict, validate_openai,
     validate_openai_strict,
 };

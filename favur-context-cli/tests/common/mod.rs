@@ -2,8 +2,9 @@
 #![allow(dead_code)]
 
 use favur_context::import::Format;
-use favur_context::rules::Rules;
-use favur_context::{Form, History, Message};
+use favur_context::import::rules::Rules;
+use favur_context::render::Form;
+use favur_context::{History, Message};
 use favur_context_cli::ReplayError;
 use favur_context_cli::replay::{Prepared, Renderer};
 use favur_context_cli::transcript::ClassifiedTranscript;
@@ -19,7 +20,7 @@ pub fn content(m: &Message) -> String {
     for c in m.tool_calls() {
         out.push_str(&format!(
             "$ {}",
-            favur_context::rules::command_of(&c.arguments)
+            favur_context::import::rules::command_of(&c.arguments)
         ));
     }
     for r in m.tool_results() {
@@ -124,7 +125,7 @@ pub use traces::{trace_files, traces_dir};
 
 /// Appends to `j` an assistant message calling `bash` with `command` as call `id`
 /// (fuzzy), as an agent records its model's reply.
-pub fn append_bash_call(j: &mut favur_context::JournaledHistory, id: &str, command: &str) {
+pub fn append_bash_call(j: &mut favur_context::journal::JournaledHistory, id: &str, command: &str) {
     use favur_context::{Retention, Store, ToolCall};
     let call = ToolCall::new(id, "bash", json!({ "command": command }));
     j.append(Message::assistant_calls([call]).classify(Retention::Fuzzy))

@@ -7,9 +7,11 @@
 pub mod traces;
 pub mod upstream;
 
+use favur_context::compact::BuiltinSummarizer;
+use favur_context::import::rules::Rules;
 use favur_context::import::{Format, ParseOptions, parse_value};
-use favur_context::rules::Rules;
-use favur_context::{BuiltinSummarizer, Compactor, History, NewEntry, Policy, Store};
+use favur_context::store::NewEntry;
+use favur_context::{Compactor, History, Policy, Store};
 use favur_context_proxy::config::{Config, StoreSpec};
 use serde_json::{Value, json};
 

@@ -10,7 +10,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Response, StatusCode};
-use favur_context::validate::{
+use favur_context::render::validate::{
     validate_anthropic_strict, validate_gemini_strict, validate_openai_strict,
     validate_responses_strict,
 };

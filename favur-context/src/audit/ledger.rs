@@ -48,7 +48,8 @@ struct Call {
 ///
 /// ```
 /// use favur_context::audit::{Fate, Ledger, RegretKind};
-/// use favur_context::{forgettable, strict, Compaction, Edit, History};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::{forgettable, strict, History};
 /// use serde_json::json;
 ///
 /// let mut history = History::new();
@@ -78,7 +79,7 @@ struct Call {
 /// that only dropped or reshaped entries as late as the records allow (before the next
 /// compaction that wrote summaries, or after the last entry). Placing it late can only
 /// miss regrets, never invent one: observed at once, a history gives a subset of the
-/// events that observing it live gives. Originals a [`JournaledHistory`](crate::JournaledHistory) evicted from memory
+/// events that observing it live gives. Originals a [`JournaledHistory`](crate::journal::JournaledHistory) evicted from memory
 /// before they were observed are counted in [`unseen`](Ledger::unseen) and nowhere else;
 /// observe a reopened journal through a history holding every original
 /// ([`History::from_journal`]).
@@ -196,7 +197,9 @@ impl Ledger {
     ///
     /// ```
     /// use favur_context::audit::Ledger;
-    /// use favur_context::{fuzzy, Arguments, Compaction, Edit, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::message::Arguments;
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let mut ledger = Ledger::new();
     /// let ls = Arguments::parse(r#"{"command": "ls"}"#);
@@ -231,7 +234,8 @@ impl Ledger {
     ///
     /// ```
     /// use favur_context::audit::{Ledger, RegretKind};
-    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let src = h.append(fuzzy!(user: "see src/parse.rs"));
     /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id: src }], usage_after: None }).unwrap();

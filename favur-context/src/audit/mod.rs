@@ -1,7 +1,7 @@
 //! Who classified this, and were they right: a per-call-site [`Ledger`] of a history and
 //! the [`RegretEvent`]s it detects as they happen.
 //!
-//! Every entry records the [`CallSite`](crate::CallSite) that classified it. The ledger
+//! Every entry records the [`CallSite`](crate::message::CallSite) that classified it. The ledger
 //! groups a history's entries by that site (and class) and tells, for each site, what it
 //! appended, what is still in the view, what each entry became (kept, summarized or
 //! dropped, by tier), and how often an entry it classified was needed again after it had
@@ -9,7 +9,9 @@
 //!
 //! ```
 //! use favur_context::audit::{Ledger, RegretKind};
-//! use favur_context::{forgettable, strict, Compaction, Edit, History, RecallTool, Retention, ToolCall};
+//! use favur_context::compact::{Compaction, Edit};
+//! use favur_context::tools::RecallTool;
+//! use favur_context::{forgettable, strict, History, Retention, ToolCall};
 //! use serde_json::json;
 //!
 //! let mut history = History::new();

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::history::History;
 use crate::model::entry::EntryId;
-use crate::{JournalError, OpenReport};
+use crate::{journal::JournalError, journal::OpenReport};
 
 use super::ledger::Ledger;
 
@@ -22,7 +22,9 @@ impl Ledger {
     ///
     /// ```
     /// use favur_context::audit::{Ledger, RegretKind};
-    /// use favur_context::{forgettable, strict, Compaction, Edit, JournaledHistory, Store};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::journal::JournaledHistory;
+    /// use favur_context::{forgettable, strict, Store};
     /// use serde_json::json;
     /// let path = std::env::temp_dir().join(format!("favur-doc-audit-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);

@@ -119,7 +119,8 @@ impl RegretKind {
 ///
 /// ```
 /// use favur_context::audit::{Fate, RegretEvent, RegretKind};
-/// use favur_context::{CallSite, EntryId, Retention};
+/// use favur_context::message::CallSite;
+/// use favur_context::{EntryId, Retention};
 /// let e = RegretEvent {
 ///     kind: RegretKind::Recall,
 ///     evicted: EntryId(3),
@@ -200,7 +201,7 @@ impl RegretEvent {
 ///
 /// ```
 /// use favur_context::audit::call_key;
-/// use favur_context::Arguments;
+/// use favur_context::message::Arguments;
 /// use serde_json::json;
 /// let a = call_key("bash", &Arguments::from(json!({"command": "ls  -la src", "timeout": 5})));
 /// let b = call_key("bash", &Arguments::from(json!({"command": "ls -la src"})));

@@ -14,7 +14,7 @@ use crate::model::site::CallSite;
 ///
 /// ```
 /// use favur_context::audit::site_key;
-/// use favur_context::CallSite;
+/// use favur_context::message::CallSite;
 /// assert_eq!(site_key(&CallSite::new("src/agent.rs", 12, 5)), "src/agent.rs:12:5");
 /// let imported = CallSite::from_parts("import:mini-swe-agent/file views".into(), 41, 1);
 /// assert_eq!(site_key(&imported), "import:mini-swe-agent/file views");

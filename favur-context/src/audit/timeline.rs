@@ -160,7 +160,8 @@ impl Timeline {
     ///
     /// ```
     /// use favur_context::audit::Ledger;
-    /// use favur_context::{forgettable, fuzzy, Compaction, Edit, EntryId, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::{forgettable, fuzzy, EntryId, History};
     /// let mut h = History::new();
     /// let mut ledger = Ledger::new();
     /// let ls = h.append(forgettable!(user: "a.rs b.rs"));

@@ -1,6 +1,6 @@
 //! The async compaction step on its own: the summaries of a plan, awaited.
 
-use crate::compact::Compactor;
+use crate::compact::compactor::Compactor;
 use crate::compact::plan::Plan;
 use crate::compact::summarize::{AsyncSummarizer, SummarizeError};
 use crate::compact::summary_inputs::{run_inputs, summary_requests};
@@ -12,7 +12,8 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// [`commit`](Compactor::commit) takes.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, BuiltinSummarizer, Compactor, History, Policy, Ready};
+    /// use favur_context::compact::{BuiltinSummarizer, Ready};
+    /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
     /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
     /// #     let mut f = std::pin::pin!(f);
     /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());

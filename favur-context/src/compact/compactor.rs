@@ -12,13 +12,13 @@ use crate::history::{CheckedCompaction, History};
 use crate::model::entry::{Entry, EntryKind};
 use crate::model::message::Message;
 use crate::model::site::CallSite;
-use crate::store::{AsyncStore, Store};
+use crate::store_trait::{AsyncStore, Store};
 
 /// The compaction engine of one job: a [`Policy`] and a summarizer.
 ///
 /// Call [`prepare`](Compactor::prepare) (or [`prepare_async`](Compactor::prepare_async))
 /// before each model request, on any [`Store`] (a [`History`], a
-/// [`JournaledHistory`](crate::JournaledHistory)): it compacts if a tier is due, records
+/// [`JournaledHistory`](crate::journal::JournaledHistory)): it compacts if a tier is due, records
 /// the compaction in the store, and reports what it did, or refuses with
 /// [`LimitExceeded`].
 ///
@@ -67,7 +67,8 @@ impl<S> Compactor<S> {
     /// An engine with your summarizer (a [`Summarizer`] or an [`AsyncSummarizer`]).
     ///
     /// ```
-    /// use favur_context::{BuiltinSummarizer, Compactor, Policy};
+    /// use favur_context::compact::BuiltinSummarizer;
+    /// use favur_context::{Compactor, Policy};
     /// let c = Compactor::with_summarizer(Policy::default(), BuiltinSummarizer { head_lines: 5, ..Default::default() });
     /// assert_eq!(c.summarizer().head_lines, 5);
     /// ```
@@ -190,12 +191,13 @@ impl<S> Compactor<S> {
     /// [`CommitError::Store`] if the store did not record it; nothing changed then.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy, SummarizeError};
+    /// use favur_context::compact::SummarizeError;
+    /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let mut c = Compactor::new(Policy::default());
-    /// let plan = favur_context::Plan::new(&h, c.policy(), 1);
+    /// let plan = favur_context::compact::Plan::new(&h, c.policy(), 1);
     /// let outcomes = plan.runs().iter().map(|_| Err(SummarizeError::new("timeout"))).collect();
     /// let report = c.commit(&mut h, plan, outcomes).unwrap();
     /// assert_eq!(report.fallbacks.len(), 1);
@@ -351,7 +353,7 @@ impl<S> Compactor<S> {
 /// token count is the count of that block.
 ///
 /// ```
-/// use favur_context::summary_message;
+/// use favur_context::compact::summary_message;
 /// let m = summary_message("ran the tests\n");
 /// assert_eq!(m.text(), "ran the tests");
 /// assert_eq!(m.extensions["favur_kind"], "summary");
@@ -491,7 +493,8 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// The store's error if it did not record the compaction; then nothing changed.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, AsyncSummarizer, Compactor, History, Policy, SummarizeError, SummaryRequest};
+    /// use favur_context::compact::{AsyncSummarizer, SummarizeError, SummaryRequest};
+    /// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
     /// struct Llm;
     /// impl AsyncSummarizer for Llm {
     ///     async fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
@@ -548,7 +551,8 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// As for [`prepare`](Compactor::prepare).
     ///
     /// ```
-    /// use favur_context::{fuzzy, BuiltinSummarizer, Compactor, History, Policy, Ready};
+    /// use favur_context::compact::{BuiltinSummarizer, Ready};
+    /// use favur_context::{fuzzy, Compactor, History, Policy};
     /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
     /// #     let mut f = std::pin::pin!(f);
     /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());

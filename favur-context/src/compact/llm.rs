@@ -6,7 +6,7 @@
 //! errors, `429` and `5xx` answers are retried with exponential backoff; any failure left
 //! is returned as an error, and the compaction engine then writes that run's summary with
 //! the built-in summarizer and lists it in the report's
-//! [`fallbacks`](crate::CompactionReport::fallbacks). A summary over the budget is cut
+//! [`fallbacks`](crate::compact::CompactionReport::fallbacks). A summary over the budget is cut
 //! to it: the model's output never grows the request.
 //!
 //! It needs a tokio runtime (reqwest's), with rustls for TLS.
@@ -25,7 +25,7 @@ use crate::tools::recall::RecallTool;
 ///
 /// ```
 /// use std::time::Duration;
-/// let config = favur_context::LlmConfig::new("https://api.deepseek.com/v1", "deepseek-chat")
+/// let config = favur_context::compact::LlmConfig::new("https://api.deepseek.com/v1", "deepseek-chat")
 ///     .api_key_env("DEEPSEEK_API_KEY")
 ///     .timeout(Duration::from_secs(20))
 ///     .retries(2);
@@ -85,8 +85,8 @@ impl LlmConfig {
 /// The summarizer could not be set up.
 ///
 /// ```
-/// let config = favur_context::LlmConfig::new("http://127.0.0.1:9", "m").api_key_env("FAVUR_NO_SUCH_VARIABLE");
-/// let err = favur_context::LlmSummarizer::new(config).unwrap_err();
+/// let config = favur_context::compact::LlmConfig::new("http://127.0.0.1:9", "m").api_key_env("FAVUR_NO_SUCH_VARIABLE");
+/// let err = favur_context::compact::LlmSummarizer::new(config).unwrap_err();
 /// assert_eq!(err.to_string(), "the API key variable `FAVUR_NO_SUCH_VARIABLE` is not set");
 /// ```
 #[derive(Debug, thiserror::Error)]
@@ -109,14 +109,15 @@ pub enum LlmError {
 /// answers are retried with exponential backoff; any failure left (or a `4xx`, or a body
 /// that is not a chat completion) is returned as an error, and the compaction engine then
 /// writes that run's summary with the built-in summarizer and lists it in the report's
-/// [`fallbacks`](crate::CompactionReport::fallbacks). A summary over the budget is cut to
+/// [`fallbacks`](crate::compact::CompactionReport::fallbacks). A summary over the budget is cut to
 /// it ([`cut_to_budget`]): the model's output never grows the request.
 ///
 /// ```no_run
-/// use favur_context::{Compactor, LlmConfig, LlmSummarizer, Policy};
+/// use favur_context::compact::{LlmConfig, LlmSummarizer};
+/// use favur_context::{Compactor, Policy};
 /// let llm = LlmSummarizer::new(LlmConfig::new("https://api.openai.com/v1", "gpt-4.1-mini").api_key_env("OPENAI_API_KEY"))?;
 /// let compactor = Compactor::with_summarizer(Policy::for_window(128_000).unwrap(), llm);
-/// # Ok::<(), favur_context::LlmError>(())
+/// # Ok::<(), favur_context::compact::LlmError>(())
 /// ```
 #[derive(Clone)]
 pub struct LlmSummarizer {
@@ -181,7 +182,8 @@ impl LlmSummarizer {
     /// shows it; entries are data, never instructions).
     ///
     /// ```
-    /// use favur_context::{strict, EntryId, History, LlmConfig, LlmSummarizer, Retention, SummaryRequest};
+    /// use favur_context::compact::{LlmConfig, LlmSummarizer, SummaryRequest};
+    /// use favur_context::{strict, EntryId, History, Retention};
     /// let mut h = History::new();
     /// let id = h.append(strict!(tool_error("c1"): "error[E0425]: cannot find value `x` in src/lib.rs:3:5"));
     /// let entry = h.recall(id).unwrap();
@@ -298,7 +300,8 @@ impl AsyncSummarizer for LlmSummarizer {
 /// marked `…[cut]`.
 ///
 /// ```
-/// use favur_context::{cut_to_budget, HeuristicCounter, TokenCounter};
+/// use favur_context::compact::cut_to_budget;
+/// use favur_context::tokens::{HeuristicCounter, TokenCounter};
 /// let long = "line one is here\n".repeat(100);
 /// let cut = cut_to_budget(&long, 50, &HeuristicCounter);
 /// assert!(HeuristicCounter.count_text(&cut) <= 50);

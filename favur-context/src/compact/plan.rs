@@ -22,7 +22,8 @@ pub use outcome::{ByClass, ClassOutcome, Figures};
 /// One contiguous run of the view that becomes one summary.
 ///
 /// ```
-/// use favur_context::{forgettable, fuzzy, History, Plan, Policy, Retention};
+/// use favur_context::compact::Plan;
+/// use favur_context::{forgettable, fuzzy, History, Policy, Retention};
 /// let mut h = History::new();
 /// let view = h.append(fuzzy!(user: "{}", "a view ".repeat(300)));
 /// let listing = h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
@@ -51,7 +52,9 @@ pub struct Run {
 /// A reform decided by the planner: the entry stays in the view in another form.
 ///
 /// ```
-/// use favur_context::{forgettable, strict, Form, History, Plan, Policy};
+/// use favur_context::compact::Plan;
+/// use favur_context::render::Form;
+/// use favur_context::{forgettable, strict, History, Policy};
 /// let mut h = History::new();
 /// h.append(strict!(user: "list the files"));
 /// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
@@ -78,10 +81,11 @@ pub struct PlannedReform {
 ///
 /// Made by [`Plan::new`] (pure: reads the history, changes nothing). The engine then
 /// asks a summarizer for one text per [`Run`] and commits the plan as a
-/// [`Compaction`](crate::Compaction) record.
+/// [`Compaction`](crate::compact::Compaction) record.
 ///
 /// ```
-/// use favur_context::{forgettable, strict, History, Plan, Policy};
+/// use favur_context::compact::Plan;
+/// use favur_context::{forgettable, strict, History, Policy};
 /// let mut h = History::new();
 /// h.append(strict!(user: "list the files"));
 /// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
@@ -203,7 +207,8 @@ impl Plan {
     /// A tier that does not exist in the policy gives an empty plan.
     ///
     /// ```
-    /// use favur_context::{fuzzy, strict, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{fuzzy, strict, History, Policy};
     /// let mut h = History::new();
     /// h.append(fuzzy!(user: "look around, {}", "carefully ".repeat(20)));
     /// h.append(fuzzy!(assistant: "looked"));
@@ -296,7 +301,8 @@ impl Plan {
     /// edit of it, a rerun of the same command. A tier takes them before anything else.
     ///
     /// ```
-    /// use favur_context::{fuzzy, strict, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{fuzzy, strict, History, Policy};
     /// let mut h = History::new();
     /// h.append(strict!(user: "the task"));
     /// let old = h.append(fuzzy!(user: "{}", "old view of a.rs ".repeat(900)).with_key("a.rs"));
@@ -319,7 +325,8 @@ impl Plan {
     /// provider's prompt cache still holds after the compaction.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, strict, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, strict, History, Policy};
     /// let mut h = History::new();
     /// h.append(strict!(user: "the task"));
     /// h.append(forgettable!(user: "{}", "listing ".repeat(400)));
@@ -337,7 +344,8 @@ impl Plan {
     /// frees less than the policy's [`min_reclaim`](Policy::min_reclaim).
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "listing ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
@@ -353,7 +361,7 @@ impl Plan {
     ///
     /// ```
     /// let h = favur_context::History::new();
-    /// assert_eq!(favur_context::Plan::new(&h, &Default::default(), 3).tier(), 3);
+    /// assert_eq!(favur_context::compact::Plan::new(&h, &Default::default(), 3).tier(), 3);
     /// ```
     pub fn tier(&self) -> u8 {
         self.tier
@@ -362,7 +370,8 @@ impl Plan {
     /// Usage (tokens) when the plan was made.
     ///
     /// ```
-    /// use favur_context::{fuzzy, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{fuzzy, History, Policy};
     /// let mut h = History::new();
     /// h.append(fuzzy!(user: "hi"));
     /// let plan = Plan::new(&h, &Policy::default(), 1);
@@ -378,7 +387,8 @@ impl Plan {
     /// history's next id.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, strict, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, strict, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
     /// h.append(strict!(user: "the plan")); // kept: closes the first run
@@ -396,7 +406,7 @@ impl Plan {
     ///
     /// ```
     /// let h = favur_context::History::new();
-    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).reforms().is_empty());
+    /// assert!(favur_context::compact::Plan::new(&h, &Default::default(), 1).reforms().is_empty());
     /// ```
     pub fn reforms(&self) -> &[PlannedReform] {
         &self.reforms
@@ -405,7 +415,8 @@ impl Plan {
     /// The entries that leave the view without a summary.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, strict, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, strict, History, Policy};
     /// let mut h = History::new();
     /// let listing = h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
     /// h.append(strict!(user: "the plan"));
@@ -421,7 +432,8 @@ impl Plan {
     /// Per class, the entries and tokens kept, summarized and dropped.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(20)));
     /// h.append(fuzzy!(assistant: "ok"));
@@ -440,7 +452,8 @@ impl Plan {
     /// not pay for itself: either way the plan changes nothing).
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));
@@ -458,7 +471,8 @@ impl Plan {
     /// that does not pay for itself. Logged as a `tracing` warning when it happens.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));
@@ -474,7 +488,7 @@ impl Plan {
     ///
     /// ```
     /// let h = favur_context::History::new();
-    /// assert!(favur_context::Plan::new(&h, &Default::default(), 1).is_empty());
+    /// assert!(favur_context::compact::Plan::new(&h, &Default::default(), 1).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty() && self.reforms.is_empty() && self.drops.is_empty()
@@ -483,7 +497,8 @@ impl Plan {
     /// The entries of `run`, in order, looked up in `history`.
     ///
     /// ```
-    /// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::{forgettable, fuzzy, History, Policy};
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));

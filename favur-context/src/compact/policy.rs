@@ -19,7 +19,7 @@ pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
 /// it is worth rewriting the cached prefix (`docs/compaction.md` has the figures).
 ///
 /// ```
-/// assert_eq!(favur_context::DEFAULT_MIN_RECLAIM, 0.0125);
+/// assert_eq!(favur_context::compact::DEFAULT_MIN_RECLAIM, 0.0125);
 /// ```
 pub const DEFAULT_MIN_RECLAIM: f64 = 0.0125;
 
@@ -37,13 +37,14 @@ pub const DEFAULT_TARGET: f64 = 0.5;
 /// | 1 | 5% | summarize | summarize | keep |
 /// | 2 | 10% | drop | drop | summarize |
 /// | 3 | 25% | drop | drop | drop |
-/// | limit | 50% | refused with [`LimitExceeded`](crate::LimitExceeded) | | |
+/// | limit | 50% | refused with [`LimitExceeded`](crate::compact::LimitExceeded) | | |
 ///
 /// Build one in code with [`Policy::builder`], or load one from TOML or JSON. Every
 /// constructor validates; an invalid policy cannot exist.
 ///
 /// ```
-/// use favur_context::{Action, Policy, Retention};
+/// use favur_context::compact::Action;
+/// use favur_context::{Policy, Retention};
 /// let p = Policy::default();
 /// assert_eq!(p.window_tokens(), 200_000);
 /// assert_eq!(p.tiers().len(), 3);
@@ -162,7 +163,8 @@ impl Policy {
     /// The default policy for a window of `window_tokens`.
     ///
     /// ```
-    /// use favur_context::{Policy, PolicyError};
+    /// use favur_context::compact::PolicyError;
+    /// use favur_context::Policy;
     /// assert_eq!(Policy::for_window(8_000).unwrap().window_tokens(), 8_000);
     /// assert_eq!(Policy::for_window(0), Err(PolicyError::ZeroWindow));
     /// ```
@@ -173,7 +175,8 @@ impl Policy {
     /// Parses and validates a policy in TOML. Omitted fields take their defaults.
     ///
     /// ```
-    /// use favur_context::{Action, Policy};
+    /// use favur_context::compact::Action;
+    /// use favur_context::Policy;
     /// let p = Policy::from_toml_str(r#"
     /// window_tokens = 128000
     /// limit = 0.6
@@ -202,7 +205,8 @@ impl Policy {
     /// Parses and validates a policy in JSON. Omitted fields take their defaults.
     ///
     /// ```
-    /// use favur_context::{Policy, PolicyError};
+    /// use favur_context::compact::PolicyError;
+    /// use favur_context::Policy;
     /// let p = Policy::from_json_str(r#"{"window_tokens": 64000, "entry_cap_tokens": 4000}"#).unwrap();
     /// assert_eq!(p.entry_cap_tokens(), Some(4000));
     /// let err = Policy::from_json_str(r#"{"limit": 0.01}"#).unwrap_err();
@@ -448,7 +452,7 @@ impl Policy {
     }
 
     /// The smallest reclaim worth a compaction, as a fraction of the window: a due tier
-    /// whose plan would free fewer tokens (its [estimate](crate::Plan::reclaim_estimate))
+    /// whose plan would free fewer tokens (its [estimate](crate::compact::Plan::reclaim_estimate))
     /// does not fire, unless usage is at the limit. A compaction rewrites the request from
     /// its first change on, so the provider's cached prefix is lost from there; one that
     /// frees little costs more in cache misses than it saves.

@@ -40,10 +40,11 @@ impl Prepared {
 
 /// Why [`Compactor::prepare`](crate::Compactor::prepare) refused. `E` is the store's
 /// error ([`RecordError`] for a [`History`](crate::History),
-/// [`JournalError`](crate::JournalError) for a journal).
+/// [`JournalError`](crate::journal::JournalError) for a journal).
 ///
 /// ```
-/// use favur_context::{strict, Compactor, History, Policy, PrepareError};
+/// use favur_context::compact::PrepareError;
+/// use favur_context::{strict, Compactor, History, Policy};
 /// let mut h = History::new();
 /// h.append(strict!(user: "{}", "word ".repeat(400)));
 /// let err = Compactor::new(Policy::for_window(1_000).unwrap()).prepare(&mut h).unwrap_err();
@@ -66,7 +67,7 @@ impl<E> PrepareError<E> {
     /// The limit refusal, if that is what this is.
     ///
     /// ```
-    /// use favur_context::{LimitExceeded, PrepareError};
+    /// use favur_context::compact::{LimitExceeded, PrepareError};
     /// let e: PrepareError = PrepareError::Limit(LimitExceeded { tokens: 9, window: 10, limit: 5 });
     /// assert_eq!(e.limit().unwrap().tokens, 9);
     /// ```

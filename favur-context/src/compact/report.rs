@@ -39,12 +39,13 @@ pub struct LimitExceeded {
 /// A plan could not be committed. `E` is the store's error.
 ///
 /// ```
-/// use favur_context::{forgettable, fuzzy, CommitError, Compactor, History, Policy};
+/// use favur_context::compact::CommitError;
+/// use favur_context::{forgettable, fuzzy, Compactor, History, Policy};
 /// let mut h = History::new();
 /// h.append(forgettable!(user: "old"));
 /// h.append(fuzzy!(assistant: "ok"));
 /// let mut c = Compactor::new(Policy::default());
-/// let plan = favur_context::Plan::new(&h, c.policy(), 1);
+/// let plan = favur_context::compact::Plan::new(&h, c.policy(), 1);
 /// h.append(fuzzy!(user: "more")); // the history moved on
 /// assert_eq!(c.commit(&mut h, plan, Vec::new()).unwrap_err(), CommitError::Stale);
 /// ```
@@ -71,7 +72,8 @@ pub enum CommitError<E = RecordError> {
 /// A summarizer failure the engine recovered from with the built-in summarizer.
 ///
 /// ```
-/// use favur_context::{EntryId, Fallback};
+/// use favur_context::compact::Fallback;
+/// use favur_context::EntryId;
 /// let f = Fallback { summary: EntryId(4), error: "timeout".into() };
 /// assert_eq!(f.summary, EntryId(4));
 /// ```
@@ -119,10 +121,10 @@ pub struct CompactionReport {
     /// Runs where it failed and the built-in summarizer wrote the summary.
     pub fallbacks: Vec<Fallback>,
     /// Tokens at the start of the request the compaction left as they were (the prefix a
-    /// prompt cache still holds; see [`Plan::prefix_tokens`](crate::Plan::prefix_tokens)).
+    /// prompt cache still holds; see [`Plan::prefix_tokens`](crate::compact::Plan::prefix_tokens)).
     pub prefix_tokens: u64,
     /// Entries taken first because a later entry carries the same supersession key (see
-    /// [`Plan::superseded`](crate::Plan::superseded)).
+    /// [`Plan::superseded`](crate::compact::Plan::superseded)).
     pub superseded: Vec<EntryId>,
 }
 

@@ -29,7 +29,8 @@ pub use builtin::BuiltinSummarizer;
 /// What a summarizer is asked for: one summary of one contiguous run of entries.
 ///
 /// ```
-/// use favur_context::{fuzzy, EntryId, History, Retention, SummaryRequest};
+/// use favur_context::compact::SummaryRequest;
+/// use favur_context::{fuzzy, EntryId, History, Retention};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "hello"));
 /// let entry = h.recall(id).unwrap();
@@ -72,7 +73,7 @@ impl SummaryRequest<'_> {
 /// summarizer for that run and records the failure in the report.
 ///
 /// ```
-/// let e = favur_context::SummarizeError::new("model timed out after 30 s");
+/// let e = favur_context::compact::SummarizeError::new("model timed out after 30 s");
 /// assert_eq!(e.to_string(), "model timed out after 30 s");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -85,7 +86,7 @@ impl SummarizeError {
     /// An error with this message.
     ///
     /// ```
-    /// assert_eq!(favur_context::SummarizeError::new("x").message(), "x");
+    /// assert_eq!(favur_context::compact::SummarizeError::new("x").message(), "x");
     /// ```
     pub fn new(message: impl std::fmt::Display) -> Self {
         SummarizeError {
@@ -96,7 +97,7 @@ impl SummarizeError {
     /// The message.
     ///
     /// ```
-    /// assert_eq!(favur_context::SummarizeError::new("late").message(), "late");
+    /// assert_eq!(favur_context::compact::SummarizeError::new("late").message(), "late");
     /// ```
     pub fn message(&self) -> &str {
         &self.message
@@ -109,7 +110,7 @@ impl SummarizeError {
 /// hold the gist. An empty text counts as a failure.
 ///
 /// ```
-/// use favur_context::{SummarizeError, Summarizer, SummaryRequest};
+/// use favur_context::compact::{SummarizeError, Summarizer, SummaryRequest};
 /// struct Count;
 /// impl Summarizer for Count {
 ///     fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
@@ -127,7 +128,7 @@ pub trait Summarizer {
 /// [`Compactor::prepare_async`](crate::Compactor::prepare_async); any executor works.
 ///
 /// ```
-/// use favur_context::{AsyncSummarizer, SummarizeError, SummaryRequest};
+/// use favur_context::compact::{AsyncSummarizer, SummarizeError, SummaryRequest};
 /// struct Llm;
 /// impl AsyncSummarizer for Llm {
 ///     async fn summarize(&self, r: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
@@ -142,7 +143,7 @@ pub trait Summarizer {
 /// compile.
 ///
 /// ```compile_fail
-/// use favur_context::{AsyncSummarizer, SummarizeError, SummaryRequest};
+/// use favur_context::compact::{AsyncSummarizer, SummarizeError, SummaryRequest};
 /// struct Local;
 /// impl AsyncSummarizer for Local {
 ///     async fn summarize(&self, _: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
@@ -168,7 +169,7 @@ pub trait AsyncSummarizer {
 /// is ready at once).
 ///
 /// ```
-/// use favur_context::{AsyncSummarizer, BuiltinSummarizer, Ready};
+/// use favur_context::compact::{AsyncSummarizer, BuiltinSummarizer, Ready};
 /// fn takes_async(_: &impl AsyncSummarizer) {}
 /// takes_async(&Ready(BuiltinSummarizer::default()));
 /// ```

@@ -4,12 +4,12 @@
 use crate::history::RecordError;
 use crate::journal::{Corruption, JournalError};
 
-/// Why a database store ([`SqliteStore`](crate::SqliteStore),
-/// [`PgStore`](crate::PgStore)) could not open a session or write to it. Each error names
+/// Why a database store ([`SqliteStore`](crate::store::SqliteStore),
+/// [`PgStore`](crate::store::PgStore)) could not open a session or write to it. Each error names
 /// the session, and a damaged row its sequence number.
 ///
 /// ```
-/// use favur_context::StoreError;
+/// use favur_context::store::StoreError;
 /// let e = StoreError::Fenced { session: "job-7".into(), epoch: 3 };
 /// assert_eq!(
 ///     e.to_string(),

@@ -15,7 +15,7 @@ use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
-use crate::store::{AsyncStore, SCHEMA_VERSION};
+use crate::store_trait::{AsyncStore, SCHEMA_VERSION};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &["
@@ -45,7 +45,7 @@ const PAGE: i64 = 2_000;
 /// A session of a PostgreSQL database: an [`AsyncStore`] whose every append and
 /// compaction is one row (the journal's record encoding), committed before it is
 /// acknowledged; opening the session again, on any machine, gives back the same history
-/// and view as the [`JournaledHistory`](crate::JournaledHistory) would, ids included.
+/// and view as the [`JournaledHistory`](crate::journal::JournaledHistory) would, ids included.
 ///
 /// One writer per session across machines: opening claims the session (refused with
 /// [`StoreError::Claimed`] while another writer's lease runs, by the server's clock);
@@ -69,8 +69,9 @@ const PAGE: i64 = 2_000;
 /// so it works from inside a runtime too (it blocks the calling thread meanwhile).
 ///
 /// ```no_run
-/// use favur_context::{fuzzy, strict, AsyncStore, PgStore};
-/// # async fn run() -> Result<(), favur_context::StoreError> {
+/// use favur_context::store::PgStore;
+/// use favur_context::{fuzzy, strict, AsyncStore};
+/// # async fn run() -> Result<(), favur_context::store::StoreError> {
 /// let mut store = PgStore::open("host=/tmp port=5432 user=postgres dbname=agents", "job-1").await?;
 /// store.pin(strict!(system: "You are a coding agent.")).await?;
 /// let id = store.append(fuzzy!(user: "Fix the parser.")).await?;

@@ -125,7 +125,7 @@ pub(crate) fn replay(
 }
 
 /// The original `id` in the row that holds it, `found` as `(seq, body)` (`None`: no row
-/// holds it), read back for the [`Originals`](crate::Originals) of a database store.
+/// holds it), read back for the [`Originals`](crate::store::Originals) of a database store.
 /// The entry is recounted with `counter`, as on replay: a count edited in the row is not
 /// believed.
 pub(crate) fn original(
@@ -153,7 +153,7 @@ pub(crate) fn original(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{NewEntry, fuzzy};
+    use crate::{fuzzy, store::NewEntry};
 
     fn bad(history: &mut History, row: Row) -> StoreError {
         replay(history, "s", 0, row.as_in()).unwrap_err()

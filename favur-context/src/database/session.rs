@@ -15,7 +15,7 @@ use crate::model::entry::EntryId;
 /// The lease a claim holds by default: 30 s, renewed by every write.
 ///
 /// ```
-/// assert_eq!(favur_context::DEFAULT_LEASE.as_secs(), 30);
+/// assert_eq!(favur_context::store::DEFAULT_LEASE.as_secs(), 30);
 /// ```
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
@@ -25,7 +25,8 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 ///
 /// ```
 /// use std::time::Duration;
-/// use favur_context::{OpenOptions, SessionOptions};
+/// use favur_context::journal::OpenOptions;
+/// use favur_context::store::SessionOptions;
 /// let o = SessionOptions::new()
 ///     .lease(Duration::from_secs(5))
 ///     .owner("worker-3")
@@ -47,8 +48,8 @@ impl SessionOptions {
     /// back from the database), no statement timeout.
     ///
     /// ```
-    /// let o = favur_context::SessionOptions::new();
-    /// assert_eq!(o.lease_duration(), favur_context::DEFAULT_LEASE);
+    /// let o = favur_context::store::SessionOptions::new();
+    /// assert_eq!(o.lease_duration(), favur_context::store::DEFAULT_LEASE);
     /// ```
     pub fn new() -> Self {
         SessionOptions::default()
@@ -62,7 +63,7 @@ impl SessionOptions {
         ///
         /// ```
         /// use std::time::Duration;
-        /// let o = favur_context::SessionOptions::new().lease(Duration::from_millis(300));
+        /// let o = favur_context::store::SessionOptions::new().lease(Duration::from_millis(300));
         /// assert_eq!(o.lease_duration().as_millis(), 300);
         /// ```
         lease(lease: Duration) => lease = Some(lease);
@@ -71,7 +72,7 @@ impl SessionOptions {
     /// The lease in force.
     ///
     /// ```
-    /// assert_eq!(favur_context::SessionOptions::new().lease_duration().as_secs(), 30);
+    /// assert_eq!(favur_context::store::SessionOptions::new().lease_duration().as_secs(), 30);
     /// ```
     pub fn lease_duration(&self) -> Duration {
         self.lease.unwrap_or(DEFAULT_LEASE)
@@ -83,7 +84,7 @@ impl SessionOptions {
         /// (after a lost connection, say); the older handle is then fenced.
         ///
         /// ```
-        /// let o = favur_context::SessionOptions::new().owner("host-a/worker-1");
+        /// let o = favur_context::store::SessionOptions::new().owner("host-a/worker-1");
         /// assert!(format!("{o:?}").contains("host-a/worker-1"));
         /// ```
         owner(owner: impl Into<String>) => owner = Some(owner.into());
@@ -94,7 +95,8 @@ impl SessionOptions {
         /// settings (durability, salvage, line limit) do not apply.
         ///
         /// ```
-        /// use favur_context::{OpenOptions, SessionOptions};
+        /// use favur_context::journal::OpenOptions;
+        /// use favur_context::store::SessionOptions;
         /// let o = SessionOptions::new().history(OpenOptions::new().framing_tokens(0));
         /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
         /// ```
@@ -106,7 +108,7 @@ impl SessionOptions {
         ///
         /// ```
         /// use std::time::Duration;
-        /// let o = favur_context::SessionOptions::new().statement_timeout(Duration::from_secs(2));
+        /// let o = favur_context::store::SessionOptions::new().statement_timeout(Duration::from_secs(2));
         /// assert!(format!("{o:?}").contains("2s"));
         /// ```
         statement_timeout(timeout: Duration) => statement_timeout = Some(timeout);
@@ -371,8 +373,8 @@ impl Core {
 }
 
 /// A database store's claim on its session: the session, this writer's owner token and
-/// fencing epoch, and whether it was fenced ([`SqliteStore::claim`](crate::SqliteStore),
-/// [`PgStore::claim`](crate::PgStore)).
+/// fencing epoch, and whether it was fenced ([`SqliteStore::claim`](crate::store::SqliteStore),
+/// [`PgStore::claim`](crate::store::PgStore)).
 #[derive(Debug, Clone, Copy)]
 pub struct Claim<'a>(pub(crate) &'a Core);
 

@@ -25,7 +25,8 @@ impl SqliteStore {
     /// batch.
     ///
     /// ```
-    /// use favur_context::{strict, NewEntry, SessionOptions, SqliteStore};
+    /// use favur_context::store::{NewEntry, SessionOptions, SqliteStore};
+    /// use favur_context::strict;
     /// # let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("agents.db");
     /// let setup = || vec![
@@ -39,7 +40,7 @@ impl SqliteStore {
     /// let again = SqliteStore::open_or_create(&path, "job-7", &options, setup)?; // no setup
     /// assert!(!again.created());
     /// assert_eq!((again.history().pinned().len(), again.history().len()), (1, 2));
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn open_or_create(
         path: impl AsRef<std::path::Path>,
@@ -49,7 +50,7 @@ impl SqliteStore {
     ) -> Result<SqliteStore, StoreError> {
         let mut store = SqliteStore::open_with(path, session, options)?;
         if store.core.next_seq == 0 {
-            crate::store::Store::record(&mut store, setup())?;
+            crate::store_trait::Store::record(&mut store, setup())?;
             store.core.created = true;
         }
         Ok(store)
@@ -81,7 +82,7 @@ impl PgStore {
     ) -> Result<PgStore, StoreError> {
         let mut store = PgStore::open_with(config, session, options).await?;
         if store.core.next_seq == 0 {
-            crate::store::AsyncStore::record(&mut store, setup()).await?;
+            crate::store_trait::AsyncStore::record(&mut store, setup()).await?;
             store.core.created = true;
         }
         Ok(store)

@@ -17,7 +17,7 @@ use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::history::{NewEntry, Originals};
 use crate::model::entry::{Entry, EntryId};
-use crate::store::{SCHEMA_VERSION, Store};
+use crate::store_trait::{SCHEMA_VERSION, Store};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
 const MIGRATIONS: &[&str] = &["
@@ -44,7 +44,7 @@ CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
 /// A session of a SQLite database: a [`Store`] whose every append and compaction is one
 /// row (the journal's record encoding), committed before it is acknowledged; opening the
 /// session again, from any process on the machine, gives back the same history and view
-/// as the [`JournaledHistory`](crate::JournaledHistory) would, ids included.
+/// as the [`JournaledHistory`](crate::journal::JournaledHistory) would, ids included.
 ///
 /// One file holds many sessions. One writer per session: opening claims the session
 /// (refused with [`StoreError::Claimed`] while another writer's lease runs), every write
@@ -57,7 +57,9 @@ CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
 /// database.
 ///
 /// ```
-/// use favur_context::{fuzzy, strict, Compaction, Edit, SqliteStore, StoreError, Store};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::store::{SqliteStore, StoreError};
+/// use favur_context::{fuzzy, strict, Store};
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("fleet.sqlite");
 /// let mut store = SqliteStore::open(&path, "job-1")?;
@@ -96,9 +98,9 @@ impl SqliteStore {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let store = favur_context::SqliteStore::open(dir.path().join("s.db"), "main")?;
+    /// let store = favur_context::store::SqliteStore::open(dir.path().join("s.db"), "main")?;
     /// assert_eq!(store.claim().session(), "main");
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn open(path: impl AsRef<Path>, session: &str) -> Result<SqliteStore, StoreError> {
         SqliteStore::open_with(path, session, &SessionOptions::new())
@@ -117,13 +119,13 @@ impl SqliteStore {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use favur_context::{SessionOptions, SqliteStore};
+    /// use favur_context::store::{SessionOptions, SqliteStore};
     /// let dir = tempfile::tempdir().unwrap();
     /// let options = SessionOptions::new().lease(Duration::from_secs(5)).owner("worker-1");
     /// let store = SqliteStore::open_with(dir.path().join("s.db"), "job", &options)?;
     /// assert_eq!(store.claim().owner(), "worker-1");
     /// assert_eq!(store.claim().epoch(), 1);
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn open_with(
         path: impl AsRef<Path>,
@@ -165,9 +167,9 @@ impl SqliteStore {
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
-    /// let store = favur_context::SqliteStore::open(dir.path().join("s.db"), "a")?;
+    /// let store = favur_context::store::SqliteStore::open(dir.path().join("s.db"), "a")?;
     /// assert!(store.history().view().is_empty());
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn history(&self) -> &History {
         &self.core.history
@@ -179,12 +181,12 @@ impl SqliteStore {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("s.db");
-    /// drop(favur_context::SqliteStore::open(&path, "a")?);
-    /// let store = favur_context::SqliteStore::open(&path, "a")?;
+    /// drop(favur_context::store::SqliteStore::open(&path, "a")?);
+    /// let store = favur_context::store::SqliteStore::open(&path, "a")?;
     /// let claim = store.claim();
     /// assert_eq!((claim.session(), claim.epoch()), ("a", 2));
     /// assert!(claim.owner().starts_with("pid") && !claim.is_fenced());
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn claim(&self) -> Claim<'_> {
         Claim(&self.core)
@@ -195,8 +197,8 @@ impl SqliteStore {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("s.db");
-    /// assert_eq!(favur_context::SqliteStore::open(&path, "a")?.path(), path);
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// assert_eq!(favur_context::store::SqliteStore::open(&path, "a")?.path(), path);
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn path(&self) -> &Path {
         &self.path
@@ -210,9 +212,9 @@ impl SqliteStore {
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
-    /// let mut store = favur_context::SqliteStore::open(dir.path().join("s.db"), "a")?;
+    /// let mut store = favur_context::store::SqliteStore::open(dir.path().join("s.db"), "a")?;
     /// store.renew()?;
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn renew(&mut self) -> Result<(), StoreError> {
         self.core.usable()?;
@@ -222,14 +224,15 @@ impl SqliteStore {
     /// Writes the session to `out` as a journal, row by row (each row is one journal
     /// record): what `favur-context replay` and `audit` read, and what
     /// [`import_journal`](SqliteStore::import_journal) or
-    /// [`OpenOptions::open`](crate::OpenOptions::open) take back.
+    /// [`OpenOptions::open`](crate::journal::OpenOptions::open) take back.
     ///
     /// # Errors
     ///
     /// [`StoreError::Database`] if the rows cannot be read or `out` not written.
     ///
     /// ```
-    /// use favur_context::{fuzzy, History, SqliteStore, Store};
+    /// use favur_context::store::SqliteStore;
+    /// use favur_context::{fuzzy, History, Store};
     /// # let dir = tempfile::tempdir().unwrap();
     /// let mut store = SqliteStore::open(dir.path().join("s.db"), "job")?;
     /// store.append(fuzzy!(user: "hi"))?;
@@ -237,7 +240,7 @@ impl SqliteStore {
     /// store.export_journal(&mut journal)?;
     /// let (history, _) = History::from_journal(&journal[..]).unwrap();
     /// assert_eq!(history.view(), store.history().view());
-    /// # Ok::<(), favur_context::StoreError>(())
+    /// # Ok::<(), favur_context::store::StoreError>(())
     /// ```
     pub fn export_journal(&self, out: impl std::io::Write) -> Result<(), StoreError> {
         let bodies = self.bodies()?;
@@ -263,7 +266,9 @@ impl SqliteStore {
     /// [`open_with`](SqliteStore::open_with).
     ///
     /// ```
-    /// use favur_context::{fuzzy, JournaledHistory, SessionOptions, SqliteStore, Store};
+    /// use favur_context::store::{SessionOptions, SqliteStore};
+    /// use favur_context::journal::JournaledHistory;
+    /// use favur_context::{fuzzy, Store};
     /// # let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("agent.jsonl");
     /// let mut journal = JournaledHistory::open(&path)?;

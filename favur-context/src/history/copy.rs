@@ -6,7 +6,7 @@ use crate::model::entry::EntryId;
 
 impl History {
     /// A copy with every original in memory (evicted ones read back), detached from the
-    /// [`Originals`](crate::Originals) reader: e.g. to export a journaled history with
+    /// [`Originals`](crate::store::Originals) reader: e.g. to export a journaled history with
     /// [`to_json`](History::to_json).
     ///
     /// ```

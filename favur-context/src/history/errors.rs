@@ -10,7 +10,8 @@ use crate::model::entry::EntryId;
 /// A record does not apply to the history: nothing was recorded.
 ///
 /// ```
-/// use favur_context::{EntryId, RecordError};
+/// use favur_context::store::RecordError;
+/// use favur_context::EntryId;
 /// let e = RecordError::IdOrder { expected: EntryId(3), found: EntryId(5) };
 /// assert_eq!(e.to_string(), "entry has id #5, expected the next id #3");
 /// ```
@@ -60,10 +61,11 @@ pub enum RecordError {
     Key(#[from] super::KeyError),
 }
 
-/// Why [`History::recall`](super::History::recall) or the [`RecallTool`](crate::RecallTool) could not return an original.
+/// Why [`History::recall`](super::History::recall) or the [`RecallTool`](crate::tools::RecallTool) could not return an original.
 ///
 /// ```
-/// use favur_context::{EntryId, RecallError};
+/// use favur_context::store::RecallError;
+/// use favur_context::EntryId;
 /// let e = RecallError::UnknownId { id: EntryId(9), next: EntryId(3) };
 /// assert_eq!(e.to_string(), "no entry #9 (ids run from #0 to #2)");
 /// ```

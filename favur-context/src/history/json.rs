@@ -64,7 +64,7 @@ impl Serialize for History {
 /// recorded with.
 ///
 /// ```
-/// assert_ne!(favur_context::CounterChange::Refuse, favur_context::CounterChange::Recount);
+/// assert_ne!(favur_context::store::CounterChange::Refuse, favur_context::store::CounterChange::Recount);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CounterChange {
@@ -77,7 +77,8 @@ pub enum CounterChange {
 /// Why a serialized history could not be loaded. Nothing is partially loaded.
 ///
 /// ```
-/// use favur_context::{History, LoadError};
+/// use favur_context::store::LoadError;
+/// use favur_context::History;
 /// let err = History::from_json(r#"{"entries":[{"id":0,"tokens":1,"site":{"file":"a.rs","line":1,"column":1},"message":{"role":"user","parts":[]}}]}"#).unwrap_err();
 /// assert!(matches!(err, LoadError::Entry { index: 0, .. }));
 /// assert!(err.to_string().contains("missing field `retention`"));
@@ -164,7 +165,9 @@ impl History {
     /// [`from_json_with`](History::from_json_with).
     ///
     /// ```
-    /// use favur_context::{strict, History, LoadError, TokenCounter};
+    /// use favur_context::store::LoadError;
+    /// use favur_context::tokens::TokenCounter;
+    /// use favur_context::{strict, History};
     /// let err = History::from_json("{").unwrap_err();
     /// assert!(err.to_string().starts_with("not a valid history document"));
     /// struct Bytes;
@@ -188,7 +191,9 @@ impl History {
     /// Documents without a recorded counter are taken as they are.
     ///
     /// ```
-    /// use favur_context::{fuzzy, CounterChange, History, LoadError, TokenCounter};
+    /// use favur_context::store::{CounterChange, LoadError};
+    /// use favur_context::tokens::TokenCounter;
+    /// use favur_context::{fuzzy, History};
     /// struct Bytes;
     /// impl TokenCounter for Bytes {
     ///     fn id(&self) -> &str { "bytes" }

@@ -56,7 +56,7 @@ pub const DEFAULT_FRAMING_TOKENS: u32 = 4;
 ///
 /// `History` is the in-memory [`Store`](crate::Store): the compactor, tools, recall and
 /// rendering take it the same way they take a
-/// [`JournaledHistory`](crate::JournaledHistory). Its own `append` and `pin` cannot fail,
+/// [`JournaledHistory`](crate::journal::JournaledHistory). Its own `append` and `pin` cannot fail,
 /// so they return the id directly.
 ///
 /// `History` is `Send + Sync`: hold it across `.await` points or share it behind a lock.
@@ -192,7 +192,8 @@ impl History {
     /// An empty history that counts tokens with `counter`.
     ///
     /// ```
-    /// use favur_context::{fuzzy, History, TokenCounter};
+    /// use favur_context::tokens::TokenCounter;
+    /// use favur_context::{fuzzy, History};
     /// struct Bytes;
     /// impl TokenCounter for Bytes {
     ///     fn count_text(&self, t: &str) -> u32 { t.len() as u32 }
@@ -246,7 +247,9 @@ impl History {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use favur_context::{fuzzy, Compaction, Edit, Entry, EntryId, History, Originals, RecallError};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::store::{Originals, RecallError};
+    /// use favur_context::{fuzzy, Entry, EntryId, History};
     /// struct Archive(Vec<Entry>);
     /// impl Originals for Archive {
     ///     fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
@@ -268,7 +271,7 @@ impl History {
     }
 
     /// Sets the tokens every request carries beyond its messages: the tool definitions
-    /// (see [`ToolSet::definitions_tokens`](crate::ToolSet::definitions_tokens)), any
+    /// (see [`ToolSet::definitions_tokens`](crate::tools::ToolSet::definitions_tokens)), any
     /// fixed instructions sent outside the history. Counted in
     /// [`usage_tokens`](History::usage_tokens), so the tiers and the limit see it. Default 0;
     /// saved with the history.
@@ -306,7 +309,7 @@ impl History {
     /// The per-message framing tokens.
     ///
     /// ```
-    /// assert_eq!(favur_context::History::new().framing_tokens(), favur_context::DEFAULT_FRAMING_TOKENS);
+    /// assert_eq!(favur_context::History::new().framing_tokens(), favur_context::store::DEFAULT_FRAMING_TOKENS);
     /// ```
     pub fn framing_tokens(&self) -> u32 {
         self.framing
@@ -369,7 +372,8 @@ impl History {
     /// [`Store::append_tool_result`](crate::Store::append_tool_result).
     ///
     /// ```
-    /// use favur_context::{retention, History, Retention, Tool};
+    /// use favur_context::tools::Tool;
+    /// use favur_context::{retention, History, Retention};
     /// struct Grep;
     /// #[retention(forgettable)]
     /// impl Tool for Grep {
@@ -397,7 +401,8 @@ impl History {
     /// appended. The in-memory form of [`Store::run_tool`](crate::Store::run_tool).
     ///
     /// ```
-    /// use favur_context::{retention, History, Retention, Tool, ToolCall};
+    /// use favur_context::tools::Tool;
+    /// use favur_context::{retention, History, Retention, ToolCall};
     /// struct Echo;
     /// #[retention(fuzzy)]
     /// impl Tool for Echo {
@@ -449,7 +454,7 @@ impl History {
     ///
     /// For a `History` on its own that is every entry ever recorded (compaction never
     /// removes anything), and an entry's index is its id. A history with an
-    /// [`Originals`] reader (the one inside a [`JournaledHistory`](crate::JournaledHistory))
+    /// [`Originals`] reader (the one inside a [`JournaledHistory`](crate::journal::JournaledHistory))
     /// keeps memory bounded by the view: originals of entries that left the view are
     /// missing here. To read any entry by id, use [`recall`](History::recall); for a copy
     /// holding every original, [`full_copy`](History::full_copy).
@@ -484,7 +489,7 @@ impl History {
     /// The original of any entry, whether it is in the view, summarized or dropped:
     /// borrowed when it is held in memory, read back from the [`Originals`] reader (a
     /// journal's file) otherwise. The same on every store: a helper given the history of
-    /// a [`JournaledHistory`](crate::JournaledHistory) reads evicted originals back.
+    /// a [`JournaledHistory`](crate::journal::JournaledHistory) reads evicted originals back.
     ///
     /// # Errors
     ///
@@ -492,7 +497,8 @@ impl History {
     /// corruption) if an evicted original cannot be read back.
     ///
     /// ```
-    /// use favur_context::{strict, EntryId, History, RecallError};
+    /// use favur_context::store::RecallError;
+    /// use favur_context::{strict, EntryId, History};
     /// let mut h = History::new();
     /// let id = h.append(strict!(tool_result("c1"): "Traceback ..."));
     /// assert_eq!(h.recall(id).unwrap().message().tool_results().next().unwrap().content, "Traceback ...");

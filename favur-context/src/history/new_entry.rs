@@ -10,14 +10,15 @@ use crate::model::tool::ClassifiedTool;
 /// unclassified value cannot reach a store.
 ///
 /// ```
-/// use favur_context::{strict, NewEntry, Retention};
+/// use favur_context::store::NewEntry;
+/// use favur_context::{strict, Retention};
 /// let e = NewEntry::pinned(strict!(system: "You are a coding agent."));
 /// assert!(e.is_pinned());
 /// assert_eq!(e.classified().retention(), Retention::Strict);
 /// ```
 ///
 /// ```compile_fail
-/// let e = favur_context::NewEntry::appended("unclassified"); // error: `&str` has no retention class
+/// let e = favur_context::store::NewEntry::appended("unclassified"); // error: `&str` has no retention class
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewEntry {
@@ -32,7 +33,8 @@ impl NewEntry {
     /// classified by its type.
     ///
     /// ```
-    /// use favur_context::{fuzzy, NewEntry};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::fuzzy;
     /// assert!(!NewEntry::appended(fuzzy!(user: "hi")).is_pinned());
     /// ```
     #[track_caller]
@@ -47,7 +49,8 @@ impl NewEntry {
     /// An entry to pin (see [`History::pin`](super::History::pin)).
     ///
     /// ```
-    /// use favur_context::{strict, NewEntry};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::strict;
     /// assert!(NewEntry::pinned(strict!(system: "sys")).is_pinned());
     /// ```
     #[track_caller]
@@ -93,7 +96,8 @@ impl NewEntry {
     /// The classified value.
     ///
     /// ```
-    /// use favur_context::{fuzzy, NewEntry};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::fuzzy;
     /// assert_eq!(NewEntry::appended(fuzzy!(user: "hi")).classified().message().text(), "hi");
     /// ```
     pub fn classified(&self) -> &Classified {
@@ -103,7 +107,8 @@ impl NewEntry {
     /// Whether it is pinned.
     ///
     /// ```
-    /// use favur_context::{fuzzy, NewEntry};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::fuzzy;
     /// assert!(!NewEntry::appended(fuzzy!(user: "hi")).is_pinned());
     /// ```
     pub fn is_pinned(&self) -> bool {

@@ -16,14 +16,14 @@ use crate::model::entry::{Entry, EntryId};
 /// are a few dozen).
 ///
 /// ```
-/// assert_eq!(favur_context::MAX_KEY_BYTES, 256);
+/// assert_eq!(favur_context::store::MAX_KEY_BYTES, 256);
 /// ```
 pub const MAX_KEY_BYTES: usize = 256;
 
 /// What is wrong with the idempotency key of a write.
 ///
 /// ```
-/// use favur_context::KeyError;
+/// use favur_context::store::KeyError;
 /// assert_eq!(KeyError::Empty.to_string(), "an empty idempotency key");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -80,7 +80,7 @@ impl History {
     /// Store::append_once(&mut h, "resp_1", fuzzy!(assistant: "hello"))?;
     /// assert_eq!(h.recorded_with_key("resp_1"), Some(EntryId(1)));
     /// assert_eq!(h.recorded_with_key("resp_2"), None);
-    /// # Ok::<(), favur_context::RecordError>(())
+    /// # Ok::<(), favur_context::store::RecordError>(())
     /// ```
     pub fn recorded_with_key(&self, key: &str) -> Option<EntryId> {
         self.keys.0.get(key).copied()

@@ -7,7 +7,8 @@ use crate::model::entry::{Entry, EntryId};
 /// [`History::with_originals`](super::History::with_originals)): a journal's file, a database table.
 ///
 /// ```
-/// use favur_context::{Entry, EntryId, Originals, RecallError};
+/// use favur_context::store::{Originals, RecallError};
+/// use favur_context::{Entry, EntryId};
 /// struct Nothing;
 /// impl Originals for Nothing {
 ///     fn original(&self, id: EntryId) -> Result<Entry, RecallError> {

@@ -19,7 +19,8 @@ use super::History;
 /// ready to be persisted and then committed with [`History::commit`].
 ///
 /// ```
-/// use favur_context::{fuzzy, Compaction, Edit, History};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::{fuzzy, History};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "old"));
 /// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
@@ -47,7 +48,8 @@ impl CheckedCompaction {
     /// The compaction record, as a store persists it.
     ///
     /// ```
-    /// use favur_context::{Compaction, History};
+    /// use favur_context::compact::Compaction;
+    /// use favur_context::History;
     /// let checked = History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
     /// assert!(checked.compaction().edits.is_empty());
     /// ```
@@ -59,7 +61,8 @@ impl CheckedCompaction {
     /// persist or apply elsewhere.
     ///
     /// ```
-    /// use favur_context::{Compaction, History};
+    /// use favur_context::compact::Compaction;
+    /// use favur_context::History;
     /// let checked = History::new().check(Compaction { tier: 2, edits: vec![], usage_after: None }).unwrap();
     /// assert_eq!(checked.into_compaction().tier, 2);
     /// ```
@@ -76,7 +79,8 @@ impl CheckedCompaction {
     /// How many ids its summaries take (from the history's next id on).
     ///
     /// ```
-    /// use favur_context::{Compaction, History};
+    /// use favur_context::compact::Compaction;
+    /// use favur_context::History;
     /// assert_eq!(History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap().summaries(), 0);
     /// ```
     pub fn summaries(&self) -> usize {
@@ -90,7 +94,8 @@ impl History {
     /// records them with [`insert`](History::insert).
     ///
     /// ```
-    /// use favur_context::{fuzzy, strict, EntryId, History, NewEntry};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::{fuzzy, strict, EntryId, History};
     /// let mut h = History::new();
     /// let drafted = h.draft(vec![NewEntry::pinned(strict!(system: "sys")), NewEntry::appended(fuzzy!(user: "hi"))]);
     /// assert_eq!((drafted[0].id(), drafted[1].id()), (EntryId(0), EntryId(1)));
@@ -142,7 +147,8 @@ impl History {
     /// [`RecordError::CallId`] if its calls have an empty or repeated id. Nothing changes.
     ///
     /// ```
-    /// use favur_context::{fuzzy, History, RecordError};
+    /// use favur_context::store::RecordError;
+    /// use favur_context::{fuzzy, History};
     /// let mut a = History::new();
     /// a.append(fuzzy!(user: "one"));
     /// a.append(fuzzy!(user: "two"));
@@ -241,7 +247,9 @@ impl History {
     /// [`RecordError::Compaction`] saying why it does not apply, naming the entry.
     ///
     /// ```
-    /// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
+    /// use favur_context::compact::{ApplyError, Compaction, Edit};
+    /// use favur_context::store::RecordError;
+    /// use favur_context::{EntryId, History};
     /// let err = History::new().check(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(3) }], usage_after: None }).unwrap_err();
     /// assert!(matches!(err, RecordError::Compaction(ApplyError::NotInView { .. })));
     /// ```
@@ -280,7 +288,7 @@ impl History {
 
     /// Commits a compaction checked against this history as it is now: the view becomes
     /// the one it derives, its summaries are recorded, and (with an
-    /// [`Originals`](crate::Originals) reader) the originals that left the view are
+    /// [`Originals`](crate::store::Originals) reader) the originals that left the view are
     /// evicted from memory.
     ///
     /// # Errors
@@ -289,7 +297,9 @@ impl History {
     /// made on another history (a clone included). Nothing changes.
     ///
     /// ```
-    /// use favur_context::{fuzzy, Compaction, History, RecordError};
+    /// use favur_context::compact::Compaction;
+    /// use favur_context::store::RecordError;
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let checked = h.check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
     /// h.append(fuzzy!(user: "moved on"));
@@ -337,8 +347,11 @@ impl History {
     /// The [`recall`](History::recall) error of a summary this history cannot read.
     ///
     /// ```
-    /// use favur_context::{fuzzy, ApplyError, CallSite, Compaction, Edit, Entry, EntryKind};
-    /// use favur_context::{History, Message, RecordError, Retention};
+    /// use favur_context::compact::{ApplyError, Compaction, Edit};
+    /// use favur_context::message::{CallSite, EntryKind};
+    /// use favur_context::{fuzzy, Entry};
+    /// use favur_context::store::RecordError;
+    /// use favur_context::{History, Message, Retention};
     /// let mut h = History::new();
     /// let old = h.append(fuzzy!(user: "a long exchange"));
     /// let mut copy = h.clone();
@@ -368,7 +381,8 @@ impl History {
     /// [`check`](History::check) then [`commit`](History::commit). All or nothing.
     ///
     /// ```
-    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "old"));
     /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();

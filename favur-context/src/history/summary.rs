@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::model::entry::{Entry, EntryId};
 
-/// The summary an [`Edit::Summarize`](crate::Edit::Summarize) writes.
+/// The summary an [`Edit::Summarize`](crate::compact::Edit::Summarize) writes.
 ///
 /// A record built to be applied (by a compactor, by hand, read back from a journal or a
 /// document) holds the summary entry itself. Once a history has recorded it, the
@@ -19,8 +19,10 @@ use crate::model::entry::{Entry, EntryId};
 /// entries are.
 ///
 /// ```
-/// use favur_context::{fuzzy, Compaction, Edit, History, Summary};
-/// use favur_context::{CallSite, Entry, EntryKind, Message, Retention};
+/// use favur_context::compact::{Compaction, Edit, Summary};
+/// use favur_context::{fuzzy, History};
+/// use favur_context::message::{CallSite, EntryKind};
+/// use favur_context::{Entry, Message, Retention};
 /// let mut h = History::new();
 /// let old = h.append(fuzzy!(user: "a long exchange"));
 /// let entry = Entry::new(h.next_id(), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
@@ -50,7 +52,9 @@ impl Summary {
     /// The summary entry's id.
     ///
     /// ```
-    /// use favur_context::{CallSite, Entry, EntryId, EntryKind, Message, Retention, Summary};
+    /// use favur_context::compact::Summary;
+    /// use favur_context::message::{CallSite, EntryKind};
+    /// use favur_context::{Entry, EntryId, Message, Retention};
     /// let e = Entry::new(EntryId(4), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
     ///     EntryKind::Summary { replaces: vec![EntryId(1)] }, Message::user("gist"));
     /// assert_eq!(Summary::from(e).id(), EntryId(4));
@@ -66,7 +70,9 @@ impl Summary {
     /// read those with [`History::recall`](crate::History::recall)).
     ///
     /// ```
-    /// use favur_context::{CallSite, Entry, EntryId, EntryKind, Message, Retention, Summary};
+    /// use favur_context::compact::Summary;
+    /// use favur_context::message::{CallSite, EntryKind};
+    /// use favur_context::{Entry, EntryId, Message, Retention};
     /// let e = Entry::new(EntryId(4), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
     ///     EntryKind::Summary { replaces: vec![EntryId(1)] }, Message::user("gist"));
     /// assert_eq!(Summary::from(e).entry().unwrap().message().text(), "gist");

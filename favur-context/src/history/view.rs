@@ -21,7 +21,8 @@ pub(crate) use derive::derive;
 /// One item of the view: an entry, the form it is shown in, and what it costs.
 ///
 /// ```
-/// use favur_context::{fuzzy, Form, History};
+/// use favur_context::render::Form;
+/// use favur_context::{fuzzy, History};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "hello"));
 /// let item = &h.view().items()[0];
@@ -219,7 +220,8 @@ impl View {
     /// Whether the view is empty.
     ///
     /// ```
-    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "hi"));
     /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
@@ -233,7 +235,8 @@ impl View {
     /// Sum of the items' token counts (without framing), kept up to date on every change.
     ///
     /// ```
-    /// use favur_context::{fuzzy, Compaction, Edit, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let a = h.append(fuzzy!(user: "one two three"));
     /// h.append(fuzzy!(user: "four"));
@@ -287,7 +290,8 @@ impl View {
 /// One change a compaction makes to the view.
 ///
 /// ```
-/// use favur_context::{Edit, EntryId};
+/// use favur_context::compact::Edit;
+/// use favur_context::EntryId;
 /// let edit = Edit::Drop { id: EntryId(4) };
 /// assert_eq!(serde_json::to_string(&edit).unwrap(), r#"{"drop":{"id":4}}"#);
 /// ```
@@ -322,7 +326,8 @@ pub enum Edit {
 /// in one batch. The history is never edited; only the view is derived anew.
 ///
 /// ```
-/// use favur_context::{Compaction, Edit, EntryId};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::EntryId;
 /// let c = Compaction { tier: 2, edits: vec![Edit::Drop { id: EntryId(0) }], usage_after: None };
 /// let json = serde_json::to_string(&c).unwrap(); // as a journal records it
 /// assert_eq!(json, r#"{"tier":2,"edits":[{"drop":{"id":0}}]}"#);
@@ -346,7 +351,9 @@ pub struct Compaction {
 /// returned.
 ///
 /// ```
-/// use favur_context::{ApplyError, Compaction, Edit, EntryId, History, RecordError};
+/// use favur_context::compact::{ApplyError, Compaction, Edit};
+/// use favur_context::store::RecordError;
+/// use favur_context::{EntryId, History};
 /// let mut h = History::new();
 /// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(9) }], usage_after: None }).unwrap_err();
 /// assert_eq!(err, RecordError::Compaction(ApplyError::NotInView { id: EntryId(9) }));

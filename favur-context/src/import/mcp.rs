@@ -6,7 +6,7 @@
 //! | MCP content | in the result |
 //! |---|---|
 //! | `text` | its text, verbatim |
-//! | `image` | an [`Image`](crate::Part::Image) part after the result (base64, as sent): a format that cannot carry it there sends a note saying what was there |
+//! | `image` | an [`Image`](crate::message::Part::Image) part after the result (base64, as sent): a format that cannot carry it there sends a note saying what was there |
 //! | `audio` | a visible mention: `[audio: audio/wav, 3 bytes]` (the model has no audio part) |
 //! | `resource_link` | a visible handle `[resource_link: name <uri> (mimeType)]` (and its description), and the link itself kept in the message extension [`RESOURCE_LINKS`] (uri, name, mimeType, the visible text) |
 //! | `resource` with `text` | a header `[resource <uri> (mimeType)]` and the text, verbatim |

@@ -138,7 +138,7 @@ impl fmt::Display for Format {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ParseOptions {
     /// Keep tool-call arguments that are not valid JSON verbatim (as
-    /// [`Arguments::Invalid`](crate::Arguments::Invalid)) instead of rejecting the transcript. Models do produce
+    /// [`Arguments::Invalid`](crate::message::Arguments::Invalid)) instead of rejecting the transcript. Models do produce
     /// such calls; the default rejects them as malformed input.
     pub keep_invalid_arguments: bool,
 }
@@ -280,7 +280,8 @@ impl Decision {
     /// Gives the message a [supersession key](crate::Classified::with_key).
     ///
     /// ```
-    /// use favur_context::{import::Decision, Retention};
+    /// use favur_context::import::Decision;
+    /// use favur_context::Retention;
     /// assert_eq!(Decision::from(Retention::Strict).with_key("src/a.rs").key.as_deref(), Some("src/a.rs"));
     /// ```
     pub fn with_key(mut self, key: impl Into<String>) -> Self {
@@ -291,7 +292,8 @@ impl Decision {
     /// Names the rule that chose the class.
     ///
     /// ```
-    /// use favur_context::{import::Decision, Retention};
+    /// use favur_context::import::Decision;
+    /// use favur_context::Retention;
     /// assert!(Decision::from(Retention::Strict).with_rule("task").rule.is_some());
     /// ```
     pub fn with_rule(mut self, rule: impl Into<Cow<'static, str>>) -> Self {
@@ -302,7 +304,8 @@ impl Decision {
     /// Pins the message: it is recorded with [`History::pin`](crate::History::pin).
     ///
     /// ```
-    /// use favur_context::{import::Decision, Retention};
+    /// use favur_context::import::Decision;
+    /// use favur_context::Retention;
     /// assert!(Decision::from(Retention::Strict).pinned().pin);
     /// ```
     pub fn pinned(mut self) -> Self {

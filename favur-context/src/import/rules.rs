@@ -54,7 +54,7 @@
 //! file classifies an import directly.
 //!
 //! ```
-//! use favur_context::rules::{MessageFacts, Rules};
+//! use favur_context::import::rules::{MessageFacts, Rules};
 //! use favur_context::{Retention, Role};
 //!
 //! let rules = Rules::from_toml(r#"
@@ -72,7 +72,7 @@
 //! let decision = rules.classify(&ls).expect("a rule matches");
 //! assert_eq!(decision.class, Retention::Forgettable);
 //! assert_eq!(decision.rule.as_deref(), Some("listings"));
-//! # Ok::<(), favur_context::rules::RulesError>(())
+//! # Ok::<(), favur_context::import::rules::RulesError>(())
 //! ```
 
 use std::path::Path;
@@ -94,11 +94,11 @@ use parse::{invalid_value, line_column, parse_class, parse_rule, type_name};
 /// A parsed, validated rules file.
 ///
 /// ```
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// let rules = Rules::from_toml("default = \"fuzzy\"\n[[rule]]\nname = \"all\"\nclass = \"strict\"\n")?;
 /// assert_eq!(rules.len(), 1);
 /// assert_eq!(rules.default_class(), Some(favur_context::Retention::Fuzzy));
-/// # Ok::<(), favur_context::rules::RulesError>(())
+/// # Ok::<(), favur_context::import::rules::RulesError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Rules {
@@ -109,12 +109,12 @@ pub struct Rules {
 /// One rule of a rules file.
 ///
 /// ```
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// let rules = Rules::from_toml("[[rule]]\nname = \"tests\"\ncommand = \"pytest\"\nclass = \"strict\"\n")?;
 /// let rule = &rules.rules()[0];
 /// assert_eq!(rule.name(), "tests");
 /// assert_eq!(rule.class(), favur_context::Retention::Strict);
-/// # Ok::<(), favur_context::rules::RulesError>(())
+/// # Ok::<(), favur_context::import::rules::RulesError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Rule {
@@ -133,7 +133,7 @@ impl Rule {
     /// The rule's name (its "append site" in replay reports).
     ///
     /// ```
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
     /// assert_eq!(rules.rules()[0].name(), "a");
     /// ```
     pub fn name(&self) -> &str {
@@ -143,7 +143,7 @@ impl Rule {
     /// The class the rule gives.
     ///
     /// ```
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
     /// assert_eq!(rules.rules()[0].class(), favur_context::Retention::Fuzzy);
     /// ```
     pub fn class(&self) -> Retention {
@@ -154,7 +154,7 @@ impl Rule {
     /// [`History::pin`](crate::History::pin), shown verbatim in place in every request.
     ///
     /// ```
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"task\"\nrole = \"user\"\nfirst = true\npin = true\nclass = \"strict\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"task\"\nrole = \"user\"\nfirst = true\npin = true\nclass = \"strict\"\n").unwrap();
     /// assert!(rules.rules()[0].pin());
     /// ```
     pub fn pin(&self) -> bool {
@@ -164,12 +164,12 @@ impl Rule {
     /// Whether every matcher of this rule matches `facts`.
     ///
     /// ```
-    /// use favur_context::rules::{MessageFacts, Rules};
+    /// use favur_context::import::rules::{MessageFacts, Rules};
     /// use favur_context::Role;
     /// let rules = Rules::from_toml("[[rule]]\nname = \"a\"\nrole = [\"user\", \"system\"]\nclass = \"strict\"\n")?;
     /// assert!(rules.rules()[0].matches(&MessageFacts::new(0, Role::User)));
     /// assert!(!rules.rules()[0].matches(&MessageFacts::new(1, Role::Tool)));
-    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
     /// ```
     pub fn matches(&self, facts: &MessageFacts<'_>) -> bool {
         if let Some(roles) = &self.roles
@@ -195,7 +195,7 @@ impl Rule {
 /// What a rule can see of one message.
 ///
 /// ```
-/// use favur_context::rules::MessageFacts;
+/// use favur_context::import::rules::MessageFacts;
 /// use favur_context::Role;
 /// let facts = MessageFacts::new(7, Role::Tool).with_tool("bash").with_command("pytest -x");
 /// assert_eq!(facts.command, Some("pytest -x"));
@@ -224,7 +224,7 @@ impl<'a> MessageFacts<'a> {
     /// Facts with only a position and a role.
     ///
     /// ```
-    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::User);
+    /// let f = favur_context::import::rules::MessageFacts::new(0, favur_context::Role::User);
     /// assert!(f.tool.is_none());
     /// ```
     pub fn new(index: usize, role: Role) -> Self {
@@ -242,7 +242,7 @@ impl<'a> MessageFacts<'a> {
     /// As the first message of its role in its transcript.
     ///
     /// ```
-    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::User).first_of_role();
+    /// let f = favur_context::import::rules::MessageFacts::new(0, favur_context::Role::User).first_of_role();
     /// assert!(f.first);
     /// ```
     pub fn first_of_role(mut self) -> Self {
@@ -253,7 +253,7 @@ impl<'a> MessageFacts<'a> {
     /// With the tool name.
     ///
     /// ```
-    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::Tool).with_tool("bash");
+    /// let f = favur_context::import::rules::MessageFacts::new(0, favur_context::Role::Tool).with_tool("bash");
     /// assert_eq!(f.tool, Some("bash"));
     /// ```
     pub fn with_tool(mut self, tool: &'a str) -> Self {
@@ -264,7 +264,7 @@ impl<'a> MessageFacts<'a> {
     /// With the command.
     ///
     /// ```
-    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::Tool).with_command("ls");
+    /// let f = favur_context::import::rules::MessageFacts::new(0, favur_context::Role::Tool).with_command("ls");
     /// assert_eq!(f.command, Some("ls"));
     /// ```
     pub fn with_command(mut self, command: &'a str) -> Self {
@@ -275,7 +275,7 @@ impl<'a> MessageFacts<'a> {
     /// With the raw JSON arguments.
     ///
     /// ```
-    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::Tool).with_arguments("{}");
+    /// let f = favur_context::import::rules::MessageFacts::new(0, favur_context::Role::Tool).with_arguments("{}");
     /// assert_eq!(f.arguments, Some("{}"));
     /// ```
     pub fn with_arguments(mut self, arguments: &'a str) -> Self {
@@ -286,7 +286,7 @@ impl<'a> MessageFacts<'a> {
     /// With the text (shown in excerpts when nothing matches).
     ///
     /// ```
-    /// let f = favur_context::rules::MessageFacts::new(0, favur_context::Role::User).with_text("hi");
+    /// let f = favur_context::import::rules::MessageFacts::new(0, favur_context::Role::User).with_text("hi");
     /// assert_eq!(f.text, "hi");
     /// ```
     pub fn with_text(mut self, text: &'a str) -> Self {
@@ -299,8 +299,8 @@ impl<'a> MessageFacts<'a> {
 /// object, else the raw arguments.
 ///
 /// ```
-/// use favur_context::Arguments;
-/// use favur_context::rules::command_of;
+/// use favur_context::message::Arguments;
+/// use favur_context::import::rules::command_of;
 /// assert_eq!(command_of(&Arguments::parse(r#"{"command":"ls -la"}"#)), "ls -la");
 /// assert_eq!(command_of(&Arguments::parse(r#"{"path":"a.rs"}"#)), r#"{"path":"a.rs"}"#);
 /// ```
@@ -319,7 +319,7 @@ pub use crate::import::Decision;
 /// A rule of a [`Rules`] file, or its explicit default.
 ///
 /// ```
-/// use favur_context::rules::RuleRef;
+/// use favur_context::import::rules::RuleRef;
 /// assert_ne!(RuleRef::Rule(0), RuleRef::Default);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -333,7 +333,7 @@ pub enum RuleRef {
 /// Name under which the default class appears in reports.
 ///
 /// ```
-/// assert_eq!(favur_context::rules::DEFAULT_RULE_NAME, "(default)");
+/// assert_eq!(favur_context::import::rules::DEFAULT_RULE_NAME, "(default)");
 /// ```
 pub const DEFAULT_RULE_NAME: &str = "(default)";
 
@@ -341,7 +341,7 @@ impl Rules {
     /// Parses and validates a rules file's text.
     ///
     /// ```
-    /// use favur_context::rules::{Rules, RulesError};
+    /// use favur_context::import::rules::{Rules, RulesError};
     /// let err = Rules::from_toml("[[rule]]\nname = \"a\"\n").unwrap_err();
     /// assert!(matches!(err, RulesError::MissingField { rule: 1, .. }));
     /// assert_eq!(err.to_string(), "rule 1 (`a`): missing field `class`");
@@ -408,7 +408,7 @@ impl Rules {
     /// Reads and parses a rules file.
     ///
     /// ```
-    /// use favur_context::rules::{Rules, RulesError};
+    /// use favur_context::import::rules::{Rules, RulesError};
     /// let err = Rules::load("/no/such/rules.toml").unwrap_err();
     /// assert!(matches!(err, RulesError::Io { .. }));
     /// ```
@@ -424,7 +424,7 @@ impl Rules {
     /// The rules, in order.
     ///
     /// ```
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
     /// assert_eq!(rules.rules().len(), 1);
     /// ```
     pub fn rules(&self) -> &[Rule] {
@@ -434,7 +434,7 @@ impl Rules {
     /// Number of rules.
     ///
     /// ```
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
     /// assert!(!rules.is_empty());
     /// ```
     pub fn len(&self) -> usize {
@@ -444,7 +444,7 @@ impl Rules {
     /// Whether there are no rules (never true for a parsed file).
     ///
     /// ```
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
     /// assert!(!rules.is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -454,7 +454,7 @@ impl Rules {
     /// The explicit default class, if the file names one.
     ///
     /// ```
-    /// # let rules = favur_context::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
+    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
     /// assert_eq!(rules.default_class(), None);
     /// ```
     pub fn default_class(&self) -> Option<Retention> {
@@ -464,7 +464,7 @@ impl Rules {
     /// The name of a rule, or [`DEFAULT_RULE_NAME`] for the default.
     ///
     /// ```
-    /// use favur_context::rules::{RuleRef, Rules, DEFAULT_RULE_NAME};
+    /// use favur_context::import::rules::{RuleRef, Rules, DEFAULT_RULE_NAME};
     /// # let rules = Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n").unwrap();
     /// assert_eq!(rules.rule_name(RuleRef::Rule(0)), "a");
     /// assert_eq!(rules.rule_name(RuleRef::Default), DEFAULT_RULE_NAME);
@@ -479,12 +479,12 @@ impl Rules {
     /// The first rule matching `facts`, or the default; `None` if neither.
     ///
     /// ```
-    /// use favur_context::rules::{MessageFacts, Rules};
+    /// use favur_context::import::rules::{MessageFacts, Rules};
     /// use favur_context::Role;
     /// let rules = Rules::from_toml("[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
     /// assert!(rules.classify(&MessageFacts::new(0, Role::User)).is_some());
     /// assert!(rules.classify(&MessageFacts::new(1, Role::Assistant)).is_none());
-    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
     /// ```
     pub fn classify(&self, facts: &MessageFacts<'_>) -> Option<Decision> {
         self.rule_for(facts).map(|rule| Decision {
@@ -496,12 +496,12 @@ impl Rules {
     /// The rule that decides for `facts`: the first that matches, else the default.
     ///
     /// ```
-    /// use favur_context::rules::{MessageFacts, RuleRef, Rules};
+    /// use favur_context::import::rules::{MessageFacts, RuleRef, Rules};
     /// use favur_context::Role;
     /// let rules = Rules::from_toml("default = \"fuzzy\"\n[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
     /// assert_eq!(rules.rule_for(&MessageFacts::new(0, Role::User)), Some(RuleRef::Rule(0)));
     /// assert_eq!(rules.rule_for(&MessageFacts::new(1, Role::Tool)), Some(RuleRef::Default));
-    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
     /// ```
     pub fn rule_for(&self, facts: &MessageFacts<'_>) -> Option<RuleRef> {
         match self.rules.iter().position(|r| r.matches(facts)) {
@@ -514,11 +514,11 @@ impl Rules {
     /// never pins). A rule this file does not have gives the default class, or strict.
     ///
     /// ```
-    /// use favur_context::rules::{RuleRef, Rules};
+    /// use favur_context::import::rules::{RuleRef, Rules};
     /// let rules = Rules::from_toml("[[rule]]\nname = \"task\"\npin = true\nclass = \"strict\"\n")?;
     /// let d = rules.decision(RuleRef::Rule(0));
     /// assert_eq!((d.rule.as_deref(), d.pin), (Some("task"), true));
-    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
     /// ```
     pub fn decision(&self, rule: RuleRef) -> Decision {
         let (class, pin) = match rule {
@@ -541,12 +541,12 @@ impl Rules {
     /// holds no path.
     ///
     /// ```
-    /// use favur_context::rules::{MessageFacts, RuleRef, Rules};
+    /// use favur_context::import::rules::{MessageFacts, RuleRef, Rules};
     /// use favur_context::Role;
     /// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nkey = \"path\"\nclass = \"strict\"\n")?;
     /// let facts = MessageFacts::new(4, Role::Tool).with_command("cd /repo && sed -n '10,40p' src/app.py");
     /// assert_eq!(rules.key_for(RuleRef::Rule(0), &facts).as_deref(), Some("src/app.py"));
-    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
     /// ```
     pub fn key_for(&self, rule: RuleRef, facts: &MessageFacts<'_>) -> Option<String> {
         let RuleRef::Rule(i) = rule else {
@@ -562,14 +562,14 @@ impl Rules {
     /// Classifies every message, or lists every message no rule matched.
     ///
     /// ```
-    /// use favur_context::rules::{MessageFacts, Rules};
+    /// use favur_context::import::rules::{MessageFacts, Rules};
     /// use favur_context::Role;
     /// let rules = Rules::from_toml("[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
     /// let facts = [MessageFacts::new(0, Role::User), MessageFacts::new(1, Role::Assistant).with_text("ok")];
     /// let err = rules.classify_all(&facts).unwrap_err();
     /// assert_eq!(err.messages.len(), 1);
     /// assert_eq!(err.messages[0].index, 1);
-    /// # Ok::<(), favur_context::rules::RulesError>(())
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
     /// ```
     pub fn classify_all(&self, facts: &[MessageFacts<'_>]) -> Result<Vec<Decision>, Unmatched> {
         let mut out = Vec::with_capacity(facts.len());

@@ -10,10 +10,10 @@ use crate::history::view::ApplyError;
 use crate::model::entry::EntryId;
 
 /// What is wrong with a damaged journal line. Carried by [`JournalError::Corrupt`] and
-/// [`Salvaged`](crate::Salvaged).
+/// [`Salvaged`](crate::journal::Salvaged).
 ///
 /// ```
-/// use favur_context::Corruption;
+/// use favur_context::journal::Corruption;
 /// let c = Corruption::UnknownRecord { kind: "snapshot".into() };
 /// assert_eq!(c.to_string(), "unknown record type `snapshot`");
 /// ```
@@ -32,7 +32,7 @@ pub enum Corruption {
         /// The parser's message.
         message: String,
     },
-    /// The line is longer than the limit ([`OpenOptions::max_line_bytes`](crate::OpenOptions::max_line_bytes)).
+    /// The line is longer than the limit ([`OpenOptions::max_line_bytes`](crate::journal::OpenOptions::max_line_bytes)).
     #[error("line longer than the limit of {limit} bytes")]
     LineTooLong {
         /// The limit in force.
@@ -146,7 +146,7 @@ pub(super) fn fmt_id(id: Option<EntryId>) -> String {
 /// Why a journal could not be opened or written.
 ///
 /// ```
-/// use favur_context::{JournalError, JournaledHistory};
+/// use favur_context::journal::{JournalError, JournaledHistory};
 /// let dir = std::env::temp_dir().join(format!("favur-doc-err-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let path = dir.join("history.jsonl");
@@ -184,7 +184,7 @@ pub enum JournalError {
         found: u64,
     },
     /// The journal was counted with another token counter than the one given
-    /// ([`OpenOptions::counter`](crate::OpenOptions::counter)). Nothing was loaded.
+    /// ([`OpenOptions::counter`](crate::journal::OpenOptions::counter)). Nothing was loaded.
     #[error("journal {} was counted with `{recorded}`, not `{given}`; open it with that counter", path.display())]
     Counter {
         /// The journal file.
@@ -195,7 +195,7 @@ pub enum JournalError {
         given: String,
     },
     /// A line in the journal is damaged. Nothing was loaded; open with
-    /// [`OpenOptions::salvage`](crate::OpenOptions::salvage) to load everything before it.
+    /// [`OpenOptions::salvage`](crate::journal::OpenOptions::salvage) to load everything before it.
     #[error("journal {} is damaged at line {line} (byte offset {offset}): {problem}; nothing was loaded (`OpenOptions::salvage(true)` loads everything before it)", path.display())]
     Corrupt {
         /// The journal file.

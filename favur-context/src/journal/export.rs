@@ -23,7 +23,9 @@ use std::collections::HashMap;
 /// [`io::ErrorKind::Other`]).
 ///
 /// ```
-/// use favur_context::{export_journal, fuzzy, strict, Compaction, Edit, History};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::journal::export_journal;
+/// use favur_context::{fuzzy, strict, History};
 /// let mut h = History::new();
 /// h.pin(strict!(system: "sys"));
 /// let old = h.append(fuzzy!(user: "old"));

@@ -15,7 +15,7 @@ use crate::model::retention::Retention;
 pub(crate) struct Header {
     pub(crate) format: u32,
     pub(crate) framing_tokens: u32,
-    /// The token counter's id ([`TokenCounter::id`](crate::TokenCounter::id)); absent in
+    /// The token counter's id ([`TokenCounter::id`](crate::tokens::TokenCounter::id)); absent in
     /// older journals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) counter: Option<String>,

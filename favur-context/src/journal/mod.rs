@@ -17,7 +17,7 @@
 //! | then | `{"entry":{"id":0,"retention":"strict","tokens":5,"site":{...},"kind":"pinned","message":{...}}}` | an entry appended or pinned (`kind` is absent for an appended entry), exactly as [`Entry`](crate::Entry) serializes |
 //! | then | `{"batch":[{...entry...},{...entry...}]}` | several entries recorded all or none ([`Store::record`]), each as in an `entry` record |
 //! | then | `{"keyed":{"key":"resp_1","entries":[{...entry...}]}}` | one or more entries recorded all or none under an idempotency key ([`Store::record_once`]); a key appears once per journal |
-//! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`](crate::Compaction) applied, exactly as it serializes; its summaries carry their ids |
+//! | then | `{"compaction":{"tier":2,"edits":[...]}}` | a [`Compaction`] applied, exactly as it serializes; its summaries carry their ids |
 //!
 //! Entry records carry ids 0, 1, 2, ... in order, except the ids taken by the summaries
 //! of a compaction record, which are the next ids when that record is applied. Records
@@ -86,7 +86,7 @@ use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
-use crate::store::Store;
+use crate::store_trait::Store;
 pub(crate) use format::{Header, RecordOut, RequestOverhead};
 use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
@@ -110,7 +110,9 @@ use writer::Writer;
 /// helper given `journal.history()` sees every original).
 ///
 /// ```
-/// use favur_context::{fuzzy, strict, Compaction, Edit, JournaledHistory, Store};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::journal::JournaledHistory;
+/// use favur_context::{fuzzy, strict, Store};
 /// let path = std::env::temp_dir().join(format!("favur-doc-jh-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = JournaledHistory::open(&path)?;
@@ -126,19 +128,19 @@ use writer::Writer;
 /// assert_eq!(reopened.history().len(), 2);
 /// assert!(reopened.history().view().is_empty());
 /// # drop(reopened); std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), favur_context::JournalError>(())
+/// # Ok::<(), favur_context::journal::JournalError>(())
 /// ```
 ///
 /// A second writer is refused:
 ///
 /// ```
-/// use favur_context::{JournalError, JournaledHistory};
+/// use favur_context::journal::{JournalError, JournaledHistory};
 /// let path = std::env::temp_dir().join(format!("favur-doc-lock-{}.jsonl", std::process::id()));
 /// let first = JournaledHistory::open(&path)?;
 /// let err = JournaledHistory::open(&path).unwrap_err();
 /// assert!(matches!(err, JournalError::Locked { .. }));
 /// # drop(first); std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), favur_context::JournalError>(())
+/// # Ok::<(), favur_context::journal::JournalError>(())
 /// ```
 pub struct JournaledHistory {
     history: History,
@@ -166,11 +168,11 @@ impl JournaledHistory {
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-o-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(h.history().is_empty());
     /// assert!(h.report().created);
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<JournaledHistory, JournalError> {
         OpenOptions::new().open(path)
@@ -180,7 +182,9 @@ impl JournaledHistory {
     /// the default [`OpenOptions`]: see [`OpenOptions::open_or_create`].
     ///
     /// ```
-    /// use favur_context::{strict, JournaledHistory, NewEntry};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::journal::JournaledHistory;
+    /// use favur_context::strict;
     /// let path = std::env::temp_dir().join(format!("favur-doc-jooc-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
     /// for _run in 0..3 {
@@ -188,7 +192,7 @@ impl JournaledHistory {
     ///     assert_eq!(h.history().pinned().len(), 1);
     /// }
     /// # std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn open_or_create(
         path: impl AsRef<Path>,
@@ -341,10 +345,10 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-hist-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(h.history().view().is_empty());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn history(&self) -> &History {
         &self.history
@@ -362,14 +366,14 @@ impl JournaledHistory {
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-ovh-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
-    /// let mut h = favur_context::JournaledHistory::open(&path)?;
+    /// let mut h = favur_context::journal::JournaledHistory::open(&path)?;
     /// h.set_request_overhead_tokens(300)?;
     /// assert_eq!(h.history().usage_tokens(), 300);
     /// drop(h);
-    /// let again = favur_context::JournaledHistory::open(&path)?;
+    /// let again = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert_eq!(again.history().request_overhead_tokens(), 300);
     /// # drop(again); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), JournalError> {
         self.writer.usable()?;
@@ -389,10 +393,10 @@ impl JournaledHistory {
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-rep-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(h.report().is_clean());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn report(&self) -> &OpenReport {
         &self.report
@@ -402,10 +406,10 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-path-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert_eq!(h.path(), path);
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn path(&self) -> &Path {
         &self.writer.path
@@ -415,10 +419,10 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-dur-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
-    /// assert_eq!(h.durability(), favur_context::Durability::Flush);
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
+    /// assert_eq!(h.durability(), favur_context::journal::Durability::Flush);
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn durability(&self) -> Durability {
         self.writer.durability
@@ -429,10 +433,10 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-poi-{}.jsonl", std::process::id()));
-    /// let h = favur_context::JournaledHistory::open(&path)?;
+    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
     /// assert!(!h.is_poisoned());
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn is_poisoned(&self) -> bool {
         self.writer.is_poisoned()
@@ -442,10 +446,10 @@ impl JournaledHistory {
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("favur-doc-sync-{}.jsonl", std::process::id()));
-    /// let mut h = favur_context::JournaledHistory::open(&path)?;
+    /// let mut h = favur_context::journal::JournaledHistory::open(&path)?;
     /// h.sync()?;
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn sync(&mut self) -> Result<(), JournalError> {
         self.writer.sync()

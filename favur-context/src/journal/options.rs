@@ -14,7 +14,7 @@ use crate::tokens::counter::{HeuristicCounter, TokenCounter};
 /// The journal format version this library writes and reads.
 ///
 /// ```
-/// use favur_context::{JournalError, OpenOptions, JOURNAL_FORMAT};
+/// use favur_context::journal::{JournalError, OpenOptions, JOURNAL_FORMAT};
 /// let header = |v: u32| format!("{{\"journal\":{{\"format\":{v},\"framing_tokens\":4}}}}\n");
 /// assert!(OpenOptions::new().read(header(JOURNAL_FORMAT).as_bytes()).is_ok());
 /// let newer = OpenOptions::new().read(header(JOURNAL_FORMAT + 1).as_bytes());
@@ -39,7 +39,7 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// last line off, and [`OpenOptions::salvage`] recovers from a damaged one.
 ///
 /// ```
-/// use favur_context::Durability;
+/// use favur_context::journal::Durability;
 /// assert_eq!(Durability::default(), Durability::Flush);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -59,11 +59,11 @@ pub enum Durability {
 /// ```
 /// let header = "{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n";
 /// let torn = format!("{header}{{\"entry\":{{\"id\":0");
-/// let (history, report) = favur_context::OpenOptions::new().read(torn.as_bytes())?;
+/// let (history, report) = favur_context::journal::OpenOptions::new().read(torn.as_bytes())?;
 /// let t = report.torn_tail.unwrap();
 /// assert_eq!((t.line, t.offset, t.bytes), (2, header.len() as u64, 16));
 /// assert!(history.is_empty());
-/// # Ok::<(), favur_context::JournalError>(())
+/// # Ok::<(), favur_context::journal::JournalError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TornTail {
@@ -78,7 +78,7 @@ pub struct TornTail {
 /// Damage that [`OpenOptions::salvage`] recovered from: everything before it was loaded.
 ///
 /// ```
-/// use favur_context::{Corruption, Salvaged};
+/// use favur_context::journal::{Corruption, Salvaged};
 /// let s = Salvaged { line: 5, offset: 300, problem: Corruption::NotARecord, moved_to: None, bytes: 40 };
 /// assert_eq!(s.line, 5);
 /// ```
@@ -100,7 +100,7 @@ pub struct Salvaged {
 /// What opening a journal found.
 ///
 /// ```
-/// let report = favur_context::OpenReport::default();
+/// let report = favur_context::journal::OpenReport::default();
 /// assert!(report.is_clean());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -120,7 +120,7 @@ impl OpenReport {
     /// Whether the journal opened without cutting or salvaging anything.
     ///
     /// ```
-    /// let report = favur_context::OpenReport { torn_tail: Some(favur_context::TornTail { line: 2, offset: 50, bytes: 3 }), ..Default::default() };
+    /// let report = favur_context::journal::OpenReport { torn_tail: Some(favur_context::journal::TornTail { line: 2, offset: 50, bytes: 3 }), ..Default::default() };
     /// assert!(!report.is_clean());
     /// ```
     pub fn is_clean(&self) -> bool {
@@ -131,7 +131,8 @@ impl OpenReport {
 /// How to open a journal: durability, fault handling, limits, token counter.
 ///
 /// ```
-/// use favur_context::{strict, Durability, OpenOptions, Store};
+/// use favur_context::journal::{Durability, OpenOptions};
+/// use favur_context::{strict, Store};
 /// let path = std::env::temp_dir().join(format!("favur-doc-opts-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = OpenOptions::new()
@@ -141,7 +142,7 @@ impl OpenReport {
 /// history.append(strict!(user: "keep this"))?;
 /// assert_eq!(history.durability(), Durability::SyncEvery(64));
 /// # drop(history); std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), favur_context::JournalError>(())
+/// # Ok::<(), favur_context::journal::JournalError>(())
 /// ```
 #[derive(Clone)]
 pub struct OpenOptions {
@@ -181,7 +182,7 @@ impl OpenOptions {
     /// [`DEFAULT_FRAMING_TOKENS`] for a new journal.
     ///
     /// ```
-    /// let o = favur_context::OpenOptions::new();
+    /// let o = favur_context::journal::OpenOptions::new();
     /// assert!(format!("{o:?}").contains("Flush"));
     /// ```
     pub fn new() -> Self {
@@ -202,7 +203,7 @@ impl OpenOptions {
         /// When writes are synced to disk (see [`Durability`]).
         ///
         /// ```
-        /// use favur_context::{Durability, OpenOptions};
+        /// use favur_context::journal::{Durability, OpenOptions};
         /// let o = OpenOptions::new().durability(Durability::SyncEach);
         /// assert!(format!("{o:?}").contains("SyncEach"));
         /// ```
@@ -214,7 +215,7 @@ impl OpenOptions {
         /// [`OpenReport::salvaged`] says so. Off by default.
         ///
         /// ```
-        /// let o = favur_context::OpenOptions::new().salvage(true);
+        /// let o = favur_context::journal::OpenOptions::new().salvage(true);
         /// assert!(format!("{o:?}").contains("salvage: true"));
         /// ```
         salvage(salvage: bool) => salvage;
@@ -223,7 +224,7 @@ impl OpenOptions {
         /// one is refused with [`JournalError::RecordTooLong`]). Capped at `u32::MAX`.
         ///
         /// ```
-        /// let o = favur_context::OpenOptions::new().max_line_bytes(4096);
+        /// let o = favur_context::journal::OpenOptions::new().max_line_bytes(4096);
         /// assert!(format!("{o:?}").contains("4096"));
         /// ```
         max_line_bytes(limit: usize) => max_line_bytes = limit.min(u32::MAX as usize - 1);
@@ -233,7 +234,7 @@ impl OpenOptions {
         /// the view, and [`History::recall`] reads evicted originals back from the file.
         ///
         /// ```
-        /// let o = favur_context::OpenOptions::new().keep_originals(true);
+        /// let o = favur_context::journal::OpenOptions::new().keep_originals(true);
         /// assert!(format!("{o:?}").contains("keep_originals: true"));
         /// ```
         keep_originals(keep: bool) => keep_originals;
@@ -242,7 +243,7 @@ impl OpenOptions {
         /// journal keeps the value in its header.
         ///
         /// ```
-        /// let o = favur_context::OpenOptions::new().framing_tokens(0);
+        /// let o = favur_context::journal::OpenOptions::new().framing_tokens(0);
         /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
         /// ```
         framing_tokens(framing: u32) => framing_tokens;
@@ -255,7 +256,7 @@ impl OpenOptions {
         ///
         /// ```
         /// # #[cfg(unix)] {
-        /// use favur_context::{JournalError, OpenOptions};
+        /// use favur_context::journal::{JournalError, OpenOptions};
         /// let dir = std::env::temp_dir().join(format!("favur-doc-link-{}", std::process::id()));
         /// std::fs::create_dir_all(&dir).unwrap();
         /// let (target, link) = (dir.join("real.jsonl"), dir.join("link.jsonl"));
@@ -275,7 +276,8 @@ impl OpenOptions {
         /// recounted with it (a journal recorded with another counter is refused).
         ///
         /// ```
-        /// use favur_context::{OpenOptions, TokenCounter};
+        /// use favur_context::journal::OpenOptions;
+        /// use favur_context::tokens::TokenCounter;
         /// struct Bytes;
         /// impl TokenCounter for Bytes { fn count_text(&self, t: &str) -> u32 { t.len() as u32 } }
         /// let o = OpenOptions::new().counter(Bytes);
@@ -294,7 +296,8 @@ impl OpenOptions {
     /// salvaging), [`JournalError::Io`] if the file cannot be read or written.
     ///
     /// ```
-    /// use favur_context::{fuzzy, OpenOptions, Store};
+    /// use favur_context::journal::OpenOptions;
+    /// use favur_context::{fuzzy, Store};
     /// let path = std::env::temp_dir().join(format!("favur-doc-open-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
     /// let mut h = OpenOptions::new().open(&path)?;
@@ -303,7 +306,7 @@ impl OpenOptions {
     /// let h = OpenOptions::new().open(&path)?;
     /// assert_eq!(h.history().recall(id).unwrap().message().text(), "hello");
     /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn open(&self, path: impl AsRef<Path>) -> Result<JournaledHistory, JournalError> {
         JournaledHistory::open_with(path.as_ref(), self, None)
@@ -321,7 +324,9 @@ impl OpenOptions {
     /// [`Store::record`](crate::Store::record) for the setup batch.
     ///
     /// ```
-    /// use favur_context::{strict, NewEntry, OpenOptions};
+    /// use favur_context::journal::OpenOptions;
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::strict;
     /// let path = std::env::temp_dir().join(format!("favur-doc-ooc-{}.jsonl", std::process::id()));
     /// # let _ = std::fs::remove_file(&path);
     /// let setup = || vec![
@@ -336,7 +341,7 @@ impl OpenOptions {
     /// assert_eq!(again.history().pinned().len(), 1); // one system prompt, not two
     /// assert_eq!(again.history().len(), 2);
     /// # drop(again); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn open_or_create(
         &self,

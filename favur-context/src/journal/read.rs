@@ -16,12 +16,12 @@ impl OpenOptions {
     /// [`salvage`](OpenOptions::salvage), damage ends the read and is reported.
     ///
     /// ```
-    /// use favur_context::OpenOptions;
+    /// use favur_context::journal::OpenOptions;
     /// let text = "{\"journal\":{\"format\":1,\"framing_tokens\":4}}\n{\"entry\":{\"id\":0,\"retention\":\"fuzzy\",\"tokens\":1,\"site\":{\"file\":\"a.rs\",\"line\":1,\"column\":1},\"message\":{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"hi\"}]}}}\n";
     /// let (history, report) = OpenOptions::new().read(text.as_bytes())?;
     /// assert_eq!(history.len(), 1);
     /// assert_eq!(report.records, 1);
-    /// # Ok::<(), favur_context::JournalError>(())
+    /// # Ok::<(), favur_context::journal::JournalError>(())
     /// ```
     pub fn read(&self, reader: impl Read) -> Result<(History, OpenReport), JournalError> {
         let path = Path::new("(reader)");
@@ -49,11 +49,12 @@ impl OpenOptions {
 }
 
 impl History {
-    /// Reads a journal (see [`JournaledHistory`](crate::JournaledHistory)) into a history holding every original,
+    /// Reads a journal (see [`JournaledHistory`](crate::journal::JournaledHistory)) into a history holding every original,
     /// with the default [`OpenOptions`]: shorthand for `OpenOptions::new().read(reader)`.
     ///
     /// ```
-    /// use favur_context::{History, JournalError};
+    /// use favur_context::journal::JournalError;
+    /// use favur_context::History;
     /// let err = History::from_journal("{\"journal\":{\"format\":2,\"framing_tokens\":4}}\n".as_bytes()).unwrap_err();
     /// assert!(matches!(err, JournalError::Version { found: 2, .. }));
     /// ```

@@ -64,7 +64,8 @@ impl Classified {
     /// sent to a provider.
     ///
     /// ```
-    /// use favur_context::{fuzzy, KEY_EXTENSION};
+    /// use favur_context::message::KEY_EXTENSION;
+    /// use favur_context::fuzzy;
     /// let view = fuzzy!(tool_result("c1"): "fn main() {{}}").with_key("src/main.rs");
     /// assert_eq!(view.key(), Some("src/main.rs"));
     /// assert_eq!(view.message().extensions[KEY_EXTENSION], "src/main.rs");
@@ -101,7 +102,8 @@ impl Classified {
     /// importers that record where a message came from.
     ///
     /// ```
-    /// use favur_context::{CallSite, Classified, Message, Retention};
+    /// use favur_context::message::CallSite;
+    /// use favur_context::{Classified, Message, Retention};
     /// let c = Classified::with_site(Message::user("x"), Retention::Fuzzy, CallSite::new("import", 1, 1));
     /// assert_eq!(c.site().file(), "import");
     /// ```
@@ -151,7 +153,8 @@ impl Message {
 /// appending them is a compile error.
 ///
 /// ```
-/// use favur_context::{strict, Classify, CallSite};
+/// use favur_context::message::CallSite;
+/// use favur_context::{strict, Classify};
 /// let c = strict!(user: "keep me").into_classified(CallSite::caller());
 /// assert_eq!(c.retention(), favur_context::Retention::Strict);
 /// ```

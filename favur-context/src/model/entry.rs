@@ -41,7 +41,8 @@ impl Entry {
     /// stores that create summary entries.
     ///
     /// ```
-    /// use favur_context::{CallSite, Entry, EntryId, EntryKind, Message, Retention};
+    /// use favur_context::message::{CallSite, EntryKind};
+    /// use favur_context::{Entry, EntryId, Message, Retention};
     /// let e = Entry::new(EntryId(0), Retention::Fuzzy, 3, CallSite::new("x.rs", 1, 1), EntryKind::Appended, Message::user("hi"));
     /// assert_eq!(e.tokens(), 3); // as given...
     /// let mut h = favur_context::History::new();
@@ -117,7 +118,8 @@ impl Entry {
     /// How it came to be recorded.
     ///
     /// ```
-    /// use favur_context::{fuzzy, EntryKind, History};
+    /// use favur_context::message::EntryKind;
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "x"));
     /// assert_eq!(h.recall(id).unwrap().kind(), &EntryKind::Appended);

@@ -11,7 +11,8 @@ use crate::model::entry_id::EntryId;
 /// How an entry came to be in the history.
 ///
 /// ```
-/// use favur_context::{EntryId, EntryKind};
+/// use favur_context::message::EntryKind;
+/// use favur_context::EntryId;
 /// let kind = EntryKind::Summary { replaces: vec![EntryId(3), EntryId(4)] };
 /// assert!(kind.is_summary());
 /// ```
@@ -35,7 +36,7 @@ impl EntryKind {
     /// Whether this is a summary.
     ///
     /// ```
-    /// assert!(!favur_context::EntryKind::Appended.is_summary());
+    /// assert!(!favur_context::message::EntryKind::Appended.is_summary());
     /// ```
     pub fn is_summary(&self) -> bool {
         matches!(self, EntryKind::Summary { .. })
@@ -111,7 +112,7 @@ mod tests {
         let btree = std::mem::size_of::<std::collections::BTreeMap<String, serde_json::Value>>();
         assert!(std::mem::size_of::<Entry>() <= 88 - btree + map);
         // A kept compaction record holds one edit per entry it drops.
-        assert!(std::mem::size_of::<crate::Edit>() <= 32);
+        assert!(std::mem::size_of::<crate::compact::Edit>() <= 32);
         let summary = EntryKind::Summary {
             replaces: vec![EntryId(1)],
         };

@@ -13,7 +13,7 @@ macro_rules! kind_impls {
             #[doc = concat!("A new ", stringify!($name), " with this text.")]
             ///
             /// ```
-            #[doc = concat!("let k = favur_context::kinds::", stringify!($name), "::new(\"", $example, "\");")]
+            #[doc = concat!("let k = favur_context::message::kinds::", stringify!($name), "::new(\"", $example, "\");")]
             #[doc = concat!("assert_eq!(k.text(), \"", $example, "\");")]
             /// ```
             pub fn new(text: impl Into<String>) -> Self {
@@ -23,7 +23,7 @@ macro_rules! kind_impls {
             /// Its text.
             ///
             /// ```
-            #[doc = concat!("assert_eq!(favur_context::kinds::", stringify!($name), "::new(\"x\").text(), \"x\");")]
+            #[doc = concat!("assert_eq!(favur_context::message::kinds::", stringify!($name), "::new(\"x\").text(), \"x\");")]
             /// ```
             pub fn text(&self) -> &str {
                 &self.text
@@ -50,7 +50,8 @@ macro_rules! kind_impls {
 /// `[quoted directive]`, and the `<directive>` tag is escaped everywhere else.
 ///
 /// ```
-/// use favur_context::{kinds::Directive, History, Retention, Role};
+/// use favur_context::message::kinds::Directive;
+/// use favur_context::{History, Retention, Role};
 /// let mut history = History::new();
 /// let id = history.append(Directive::new("Do not touch the public API."));
 /// let entry = history.recall(id).unwrap();
@@ -83,7 +84,8 @@ kind_impls!(
 /// whose text starts with `[progress]`, with the extension `"favur_kind": "progress"`.
 ///
 /// ```
-/// use favur_context::{kinds::ProgressNote, History, Retention, Role};
+/// use favur_context::message::kinds::ProgressNote;
+/// use favur_context::{History, Retention, Role};
 /// let mut history = History::new();
 /// let id = history.append(ProgressNote::new("reproduced the failure"));
 /// let entry = history.recall(id).unwrap();

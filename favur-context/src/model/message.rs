@@ -53,7 +53,7 @@ impl std::fmt::Display for Role {
 /// invalid JSON (kept verbatim so nothing is lost and the error can be reported).
 ///
 /// ```
-/// use favur_context::Arguments;
+/// use favur_context::message::Arguments;
 /// assert_eq!(Arguments::parse(r#"{"path":"src"}"#), Arguments::Json(serde_json::json!({"path": "src"})));
 /// assert_eq!(Arguments::parse("{oops"), Arguments::Invalid("{oops".to_owned()));
 /// ```
@@ -70,7 +70,7 @@ impl Arguments {
     /// Parses `raw` as JSON, keeping it verbatim as [`Arguments::Invalid`] if it is not.
     ///
     /// ```
-    /// use favur_context::Arguments;
+    /// use favur_context::message::Arguments;
     /// assert!(Arguments::parse("[1, 2]").as_json().is_some());
     /// assert!(Arguments::parse("[1, 2").as_json().is_none());
     /// ```
@@ -85,7 +85,7 @@ impl Arguments {
     /// The parsed value, if the arguments were valid JSON.
     ///
     /// ```
-    /// use favur_context::Arguments;
+    /// use favur_context::message::Arguments;
     /// assert_eq!(Arguments::parse("3").as_json(), Some(&serde_json::json!(3)));
     /// ```
     pub fn as_json(&self) -> Option<&Value> {
@@ -98,7 +98,7 @@ impl Arguments {
     /// The arguments as a JSON string: the serialized value, or the raw invalid text.
     ///
     /// ```
-    /// use favur_context::Arguments;
+    /// use favur_context::message::Arguments;
     /// assert_eq!(Arguments::parse(r#"{"a":1}"#).to_json_string(), r#"{"a":1}"#);
     /// assert_eq!(Arguments::parse("{a").to_json_string(), "{a");
     /// ```
@@ -155,7 +155,8 @@ impl ToolCall {
     /// A tool call; `arguments` may be a [`serde_json::Value`] or a JSON string.
     ///
     /// ```
-    /// use favur_context::{Arguments, ToolCall};
+    /// use favur_context::message::Arguments;
+    /// use favur_context::ToolCall;
     /// let call = ToolCall::new("c1", "read", r#"{"path":"a.rs"}"#);
     /// assert!(matches!(call.arguments, Arguments::Json(_)));
     /// ```
@@ -190,7 +191,8 @@ impl ToolCall {
 /// [`Store::record`](crate::Store::record), a journal or a JSON document read back).
 ///
 /// ```
-/// use favur_context::{CallIdError, Message, ToolCall};
+/// use favur_context::message::CallIdError;
+/// use favur_context::{Message, ToolCall};
 /// let twice = Message::assistant_calls(vec![ToolCall::new("c1", "ls", "{}"), ToolCall::new("c1", "rm", "{}")]);
 /// assert_eq!(twice.check_call_ids(), Err(CallIdError::Duplicate { id: "c1".into() }));
 /// ```
@@ -245,7 +247,7 @@ pub(crate) fn check_call_ids<'a>(
 /// The output of a tool call, answering it by id.
 ///
 /// ```
-/// use favur_context::ToolResult;
+/// use favur_context::message::ToolResult;
 /// let result = ToolResult { call_id: "c1".into(), content: "ok".into(), is_error: false };
 /// // `is_error` is left out when false.
 /// assert_eq!(serde_json::to_string(&result).unwrap(), r#"{"call_id":"c1","content":"ok"}"#);
@@ -268,7 +270,8 @@ pub struct ToolResult {
 /// [`From`]: `Part::from(call)`). The box changes nothing in how a part serializes.
 ///
 /// ```
-/// use favur_context::{Part, ToolCall};
+/// use favur_context::message::Part;
+/// use favur_context::ToolCall;
 /// let part = Part::Text("hello".into());
 /// assert_eq!(part.text(), Some("hello"));
 /// let call = Part::from(ToolCall::new("c1", "ls", "{}"));
@@ -296,7 +299,8 @@ impl From<ToolCall> for Part {
     /// A [`Part::ToolCall`].
     ///
     /// ```
-    /// use favur_context::{Part, ToolCall};
+    /// use favur_context::message::Part;
+    /// use favur_context::ToolCall;
     /// let part: Part = ToolCall::new("c1", "ls", "{}").into();
     /// assert!(matches!(part, Part::ToolCall(_)));
     /// ```
@@ -309,7 +313,7 @@ impl From<ToolResult> for Part {
     /// A [`Part::ToolResult`].
     ///
     /// ```
-    /// use favur_context::{Part, ToolResult};
+    /// use favur_context::message::{Part, ToolResult};
     /// let part = Part::from(ToolResult { call_id: "c1".into(), content: "ok".into(), is_error: false });
     /// assert!(matches!(part, Part::ToolResult(_)));
     /// ```
@@ -322,7 +326,7 @@ impl From<Reasoning> for Part {
     /// A [`Part::Reasoning`].
     ///
     /// ```
-    /// use favur_context::{Part, Reasoning};
+    /// use favur_context::message::{Part, Reasoning};
     /// let part = Part::from(Reasoning::anthropic("hmm", "sig"));
     /// assert!(matches!(part, Part::Reasoning(_)));
     /// ```
@@ -352,7 +356,7 @@ impl Part {
     /// The text of a text part.
     ///
     /// ```
-    /// use favur_context::Part;
+    /// use favur_context::message::Part;
     /// assert_eq!(Part::Text("x".into()).text(), Some("x"));
     /// ```
     pub fn text(&self) -> Option<&str> {
@@ -390,7 +394,8 @@ impl Message {
     /// A message with the given role and parts and no extensions.
     ///
     /// ```
-    /// use favur_context::{Message, Part, Role};
+    /// use favur_context::message::Part;
+    /// use favur_context::{Message, Role};
     /// let m = Message::new(Role::Assistant, vec![Part::Text("done".into())]);
     /// assert_eq!(m.text(), "done");
     /// ```
@@ -448,7 +453,8 @@ impl Message {
     /// history refuses one that fails this.
     ///
     /// ```
-    /// use favur_context::{CallIdError, Message, ToolCall};
+    /// use favur_context::message::CallIdError;
+    /// use favur_context::{Message, ToolCall};
     /// assert!(Message::assistant_calls(vec![ToolCall::new("a", "ls", "{}"), ToolCall::new("b", "ls", "{}")]).check_call_ids().is_ok());
     /// let empty = Message::assistant_calls(vec![ToolCall::new("", "ls", "{}")]);
     /// assert!(matches!(empty.check_call_ids(), Err(CallIdError::Empty { .. })));

@@ -7,9 +7,9 @@ use super::parts::{MediaSource, Provider};
 /// Why a reasoning or media part read back from outside is not well-formed.
 ///
 /// ```
-/// use favur_context::{Media, PartError, Part};
+/// use favur_context::message::{Media, PartError, Part};
 /// let bad = Part::Image(Box::new(Media::base64("", "AAAA")));
-/// assert_eq!(favur_context::check_part(&bad), Err(PartError::EmptyMediaType));
+/// assert_eq!(favur_context::message::check_part(&bad), Err(PartError::EmptyMediaType));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -32,9 +32,9 @@ pub enum PartError {
 /// well-formed here): what a record read back from outside must pass.
 ///
 /// ```
-/// use favur_context::{Part, Provider, Reasoning};
-/// assert!(favur_context::check_part(&Part::Text(String::new())).is_ok());
-/// assert!(favur_context::check_part(&Part::from(Reasoning::new(Provider::OpenAi))).is_err());
+/// use favur_context::message::{Part, Provider, Reasoning};
+/// assert!(favur_context::message::check_part(&Part::Text(String::new())).is_ok());
+/// assert!(favur_context::message::check_part(&Part::from(Reasoning::new(Provider::OpenAi))).is_err());
 /// ```
 pub fn check_part(part: &Part) -> Result<(), PartError> {
     match part {

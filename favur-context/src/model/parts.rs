@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// format it came from (a signature or an encrypted payload means nothing elsewhere).
 ///
 /// ```
-/// use favur_context::Provider;
+/// use favur_context::message::Provider;
 /// assert_eq!(serde_json::to_string(&Provider::OpenAi).unwrap(), "\"openai\"");
 /// assert_eq!(Provider::Gemini.as_str(), "gemini");
 /// ```
@@ -32,7 +32,7 @@ impl Provider {
     /// The lowercase name (`"openai"`, `"anthropic"`, `"gemini"`).
     ///
     /// ```
-    /// assert_eq!(favur_context::Provider::Anthropic.as_str(), "anthropic");
+    /// assert_eq!(favur_context::message::Provider::Anthropic.as_str(), "anthropic");
     /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -75,7 +75,8 @@ impl std::fmt::Display for Provider {
 /// The summarizer never copies a signature or an encrypted payload into a summary.
 ///
 /// ```
-/// use favur_context::{Message, Part, Provider, Reasoning, Role, ToolCall};
+/// use favur_context::message::{Part, Provider, Reasoning};
+/// use favur_context::{Message, Role, ToolCall};
 /// let thinking = Reasoning::anthropic("the tests are in tests/", "sig-1");
 /// let m = Message::new(Role::Assistant, vec![
 ///     Part::from(thinking),
@@ -111,7 +112,7 @@ impl Reasoning {
     /// Reasoning from `provider` with no id, text, signature or payload yet.
     ///
     /// ```
-    /// use favur_context::{Provider, Reasoning};
+    /// use favur_context::message::{Provider, Reasoning};
     /// let r = Reasoning::new(Provider::Gemini);
     /// assert!(r.text.is_empty() && r.signature.is_none());
     /// ```
@@ -128,7 +129,7 @@ impl Reasoning {
     /// An Anthropic `thinking` block: its text and signature.
     ///
     /// ```
-    /// let r = favur_context::Reasoning::anthropic("hmm", "sig");
+    /// let r = favur_context::message::Reasoning::anthropic("hmm", "sig");
     /// assert_eq!(r.joined_text(), "hmm");
     /// ```
     pub fn anthropic(thinking: impl Into<String>, signature: impl Into<String>) -> Self {
@@ -142,7 +143,7 @@ impl Reasoning {
     /// An Anthropic `redacted_thinking` block: its opaque `data`.
     ///
     /// ```
-    /// let r = favur_context::Reasoning::anthropic_redacted("EnCrYpTeD");
+    /// let r = favur_context::message::Reasoning::anthropic_redacted("EnCrYpTeD");
     /// assert_eq!(r.encrypted.as_deref(), Some("EnCrYpTeD"));
     /// ```
     pub fn anthropic_redacted(data: impl Into<String>) -> Self {
@@ -156,7 +157,7 @@ impl Reasoning {
     /// was not stored, its `encrypted_content`.
     ///
     /// ```
-    /// let r = favur_context::Reasoning::openai("rs_1", ["first", "second"], None);
+    /// let r = favur_context::message::Reasoning::openai("rs_1", ["first", "second"], None);
     /// assert_eq!(r.text.len(), 2);
     /// ```
     pub fn openai(
@@ -175,7 +176,7 @@ impl Reasoning {
     /// A Gemini `thoughtSignature` (placed immediately before the part it signs).
     ///
     /// ```
-    /// let r = favur_context::Reasoning::gemini_signature("c2ln");
+    /// let r = favur_context::message::Reasoning::gemini_signature("c2ln");
     /// assert!(r.text.is_empty());
     /// ```
     pub fn gemini_signature(signature: impl Into<String>) -> Self {
@@ -188,7 +189,7 @@ impl Reasoning {
     /// The visible text, its pieces joined by newlines.
     ///
     /// ```
-    /// let r = favur_context::Reasoning::openai("rs_1", ["a", "b"], None);
+    /// let r = favur_context::message::Reasoning::openai("rs_1", ["a", "b"], None);
     /// assert_eq!(r.joined_text(), "a\nb");
     /// ```
     pub fn joined_text(&self) -> String {
@@ -212,7 +213,7 @@ impl Reasoning {
 /// Where the bytes of an image or a document are.
 ///
 /// ```
-/// use favur_context::MediaSource;
+/// use favur_context::message::MediaSource;
 /// let s = MediaSource::Url { url: "https://example.com/a.png".into() };
 /// assert_eq!(serde_json::to_value(&s).unwrap()["type"], "url");
 /// ```
@@ -237,10 +238,10 @@ pub enum MediaSource {
     },
 }
 
-/// An image or a document in a message (a [`Part::Image`](crate::Part::Image) or
-/// [`Part::Document`](crate::Part::Document)).
+/// An image or a document in a message (a [`Part::Image`](crate::message::Part::Image) or
+/// [`Part::Document`](crate::message::Part::Document)).
 ///
-/// In a tool message, a media part after a [`ToolResult`](crate::ToolResult) belongs to
+/// In a tool message, a media part after a [`ToolResult`](crate::message::ToolResult) belongs to
 /// that result (a tool that returned an image); formats that cannot carry it there send a
 /// visible text note saying what was there. No renderer drops one silently.
 ///
@@ -250,9 +251,9 @@ pub enum MediaSource {
 /// [`MIN_DOCUMENT_TOKENS`]), a document by URL or file id a fixed [`DOCUMENT_TOKENS`].
 ///
 /// ```
-/// use favur_context::{Media, Part};
+/// use favur_context::message::{Media, Part};
 /// let png = Media::base64("image/png", "iVBORw0KGgo=");
-/// assert_eq!(png.estimated_tokens(false), favur_context::IMAGE_TOKENS);
+/// assert_eq!(png.estimated_tokens(false), favur_context::message::IMAGE_TOKENS);
 /// let json = serde_json::to_value(Part::Image(Box::new(png))).unwrap();
 /// assert_eq!(json["type"], "image");
 /// assert_eq!(json["source"]["type"], "base64");
@@ -279,7 +280,7 @@ impl Media {
     /// Media of `media_type` with base64 `data`.
     ///
     /// ```
-    /// let m = favur_context::Media::base64("application/pdf", "JVBERi0=");
+    /// let m = favur_context::message::Media::base64("application/pdf", "JVBERi0=");
     /// assert_eq!(m.media_type, "application/pdf");
     /// ```
     pub fn base64(media_type: impl Into<String>, data: impl Into<String>) -> Self {
@@ -289,8 +290,8 @@ impl Media {
     /// Media of `media_type` at `url`.
     ///
     /// ```
-    /// let m = favur_context::Media::url("image/jpeg", "https://example.com/a.jpg");
-    /// assert!(matches!(m.source, favur_context::MediaSource::Url { .. }));
+    /// let m = favur_context::message::Media::url("image/jpeg", "https://example.com/a.jpg");
+    /// assert!(matches!(m.source, favur_context::message::MediaSource::Url { .. }));
     /// ```
     pub fn url(media_type: impl Into<String>, url: impl Into<String>) -> Self {
         Media::with_source(media_type, MediaSource::Url { url: url.into() })
@@ -299,8 +300,8 @@ impl Media {
     /// Media of `media_type` uploaded as file `file_id`.
     ///
     /// ```
-    /// let m = favur_context::Media::file("application/pdf", "file_1");
-    /// assert!(matches!(m.source, favur_context::MediaSource::File { .. }));
+    /// let m = favur_context::message::Media::file("application/pdf", "file_1");
+    /// assert!(matches!(m.source, favur_context::message::MediaSource::File { .. }));
     /// ```
     pub fn file(media_type: impl Into<String>, file_id: impl Into<String>) -> Self {
         Media::with_source(
@@ -322,7 +323,7 @@ impl Media {
     /// The same media with a file name or title.
     ///
     /// ```
-    /// let m = favur_context::Media::file("application/pdf", "file_1").named("spec.pdf");
+    /// let m = favur_context::message::Media::file("application/pdf", "file_1").named("spec.pdf");
     /// assert_eq!(m.name.as_deref(), Some("spec.pdf"));
     /// ```
     pub fn named(mut self, name: impl Into<String>) -> Self {
@@ -333,7 +334,7 @@ impl Media {
     /// The decoded size of base64 data (from its length; none for other sources).
     ///
     /// ```
-    /// assert_eq!(favur_context::Media::base64("image/png", "AAAA").decoded_len(), Some(3));
+    /// assert_eq!(favur_context::message::Media::base64("image/png", "AAAA").decoded_len(), Some(3));
     /// ```
     pub fn decoded_len(&self) -> Option<usize> {
         match &self.source {
@@ -350,7 +351,7 @@ impl Media {
     /// [`DOCUMENT_TOKENS`] when its size is unknown (URL, file id).
     ///
     /// ```
-    /// use favur_context::{DOCUMENT_TOKENS, MIN_DOCUMENT_TOKENS, Media};
+    /// use favur_context::message::{DOCUMENT_TOKENS, MIN_DOCUMENT_TOKENS, Media};
     /// assert_eq!(Media::url("application/pdf", "https://x/a.pdf").estimated_tokens(true), DOCUMENT_TOKENS);
     /// assert_eq!(Media::base64("application/pdf", "AAAA").estimated_tokens(true), MIN_DOCUMENT_TOKENS);
     /// let big = Media::base64("application/pdf", "A".repeat(40_000));
@@ -373,7 +374,7 @@ impl Media {
     /// place sends instead, and what a summary mentions.
     ///
     /// ```
-    /// use favur_context::Media;
+    /// use favur_context::message::Media;
     /// let m = Media::url("image/png", "https://example.com/a.png");
     /// assert_eq!(m.describe("image"), "[image image/png at https://example.com/a.png]");
     /// let d = Media::file("application/pdf", "file_9").named("spec.pdf");

@@ -113,7 +113,7 @@ impl FromStr for Retention {
 /// will ever be, so no code can invent a fourth.
 ///
 /// ```
-/// use favur_context::class::{Class, Forgettable, Fuzzy, Strict};
+/// use favur_context::message::class::{Class, Forgettable, Fuzzy, Strict};
 /// use favur_context::Retention;
 ///
 /// fn retention_of<C: Class>() -> Retention { C::RETENTION }
@@ -132,7 +132,7 @@ pub mod class {
     /// [`Fuzzy`] and [`Strict`].
     ///
     /// ```
-    /// use favur_context::class::{Class, Strict};
+    /// use favur_context::message::class::{Class, Strict};
     /// assert_eq!(Strict::RETENTION.as_str(), "strict");
     /// ```
     pub trait Class: sealed::Sealed + Copy + Send + Sync + 'static {
@@ -143,7 +143,7 @@ pub mod class {
     /// The compile-time form of [`Retention::Forgettable`].
     ///
     /// ```
-    /// use favur_context::class::{Class, Forgettable};
+    /// use favur_context::message::class::{Class, Forgettable};
     /// assert_eq!(Forgettable::RETENTION, favur_context::Retention::Forgettable);
     /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -152,7 +152,7 @@ pub mod class {
     /// The compile-time form of [`Retention::Fuzzy`].
     ///
     /// ```
-    /// use favur_context::class::{Class, Fuzzy};
+    /// use favur_context::message::class::{Class, Fuzzy};
     /// assert_eq!(Fuzzy::RETENTION, favur_context::Retention::Fuzzy);
     /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -161,7 +161,7 @@ pub mod class {
     /// The compile-time form of [`Retention::Strict`].
     ///
     /// ```
-    /// use favur_context::class::{Class, Strict};
+    /// use favur_context::message::class::{Class, Strict};
     /// assert_eq!(Strict::RETENTION, favur_context::Retention::Strict);
     /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

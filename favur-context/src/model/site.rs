@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// records its caller for values classified by type.
 ///
 /// ```
-/// use favur_context::CallSite;
+/// use favur_context::message::CallSite;
 /// let here = CallSite::caller();
 /// assert_eq!(here.line(), line!() - 1);
 /// assert!(here.file().ends_with(".rs"));
@@ -29,7 +29,7 @@ impl CallSite {
     /// A call site from its parts (what `file!()`, `line!()` and `column!()` give).
     ///
     /// ```
-    /// let site = favur_context::CallSite::new(file!(), line!(), column!());
+    /// let site = favur_context::message::CallSite::new(file!(), line!(), column!());
     /// assert!(site.line() > 0);
     /// ```
     pub const fn new(file: &'static str, line: u32, column: u32) -> Self {
@@ -43,7 +43,7 @@ impl CallSite {
     /// A call site with an owned file name, for sites read back from data.
     ///
     /// ```
-    /// let site = favur_context::CallSite::from_parts("import:openai".to_owned(), 3, 1);
+    /// let site = favur_context::message::CallSite::from_parts("import:openai".to_owned(), 3, 1);
     /// assert_eq!(site.to_string(), "import:openai:3:1");
     /// ```
     pub fn from_parts(file: String, line: u32, column: u32) -> Self {
@@ -58,7 +58,7 @@ impl CallSite {
     /// `#[track_caller]`).
     ///
     /// ```
-    /// let site = favur_context::CallSite::caller();
+    /// let site = favur_context::message::CallSite::caller();
     /// assert_eq!(site.line(), line!() - 1);
     /// ```
     #[track_caller]
@@ -70,7 +70,7 @@ impl CallSite {
     /// The source file.
     ///
     /// ```
-    /// assert_eq!(favur_context::CallSite::new("a.rs", 1, 2).file(), "a.rs");
+    /// assert_eq!(favur_context::message::CallSite::new("a.rs", 1, 2).file(), "a.rs");
     /// ```
     pub fn file(&self) -> &str {
         &self.file
@@ -79,7 +79,7 @@ impl CallSite {
     /// The line, starting at 1.
     ///
     /// ```
-    /// assert_eq!(favur_context::CallSite::new("a.rs", 1, 2).line(), 1);
+    /// assert_eq!(favur_context::message::CallSite::new("a.rs", 1, 2).line(), 1);
     /// ```
     pub fn line(&self) -> u32 {
         self.line
@@ -88,7 +88,7 @@ impl CallSite {
     /// The column, starting at 1.
     ///
     /// ```
-    /// assert_eq!(favur_context::CallSite::new("a.rs", 1, 2).column(), 2);
+    /// assert_eq!(favur_context::message::CallSite::new("a.rs", 1, 2).column(), 2);
     /// ```
     pub fn column(&self) -> u32 {
         self.column

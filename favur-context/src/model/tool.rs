@@ -13,7 +13,8 @@ use crate::model::retention::Retention;
 /// appended with that class (see [`History::run_tool`](crate::History::run_tool)).
 ///
 /// ```
-/// use favur_context::{retention, Tool};
+/// use favur_context::tools::Tool;
+/// use favur_context::retention;
 /// use serde_json::{json, Value};
 ///
 /// struct ListDir;
@@ -41,7 +42,9 @@ pub trait Tool {
     /// compaction takes it first. `None` (the default): never superseded.
     ///
     /// ```
-    /// use favur_context::{retention, History, Plan, Policy, Tool, ToolCall, fuzzy};
+    /// use favur_context::compact::Plan;
+    /// use favur_context::tools::Tool;
+    /// use favur_context::{retention, History, Policy, ToolCall, fuzzy};
     /// struct ReadFile;
     /// #[retention(fuzzy)]
     /// impl Tool for ReadFile {
@@ -69,7 +72,8 @@ pub trait Tool {
 /// its `impl Tool` block.
 ///
 /// ```
-/// use favur_context::{retention, ClassifiedTool, Retention, Tool};
+/// use favur_context::tools::{ClassifiedTool, Tool};
+/// use favur_context::{retention, Retention};
 /// struct Cat;
 /// #[retention(fuzzy)]
 /// impl Tool for Cat {
@@ -95,13 +99,14 @@ pub trait ClassifiedTool: Tool {
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, String>> + Send + 'a>>;
 
 /// An async tool an agent exposes to its model. Object-safe: a
-/// [`ToolSet`](crate::ToolSet) holds tools of different types as `Arc<dyn AsyncTool>`.
+/// [`ToolSet`](crate::tools::ToolSet) holds tools of different types as `Arc<dyn AsyncTool>`.
 ///
 /// Mark the impl with `#[retention(...)]` (it then implements [`ClassifiedAsyncTool`]):
 /// only classified tools can be registered, so every result carries the tool's class.
 ///
 /// ```
-/// use favur_context::{retention, AsyncTool, ToolFuture};
+/// use favur_context::tools::{AsyncTool, ToolFuture};
+/// use favur_context::retention;
 /// use serde_json::{json, Value};
 ///
 /// struct Bash;
@@ -120,7 +125,7 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, String>> + 
 ///         })
 ///     }
 /// }
-/// assert_eq!(<Bash as favur_context::ClassifiedAsyncTool>::RETENTION, favur_context::Retention::Strict);
+/// assert_eq!(<Bash as favur_context::tools::ClassifiedAsyncTool>::RETENTION, favur_context::Retention::Strict);
 /// ```
 pub trait AsyncTool: Send + Sync {
     /// The name the model calls it by (`^[a-zA-Z0-9_-]{1,64}$` for OpenAI and Anthropic).
@@ -153,7 +158,7 @@ pub trait ClassifiedAsyncTool: AsyncTool {
 }
 
 /// A synchronous [`ClassifiedTool`] run as an [`AsyncTool`] (its future is ready at
-/// once), for [`ToolSet::register_sync`](crate::ToolSet::register_sync).
+/// once), for [`ToolSet::register_sync`](crate::tools::ToolSet::register_sync).
 pub(crate) struct SyncTool<T>(pub(crate) T);
 
 impl<T: Tool + Send + Sync> AsyncTool for SyncTool<T> {
@@ -178,13 +183,13 @@ impl<T: Tool + Send + Sync> AsyncTool for SyncTool<T> {
 /// arguments, rendered in each provider's shape.
 ///
 /// ```
-/// use favur_context::ToolDefinition;
+/// use favur_context::tools::ToolDefinition;
 /// let d = ToolDefinition::new("read_file", "Show a file", serde_json::json!({"type": "object"}))?;
 /// assert_eq!(d.to_openai()["type"], "function");
 /// assert_eq!(d.to_openai()["function"]["name"], "read_file");
 /// assert_eq!(d.to_anthropic()["input_schema"]["type"], "object");
 /// assert!(ToolDefinition::new("read file", "x", serde_json::json!({"type": "object"})).is_err());
-/// # Ok::<(), favur_context::ToolDefinitionError>(())
+/// # Ok::<(), favur_context::tools::ToolDefinitionError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDefinition {
@@ -196,7 +201,7 @@ pub struct ToolDefinition {
 /// A tool declaration the providers would reject.
 ///
 /// ```
-/// let err = favur_context::ToolDefinition::new("ls", "list", serde_json::json!(["path"])).unwrap_err();
+/// let err = favur_context::tools::ToolDefinition::new("ls", "list", serde_json::json!(["path"])).unwrap_err();
 /// assert_eq!(err.to_string(), "tool `ls`: its parameters must be a JSON Schema object with \"type\": \"object\", not [\"path\"]");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

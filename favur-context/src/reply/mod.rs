@@ -10,7 +10,8 @@
 //! no class of its own, so `history.append(reply)` does not compile.
 //!
 //! ```
-//! use favur_context::{fuzzy, History, Reply, StopReason};
+//! use favur_context::reply::{Reply, StopReason};
+//! use favur_context::{fuzzy, History};
 //! let body = r#"{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o",
 //!   "choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
 //!     "tool_calls":[{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]}}],
@@ -22,16 +23,16 @@
 //! let mut history = History::new();
 //! history.append(fuzzy!(message: reply));
 //! assert_eq!(history.entries()[0].message().tool_calls().count(), 1);
-//! # Ok::<(), favur_context::ReplyError>(())
+//! # Ok::<(), favur_context::reply::ReplyError>(())
 //! ```
 //!
 //! ```compile_fail
-//! let reply = favur_context::Reply::from_openai("{}").unwrap();
+//! let reply = favur_context::reply::Reply::from_openai("{}").unwrap();
 //! favur_context::History::new().append(reply); // a reply has no retention class
 //! ```
 //!
 //! Text from the model is data: it goes into text parts and tool-call arguments as it is
-//! (arguments that are not valid JSON are kept raw, see [`Arguments`](crate::Arguments)),
+//! (arguments that are not valid JSON are kept raw, see [`Arguments`](crate::message::Arguments)),
 //! and nothing in it is read as structure.
 
 mod anthropic;
@@ -50,7 +51,7 @@ pub use stream::ReplyStream;
 /// Why the model stopped.
 ///
 /// ```
-/// use favur_context::StopReason;
+/// use favur_context::reply::StopReason;
 /// assert_eq!(StopReason::from_openai("tool_calls"), StopReason::ToolCalls);
 /// assert_eq!(StopReason::from_anthropic("tool_use"), StopReason::ToolCalls);
 /// assert_eq!(StopReason::from_anthropic("pause_turn"), StopReason::Other("pause_turn".into()));
@@ -75,7 +76,7 @@ impl StopReason {
     /// Reads an OpenAI `finish_reason`.
     ///
     /// ```
-    /// assert_eq!(favur_context::StopReason::from_openai("length"), favur_context::StopReason::MaxTokens);
+    /// assert_eq!(favur_context::reply::StopReason::from_openai("length"), favur_context::reply::StopReason::MaxTokens);
     /// ```
     pub fn from_openai(reason: &str) -> Self {
         match reason {
@@ -90,7 +91,7 @@ impl StopReason {
     /// Reads an Anthropic `stop_reason`.
     ///
     /// ```
-    /// assert_eq!(favur_context::StopReason::from_anthropic("end_turn"), favur_context::StopReason::EndTurn);
+    /// assert_eq!(favur_context::reply::StopReason::from_anthropic("end_turn"), favur_context::reply::StopReason::EndTurn);
     /// ```
     pub fn from_anthropic(reason: &str) -> Self {
         match reason {
@@ -106,7 +107,7 @@ impl StopReason {
 /// Tokens the provider reports for one request.
 ///
 /// ```
-/// let u = favur_context::Usage { input_tokens: 52, output_tokens: 18 };
+/// let u = favur_context::reply::Usage { input_tokens: 52, output_tokens: 18 };
 /// assert_eq!(u.input_tokens + u.output_tokens, 70);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -124,7 +125,8 @@ pub struct Usage {
 /// `Message::from(reply).classify(class)`).
 ///
 /// ```
-/// use favur_context::{strict, History, Reply};
+/// use favur_context::reply::Reply;
+/// use favur_context::{strict, History};
 /// let body = r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
 ///   "content":[{"type":"text","text":"Plan: reproduce, then fix."}],
 ///   "stop_reason":"end_turn","usage":{"input_tokens":40,"output_tokens":9}}"#;
@@ -134,7 +136,7 @@ pub struct Usage {
 /// assert_eq!(reply.usage().unwrap().input_tokens, 40);
 /// let mut h = History::new();
 /// h.append(strict!(message: reply));
-/// # Ok::<(), favur_context::ReplyError>(())
+/// # Ok::<(), favur_context::reply::ReplyError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
@@ -194,7 +196,7 @@ impl Reply {
     /// that is missing or of the wrong type.
     ///
     /// ```
-    /// use favur_context::{Reply, ReplyError};
+    /// use favur_context::reply::{Reply, ReplyError};
     /// let err = Reply::from_openai(r#"{"choices":[{"message":{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"ls","arguments":"{}"}}]}}]}"#).unwrap_err();
     /// assert_eq!(err.to_string(), "malformed reply at choices[0].message.tool_calls[0].id: missing");
     /// ```
@@ -210,7 +212,7 @@ impl Reply {
     /// (`content[2].input`).
     ///
     /// ```
-    /// use favur_context::Reply;
+    /// use favur_context::reply::Reply;
     /// let err = Reply::from_anthropic(r#"{"type":"message","content":[{"type":"tool_use","id":"t1","input":{}}]}"#).unwrap_err();
     /// assert_eq!(err.to_string(), "malformed reply at content[0].name: missing");
     /// ```
@@ -224,7 +226,7 @@ impl Reply {
     /// calls.
     ///
     /// ```
-    /// use favur_context::{Reply, StopReason};
+    /// use favur_context::reply::{Reply, StopReason};
     /// let body = r#"{"id":"resp_1","status":"completed","model":"o4-mini","output":[
     ///   {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"list first"}],"encrypted_content":"ENC"},
     ///   {"type":"function_call","id":"fc_1","call_id":"call_1","name":"ls","arguments":"{}"}],
@@ -233,7 +235,7 @@ impl Reply {
     /// assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
     /// assert_eq!(reply.tool_calls()[0].provider_id.as_deref(), Some("fc_1"));
     /// assert_eq!(reply.message().reasoning().next().unwrap().encrypted.as_deref(), Some("ENC"));
-    /// # Ok::<(), favur_context::ReplyError>(())
+    /// # Ok::<(), favur_context::reply::ReplyError>(())
     /// ```
     pub fn from_responses(body: &str) -> Result<Reply, ReplyError> {
         responses::parse(&parse_json(body)?)
@@ -242,7 +244,7 @@ impl Reply {
     /// The assistant message.
     ///
     /// ```
-    /// let r = favur_context::Reply::from_openai(r#"{"choices":[{"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}"#).unwrap();
+    /// let r = favur_context::reply::Reply::from_openai(r#"{"choices":[{"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}"#).unwrap();
     /// assert_eq!(r.message().role, favur_context::Role::Assistant);
     /// ```
     pub fn message(&self) -> &Message {
@@ -252,7 +254,7 @@ impl Reply {
     /// The text parts, joined by newlines.
     ///
     /// ```
-    /// let r = favur_context::Reply::from_openai(r#"{"choices":[{"message":{"content":"done"},"finish_reason":"stop"}]}"#).unwrap();
+    /// let r = favur_context::reply::Reply::from_openai(r#"{"choices":[{"message":{"content":"done"},"finish_reason":"stop"}]}"#).unwrap();
     /// assert_eq!(r.text(), "done");
     /// ```
     pub fn text(&self) -> String {
@@ -262,7 +264,7 @@ impl Reply {
     /// The tool calls to run, in order (a copy: the reply itself is then appended).
     ///
     /// ```
-    /// let r = favur_context::Reply::from_openai(r#"{"choices":[{"message":{"content":"done"},"finish_reason":"stop"}]}"#).unwrap();
+    /// let r = favur_context::reply::Reply::from_openai(r#"{"choices":[{"message":{"content":"done"},"finish_reason":"stop"}]}"#).unwrap();
     /// assert!(r.tool_calls().is_empty());
     /// ```
     pub fn tool_calls(&self) -> Vec<ToolCall> {
@@ -272,8 +274,8 @@ impl Reply {
     /// Why the model stopped.
     ///
     /// ```
-    /// let r = favur_context::Reply::from_openai(r#"{"choices":[{"message":{"content":"…"},"finish_reason":"length"}]}"#).unwrap();
-    /// assert_eq!(r.stop_reason(), &favur_context::StopReason::MaxTokens);
+    /// let r = favur_context::reply::Reply::from_openai(r#"{"choices":[{"message":{"content":"…"},"finish_reason":"length"}]}"#).unwrap();
+    /// assert_eq!(r.stop_reason(), &favur_context::reply::StopReason::MaxTokens);
     /// ```
     pub fn stop_reason(&self) -> &StopReason {
         &self.stop
@@ -282,7 +284,7 @@ impl Reply {
     /// The tokens the provider reported, if it did.
     ///
     /// ```
-    /// let r = favur_context::Reply::from_openai(r#"{"choices":[{"message":{"content":"x"}}]}"#).unwrap();
+    /// let r = favur_context::reply::Reply::from_openai(r#"{"choices":[{"message":{"content":"x"}}]}"#).unwrap();
     /// assert!(r.usage().is_none());
     /// ```
     pub fn usage(&self) -> Option<Usage> {
@@ -292,7 +294,7 @@ impl Reply {
     /// The refusal text, if the model refused (OpenAI `message.refusal`).
     ///
     /// ```
-    /// let r = favur_context::Reply::from_openai(r#"{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}"#).unwrap();
+    /// let r = favur_context::reply::Reply::from_openai(r#"{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}"#).unwrap();
     /// assert_eq!(r.refusal(), Some("I can't help with that."));
     /// assert_eq!(r.text(), "I can't help with that.");
     /// ```
@@ -303,7 +305,7 @@ impl Reply {
     /// The model that answered, as the provider named it.
     ///
     /// ```
-    /// let r = favur_context::Reply::from_openai(r#"{"model":"gpt-4o","choices":[{"message":{"content":"x"}}]}"#).unwrap();
+    /// let r = favur_context::reply::Reply::from_openai(r#"{"model":"gpt-4o","choices":[{"message":{"content":"x"}}]}"#).unwrap();
     /// assert_eq!(r.model(), Some("gpt-4o"));
     /// ```
     pub fn model(&self) -> Option<&str> {
@@ -320,7 +322,7 @@ impl From<Reply> for Message {
 /// A provider's answer could not be read. Each variant says what is wrong and where.
 ///
 /// ```
-/// use favur_context::{Reply, ReplyError};
+/// use favur_context::reply::{Reply, ReplyError};
 /// let err = Reply::from_openai(r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#).unwrap_err();
 /// assert!(matches!(err, ReplyError::Api { .. }));
 /// assert_eq!(err.to_string(), "the provider answered with an error (requests): Rate limit reached");

@@ -6,7 +6,7 @@
 /// `\r\n`.
 ///
 /// ```
-/// use favur_context::SseDecoder;
+/// use favur_context::reply::SseDecoder;
 /// let mut sse = SseDecoder::default();
 /// assert!(sse.feed(b"event: ping\ndata: {\"a\"").is_empty());
 /// assert_eq!(sse.feed(b":1}\n\ndata: [DONE]\n\n"), vec![r#"{"a":1}"#, "[DONE]"]);
@@ -38,7 +38,7 @@ impl SseDecoder {
     /// Ends the stream: the data of an event the stream did not close with a blank line.
     ///
     /// ```
-    /// let mut sse = favur_context::SseDecoder::default();
+    /// let mut sse = favur_context::reply::SseDecoder::default();
     /// sse.feed(b"data: last");
     /// assert_eq!(sse.finish().as_deref(), Some("last"));
     /// ```

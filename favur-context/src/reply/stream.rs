@@ -53,11 +53,11 @@ enum Block {
 /// text and tool-call argument deltas, ending with `data: [DONE]`) or Anthropic Messages
 /// events (`content_block_start`/`_delta`/`_stop` with `text_delta`,
 /// `input_json_delta`, `thinking_delta` and `signature_delta`, ending with
-/// `message_stop`; thinking blocks are kept as [`Reasoning`](crate::Reasoning) parts), or
+/// `message_stop`; thinking blocks are kept as [`Reasoning`](crate::message::Reasoning) parts), or
 /// OpenAI Responses events (see [`ReplyStream::responses`]). Feed it the raw bytes as they arrive.
 ///
 /// ```
-/// use favur_context::{ReplyStream, StopReason};
+/// use favur_context::reply::{ReplyStream, StopReason};
 /// let mut stream = ReplyStream::openai();
 /// stream.feed(br#"data: {"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"bash","arguments":""}}]}}]}
 ///
@@ -73,7 +73,7 @@ enum Block {
 /// let reply = stream.finish()?;
 /// assert_eq!(reply.stop_reason(), &StopReason::ToolCalls);
 /// assert_eq!(reply.tool_calls()[0].arguments.as_json().unwrap()["command"], "ls");
-/// # Ok::<(), favur_context::ReplyError>(())
+/// # Ok::<(), favur_context::reply::ReplyError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ReplyStream {
@@ -124,13 +124,13 @@ impl ReplyStream {
     /// [`Reply::from_responses`](super::Reply::from_responses) reads a body.
     ///
     /// ```
-    /// let mut s = favur_context::ReplyStream::responses();
+    /// let mut s = favur_context::reply::ReplyStream::responses();
     /// s.push_data(r#"{"type":"response.output_text.delta","delta":"Hi"}"#)?;
     /// assert_eq!(s.text(), "Hi");
     /// s.push_data(r#"{"type":"response.completed","response":{"status":"completed","output":[
     ///   {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi"}]}]}}"#)?;
     /// assert_eq!(s.finish()?.text(), "Hi");
-    /// # Ok::<(), favur_context::ReplyError>(())
+    /// # Ok::<(), favur_context::reply::ReplyError>(())
     /// ```
     pub fn responses() -> Self {
         ReplyStream::new(Provider::Responses)
@@ -157,7 +157,7 @@ impl ReplyStream {
     /// As for [`feed`](ReplyStream::feed).
     ///
     /// ```
-    /// let mut s = favur_context::ReplyStream::anthropic();
+    /// let mut s = favur_context::reply::ReplyStream::anthropic();
     /// let err = s.push_data("{not json").unwrap_err();
     /// assert!(err.to_string().starts_with("stream event 0: not JSON"), "{err}");
     /// ```
@@ -186,7 +186,7 @@ impl ReplyStream {
     /// The text received so far (to show it as it streams).
     ///
     /// ```
-    /// let mut s = favur_context::ReplyStream::openai();
+    /// let mut s = favur_context::reply::ReplyStream::openai();
     /// s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#).unwrap();
     /// s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"lo"}}]}"#).unwrap();
     /// assert_eq!(s.text(), "Hello");
@@ -209,9 +209,9 @@ impl ReplyStream {
     /// `finish_reason` or `message_stop`), or a tool call never got its id or name.
     ///
     /// ```
-    /// let mut s = favur_context::ReplyStream::openai();
+    /// let mut s = favur_context::reply::ReplyStream::openai();
     /// s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#).unwrap();
-    /// assert!(matches!(s.finish(), Err(favur_context::ReplyError::Incomplete(_))));
+    /// assert!(matches!(s.finish(), Err(favur_context::reply::ReplyError::Incomplete(_))));
     /// ```
     pub fn finish(mut self) -> Result<Reply, ReplyError> {
         if let Some(data) = self.sse.finish() {

@@ -6,7 +6,7 @@
 //!   stack comes with it; and [`async_openai_responses`], its Responses input items
 //!   (`response-types`).
 //! - feature `rig`: [`rig`](mod@self::rig), rig-core's completion message types (the
-//!   compacted view as a `chat_history`, a completion as a [`Reply`](crate::Reply)).
+//!   compacted view as a `chat_history`, a completion as a [`Reply`](crate::reply::Reply)).
 
 #[cfg(feature = "rig")]
 pub mod rig;
@@ -114,7 +114,8 @@ pub mod async_openai {
 ///
 /// ```
 /// use async_openai::types::responses::{CreateResponseArgs, InputItem, InputParam};
-/// use favur_context::{History, Message, Part, Reasoning, Retention, Role, ToolCall};
+/// use favur_context::message::{Part, Reasoning};
+/// use favur_context::{History, Message, Retention, Role, ToolCall};
 /// use favur_context::interop::async_openai_responses::input_items;
 ///
 /// let mut h = History::new();

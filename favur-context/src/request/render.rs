@@ -5,14 +5,14 @@
 //! Both renderers share one pass that turns the view into a provider-neutral sequence and
 //! repairs the tool-call pairing, so the two formats give the same guarantees:
 //!
-//! - what each entry sends in its form has one owner ([`Form::message_for`](crate::Form::message_for)),
+//! - what each entry sends in its form has one owner ([`Form::message_for`](crate::render::Form::message_for)),
 //!   which the history and the planner count with: usage is the count of what is sent
 //!   ([`request_tokens`]);
 //! - pinned system entries come first (system messages / the Anthropic `system`
 //!   parameter); pins of other roles are rendered where they were recorded, verbatim;
 //! - every tool call is followed by exactly one result, placed directly after the
 //!   assistant message that made the call; a result that was compacted or is missing
-//!   becomes a short placeholder ([`placeholder_text`](crate::placeholder_text), [`missing_result`]); the only
+//!   becomes a short placeholder ([`placeholder_text`](crate::render::placeholder_text), [`missing_result`]); the only
 //!   exception is an *in-flight tail*: calls of the last assistant message with nothing
 //!   but results after it, whose results have not been recorded anywhere yet. Those are
 //!   rendered as they are (the caller is about to run the tools); the validators accept
@@ -32,7 +32,7 @@
 //! ```
 //! use favur_context::{fuzzy, strict, History};
 //! use favur_context::render::{render_anthropic, render_openai};
-//! use favur_context::validate::{validate_anthropic, validate_openai};
+//! use favur_context::render::validate::{validate_anthropic, validate_openai};
 //!
 //! let mut h = History::new();
 //! h.pin(strict!(system: "You are a coding agent."));
@@ -73,9 +73,11 @@ pub use cache::Renderer;
 pub use count::request_tokens;
 pub use gemini::{GeminiOptions, PLACEHOLDER_THOUGHT_SIGNATURE, render_gemini, render_gemini_with};
 
+pub use crate::request::validate;
 pub use crate::sent::{
-    LINE_BREAKS, QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text, directive_block,
-    missing_result, neutralize, neutralize_quoted, orphan_result, summary_block, system_note,
+    Form, LINE_BREAKS, QUOTED_DIRECTIVE, SUMMARY_PREAMBLE, TAG_NAMES, call_as_text,
+    directive_block, missing_result, neutralize, neutralize_quoted, orphan_result,
+    placeholder_text, summary_block, system_note,
 };
 
 /// An Anthropic Messages request body without the model parameters: the `system` text
@@ -214,7 +216,8 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
 /// `docs/formats.md` for every rule.
 ///
 /// ```
-/// use favur_context::{History, Message, Part, Reasoning, Retention, Role, ToolCall};
+/// use favur_context::message::{Part, Reasoning};
+/// use favur_context::{History, Message, Retention, Role, ToolCall};
 /// let mut h = History::new();
 /// h.append(Message::user("list the files").classify(Retention::Strict));
 /// h.append(Message::new(Role::Assistant, vec![
@@ -226,7 +229,7 @@ pub fn render_anthropic(history: &History) -> AnthropicRequest {
 /// let types: Vec<&str> = body["input"].as_array().unwrap().iter().map(|i| i["type"].as_str().unwrap()).collect();
 /// assert_eq!(types, ["message", "reasoning", "function_call", "function_call_output"]);
 /// assert_eq!(body["input"][2]["id"], "fc_1");
-/// favur_context::validate::validate_responses_strict(&body).unwrap();
+/// favur_context::render::validate::validate_responses_strict(&body).unwrap();
 /// ```
 pub fn render_responses(history: &History) -> Value {
     let (system, seq) = neutral::neutral(history);

@@ -11,7 +11,7 @@
 //! report those as [`Rule::MissingResult`] too.
 //!
 //! ```
-//! use favur_context::validate::{validate_openai, Rule};
+//! use favur_context::render::validate::{validate_openai, Rule};
 //! let bad = serde_json::json!([{"role": "tool", "tool_call_id": "c1", "content": "ok"}]);
 //! let err = validate_openai(&bad).unwrap_err();
 //! assert_eq!(err.index, Some(0));
@@ -35,7 +35,7 @@ pub use responses::validate_responses_strict;
 /// A rule of a request format that a request breaks.
 ///
 /// ```
-/// use favur_context::validate::Rule;
+/// use favur_context::render::validate::Rule;
 /// assert_eq!(Rule::FirstNotUser.to_string(), "the first message must be a user turn");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -193,7 +193,7 @@ pub use gemini::{validate_gemini, validate_gemini_strict};
 /// whole or its `system` parameter) and which rule.
 ///
 /// ```
-/// use favur_context::validate::{validate_anthropic, Rule};
+/// use favur_context::render::validate::{validate_anthropic, Rule};
 /// let err = validate_anthropic(&serde_json::json!({"messages": [{"role": "assistant", "content": "hi"}]})).unwrap_err();
 /// assert_eq!((err.index, err.rule.clone()), (Some(0), Rule::FirstNotUser));
 /// assert_eq!(err.to_string(), "message 0: the first message must be a user turn");
@@ -329,7 +329,7 @@ fn messages(request: &Value) -> Result<&Vec<Value>, ValidationError> {
 ///         {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}}]},
 ///     {"role": "tool", "tool_call_id": "c1", "content": "a.rs"},
 /// ]);
-/// favur_context::validate::validate_openai(&messages).unwrap();
+/// favur_context::render::validate::validate_openai(&messages).unwrap();
 /// ```
 pub fn validate_openai(request: &Value) -> Result<(), ValidationError> {
     openai(request, false)
@@ -343,8 +343,8 @@ pub fn validate_openai(request: &Value) -> Result<(), ValidationError> {
 ///     {"role": "assistant", "content": null, "tool_calls": [
 ///         {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
 /// ]);
-/// assert!(favur_context::validate::validate_openai(&messages).is_ok());
-/// assert!(favur_context::validate::validate_openai_strict(&messages).is_err());
+/// assert!(favur_context::render::validate::validate_openai(&messages).is_ok());
+/// assert!(favur_context::render::validate::validate_openai_strict(&messages).is_err());
 /// ```
 pub fn validate_openai_strict(request: &Value) -> Result<(), ValidationError> {
     openai(request, true)

@@ -133,7 +133,8 @@ impl Form {
     /// adds the history's framing tokens for each block.
     ///
     /// ```
-    /// use favur_context::{strict, Form, History};
+    /// use favur_context::render::Form;
+    /// use favur_context::{strict, History};
     /// let mut h = History::new();
     /// let id = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
     /// let e = h.recall(id).unwrap();

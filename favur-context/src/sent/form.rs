@@ -9,7 +9,7 @@ use crate::model::message::Message;
 /// How an entry appears in the view.
 ///
 /// ```
-/// use favur_context::Form;
+/// use favur_context::render::Form;
 /// assert_ne!(Form::Verbatim, Form::CallsOnly);
 /// assert_eq!(serde_json::to_string(&Form::Verbatim).unwrap(), r#""verbatim""#);
 /// ```

@@ -194,7 +194,9 @@ impl Form {
     /// carrying any other message is refused).
     ///
     /// ```
-    /// use favur_context::{fuzzy, Compaction, Edit, Form, History};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::render::Form;
+    /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "{}", "word ".repeat(100)));
     /// let form = Form::capped(&h.recall(id).unwrap(), 20);
@@ -227,7 +229,8 @@ impl Form {
     /// text is [`neutralize`]d; blank texts are left out.
     ///
     /// ```
-    /// use favur_context::{forgettable, EntryId, Form, History};
+    /// use favur_context::render::Form;
+    /// use favur_context::{forgettable, EntryId, History};
     /// let mut h = History::new();
     /// let id = h.append(forgettable!(tool_result("c1"): "a.rs\nb.rs"));
     /// let e = h.recall(id).unwrap();

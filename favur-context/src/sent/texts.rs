@@ -93,7 +93,8 @@ pub fn summary_block(id: EntryId, replaces: &[EntryId], text: &str) -> String {
 /// The text a compacted tool result shows in place of its content.
 ///
 /// ```
-/// use favur_context::{placeholder_text, EntryId};
+/// use favur_context::render::placeholder_text;
+/// use favur_context::EntryId;
 /// assert_eq!(placeholder_text(EntryId(3), Some(EntryId(9))), "[compacted: the gist of this result is in summary #9; the original is entry #3]");
 /// assert_eq!(placeholder_text(EntryId(3), None), "[compacted: this result was dropped from the context; the original is entry #3]");
 /// ```

@@ -8,11 +8,12 @@ use crate::tokens::encoding::Encoding;
 /// Exact token counts for an OpenAI [`Encoding`] from the `bpe-openai` crate: the same
 /// counts as tiktoken's (special tokens in the text counted as ordinary text), counted
 /// with the crate's count-only entry point, several times faster than
-/// [`TiktokenCounter`](crate::TiktokenCounter) (see `docs/tokens.md`). Its
+/// [`TiktokenCounter`](crate::tokens::TiktokenCounter) (see `docs/tokens.md`). Its
 /// [`id`](TokenCounter::id) is `bpe-openai/<encoding>`.
 ///
 /// ```
-/// use favur_context::{fuzzy, BpeCounter, History, TokenCounter};
+/// use favur_context::tokens::{BpeCounter, TokenCounter};
+/// use favur_context::{fuzzy, History};
 /// let o200k = BpeCounter::o200k();
 /// assert_eq!(o200k.count_text("hello world"), 2);
 /// assert_eq!(o200k.id(), "bpe-openai/o200k_base");
@@ -40,7 +41,7 @@ impl BpeCounter {
     /// vocabulary (a fraction of a second); later ones share it.
     ///
     /// ```
-    /// use favur_context::{BpeCounter, Encoding};
+    /// use favur_context::tokens::{BpeCounter, Encoding};
     /// assert_eq!(BpeCounter::new(Encoding::Cl100kBase).encoding(), Encoding::Cl100kBase);
     /// ```
     pub fn new(encoding: Encoding) -> Self {
@@ -58,7 +59,7 @@ impl BpeCounter {
     /// `o200k_base`.
     ///
     /// ```
-    /// use favur_context::{BpeCounter, TokenCounter};
+    /// use favur_context::tokens::{BpeCounter, TokenCounter};
     /// assert_eq!(BpeCounter::o200k().count_text("fn main() {}"), 4);
     /// ```
     pub fn o200k() -> Self {
@@ -68,7 +69,7 @@ impl BpeCounter {
     /// `cl100k_base`.
     ///
     /// ```
-    /// use favur_context::{BpeCounter, TokenCounter};
+    /// use favur_context::tokens::{BpeCounter, TokenCounter};
     /// assert_eq!(BpeCounter::cl100k().id(), "bpe-openai/cl100k_base");
     /// ```
     pub fn cl100k() -> Self {
@@ -79,7 +80,7 @@ impl BpeCounter {
     /// for a model whose tokenizer is not an OpenAI one.
     ///
     /// ```
-    /// use favur_context::{BpeCounter, Encoding};
+    /// use favur_context::tokens::{BpeCounter, Encoding};
     /// assert_eq!(BpeCounter::for_model("gpt-4o").unwrap().encoding(), Encoding::O200kBase);
     /// assert!(BpeCounter::for_model("claude-sonnet-4").is_none());
     /// ```
@@ -98,7 +99,7 @@ impl BpeCounter {
     /// The encoding.
     ///
     /// ```
-    /// use favur_context::{BpeCounter, Encoding};
+    /// use favur_context::tokens::{BpeCounter, Encoding};
     /// assert_eq!(BpeCounter::o200k().encoding(), Encoding::O200kBase);
     /// ```
     pub fn encoding(&self) -> Encoding {

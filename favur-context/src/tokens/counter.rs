@@ -9,7 +9,7 @@ use crate::model::message::{Arguments, Message, Part};
 /// Implement it to plug in a model's own tokenizer.
 ///
 /// ```
-/// use favur_context::TokenCounter;
+/// use favur_context::tokens::TokenCounter;
 /// struct Words;
 /// impl TokenCounter for Words {
 ///     fn count_text(&self, text: &str) -> u32 { text.split_whitespace().count() as u32 }
@@ -29,7 +29,7 @@ pub trait TokenCounter: Send + Sync {
     /// counts, such as an encoding).
     ///
     /// ```
-    /// use favur_context::{HeuristicCounter, TokenCounter};
+    /// use favur_context::tokens::{HeuristicCounter, TokenCounter};
     /// assert_eq!(HeuristicCounter.id(), "heuristic/v1");
     /// struct Words;
     /// impl TokenCounter for Words {
@@ -45,7 +45,7 @@ pub trait TokenCounter: Send + Sync {
     ///
     /// The default sums the text of every part, tool names and arguments; a reasoning
     /// part counts its visible text (its signature and encrypted payload are not counted),
-    /// an image or document its [`Media::estimated_tokens`](crate::Media::estimated_tokens).
+    /// an image or document its [`Media::estimated_tokens`](crate::message::Media::estimated_tokens).
     fn count_message(&self, message: &Message) -> u32 {
         let mut total = 0u32;
         for part in &message.parts {
@@ -83,7 +83,7 @@ pub trait TokenCounter: Send + Sync {
 /// `TiktokenCounter`) where exact figures matter.
 ///
 /// ```
-/// use favur_context::{HeuristicCounter, TokenCounter};
+/// use favur_context::tokens::{HeuristicCounter, TokenCounter};
 /// assert_eq!(HeuristicCounter.count_text(""), 0);
 /// assert!(HeuristicCounter.count_text("hello world") >= 2);
 /// ```

@@ -3,7 +3,7 @@
 /// An OpenAI encoding.
 ///
 /// ```
-/// use favur_context::Encoding;
+/// use favur_context::tokens::Encoding;
 /// assert_eq!(Encoding::for_model("gpt-4o-mini"), Some(Encoding::O200kBase));
 /// assert_eq!(Encoding::for_model("gpt-4-0613"), Some(Encoding::Cl100kBase));
 /// assert_eq!(Encoding::for_model("deepseek-chat"), None);

@@ -1,7 +1,7 @@
 //! Token counting: what a text or a message costs in a model request (the
 //! [`TokenCounter`] trait, the default heuristic and the exact
-//! OpenAI counters of features `tiktoken` and `bpe-openai`). The floor under what is sent
-//! (`sent`) and under the history, which counts each entry once, when it is appended.
+//! OpenAI counters of features `tiktoken` and `bpe-openai`). A history counts each entry
+//! once, when it is appended.
 
 #[cfg(feature = "bpe-openai")]
 pub(crate) mod bpe;
@@ -11,7 +11,15 @@ pub(crate) mod encoding;
 #[cfg(feature = "tiktoken")]
 pub(crate) mod tiktoken;
 
-use counter::{HEURISTIC_ID, HeuristicCounter, TokenCounter};
+#[cfg(feature = "bpe-openai")]
+pub use bpe::BpeCounter;
+pub use counter::{HeuristicCounter, TokenCounter};
+#[cfg(any(feature = "tiktoken", feature = "bpe-openai"))]
+pub use encoding::Encoding;
+#[cfg(feature = "tiktoken")]
+pub use tiktoken::TiktokenCounter;
+
+use counter::HEURISTIC_ID;
 
 /// The library's own counter with this id, if there is one: what a history recorded with
 /// it is reopened with when no counter is named.

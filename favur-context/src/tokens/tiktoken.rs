@@ -1,6 +1,6 @@
 //! Exact token counts for OpenAI encodings (feature `tiktoken`), with the vocabularies
 //! embedded in the `tiktoken-rs` crate: nothing is downloaded at build or run time.
-//! (Feature `bpe-openai`'s [`BpeCounter`](crate::BpeCounter) gives the same counts,
+//! (Feature `bpe-openai`'s [`BpeCounter`](crate::tokens::BpeCounter) gives the same counts,
 //! faster.)
 
 use tiktoken_rs::CoreBPE;
@@ -13,7 +13,8 @@ use crate::tokens::encoding::Encoding;
 /// `tiktoken/<encoding>`.
 ///
 /// ```
-/// use favur_context::{fuzzy, History, TiktokenCounter, TokenCounter};
+/// use favur_context::tokens::{TiktokenCounter, TokenCounter};
+/// use favur_context::{fuzzy, History};
 /// let o200k = TiktokenCounter::o200k();
 /// assert_eq!(o200k.count_text("hello world"), 2);
 /// assert_eq!(o200k.id(), "tiktoken/o200k_base");

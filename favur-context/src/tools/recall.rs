@@ -24,7 +24,10 @@ use crate::tokens::counter::TokenCounter;
 /// other tool result.
 ///
 /// ```
-/// use favur_context::{fuzzy, Compaction, Edit, JournaledHistory, RecallTool, Retention, Store, ToolCall};
+/// use favur_context::compact::{Compaction, Edit};
+/// use favur_context::tools::RecallTool;
+/// use favur_context::journal::JournaledHistory;
+/// use favur_context::{fuzzy, Retention, Store, ToolCall};
 /// let path = std::env::temp_dir().join(format!("favur-doc-tool-{}.jsonl", std::process::id()));
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = JournaledHistory::open(&path)?;
@@ -38,7 +41,7 @@ use crate::tokens::counter::TokenCounter;
 /// let entry = history.history().recall(id).unwrap();
 /// assert!(entry.message().tool_results().next().unwrap().content.contains("fn main() {}"));
 /// # drop(history); std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), favur_context::JournalError>(())
+/// # Ok::<(), favur_context::journal::JournalError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RecallTool;
@@ -47,7 +50,7 @@ impl RecallTool {
     /// The tool's name: `"recall"`.
     ///
     /// ```
-    /// assert_eq!(favur_context::RecallTool.name(), "recall");
+    /// assert_eq!(favur_context::tools::RecallTool.name(), "recall");
     /// ```
     pub fn name(&self) -> &'static str {
         "recall"
@@ -56,7 +59,7 @@ impl RecallTool {
     /// What it does, for the model.
     ///
     /// ```
-    /// assert!(favur_context::RecallTool.description().contains("original"));
+    /// assert!(favur_context::tools::RecallTool.description().contains("original"));
     /// ```
     pub fn description(&self) -> &'static str {
         "Return the original, full content of an earlier conversation entry by its id \
@@ -68,7 +71,7 @@ impl RecallTool {
     /// <positive integer, optional>}`.
     ///
     /// ```
-    /// let schema = favur_context::RecallTool.parameters();
+    /// let schema = favur_context::tools::RecallTool.parameters();
     /// assert_eq!(schema["required"], serde_json::json!(["id"]));
     /// assert_eq!(schema["properties"]["id"]["type"], "integer");
     /// ```
@@ -94,11 +97,11 @@ impl RecallTool {
 
     /// Name, description and parameters, rendered in each provider's shape with
     /// [`ToolDefinition::to_openai`] and [`ToolDefinition::to_anthropic`] (or add the tool
-    /// to a [`ToolSet`](crate::ToolSet) with
-    /// [`with_recall`](crate::ToolSet::with_recall)).
+    /// to a [`ToolSet`](crate::tools::ToolSet) with
+    /// [`with_recall`](crate::tools::ToolSet::with_recall)).
     ///
     /// ```
-    /// let def = favur_context::RecallTool.definition();
+    /// let def = favur_context::tools::RecallTool.definition();
     /// assert_eq!(def.to_openai()["function"]["name"], "recall");
     /// assert_eq!(def.to_anthropic()["input_schema"]["required"][0], "id");
     /// ```
@@ -116,7 +119,10 @@ impl RecallTool {
     /// [`RecallError::UnknownId`] if no entry has it, or a journal read error.
     ///
     /// ```
-    /// use favur_context::{strict, Arguments, History, RecallError, RecallTool};
+    /// use favur_context::message::Arguments;
+    /// use favur_context::store::RecallError;
+    /// use favur_context::tools::RecallTool;
+    /// use favur_context::{strict, History};
     /// let mut h = History::new();
     /// let id = h.append(strict!(user: "exact words"));
     /// let text = RecallTool.handle(&h, &Arguments::parse(r#"{"id": 0}"#)).unwrap();
@@ -144,7 +150,10 @@ impl RecallTool {
     /// [`RecallError::InvalidArguments`].
     ///
     /// ```
-    /// use favur_context::{strict, Arguments, History, RecallTool, TokenCounter};
+    /// use favur_context::message::Arguments;
+    /// use favur_context::tokens::TokenCounter;
+    /// use favur_context::tools::RecallTool;
+    /// use favur_context::{strict, History};
     /// let mut h = History::new();
     /// let long = (0..400).map(|i| format!("line {i}\n")).collect::<String>();
     /// let id = h.append(strict!(tool_result("c1"): "{long}"));
@@ -186,7 +195,8 @@ impl RecallTool {
     /// Records the caller as the call site.
     ///
     /// ```
-    /// use favur_context::{strict, History, RecallTool, Retention, ToolCall};
+    /// use favur_context::tools::RecallTool;
+    /// use favur_context::{strict, History, Retention, ToolCall};
     /// let mut h = History::new();
     /// h.append(strict!(user: "exact words"));
     /// let answer = RecallTool.respond(&h, &ToolCall::new("c9", "recall", r#"{"id": 3}"#), Retention::Forgettable);
@@ -216,7 +226,8 @@ impl RecallTool {
     /// `[tool result for <id>]` (or `[tool error for <id>]`) followed by the content.
     ///
     /// ```
-    /// use favur_context::{strict, History, RecallTool};
+    /// use favur_context::tools::RecallTool;
+    /// use favur_context::{strict, History};
     /// let mut h = History::new();
     /// let id = h.append(strict!(user: "exact words"));
     /// assert_eq!(RecallTool.render(&h.recall(id).unwrap()), "entry #0 (user, strict)\nexact words");

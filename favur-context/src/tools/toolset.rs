@@ -35,7 +35,8 @@ struct Registered {
 /// [`with_recall`](ToolSet::with_recall).
 ///
 /// ```
-/// use favur_context::{retention, History, Retention, Tool, ToolCall, ToolSet};
+/// use favur_context::tools::{Tool, ToolSet};
+/// use favur_context::{retention, History, Retention, ToolCall};
 /// use serde_json::{json, Value};
 ///
 /// struct ListDir;
@@ -62,7 +63,7 @@ struct Registered {
 /// history.append(answer);
 /// let unknown = block_on(tools.run(&ToolCall::new("c2", "rm_rf", json!({})), &history));
 /// assert!(unknown.message().tool_results().next().unwrap().is_error);
-/// # Ok::<(), favur_context::ToolSetError>(())
+/// # Ok::<(), favur_context::tools::ToolSetError>(())
 /// ```
 pub struct ToolSet {
     tools: Vec<Registered>,
@@ -83,7 +84,8 @@ impl std::fmt::Debug for ToolSet {
 /// A tool could not be registered.
 ///
 /// ```
-/// use favur_context::{Retention, ToolSet, ToolSetError};
+/// use favur_context::tools::{ToolSet, ToolSetError};
+/// use favur_context::Retention;
 /// let err = ToolSet::new(Retention::Fuzzy).with_recall(Retention::Fuzzy).unwrap().with_recall(Retention::Strict).unwrap_err();
 /// assert_eq!(err.to_string(), "a tool named `recall` is already registered");
 /// ```
@@ -216,7 +218,8 @@ impl ToolSet {
     /// The class of the results of the tool `name`, if it is registered.
     ///
     /// ```
-    /// use favur_context::{Retention, ToolSet};
+    /// use favur_context::tools::ToolSet;
+    /// use favur_context::Retention;
     /// let tools = ToolSet::new(Retention::Strict).with_recall(Retention::Forgettable).unwrap();
     /// assert_eq!(tools.retention_of("recall"), Some(Retention::Forgettable));
     /// assert_eq!(tools.retention_of("nope"), None);
@@ -253,7 +256,9 @@ impl ToolSet {
     /// [`History::set_request_overhead_tokens`](crate::History::set_request_overhead_tokens)).
     ///
     /// ```
-    /// use favur_context::{HeuristicCounter, Retention, ToolSet};
+    /// use favur_context::tokens::HeuristicCounter;
+    /// use favur_context::tools::ToolSet;
+    /// use favur_context::Retention;
     /// let tools = ToolSet::new(Retention::Strict).with_recall(Retention::Fuzzy).unwrap();
     /// assert!(tools.definitions_tokens(&HeuristicCounter) > 50);
     /// assert_eq!(ToolSet::new(Retention::Strict).definitions_tokens(&HeuristicCounter), 0);

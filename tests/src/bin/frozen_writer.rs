@@ -9,7 +9,8 @@
 use std::io::BufRead;
 use std::time::Duration;
 
-use favur_context::{AsyncStore, Message, NewEntry, PgStore, Retention, SessionOptions};
+use favur_context::store::{NewEntry, PgStore, SessionOptions};
+use favur_context::{AsyncStore, Message, Retention};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -15,10 +15,12 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use favur_context::{
-    CallSite, Compaction, Compactor, Durability, Edit, Entry, EntryKind, Form, JournaledHistory,
-    Message, NewEntry, OpenOptions, Policy, Retention, Store,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Durability, JournaledHistory, OpenOptions};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::render::Form;
+use favur_context::store::NewEntry;
+use favur_context::{Compactor, Entry, Message, Policy, Retention, Store};
 
 fn main() {
     if let Err(e) = run() {

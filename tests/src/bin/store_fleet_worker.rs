@@ -19,10 +19,9 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use favur_context::{
-    AsyncStore, BuiltinSummarizer, Compactor, EntryId, Message, NewEntry, PgStore, Policy, Ready,
-    Retention, SessionOptions, StoreError, ToolCall,
-};
+use favur_context::compact::{BuiltinSummarizer, Ready};
+use favur_context::store::{NewEntry, PgStore, SessionOptions, StoreError};
+use favur_context::{AsyncStore, Compactor, EntryId, Message, Policy, Retention, ToolCall};
 
 /// The text of the entry with id `id` in `session`.
 fn text(session: &str, id: EntryId) -> String {

@@ -1,6 +1,7 @@
 //! Hand-made compactions (shared with the CLI's tests through `#[path]`).
 
-use favur_context::{Compaction, Edit, EntryId, Store};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::{EntryId, Store};
 
 /// Drops entry `id` from the view of `store` with a compaction record of `tier`, as a
 /// compactor would; panics if the store refuses it.

@@ -8,16 +8,17 @@ pub mod steps;
 #[allow(unused_imports)]
 pub use edits::drop_at;
 
-use favur_context::TokenCounter;
+use favur_context::tokens::TokenCounter;
 
-use favur_context::render::{render_anthropic, render_openai, render_responses};
-use favur_context::validate::{
+use favur_context::compact::{Compaction, Edit};
+use favur_context::message::{CallSite, EntryKind};
+use favur_context::render::Form;
+use favur_context::render::validate::{
     validate_anthropic, validate_anthropic_strict, validate_openai, validate_openai_strict,
     validate_responses_strict,
 };
-use favur_context::{
-    CallSite, Compaction, Edit, Entry, EntryId, EntryKind, Form, History, Message, Retention,
-};
+use favur_context::render::{render_anthropic, render_openai, render_responses};
+use favur_context::{Entry, EntryId, History, Message, Retention};
 
 /// A summary entry with the next id of `h`, replacing `replaces`.
 pub fn summary(h: &History, replaces: &[EntryId], text: &str) -> Entry {
@@ -117,7 +118,7 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
 pub struct Ls;
 
 #[favur_context::retention(forgettable)]
-impl favur_context::Tool for Ls {
+impl favur_context::tools::Tool for Ls {
     fn name(&self) -> &str {
         "ls"
     }

@@ -1,7 +1,8 @@
 //! Short builders for multi-part messages (reasoning, text, calls, results, media), so a
 //! test's turn reads as one list of parts: `assistant([thinking(..), text(..), call(..)])`.
 
-use favur_context::{Arguments, Media, Message, Part, Reasoning, Role, ToolCall, ToolResult};
+use favur_context::message::{Arguments, Media, Part, Reasoning, ToolResult};
+use favur_context::{Message, Role, ToolCall};
 
 /// A text part.
 pub fn text(text: impl Into<String>) -> Part {

@@ -2,9 +2,8 @@
 //! calls with one or several results, errors, missing and late results) and the policy
 //! they are compacted with.
 
-use favur_context::{
-    Compactor, History, Message, Part, Policy, Retention, Role, ToolCall, ToolResult,
-};
+use favur_context::message::{Part, ToolResult};
+use favur_context::{Compactor, History, Message, Policy, Retention, Role, ToolCall};
 use proptest::prelude::*;
 
 use super::class;

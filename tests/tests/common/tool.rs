@@ -1,21 +1,21 @@
 //! Test tools in one line each: `tool!(Name: class, "name", "description", parameters,
 //! |arguments| body)` defines a unit struct and its `#[retention(class)]` impl of
-//! [`Tool`](favur_context::Tool) (or, with `async`, of
-//! [`AsyncTool`](favur_context::AsyncTool), the body inside the returned future).
+//! [`Tool`](favur_context::tools::Tool) (or, with `async`, of
+//! [`AsyncTool`](favur_context::tools::AsyncTool), the body inside the returned future).
 
 /// Defines a classified test tool (see the module docs).
 #[allow(unused_macros)]
 macro_rules! tool {
     ($name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:pat_param| $body:expr) => {
-        $crate::common::tool!(@impl $name, $class, favur_context::Tool, $tool, $description, $parameters, {
+        $crate::common::tool!(@impl $name, $class, favur_context::tools::Tool, $tool, $description, $parameters, {
             fn call(&self, $args: &serde_json::Value) -> Result<String, String> {
                 $body
             }
         });
     };
     (async $name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:ident| $body:expr) => {
-        $crate::common::tool!(@impl $name, $class, favur_context::AsyncTool, $tool, $description, $parameters, {
-            fn call<'a>(&'a self, $args: &'a serde_json::Value) -> favur_context::ToolFuture<'a> {
+        $crate::common::tool!(@impl $name, $class, favur_context::tools::AsyncTool, $tool, $description, $parameters, {
+            fn call<'a>(&'a self, $args: &'a serde_json::Value) -> favur_context::tools::ToolFuture<'a> {
                 Box::pin(async move { $body })
             }
         });

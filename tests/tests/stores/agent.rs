@@ -4,9 +4,12 @@
 
 use std::error::Error;
 
+use favur_context::compact::{BuiltinSummarizer, Ready};
+use favur_context::journal::Corruption;
+use favur_context::store::StoreError;
+use favur_context::tools::ToolSet;
 use favur_context::{
-    AsyncStore, BuiltinSummarizer, Compactor, Corruption, EntryId, History, Message, Policy, Ready,
-    Retention, StoreError, ToolCall, ToolSet, fuzzy, strict,
+    AsyncStore, Compactor, EntryId, History, Message, Policy, Retention, ToolCall, fuzzy, strict,
 };
 use serde_json::json;
 

@@ -3,9 +3,9 @@
 //! budgets the same), and the output reserve, giving the same usage and the same
 //! compactions on memory, the journal, SQLite and PostgreSQL.
 
-use favur_context::{
-    AsyncStore, History, JournaledHistory, SessionOptions, SqliteStore, Store, fuzzy,
-};
+use favur_context::journal::JournaledHistory;
+use favur_context::store::{SessionOptions, SqliteStore};
+use favur_context::{AsyncStore, History, Store, fuzzy};
 use rusqlite::Connection;
 
 use super::agent::{agent_loop, assert_same, block_on, budgeted_loop, tools};
@@ -108,7 +108,7 @@ fn a_changed_overhead_is_recorded_and_the_last_one_holds_after_reopening_and_int
         .export_journal(std::fs::File::create(&exported).unwrap())
         .unwrap();
     let mut from_memory = Vec::new();
-    favur_context::export_journal(&memory, &mut from_memory).unwrap();
+    favur_context::journal::export_journal(&memory, &mut from_memory).unwrap();
     drop((journal, sqlite));
 
     let journal = JournaledHistory::open(&journal_path).unwrap();
@@ -147,9 +147,9 @@ fn a_malformed_overhead_record_is_refused_by_name() {
     assert!(
         matches!(
             &err,
-            favur_context::StoreError::Corrupt {
+            favur_context::store::StoreError::Corrupt {
                 seq: 0,
-                problem: favur_context::Corruption::InvalidRequestOverhead { .. },
+                problem: favur_context::journal::Corruption::InvalidRequestOverhead { .. },
                 ..
             }
         ),
@@ -160,7 +160,7 @@ fn a_malformed_overhead_record_is_refused_by_name() {
 #[cfg(feature = "postgres")]
 #[test]
 fn the_request_budget_gives_the_same_usage_and_compactions_on_postgres() {
-    use favur_context::PgStore;
+    use favur_context::store::PgStore;
     favur_context_tests::pg::with_server("postgres budget", |server| {
         let config = server.config();
         block_on(async {

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use favur_context::{
-    AsyncStore, History, JournaledHistory, OpenOptions, PgStore, SessionOptions, StoreError, fuzzy,
-};
+use favur_context::journal::{JournaledHistory, OpenOptions};
+use favur_context::store::{PgStore, SessionOptions, StoreError};
+use favur_context::{AsyncStore, History, fuzzy};
 use favur_context_tests::pg::{Server, with_server};
 use tokio_postgres::{Client, NoTls};
 
@@ -364,7 +364,8 @@ fn a_writer_frozen_mid_write_loses_its_session_within_its_lease() {
 
 #[test]
 fn open_or_create_sets_a_session_up_once_and_a_restart_finds_it() {
-    use favur_context::{NewEntry, strict};
+    use favur_context::store::NewEntry;
+    use favur_context::strict;
     with_server("postgres open_or_create", |server| {
         let config = server.config();
         let options = SessionOptions::new().owner("worker-s");

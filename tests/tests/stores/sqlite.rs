@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use favur_context::{
-    Compaction, Corruption, Edit, EntryId, History, JournaledHistory, SessionOptions, SqliteStore,
-    Store, StoreError, fuzzy,
-};
+use favur_context::compact::{Compaction, Edit};
+use favur_context::journal::{Corruption, JournaledHistory};
+use favur_context::store::{SessionOptions, SqliteStore, StoreError};
+use favur_context::{EntryId, History, Store, fuzzy};
 use rusqlite::Connection;
 
 use super::agent::{
@@ -179,7 +179,7 @@ fn a_session_round_trips_through_the_journal_format() {
     assert_same(back.history(), store.history(), "imported");
     // The generic export of any history gives the same view.
     let mut generic = Vec::new();
-    favur_context::export_journal(store.history(), &mut generic).unwrap();
+    favur_context::journal::export_journal(store.history(), &mut generic).unwrap();
     let (replayed, _) = History::from_journal(&generic[..]).unwrap();
     assert_same(&replayed, store.history(), "generic export");
     // Importing into a session that holds records is refused; a bad journal imports nothing.
@@ -194,7 +194,7 @@ fn a_session_round_trips_through_the_journal_format() {
     assert!(
         matches!(
             err,
-            StoreError::Journal(favur_context::JournalError::Corrupt { line: 2, .. })
+            StoreError::Journal(favur_context::journal::JournalError::Corrupt { line: 2, .. })
         ),
         "{err}"
     );
@@ -217,7 +217,7 @@ fn a_checked_compaction_is_refused_once_stale_and_written_once_current() {
         matches!(
             err,
             StoreError::Record {
-                source: favur_context::RecordError::Stale,
+                source: favur_context::store::RecordError::Stale,
                 ..
             }
         ),

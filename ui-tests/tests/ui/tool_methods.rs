@@ -7,7 +7,7 @@
 macro_rules! tool_methods {
     (async $name:literal) => {
         tool_methods!(@described $name);
-        fn call<'a>(&'a self, _: &'a serde_json::Value) -> favur_context::ToolFuture<'a> {
+        fn call<'a>(&'a self, _: &'a serde_json::Value) -> favur_context::tools::ToolFuture<'a> {
             Box::pin(async { Ok(String::new()) })
         }
     };

@@ -1,7 +1,7 @@
 //! Where compactions fall among the entry ids.
 
 use super::positions;
-use crate::Summary;
+use crate::compact::Summary;
 use crate::history::view::{Compaction, Edit};
 use crate::model::entry::EntryId;
 

@@ -5,10 +5,11 @@ use serde::Serialize;
 
 use crate::model::retention::Retention;
 
-/// Entries and tokens, one cell of a [`CompactionReport`](crate::CompactionReport).
+/// Entries and tokens, one cell of a [`CompactionReport`](crate::compact::CompactionReport).
 ///
 /// ```
-/// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+/// use favur_context::compact::Plan;
+/// use favur_context::{forgettable, fuzzy, History, Policy};
 /// let mut h = History::new();
 /// h.append(forgettable!(user: "{}", "spent ".repeat(20)));
 /// h.append(fuzzy!(assistant: "ok"));
@@ -36,12 +37,13 @@ impl Figures {
 /// What a compaction did to the view items of one class.
 ///
 /// An entry is *summarized* when its content went into a summary (even if its tool-call
-/// part stays as [`Form::CallsOnly`](crate::Form::CallsOnly) or its result as a [`Form::Placeholder`](crate::Form::Placeholder)), *dropped*
+/// part stays as [`Form::CallsOnly`](crate::render::Form::CallsOnly) or its result as a [`Form::Placeholder`](crate::render::Form::Placeholder)), *dropped*
 /// when its content left the view without a summary, and *kept* otherwise (including
 /// entries shortened by the per-entry cap).
 ///
 /// ```
-/// use favur_context::{forgettable, fuzzy, History, Plan, Policy};
+/// use favur_context::compact::Plan;
+/// use favur_context::{forgettable, fuzzy, History, Policy};
 /// let mut h = History::new();
 /// h.append(fuzzy!(user: "{}", "a view ".repeat(300)));
 /// h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
@@ -63,7 +65,8 @@ pub struct ClassOutcome {
 /// One value per retention class.
 ///
 /// ```
-/// use favur_context::{ByClass, Retention};
+/// use favur_context::compact::ByClass;
+/// use favur_context::Retention;
 /// let mut b = ByClass { forgettable: 1, fuzzy: 2, strict: 3 };
 /// *b.get_mut(Retention::Fuzzy) += 1;
 /// assert_eq!(*b.get(Retention::Fuzzy), 3);
@@ -82,7 +85,8 @@ impl<T> ByClass<T> {
     /// The value for `class`.
     ///
     /// ```
-    /// use favur_context::{ByClass, Retention};
+    /// use favur_context::compact::ByClass;
+    /// use favur_context::Retention;
     /// assert_eq!(*ByClass { forgettable: 'a', fuzzy: 'b', strict: 'c' }.get(Retention::Strict), 'c');
     /// ```
     pub fn get(&self, class: Retention) -> &T {
@@ -96,7 +100,8 @@ impl<T> ByClass<T> {
     /// The value for `class`, mutably.
     ///
     /// ```
-    /// use favur_context::{ByClass, Retention};
+    /// use favur_context::compact::ByClass;
+    /// use favur_context::Retention;
     /// let mut b = ByClass { forgettable: 0, fuzzy: 0, strict: 0 };
     /// *b.get_mut(Retention::Forgettable) = 5;
     /// assert_eq!(b.forgettable, 5);

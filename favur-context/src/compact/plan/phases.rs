@@ -1,4 +1,4 @@
-//! The phases of [`Plan::new`](crate::Plan::new), in the order they run: the compactable
+//! The phases of [`Plan::new`](crate::compact::Plan::new), in the order they run: the compactable
 //! prefix, each item's fate by class, tool pairing, the forms of items that stay, the
 //! summary runs, and the edits with their figures.
 

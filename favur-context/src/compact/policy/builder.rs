@@ -6,7 +6,8 @@ use super::{Policy, PolicyError, Tier};
 /// validates.
 ///
 /// ```
-/// use favur_context::{Action, Policy, Tier};
+/// use favur_context::compact::{Action, Tier};
+/// use favur_context::Policy;
 /// let p = Policy::builder()
 ///     .window_tokens(100_000)
 ///     .tiers([
@@ -37,7 +38,8 @@ impl PolicyBuilder {
     /// Replaces all tiers.
     ///
     /// ```
-    /// use favur_context::{Action, Policy, Tier};
+    /// use favur_context::compact::{Action, Tier};
+    /// use favur_context::Policy;
     /// let p = Policy::builder().tiers([Tier::new(0.3, Action::Summarize, Action::Summarize, Action::Keep)]).build().unwrap();
     /// assert_eq!(p.tiers().len(), 1);
     /// ```
@@ -111,7 +113,8 @@ impl PolicyBuilder {
         /// Sets the smallest reclaim worth a compaction (a fraction of the window).
         ///
         /// ```
-        /// use favur_context::{Policy, PolicyError};
+        /// use favur_context::compact::PolicyError;
+        /// use favur_context::Policy;
         /// assert_eq!(Policy::builder().min_reclaim(0.01).build().unwrap().min_reclaim(), 0.01);
         /// let err = Policy::builder().min_reclaim(0.6).build().unwrap_err();
         /// assert!(matches!(err, PolicyError::MinReclaimOutOfRange { .. }));
@@ -121,7 +124,8 @@ impl PolicyBuilder {
         /// Sets where a tier stops, as a fraction of its threshold (see [`Policy::target`]).
         ///
         /// ```
-        /// use favur_context::{Policy, PolicyError};
+        /// use favur_context::compact::PolicyError;
+        /// use favur_context::Policy;
         /// assert_eq!(Policy::builder().target(0.5).build().unwrap().target_tokens(1), Some(5_000));
         /// let err = Policy::builder().target(1.0).build().unwrap_err();
         /// assert_eq!(err, PolicyError::TargetOutOfRange { value: 1.0 });
@@ -132,7 +136,8 @@ impl PolicyBuilder {
     /// Validates and returns the policy.
     ///
     /// ```
-    /// use favur_context::{Policy, PolicyError};
+    /// use favur_context::compact::PolicyError;
+    /// use favur_context::Policy;
     /// let err = Policy::builder().threshold(2, 0.01).build().unwrap_err();
     /// assert!(matches!(err, PolicyError::ThresholdNotIncreasing { index: 1, .. }));
     /// ```

@@ -6,7 +6,8 @@ use crate::model::retention::Retention;
 /// Why a policy is invalid or could not be loaded. Each message names the field.
 ///
 /// ```
-/// use favur_context::{Policy, PolicyError};
+/// use favur_context::compact::PolicyError;
+/// use favur_context::Policy;
 /// let err = Policy::builder().window_tokens(0).build().unwrap_err();
 /// assert_eq!(err, PolicyError::ZeroWindow);
 /// assert_eq!(err.to_string(), "window_tokens: a window of zero tokens cannot hold any request");

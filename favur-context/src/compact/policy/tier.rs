@@ -11,7 +11,7 @@ use crate::model::retention::Retention;
 /// Ordered by severity: `Keep < Summarize < Drop`.
 ///
 /// ```
-/// use favur_context::Action;
+/// use favur_context::compact::Action;
 /// assert!(Action::Keep < Action::Summarize && Action::Summarize < Action::Drop);
 /// assert_eq!(serde_json::to_string(&Action::Summarize).unwrap(), "\"summarize\"");
 /// ```
@@ -30,7 +30,7 @@ impl Action {
     /// The lowercase name (`"keep"`, `"summarize"`, `"drop"`).
     ///
     /// ```
-    /// assert_eq!(favur_context::Action::Drop.as_str(), "drop");
+    /// assert_eq!(favur_context::compact::Action::Drop.as_str(), "drop");
     /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -50,7 +50,8 @@ impl fmt::Display for Action {
 /// One tier: the usage at which it fires and its row of the action table.
 ///
 /// ```
-/// use favur_context::{Action, Retention, Tier};
+/// use favur_context::compact::{Action, Tier};
+/// use favur_context::Retention;
 /// let tier = Tier::new(0.05, Action::Summarize, Action::Summarize, Action::Keep);
 /// assert_eq!(tier.action(Retention::Strict), Action::Keep);
 /// assert_eq!(tier.at, 0.05);
@@ -72,7 +73,7 @@ impl Tier {
     /// A tier firing at `at` with the given action per class.
     ///
     /// ```
-    /// use favur_context::{Action, Tier};
+    /// use favur_context::compact::{Action, Tier};
     /// let t = Tier::new(0.25, Action::Drop, Action::Drop, Action::Drop);
     /// assert_eq!(t.fuzzy, Action::Drop);
     /// ```
@@ -88,7 +89,8 @@ impl Tier {
     /// The action for entries of `class`.
     ///
     /// ```
-    /// use favur_context::{Action, Retention, Tier};
+    /// use favur_context::compact::{Action, Tier};
+    /// use favur_context::Retention;
     /// let t = Tier::new(0.1, Action::Drop, Action::Drop, Action::Summarize);
     /// assert_eq!(t.action(Retention::Fuzzy), Action::Drop);
     /// ```

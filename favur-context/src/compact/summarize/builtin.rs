@@ -46,13 +46,14 @@ use crate::model::entry::Entry;
 /// A run that merged earlier summaries keeps what they kept: their lines are read like
 /// any other text, their headers and the lines they kept verbatim first.
 ///
-/// The budget is read with the [`HeuristicCounter`](crate::HeuristicCounter)'s rule (about
+/// The budget is read with the [`HeuristicCounter`](crate::tokens::HeuristicCounter)'s rule (about
 /// four bytes a token, at least one token a word), so the text never needs more than
 /// `budget_tokens` tokens of that counter. Nothing is padded: a small run gets a small
 /// summary.
 ///
 /// ```
-/// use favur_context::{strict, BuiltinSummarizer, EntryId, History, Retention, Summarizer, SummaryRequest};
+/// use favur_context::compact::{BuiltinSummarizer, Summarizer, SummaryRequest};
+/// use favur_context::{strict, EntryId, History, Retention};
 /// let mut h = History::new();
 /// let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cat src/lib.rs"})));
 /// let b = h.append(strict!(tool_result("c1"): "pub fn parse(input: &str) -> Ast {{\n    let tokens = lex(input);\n    build_tree(tokens)\n}}"));
@@ -116,7 +117,8 @@ impl BuiltinSummarizer {
     /// id, and no line counts as acted on.
     ///
     /// ```
-    /// use favur_context::{forgettable, BuiltinSummarizer, History};
+    /// use favur_context::compact::BuiltinSummarizer;
+    /// use favur_context::{forgettable, History};
     /// let mut h = History::new();
     /// let id = h.append(forgettable!(tool_result("c1"): "src/lib.rs\nsrc/parse.rs\nCargo.toml"));
     /// let text = BuiltinSummarizer::default().summarize_entries(&[&*h.recall(id).unwrap()], 100);

@@ -43,7 +43,7 @@ fn backed(full: &History) -> History {
 #[test]
 fn an_append_shapes_and_counts_an_entry_as_a_fresh_scan_does() {
     use crate::history::view::Shape;
-    use crate::kinds::Directive;
+    use crate::message::kinds::Directive;
     let mut h = History::new();
     h.pin(strict!(system: "You are a coding agent."));
     h.pin(strict!(user: "the task"));
@@ -57,7 +57,7 @@ fn an_append_shapes_and_counts_an_entry_as_a_fresh_scan_does() {
     h.append(crate::Classified::with_site(
         Message::new(
             crate::Role::User,
-            vec![crate::Part::from(crate::ToolCall::new(
+            vec![crate::message::Part::from(crate::ToolCall::new(
                 "c3",
                 "bash",
                 serde_json::json!({}),

@@ -10,12 +10,12 @@ use crate::model::message::Role;
 /// Messages that no rule matched, in a file without a `default` class.
 ///
 /// ```
-/// use favur_context::rules::{MessageFacts, Rules};
+/// use favur_context::import::rules::{MessageFacts, Rules};
 /// use favur_context::Role;
 /// let rules = Rules::from_toml("[[rule]]\nname = \"u\"\nrole = \"user\"\nclass = \"strict\"\n")?;
 /// let err = rules.classify_all(&[MessageFacts::new(4, Role::Tool).with_tool("bash").with_text("total 0")]).unwrap_err();
 /// assert_eq!(err.to_string(), "1 message matched no rule and the rules file names no `default` class:\n  message 4: role tool, tool `bash`: \"total 0\"");
-/// # Ok::<(), favur_context::rules::RulesError>(())
+/// # Ok::<(), favur_context::import::rules::RulesError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct Unmatched {
@@ -41,7 +41,7 @@ impl fmt::Display for Unmatched {
 /// One message that no rule matched.
 ///
 /// ```
-/// use favur_context::rules::UnmatchedMessage;
+/// use favur_context::import::rules::UnmatchedMessage;
 /// let m = UnmatchedMessage { index: 2, role: favur_context::Role::User, tool: None, excerpt: "hi".into() };
 /// assert_eq!(m.to_string(), "message 2: role user: \"hi\"");
 /// ```
@@ -61,7 +61,7 @@ impl UnmatchedMessage {
     /// The listing of a message from its facts (the excerpt is its text's start, on one line).
     ///
     /// ```
-    /// use favur_context::rules::{MessageFacts, UnmatchedMessage};
+    /// use favur_context::import::rules::{MessageFacts, UnmatchedMessage};
     /// let m = UnmatchedMessage::of(&MessageFacts::new(1, favur_context::Role::User).with_text("a\nb"));
     /// assert_eq!(m.excerpt, "a b");
     /// ```
@@ -99,7 +99,7 @@ impl fmt::Display for UnmatchedMessage {
 /// the top level of the file.
 ///
 /// ```
-/// use favur_context::rules::{Rules, RulesError};
+/// use favur_context::import::rules::{Rules, RulesError};
 /// let err = Rules::from_toml("[[rule]]\nname = \"x\"\nclass = \"strict\"\ncommand = \"(unclosed\"\n").unwrap_err();
 /// assert!(matches!(err, RulesError::InvalidRegex { rule: 1, ref field, .. } if field == "command"));
 /// ```

@@ -12,7 +12,7 @@ impl<'a> MessageFacts<'a> {
     ///
     /// ```
     /// use favur_context::import::{parse, Format};
-    /// use favur_context::rules::MessageFacts;
+    /// use favur_context::import::rules::MessageFacts;
     /// use favur_context::Role;
     /// let t = parse(Format::MiniSweAgent, r#"[{"role": "user", "content": "task"},
     ///   {"role": "assistant", "content": "```bash\nls -la\n```"},
@@ -42,7 +42,7 @@ impl<'a> MessageFacts<'a> {
 ///
 /// ```
 /// use favur_context::import::{import, Format};
-/// use favur_context::rules::Rules;
+/// use favur_context::import::rules::Rules;
 /// use favur_context::{History, Retention};
 /// let rules = Rules::from_toml(r#"
 ///     [[rule]]

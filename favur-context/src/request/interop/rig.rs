@@ -235,7 +235,7 @@ fn document(block: &Value) -> Result<UserContent, String> {
 ///
 /// ```
 /// use favur_context::interop::rig::{reply, types};
-/// use favur_context::StopReason;
+/// use favur_context::reply::StopReason;
 /// let call = types::ToolCall::new(
 ///     types::CallId::from_wire("call_1"),
 ///     types::ToolFunction::new(types::ToolName::new("bash")?, serde_json::json!({"command": "ls"})),

@@ -133,7 +133,7 @@ fn count_existing(request: &AnthropicRequest) -> usize {
 /// ```
 /// use favur_context::{fuzzy, strict, History};
 /// use favur_context::render::{render_anthropic_cached, BlockAt};
-/// use favur_context::validate::validate_anthropic_strict;
+/// use favur_context::render::validate::validate_anthropic_strict;
 /// let mut h = History::new();
 /// h.pin(strict!(system: "You are a coding agent."));
 /// h.append(strict!(user: "List the files."));

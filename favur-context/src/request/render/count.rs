@@ -12,7 +12,7 @@ use crate::tokens::counter::TokenCounter;
 /// or a Responses body (from [`render_responses`](super::render_responses)).
 ///
 /// Reasoning and media count as usage counts them (a reasoning part its visible text, a
-/// medium its [`Media::estimated_tokens`](crate::Media::estimated_tokens)), so the two agree where a format sends
+/// medium its [`Media::estimated_tokens`](crate::message::Media::estimated_tokens)), so the two agree where a format sends
 /// them as they are: Anthropic and Responses with their own provider's reasoning. Where a
 /// format sends a note instead of a medium, or leaves out reasoning (Chat Completions
 /// always; the others for another provider's reasoning), the request counts what it

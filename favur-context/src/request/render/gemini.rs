@@ -204,7 +204,7 @@ impl Contents {
 /// Images and documents are `inlineData {mimeType, data}` (base64) or `fileData
 /// {mimeType, fileUri}` (a URL) parts, in any turn; media a tool returned follow its
 /// `functionResponse`; a provider file id, or an image of a type outside
-/// [`GEMINI_IMAGE_MEDIA_TYPES`](crate::validate::GEMINI_IMAGE_MEDIA_TYPES), is sent as a
+/// [`GEMINI_IMAGE_MEDIA_TYPES`](crate::render::validate::GEMINI_IMAGE_MEDIA_TYPES), is sent as a
 /// text note. Gemini reasoning is
 /// replayed verbatim: a `Reasoning { provider: Gemini, signature, .. }` part's
 /// `thoughtSignature` goes on the part right after it (the part it signed), a thought
@@ -214,7 +214,7 @@ impl Contents {
 /// ```
 /// use favur_context::{fuzzy, strict, History};
 /// use favur_context::render::render_gemini;
-/// use favur_context::validate::validate_gemini_strict;
+/// use favur_context::render::validate::validate_gemini_strict;
 /// let mut h = History::new();
 /// h.pin(strict!(system: "You are a coding agent."));
 /// h.append(strict!(user: "List the files."));

@@ -1,5 +1,5 @@
 //! The view turned into a provider-neutral sequence: what each item sends (through
-//! [`Form::message_for`](crate::Form::message_for)), the tool-call pairing repaired, and
+//! [`Form::message_for`](crate::render::Form::message_for)), the tool-call pairing repaired, and
 //! the first turn note, shared by both renderers.
 
 use std::borrow::Cow;
@@ -199,7 +199,7 @@ fn owned_part<'h>(p: Part) -> PartOf<'h> {
     }
 }
 
-/// Splits the message an entry shows (see [`Form::message_for`](crate::Form::message_for), the one owner of what
+/// Splits the message an entry shows (see [`Form::message_for`](crate::render::Form::message_for), the one owner of what
 /// each form sends) into items: one per result (with the media that follow it), and one
 /// for its other pieces and calls if any.
 fn push_message<'h>(items: &mut Vec<Item<'h>>, message: Cow<'h, Message>, entry: &'h Entry) {

@@ -5,7 +5,7 @@
 //! parts (base64 as `file_data`, or a `file_id`); media anywhere else, or in a form Chat
 //! cannot carry (an image by file id, a document by URL, a base64 image of a type outside
 //! [`OPENAI_IMAGE_MEDIA_TYPES`]), are sent as a text note saying what was there
-//! ([`Media::describe`](crate::Media::describe)).
+//! ([`Media::describe`](crate::message::Media::describe)).
 
 use std::borrow::Cow;
 

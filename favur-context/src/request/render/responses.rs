@@ -5,7 +5,7 @@
 //!   one response to the next, the input is.
 //! - A user (or tool-entry) message is a `message` item with `input_text`,
 //!   `input_image` and `input_file` parts (a base64 image of a type outside
-//!   [`OPENAI_IMAGE_MEDIA_TYPES`](crate::validate::OPENAI_IMAGE_MEDIA_TYPES) is a note).
+//!   [`OPENAI_IMAGE_MEDIA_TYPES`](crate::render::validate::OPENAI_IMAGE_MEDIA_TYPES) is a note).
 //! - An assistant message is its items in its own order: OpenAI reasoning as `reasoning`
 //!   items (`id`, `summary`, `encrypted_content`; reasoning from another provider, or
 //!   without an id, is not sent), texts with an item id (the ids recorded in the

@@ -16,7 +16,7 @@ use super::{
 /// results of some of them).
 ///
 /// ```
-/// use favur_context::validate::{validate_anthropic, validate_anthropic_strict};
+/// use favur_context::render::validate::{validate_anthropic, validate_anthropic_strict};
 /// let partly = serde_json::json!([
 ///     {"role": "user", "content": "run both"},
 ///     {"role": "assistant", "content": [
@@ -45,14 +45,14 @@ use super::{
 ///     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}}]},
 ///     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.rs"}]},
 /// ]});
-/// favur_context::validate::validate_anthropic(&req).unwrap();
+/// favur_context::render::validate::validate_anthropic(&req).unwrap();
 /// ```
 pub fn validate_anthropic(request: &Value) -> Result<(), ValidationError> {
     anthropic(request, false)
 }
 
 /// [`validate_anthropic`], but `tool_use` blocks without a result at the end are an error
-/// too, and prompt-cache breakpoints are checked: at most [`MAX_CACHE_BREAKPOINTS`](crate::validate::MAX_CACHE_BREAKPOINTS)
+/// too, and prompt-cache breakpoints are checked: at most [`MAX_CACHE_BREAKPOINTS`](crate::render::validate::MAX_CACHE_BREAKPOINTS)
 /// `cache_control` markers in `tools`, `system` and `messages`, each `{"type":
 /// "ephemeral"}` (an optional `ttl` of `"5m"` or `"1h"`), on a block that can carry one.
 ///
@@ -61,8 +61,8 @@ pub fn validate_anthropic(request: &Value) -> Result<(), ValidationError> {
 ///     {"role": "user", "content": "go"},
 ///     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {}}]},
 /// ]});
-/// assert!(favur_context::validate::validate_anthropic(&req).is_ok());
-/// assert!(favur_context::validate::validate_anthropic_strict(&req).is_err());
+/// assert!(favur_context::render::validate::validate_anthropic(&req).is_ok());
+/// assert!(favur_context::render::validate::validate_anthropic_strict(&req).is_err());
 /// ```
 pub fn validate_anthropic_strict(request: &Value) -> Result<(), ValidationError> {
     anthropic(request, true)?;

@@ -12,7 +12,7 @@ use super::{Rule, ValidationError, err};
 /// The most `cache_control` breakpoints one Anthropic request may hold.
 ///
 /// ```
-/// use favur_context::validate::{validate_anthropic_strict, Rule, MAX_CACHE_BREAKPOINTS};
+/// use favur_context::render::validate::{validate_anthropic_strict, Rule, MAX_CACHE_BREAKPOINTS};
 /// let marked = serde_json::json!({"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}});
 /// let request = |n: usize| serde_json::json!({
 ///     "system": vec![marked.clone(); n],

@@ -44,7 +44,7 @@ const DATA: [&str; 7] = [
 /// answering some of them, in their order. See [`validate_gemini_strict`].
 ///
 /// ```
-/// use favur_context::validate::{validate_gemini, validate_gemini_strict, Rule};
+/// use favur_context::render::validate::{validate_gemini, validate_gemini_strict, Rule};
 /// let body = serde_json::json!({"contents": [
 ///     {"role": "user", "parts": [{"text": "list the files"}]},
 ///     {"role": "model", "parts": [{"functionCall": {"name": "bash", "args": {"command": "ls"}}}]},
@@ -72,7 +72,7 @@ pub fn validate_gemini(request: &Value) -> Result<(), ValidationError> {
 /// part of a model turn other than a `functionResponse`.
 ///
 /// ```
-/// use favur_context::validate::{validate_gemini_strict, Rule};
+/// use favur_context::render::validate::{validate_gemini_strict, Rule};
 /// let body = serde_json::json!({"contents": [
 ///     {"role": "user", "parts": [{"text": "run both"}]},
 ///     {"role": "model", "parts": [

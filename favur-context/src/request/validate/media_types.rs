@@ -8,7 +8,7 @@
 /// animated is not checked here).
 ///
 /// ```
-/// use favur_context::validate::OPENAI_IMAGE_MEDIA_TYPES;
+/// use favur_context::render::validate::OPENAI_IMAGE_MEDIA_TYPES;
 /// assert!(OPENAI_IMAGE_MEDIA_TYPES.contains(&"image/webp"));
 /// assert!(!OPENAI_IMAGE_MEDIA_TYPES.contains(&"image/bmp"));
 /// ```
@@ -19,7 +19,7 @@ pub const OPENAI_IMAGE_MEDIA_TYPES: [&str; 4] =
 /// WEBP, HEIC and HEIF.
 ///
 /// ```
-/// use favur_context::validate::GEMINI_IMAGE_MEDIA_TYPES;
+/// use favur_context::render::validate::GEMINI_IMAGE_MEDIA_TYPES;
 /// assert!(GEMINI_IMAGE_MEDIA_TYPES.contains(&"image/heic"));
 /// assert!(!GEMINI_IMAGE_MEDIA_TYPES.contains(&"image/gif"));
 /// ```

@@ -35,7 +35,7 @@ use super::{Rule, ValidationError, answer, call_err, err};
 /// - Item ids (`id` of any item) are unique.
 ///
 /// ```
-/// use favur_context::validate::{validate_responses_strict, Rule};
+/// use favur_context::render::validate::{validate_responses_strict, Rule};
 /// let ok = serde_json::json!({"input": [
 ///     {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
 ///     {"type": "reasoning", "id": "rs_1", "summary": []},

@@ -4,9 +4,9 @@
 // method, a generic `H`, `impl Trait`, a returned borrow, the parameter passed on as it is,
 // closures and blocks in the body, wrappers holding a history in a field, and `crate = path`
 // for a renamed dependency.
+use favur_context::journal::{JournalError, JournaledHistory};
 use favur_context::{
-    retention, strict, Classify, Entry, EntryId, History, JournalError, JournaledHistory,
-    Retention, Store,
+    retention, strict, Classify, Entry, EntryId, History, Retention, Store,
 };
 
 // A `JournaledHistory`: `append` returns what `JournaledHistory::append` returns.

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use favur_context::kinds::Directive;
+use favur_context::message::kinds::Directive;
 use favur_context::{fuzzy, retention, strict, Classify, History, Message, Retention};
 
 #[retention(forgettable)]

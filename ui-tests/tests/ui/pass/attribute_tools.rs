@@ -1,10 +1,10 @@
 #![deny(warnings)]
 // `#[retention]` on `impl Tool for T` and `impl AsyncTool for T`, also generic, the
 // tool-bound history methods, and a `ToolSet` taking the classified async tools.
-use favur_context::{
-    retention, AsyncTool, ClassifiedAsyncTool, ClassifiedTool, History, Retention, Tool, ToolCall,
-    ToolSet,
+use favur_context::tools::{
+    AsyncTool, ClassifiedAsyncTool, ClassifiedTool, Tool, ToolSet,
 };
+use favur_context::{retention, History, Retention, ToolCall};
 use serde_json::json;
 
 #[path = "../tool_methods.rs"]
@@ -21,7 +21,7 @@ impl Tool for ListDir {
 struct Echo<T>(T);
 
 #[retention(strict)]
-impl<T: Sync> favur_context::Tool for Echo<T> {
+impl<T: Sync> favur_context::tools::Tool for Echo<T> {
     tool_methods!("echo", |arguments| Err(arguments.to_string()));
 }
 

@@ -3,7 +3,7 @@
 // and the ready-made kinds `Directive` and `ProgressNote`.
 use std::fmt::Display;
 
-use favur_context::kinds::{Directive, ProgressNote};
+use favur_context::message::kinds::{Directive, ProgressNote};
 use favur_context::{retention, Classify, History, Message, Retention};
 
 #[retention(forgettable)]

@@ -1,9 +1,9 @@
 #![deny(warnings)]
 // The tool forms: tool_result, tool_error, tool_call, tool_calls (a literal list or any
 // expression of `ToolCall`s), and message: expr.
-use favur_context::{
-    forgettable, fuzzy, strict, Arguments, History, Message, Retention, Role, ToolCall,
-};
+use favur_context::message::Arguments;
+use favur_context::{forgettable, fuzzy, strict, History, Message, Retention, Role, ToolCall};
+
 use serde_json::json;
 
 fn main() {

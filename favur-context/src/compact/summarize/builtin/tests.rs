@@ -59,7 +59,7 @@ fn plain_chat_observations_name_their_command() {
 
 #[test]
 fn a_summary_of_summaries_keeps_what_they_kept() {
-    use crate::{CallSite, EntryKind, Message, Retention};
+    use crate::{Message, Retention, message::CallSite, message::EntryKind};
     let mut h = History::new();
     let a = h.append(
         strict!(tool_call: "c1", "bash", serde_json::json!({"command": "pytest tests/test_io.py"})),
@@ -124,7 +124,7 @@ fn search_hits_of_one_file_are_one_line() {
 
 #[test]
 fn the_budget_is_never_exceeded() {
-    let counter = crate::HeuristicCounter;
+    let counter = crate::tokens::HeuristicCounter;
     let mut h = History::new();
     let mut ids = Vec::new();
     for i in 0..30 {
@@ -140,7 +140,7 @@ fn the_budget_is_never_exceeded() {
     let entries: Vec<&Entry> = ids.iter().map(|&id| h.entry(id).unwrap()).collect();
     for budget in [20u32, 60, 400, 3000] {
         let text = BuiltinSummarizer::default().summarize_entries(&entries, budget);
-        let tokens = crate::TokenCounter::count_text(&counter, &text);
+        let tokens = crate::tokens::TokenCounter::count_text(&counter, &text);
         assert!(tokens <= budget, "{tokens} > {budget}");
     }
 }
@@ -205,7 +205,7 @@ fn a_line_acted_on_is_kept_verbatim_with_its_number_and_its_definition() {
 
 #[test]
 fn the_most_recent_acted_lines_come_first_within_the_budget() {
-    let counter = crate::HeuristicCounter;
+    let counter = crate::tokens::HeuristicCounter;
     let mut h = History::new();
     let body: String = (1..=300)
         .map(|n| format!("{n:>6}\t    value_{n} = compute_{n}(alpha_{n}, beta_{n})\n"))
@@ -221,7 +221,7 @@ fn the_most_recent_acted_lines_come_first_within_the_budget() {
     let entries = [h.entry(view).unwrap()];
     for budget in [30u32, 120, 200, 800] {
         let text = BuiltinSummarizer::default().summarize_run(&entries, &[], &later, budget);
-        let tokens = crate::TokenCounter::count_text(&counter, &text);
+        let tokens = crate::tokens::TokenCounter::count_text(&counter, &text);
         assert!(tokens <= budget, "{tokens} > {budget}: {text}");
         if budget >= 120 {
             // The last turn's line is kept before the first turn's.

@@ -1,5 +1,5 @@
 // Every store keeps the guarantee: `Store::append` and `NewEntry` take only classified values.
-use favur_context::{JournaledHistory, NewEntry, Store};
+use favur_context::{journal::JournaledHistory, store::NewEntry, Store};
 
 fn record(journal: &mut JournaledHistory) {
     let _ = journal.append("some text");

@@ -1,4 +1,4 @@
-use favur_context::{AsyncTool, History, Retention, Tool, ToolCall, ToolSet};
+use favur_context::{tools::{AsyncTool, Tool, ToolSet}, History, Retention, ToolCall};
 
 #[path = "../../tool_methods.rs"]
 #[macro_use]

@@ -1,6 +1,6 @@
 // A misspelled class is the only error: the type, function and tool are still emitted and
 // classified (with a stub), so their uses below do not add "has no retention class" errors.
-use favur_context::{retention, History, Message, Tool, ToolCall};
+use favur_context::{retention, History, Message, tools::Tool, ToolCall};
 
 #[path = "../../tool_methods.rs"]
 #[macro_use]

@@ -1,5 +1,5 @@
 // The classes are sealed: user code cannot invent a fourth one.
-use favur_context::class::Class;
+use favur_context::message::class::Class;
 use favur_context::Retention;
 
 #[derive(Clone, Copy)]

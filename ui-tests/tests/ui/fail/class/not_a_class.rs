@@ -1,5 +1,5 @@
 // Code generic over classes accepts only the three sealed classes.
-use favur_context::class::Class;
+use favur_context::message::class::Class;
 
 fn retention_of<C: Class>() -> favur_context::Retention {
     C::RETENTION

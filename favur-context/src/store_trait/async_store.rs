@@ -10,12 +10,12 @@ use crate::model::classify::Classify;
 use crate::model::entry::EntryId;
 use crate::model::message::ToolCall;
 use crate::model::tool::ClassifiedTool;
-use crate::store::Store;
+use crate::store_trait::Store;
 use crate::tools::toolset::ToolSet;
 
 /// A history that records with awaited writes: the `PgStore` (feature `postgres`), and
 /// every [`Store`] that is `Send` (the in-memory [`History`], the
-/// [`JournaledHistory`](crate::JournaledHistory), the `SqliteStore` (feature `sqlite`))
+/// [`JournaledHistory`](crate::journal::JournaledHistory), the `SqliteStore` (feature `sqlite`))
 /// through a blanket implementation. Agent code written against `AsyncStore` runs on any
 /// of them, changing only how the store is opened.
 ///
@@ -121,7 +121,8 @@ pub trait AsyncStore: Send {
     /// The store's error; then the overhead is unchanged.
     ///
     /// ```
-    /// use favur_context::{AsyncStore, History, Retention, ToolSet};
+    /// use favur_context::tools::ToolSet;
+    /// use favur_context::{AsyncStore, History, Retention};
     /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
     /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     /// #     let mut f = std::pin::pin!(f);
@@ -184,7 +185,8 @@ pub trait AsyncStore: Send {
     /// As for [`Store::record_once`].
     ///
     /// ```
-    /// use favur_context::{fuzzy, AsyncStore, History, NewEntry};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::{fuzzy, AsyncStore, History};
     /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
     /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     /// #     let mut f = std::pin::pin!(f);
@@ -281,7 +283,8 @@ pub trait AsyncStore: Send {
     /// The store's error; then nothing was recorded (the tool did run).
     ///
     /// ```
-    /// use favur_context::{retention, AsyncStore, History, Retention, Tool, ToolCall};
+    /// use favur_context::tools::Tool;
+    /// use favur_context::{retention, AsyncStore, History, Retention, ToolCall};
     /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
     /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     /// #     let mut f = std::pin::pin!(f);

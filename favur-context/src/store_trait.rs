@@ -1,5 +1,5 @@
 //! The one way every history records: [`Store`], implemented by the in-memory
-//! [`History`] and by the [`JournaledHistory`](crate::JournaledHistory).
+//! [`History`] and by the [`JournaledHistory`](crate::journal::JournaledHistory).
 //!
 //! See [`Store`] for the design: what flows through it, and why it is synchronous;
 //! [`AsyncStore`] is its async sibling (module `async_store`).
@@ -23,7 +23,7 @@ use crate::model::tool::ClassifiedTool;
 use crate::tools::toolset::ToolSet;
 
 /// A history that records: the in-memory [`History`] or a durable store such as the
-/// [`JournaledHistory`](crate::JournaledHistory). The compactor
+/// [`JournaledHistory`](crate::journal::JournaledHistory). The compactor
 /// ([`Compactor::prepare`](crate::Compactor::prepare)), tools, recall and rendering take
 /// any store the same way.
 ///
@@ -52,7 +52,8 @@ use crate::tools::toolset::ToolSet;
 /// awaiting the apply.
 ///
 /// ```
-/// use favur_context::{fuzzy, strict, Compactor, History, JournaledHistory, Policy, Store};
+/// use favur_context::journal::JournaledHistory;
+/// use favur_context::{fuzzy, strict, Compactor, History, Policy, Store};
 ///
 /// // One helper for every store.
 /// fn start<S: Store>(store: &mut S) -> Result<(), S::Error> {
@@ -77,7 +78,7 @@ use crate::tools::toolset::ToolSet;
 /// ```
 pub trait Store {
     /// Why a write failed ([`RecordError`] for the in-memory history,
-    /// [`JournalError`](crate::JournalError) for the journal).
+    /// [`JournalError`](crate::journal::JournalError) for the journal).
     type Error: std::error::Error + Send + Sync + 'static;
 
     /// The history as recorded: view, pinned entries, usage, compactions, and
@@ -104,11 +105,12 @@ pub trait Store {
     /// # Errors
     ///
     /// The store's error; [`RecordError::Key`] (in the store's error) for an empty key or
-    /// one longer than [`MAX_KEY_BYTES`](crate::MAX_KEY_BYTES). Then nothing was
+    /// one longer than [`MAX_KEY_BYTES`](crate::store::MAX_KEY_BYTES). Then nothing was
     /// recorded.
     ///
     /// ```
-    /// use favur_context::{fuzzy, strict, History, NewEntry, Store};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::{fuzzy, strict, History, Store};
     /// let mut h = History::new();
     /// h.pin(strict!(system: "sys"));
     /// let reply = || vec![NewEntry::appended(fuzzy!(assistant: "Done."))];
@@ -116,7 +118,7 @@ pub trait Store {
     /// let again = h.record_once("resp_abc", reply())?; // a retry: nothing written
     /// assert_eq!(again, first);
     /// assert_eq!(h.len(), 2);
-    /// # Ok::<(), favur_context::RecordError>(())
+    /// # Ok::<(), favur_context::store::RecordError>(())
     /// ```
     fn record_once(&mut self, key: &str, entries: Vec<NewEntry>) -> Result<EntryId, Self::Error>
     where
@@ -141,7 +143,7 @@ pub trait Store {
     /// let a = Store::append_once(&mut h, "call_7", fuzzy!(tool_result("call_7"): "ok"))?;
     /// let b = Store::append_once(&mut h, "call_7", fuzzy!(tool_result("call_7"): "ok"))?;
     /// assert_eq!((a, b, h.len()), (a, a, 1));
-    /// # Ok::<(), favur_context::RecordError>(())
+    /// # Ok::<(), favur_context::store::RecordError>(())
     /// ```
     #[track_caller]
     fn append_once<M: Classify>(&mut self, key: &str, message: M) -> Result<EntryId, Self::Error>
@@ -173,7 +175,8 @@ pub trait Store {
     /// or the check was made on another history. Then nothing changed.
     ///
     /// ```
-    /// use favur_context::{fuzzy, Compaction, Edit, History, Store};
+    /// use favur_context::compact::{Compaction, Edit};
+    /// use favur_context::{fuzzy, History, Store};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "old"));
     /// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
@@ -211,7 +214,7 @@ pub trait Store {
     fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), Self::Error>;
 
     /// Sets the request overhead to what `tools`' definitions cost with this history's
-    /// counter ([`ToolSet::definitions_tokens`](crate::ToolSet::definitions_tokens)), as
+    /// counter ([`ToolSet::definitions_tokens`](crate::tools::ToolSet::definitions_tokens)), as
     /// [`set_request_overhead_tokens`](Store::set_request_overhead_tokens) does, and
     /// returns it.
     ///
@@ -220,7 +223,8 @@ pub trait Store {
     /// The store's error; then the overhead is unchanged.
     ///
     /// ```
-    /// use favur_context::{History, Retention, Store, ToolSet};
+    /// use favur_context::tools::ToolSet;
+    /// use favur_context::{History, Retention, Store};
     /// let tools = ToolSet::new(Retention::Strict).with_recall(Retention::Fuzzy).unwrap();
     /// let mut h = History::new();
     /// let tokens = Store::budget_tools(&mut h, &tools).unwrap();
@@ -376,6 +380,12 @@ mod tests {
         let line = line!() - 1;
         assert_eq!(h.recall(id).unwrap().site().line(), line);
         let id = via(&mut h);
-        assert!(h.recall(id).unwrap().site().file().ends_with("store.rs"));
+        assert!(
+            h.recall(id)
+                .unwrap()
+                .site()
+                .file()
+                .ends_with("store_trait.rs")
+        );
     }
 }
