@@ -230,6 +230,7 @@ pub use model::tool::{
 pub use reply::{Reply, ReplyError, ReplyStream, SseDecoder, StopReason, Usage};
 pub use sent::Form;
 pub use sent::placeholder_text;
+pub use store::seal::{MIN_SEAL_KEY_BYTES, SealHead, SealKey, SealKeyError, Tamper};
 pub use store::{AsyncStore, SCHEMA_VERSION, Store};
 #[cfg(feature = "bpe-openai")]
 pub use tokens::bpe::BpeCounter;

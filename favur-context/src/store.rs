@@ -5,6 +5,7 @@
 //! [`AsyncStore`] is its async sibling (module `async_store`).
 
 mod async_store;
+pub(crate) mod seal;
 
 pub use async_store::AsyncStore;
 

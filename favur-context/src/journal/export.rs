@@ -42,6 +42,7 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
         format: JOURNAL_FORMAT,
         framing_tokens: full.framing_tokens(),
         counter: Some(full.counter().id().to_owned()),
+        seal: None,
     };
     line(&mut out, &RecordOut::Journal(header))?;
     let entries: Vec<&Entry> = full
@@ -115,6 +116,7 @@ pub(crate) fn write_journal<'a>(
         format: JOURNAL_FORMAT,
         framing_tokens: framing,
         counter: Some(counter.to_owned()),
+        seal: None,
     };
     line(&mut out, &RecordOut::Journal(header))?;
     for body in bodies {
