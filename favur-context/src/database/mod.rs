@@ -13,6 +13,7 @@ mod pg_originals;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod rows;
+mod sealing;
 mod session;
 mod setup;
 #[cfg(feature = "sqlite")]

@@ -64,6 +64,7 @@ mod read;
 mod readback;
 mod scan;
 mod sealed;
+pub(crate) use sealed::{is_sealed, record_in_line};
 mod writer;
 
 use std::fmt;

@@ -32,6 +32,16 @@ pub(super) fn wrap(out: &mut Vec<u8>, mac: &Mac, inner: &[u8]) {
     out.extend_from_slice(END);
 }
 
+/// The record a journal line holds: a sealed line's record, or the line itself.
+pub(crate) fn record_in_line(line: &[u8]) -> &[u8] {
+    split(line).map_or(line, |(_, inner)| inner)
+}
+
+/// Whether the journal `text` (or its first line) is sealed.
+pub(crate) fn is_sealed(text: &[u8]) -> bool {
+    text.starts_with(SEALED_START)
+}
+
 /// The chain id of the journal whose header says `"seal":"<id>"`.
 pub(super) fn chain_id(id: &str) -> Vec<u8> {
     format!("journal/{id}").into_bytes()
