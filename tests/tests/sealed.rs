@@ -255,6 +255,14 @@ fn a_sealed_journal_goes_on_after_reopen_and_a_torn_last_line_is_cut() {
     let h = sealed().open(&path).unwrap();
     assert_eq!(h.seal_head().unwrap().seq, 8);
     assert_eq!(h.history().len(), 7);
+    // A sealed header torn before its `\n` (the journal's creation was cut): a new journal.
+    let torn = dir.path().join("torn.jsonl");
+    std::fs::write(&torn, b"{\"sealed\":[\"9c5d").unwrap();
+    let h = sealed().open(&torn).unwrap();
+    assert!(h.report().created);
+    assert_eq!(h.seal_head().unwrap().seq, 0);
+    drop(h);
+    assert!(sealed().open(&torn).is_ok());
     // An unsealed journal is written exactly as before: no seal, no MAC.
     let plain = dir.path().join("plain.jsonl");
     let mut p = JournaledHistory::open(&plain).unwrap();

@@ -126,6 +126,24 @@ impl SessionOptions {
     /// use favur_context::{SealKey, SessionOptions};
     /// let o = SessionOptions::new().seal_key(SealKey::new([3u8; 32]).unwrap());
     /// assert!(format!("{o:?}").contains("sealed: true"));
+    /// # #[cfg(feature = "sqlite")] {
+    /// use favur_context::{fuzzy, JournalError, SqliteStore, Store, StoreError, Tamper};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let db = dir.path().join("agents.db");
+    /// let mut store = SqliteStore::open_with(&db, "job", &o)?;
+    /// store.append(fuzzy!(user: "deploy to staging"))?;
+    /// let mut journal = Vec::new();
+    /// store.export_journal(&mut journal)?; // a sealed journal
+    /// // Edited on its way (same length), it is refused on import, and nothing is written.
+    /// let edited = String::from_utf8(journal).unwrap().replace("staging", "prod!!!");
+    /// let err = SqliteStore::import_journal(&db, "copy", edited.as_bytes(), &o).unwrap_err();
+    /// assert!(matches!(err, StoreError::Journal(JournalError::Tampered { seq: 1, problem: Tamper::Mac, .. })));
+    /// // Without the key, the sealed session is not loaded unverified.
+    /// drop(store);
+    /// let err = SqliteStore::open(&db, "job").unwrap_err();
+    /// assert!(matches!(err, StoreError::Tampered { seq: 0, problem: Tamper::KeyNeeded, .. }));
+    /// # }
+    /// # Ok::<(), favur_context::StoreError>(())
     /// ```
     pub fn seal_key(mut self, key: crate::store::seal::SealKey) -> Self {
         self.history = self.history.seal_key(key);

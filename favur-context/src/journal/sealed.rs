@@ -6,6 +6,7 @@
 
 use std::sync::{Arc, PoisonError, RwLock};
 
+use super::error::Corruption;
 use super::format::{LineError, header_seal};
 use crate::store::seal::{Chain, Mac, SealHead, SealKey, Tamper, hex, unhex, verify_at};
 
@@ -145,7 +146,11 @@ impl Reading {
         let Some(key) = &self.key else {
             return Err(LineError::Tampered(Tamper::KeyNeeded));
         };
-        let (mac, inner) = split(line).ok_or(LineError::Tampered(Tamper::Unmarked))?;
+        // A header that is not a whole sealed line is damage like any other (or, cut
+        // before its `\n`, a header whose write was torn: a new journal).
+        let (mac, inner) = split(line).ok_or(LineError::Corrupt(Corruption::InvalidHeader {
+            message: "a sealed header that is not `{\"sealed\":[\"<mac>\",<header>]}`".into(),
+        }))?;
         let id = header_seal(inner).ok_or(LineError::Tampered(Tamper::Unmarked))?;
         let mut chain = Chain::new(Arc::clone(key), &chain_id(&id), 0);
         chain.verify(mac, inner).map_err(LineError::Tampered)?;
