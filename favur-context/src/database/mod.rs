@@ -18,6 +18,8 @@ mod session;
 mod setup;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_originals;
 
 pub use error::StoreError;
 #[cfg(feature = "postgres")]

@@ -3,7 +3,7 @@
 //! checks.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
@@ -13,11 +13,11 @@ use crate::database::claim::{self, Holder, now_ms};
 use crate::database::rows::{self, Row, RowIn};
 use crate::database::sealing::RowSeal;
 use crate::database::session::{Claim, Core, Failure, Pending, SessionOptions};
-use crate::history::RecallError;
+use crate::database::sqlite_originals::SqliteOriginals;
+use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
-use crate::history::{NewEntry, Originals};
-use crate::model::entry::{Entry, EntryId};
+use crate::model::entry::EntryId;
 use crate::store::{SCHEMA_VERSION, Store};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
@@ -576,36 +576,4 @@ fn replay_rows(
         next += 1;
     }
     Ok(next)
-}
-
-/// The database as a history's [`Originals`]: a read-only connection of its own.
-struct SqliteOriginals {
-    session: String,
-    conn: Mutex<Connection>,
-    /// The history's counter: an original read back is recounted as on replay.
-    counter: Arc<dyn crate::tokens::counter::TokenCounter>,
-    /// A sealed session's key and chain id: every row read back is verified.
-    sealed: Option<(Arc<crate::store::seal::SealKey>, Vec<u8>)>,
-}
-
-impl Originals for SqliteOriginals {
-    fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
-        let conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        let at = i64::try_from(id.0).unwrap_or(i64::MAX);
-        let found = conn
-            .query_row(
-                "SELECT r.seq, r.body, r.mac, p.mac FROM favur_records r LEFT JOIN favur_records p ON p.session = r.session AND p.seq = r.seq - 1 WHERE r.session = ?1 AND r.first_id <= ?2 AND r.first_id + r.ids > ?2 ORDER BY r.first_id DESC LIMIT 1",
-                params![self.session, at],
-                |r| {
-                    let bytes = |i| -> rusqlite::Result<Option<Vec<u8>>> {
-                        Ok(r.get_ref(i)?.as_bytes_or_null()?.map(<[u8]>::to_vec))
-                    };
-                    Ok((r.get(0)?, r.get_ref(1)?.as_bytes()?.to_vec(), bytes(2)?, bytes(3)?))
-                },
-            )
-            .optional()
-            .map_err(|e| e.to_string());
-        let sealed = self.sealed.as_ref();
-        rows::original(&self.session, id, found, self.counter.as_ref(), sealed)
-    }
 }
