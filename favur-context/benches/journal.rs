@@ -1,5 +1,5 @@
-//! Journal benchmarks: journaled append throughput for each durability setting, batches
-//! of 10, and reopening a journal of 100k entries.
+//! Journal benchmarks: journaled append throughput for each durability setting (and
+//! sealed, with a [`SealKey`]), batches of 10, and reopening a journal of 100k entries.
 //!
 //! `cargo bench -p favur-context --bench journal`
 
@@ -9,7 +9,7 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use favur_context::compact::{Compaction, Edit};
 use favur_context::journal::{Durability, JournaledHistory, OpenOptions};
 use favur_context::message::{CallSite, EntryKind};
-use favur_context::store::NewEntry;
+use favur_context::store::{NewEntry, SealKey};
 use favur_context::{Entry, Message, Retention, Store};
 
 /// A typical short message (~100 bytes of text).
@@ -18,10 +18,12 @@ const TEXT: &str = "Ran `cargo test -p parser`: 41 passed, 1 failed (parse::test
 fn append(c: &mut Criterion) {
     let mut group = c.benchmark_group("journal_append");
     group.throughput(Throughput::Elements(1));
-    for (name, durability, time) in [
-        ("flush", Durability::Flush, 3),
-        ("sync_every_100", Durability::SyncEvery(100), 3),
-        ("sync_each", Durability::SyncEach, 3),
+    for (name, durability, time, sealed) in [
+        ("flush", Durability::Flush, 3, false),
+        ("flush_sealed", Durability::Flush, 3, true),
+        ("sync_every_100", Durability::SyncEvery(100), 3, false),
+        ("sync_each", Durability::SyncEach, 3, false),
+        ("sync_each_sealed", Durability::SyncEach, 3, true),
     ] {
         group.measurement_time(Duration::from_secs(time));
         group.warm_up_time(Duration::from_millis(500));
@@ -32,10 +34,11 @@ fn append(c: &mut Criterion) {
         });
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("bench.jsonl");
-        let mut history = OpenOptions::new()
-            .durability(durability)
-            .open(&path)
-            .expect("open");
+        let mut options = OpenOptions::new().durability(durability);
+        if sealed {
+            options = options.seal_key(SealKey::new([7u8; 32]).expect("a key"));
+        }
+        let mut history = options.open(&path).expect("open");
         group.bench_function(name, |b| {
             b.iter(|| {
                 history

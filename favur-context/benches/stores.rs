@@ -5,14 +5,16 @@
 //! session; recall latency of evicted originals. PostgreSQL is a throwaway cluster (see
 //! `tests/src/pg.rs`).
 //!
-//! `cargo bench -p favur-context --features sqlite,postgres --bench stores`
+//! `cargo bench -p favur-context --features sqlite,postgres --bench stores`; with
+//! `-- --seal`, only the cost of sealing (appends and reopening, with and without a
+//! [`SealKey`]), on the journal and SQLite.
 
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use favur_context::compact::{Compaction, Edit};
 use favur_context::journal::{Durability, JournaledHistory, OpenOptions};
-use favur_context::store::{PgStore, SessionOptions, SqliteStore};
+use favur_context::store::{PgStore, SealKey, SessionOptions, SqliteStore};
 use favur_context::{AsyncStore as _, EntryId, History, Store, fuzzy};
 
 #[path = "../../tests/src/pg.rs"]
@@ -150,11 +152,104 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     (v, t.elapsed())
 }
 
+/// Microseconds per append of `n` appends on `store`.
+fn per_append<S: Store>(mut store: S, n: usize) -> f64 {
+    let t = Instant::now();
+    for _ in 0..n {
+        Store::append(&mut store, fuzzy!(user: "{TEXT}")).expect("append");
+    }
+    t.elapsed().as_secs_f64() * 1e6 / n as f64
+}
+
+/// The cost of sealing (`--seal`): one session's appends with and without a key, the
+/// journal (Flush and SyncEach) and SQLite, then reopening 20k entries.
+fn seal_costs(dir: &std::path::Path) {
+    let key = || SealKey::new([7u8; 32]).expect("a key");
+    let journal = |d: Durability, sealed: bool| {
+        let mut o = OpenOptions::new().durability(d);
+        if sealed {
+            o = o.seal_key(key());
+        }
+        o
+    };
+    let session = |sealed: bool| match sealed {
+        true => SessionOptions::new().seal_key(key()),
+        false => SessionOptions::new(),
+    };
+    println!("| one session, per append | unsealed | sealed (HMAC-SHA-256 chain) |");
+    println!("|---|---:|---:|");
+    for (name, d, n) in [
+        ("journal, Flush", Durability::Flush, 20_000),
+        ("journal, SyncEach", Durability::SyncEach, 400),
+    ] {
+        let mut row = Vec::new();
+        for sealed in [false, true] {
+            let path = dir.join(format!("seal-{n}-{sealed}.jsonl"));
+            row.push(per_append(journal(d, sealed).open(&path).expect("open"), n));
+        }
+        println!("| {name} | {:.2} µs | {:.2} µs |", row[0], row[1]);
+    }
+    let mut row = Vec::new();
+    for sealed in [false, true] {
+        let path = dir.join("seal.sqlite");
+        let store = SqliteStore::open_with(&path, &format!("s-{sealed}"), &session(sealed));
+        row.push(per_append(store.expect("open"), 400));
+    }
+    println!(
+        "| SQLite (synchronous=FULL) | {:.0} µs | {:.0} µs |",
+        row[0], row[1]
+    );
+    let n = 20_000;
+    let mut times = Vec::new();
+    for sealed in [false, true] {
+        let jpath = dir.join(format!("seal-reopen-{sealed}.jsonl"));
+        let mut j = journal(Durability::Flush, sealed)
+            .open(&jpath)
+            .expect("open");
+        let spath = dir.join("seal-reopen.sqlite");
+        let name = format!("r-{sealed}");
+        let mut s = SqliteStore::open_with(&spath, &name, &session(sealed)).expect("open");
+        for _ in 0..n {
+            Store::append(&mut j, fuzzy!(user: "{TEXT}")).expect("append");
+        }
+        let batch: Vec<_> = (0..n)
+            .map(|_| favur_context::store::NewEntry::appended(fuzzy!(user: "{TEXT}")))
+            .collect();
+        for chunk in batch.chunks(1000) {
+            Store::record(&mut s, chunk.to_vec()).expect("record");
+        }
+        drop((j, s));
+        let (_, jt) = timed(|| {
+            journal(Durability::Flush, sealed)
+                .open(&jpath)
+                .expect("open")
+        });
+        let (_, st) =
+            timed(|| SqliteStore::open_with(&spath, &name, &session(sealed)).expect("open"));
+        times.push((jt, st));
+    }
+    println!();
+    println!("| reopen {n} entries | unsealed | sealed |");
+    println!("|---|---:|---:|");
+    for (name, pick) in [("journal (20k lines)", 0), ("SQLite (20 rows of 1000)", 1)] {
+        let ms = |t: (Duration, Duration)| if pick == 0 { t.0 } else { t.1 }.as_secs_f64() * 1e3;
+        println!(
+            "| {name} | {:.1} ms | {:.1} ms |",
+            ms(times[0]),
+            ms(times[1])
+        );
+    }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo test --benches` lists benchmarks: none of libtest's kind here
     }
     let dir = tempfile::tempdir().expect("temp dir");
+    if std::env::args().any(|a| a == "--seal") {
+        seal_costs(dir.path());
+        return;
+    }
     let server = pg::Server::start(true).expect("a PostgreSQL server");
     let config = server.config();
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -207,6 +207,9 @@ pub mod store {
         MAX_KEY_BYTES, NewEntry, Originals, RecallError, RecordError,
     };
     pub use crate::store_trait::SCHEMA_VERSION;
+    pub use crate::store_trait::seal::{
+        MIN_SEAL_KEY_BYTES, SealHead, SealKey, SealKeyError, Tamper,
+    };
 }
 
 /// Gives an item a retention class: `#[retention(forgettable)]`, `#[retention(fuzzy)]` or

@@ -5,13 +5,14 @@
 //! [`AsyncStore`] is its async sibling (module `async_store`).
 
 mod async_store;
+pub(crate) mod seal;
 
 pub use async_store::AsyncStore;
 
 /// The version of the database schema the stores create and migrate to (a
 /// `favur_schema_version` table holds the database's); a newer database is refused
-/// with `StoreError::Schema`.
-pub const SCHEMA_VERSION: i64 = 1;
+/// with `StoreError::Schema`. Version 2 adds the `mac` column of sealed sessions.
+pub const SCHEMA_VERSION: i64 = 2;
 
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};

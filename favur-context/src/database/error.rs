@@ -131,6 +131,20 @@ pub enum StoreError {
         /// The session.
         session: String,
     },
+    /// A row of a sealed session does not verify
+    /// ([`SessionOptions::seal_key`](crate::store::SessionOptions::seal_key)): it, or a row before
+    /// it, was edited, added or removed, or the key is another; or the seal and the key
+    /// disagree (a sealed session opened without its key, an unsealed one with a key).
+    /// Nothing was loaded.
+    #[error("session `{session}` is tampered at sequence {seq}: {problem}; nothing was loaded")]
+    Tampered {
+        /// The session.
+        session: String,
+        /// The sequence number where the chain breaks.
+        seq: u64,
+        /// What is wrong.
+        problem: crate::store_trait::seal::Tamper,
+    },
     /// A journal to import is unreadable or does not replay.
     #[error(transparent)]
     Journal(#[from] JournalError),

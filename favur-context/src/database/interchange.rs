@@ -26,7 +26,13 @@ pub(crate) fn read_journal(
             action: "read",
             source,
         })?;
-    let (read, _) = options.history.read(&text[..])?;
+    // A sealed journal is verified with the key; an unsealed one is taken as it is, and
+    // sealed on import when a key is given (the explicit conversion).
+    let mut history_options = options.history.clone();
+    if !crate::journal::is_sealed(&text) {
+        history_options.seal = None;
+    }
+    let (read, _) = history_options.read(&text[..])?;
     let framing = read.framing_tokens();
     let mut history = options.new_history(framing);
     let complete = text
@@ -48,6 +54,7 @@ pub(crate) fn read_journal(
             problem,
         };
         let next = history.next_id();
+        let line = crate::journal::record_in_line(line);
         let record = parse_record(line).map_err(corrupt)?;
         let ids = apply_record(&mut history, record).map_err(corrupt)?;
         // Valid UTF-8: it parsed as JSON.
@@ -57,6 +64,7 @@ pub(crate) fn read_journal(
             first_id: i64::try_from(next.0).unwrap_or(i64::MAX),
             ids: ids as i64,
             body,
+            mac: None,
         });
     }
     Ok((rows, options.with_framing(framing)))

@@ -13,10 +13,13 @@ mod pg_originals;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod rows;
+mod sealing;
 mod session;
 mod setup;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_originals;
 
 pub use error::StoreError;
 #[cfg(feature = "postgres")]

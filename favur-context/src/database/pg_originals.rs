@@ -13,8 +13,8 @@ use crate::history::Originals;
 use crate::history::RecallError;
 use crate::model::entry::{Entry, EntryId};
 
-/// A row found for an id: `(seq, body)`, or what went wrong.
-type Found = Result<Option<(i64, Vec<u8>)>, String>;
+/// A row found for an id (its seq, body, MAC and the MAC before it), or what went wrong.
+type Found = Result<Option<rows::Found>, String>;
 
 /// The database as a history's [`Originals`]: requests to the reader thread.
 pub(crate) struct PgOriginals {
@@ -22,6 +22,8 @@ pub(crate) struct PgOriginals {
     /// The history's counter: an original read back is recounted as on replay.
     counter: Arc<dyn crate::tokens::counter::TokenCounter>,
     requests: Sender<(EntryId, SyncSender<Found>)>,
+    /// A sealed session's key and chain id: every row read back is verified.
+    sealed: Option<(Arc<crate::store_trait::seal::SealKey>, Vec<u8>)>,
 }
 
 impl PgOriginals {
@@ -32,6 +34,7 @@ impl PgOriginals {
         config: &str,
         session: &str,
         counter: Arc<dyn crate::tokens::counter::TokenCounter>,
+        sealed: Option<(Arc<crate::store_trait::seal::SealKey>, Vec<u8>)>,
     ) -> Result<PgOriginals, StoreError> {
         let (requests, incoming) = mpsc::channel::<(EntryId, SyncSender<Found>)>();
         let config = config.to_owned();
@@ -44,6 +47,7 @@ impl PgOriginals {
             session: session.to_owned(),
             counter,
             requests,
+            sealed,
         })
     }
 }
@@ -77,7 +81,7 @@ fn serve(config: &str, session: &str, incoming: &mpsc::Receiver<(EntryId, SyncSe
             let at = i64::try_from(id.0).unwrap_or(i64::MAX);
             let row = c
                 .query_opt(
-                    "SELECT seq, body FROM favur_records WHERE session = $1 AND first_id <= $2 AND first_id + ids > $2 ORDER BY first_id DESC LIMIT 1",
+                    "SELECT r.seq, r.body, r.mac, p.mac FROM favur_records r LEFT JOIN favur_records p ON p.session = r.session AND p.seq = r.seq - 1 WHERE r.session = $1 AND r.first_id <= $2 AND r.first_id + r.ids > $2 ORDER BY r.first_id DESC LIMIT 1",
                     &[&session, &at],
                 )
                 .await
@@ -86,7 +90,10 @@ fn serve(config: &str, session: &str, incoming: &mpsc::Receiver<(EntryId, SyncSe
                 Ok(Some(r)) => {
                     let seq: i64 = r.try_get(0).map_err(|e| e.to_string())?;
                     let body: String = r.try_get(1).map_err(|e| e.to_string())?;
-                    Ok(Some((seq, body.into_bytes())))
+                    let mac: Option<String> = r.try_get(2).map_err(|e| e.to_string())?;
+                    let prev: Option<String> = r.try_get(3).map_err(|e| e.to_string())?;
+                    let bytes = |s: Option<String>| s.map(String::into_bytes);
+                    Ok(Some((seq, body.into_bytes(), bytes(mac), bytes(prev))))
                 }
                 Ok(None) => Ok(None),
                 Err(e) => {
@@ -108,6 +115,7 @@ impl Originals for PgOriginals {
                 .unwrap_or_else(|_| Err("the recall thread stopped".into())),
             Err(_) => Err("the recall thread stopped".into()),
         };
-        rows::original(&self.session, id, found, self.counter.as_ref())
+        let sealed = self.sealed.as_ref();
+        rows::original(&self.session, id, found, self.counter.as_ref(), sealed)
     }
 }

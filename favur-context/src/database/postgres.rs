@@ -10,6 +10,7 @@ use crate::database::claim::{self, Holder};
 use crate::database::pg_connect::{connect, db_error};
 use crate::database::pg_originals::PgOriginals;
 use crate::database::rows::{self, Row, RowIn};
+use crate::database::sealing::RowSeal;
 use crate::database::session::{Claim, Core, Failure, Pending, SessionOptions};
 use crate::history::NewEntry;
 use crate::history::view::Compaction;
@@ -18,7 +19,8 @@ use crate::model::entry::EntryId;
 use crate::store_trait::{AsyncStore, SCHEMA_VERSION};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE favur_sessions (
     session        TEXT PRIMARY KEY,
     framing_tokens INTEGER NOT NULL,
@@ -37,7 +39,11 @@ CREATE TABLE favur_records (
     PRIMARY KEY (session, seq)
 );
 CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
-"];
+",
+    "
+ALTER TABLE favur_records ADD COLUMN mac TEXT;
+",
+];
 
 /// Rows read per query when replaying a session (memory stays bounded while opening).
 const PAGE: i64 = 2_000;
@@ -125,11 +131,13 @@ impl PgStore {
         let owner = options.owner_token();
         let (epoch, framing) = claim_session(&mut client, session, options, &owner).await?;
         let mut history = options.new_history(framing);
+        let mut seal = options.row_seal(session, framing);
         if !options.history.keep_originals {
-            let reader = PgOriginals::start(config, session, Arc::clone(&options.history.counter))?;
+            let counter = Arc::clone(&options.history.counter);
+            let reader = PgOriginals::start(config, session, counter, seal.reader())?;
             history = history.with_originals(Arc::new(reader));
         }
-        let next_seq = match replay_rows(&client, session, &mut history).await {
+        let next_seq = match replay_rows(&client, session, &mut history, &mut seal).await {
             Ok(next) => next,
             Err(e) => {
                 // Nothing was loaded: the claim is given back.
@@ -137,8 +145,11 @@ impl PgStore {
                 return Err(e);
             }
         };
+        seal.writing(next_seq);
+        let mut core = Core::new(session, history, next_seq, epoch, owner);
+        core.seal = seal;
         Ok(PgStore {
-            core: Core::new(session, history, next_seq, epoch, owner),
+            core,
             client,
             lease_secs: options.lease_duration().as_secs_f64(),
         })
@@ -189,21 +200,25 @@ impl PgStore {
         let rows = self
             .client
             .query(
-                "SELECT body FROM favur_records WHERE session = $1 ORDER BY seq",
+                "SELECT body, mac FROM favur_records WHERE session = $1 ORDER BY seq",
                 &[session],
             )
             .await
             .map_err(db)?;
-        let bodies: Vec<String> = rows
-            .iter()
-            .map(|r| r.try_get(0))
-            .collect::<Result<_, _>>()
-            .map_err(db)?;
+        let mut seal = self.core.seal.fresh();
+        let mut bodies: Vec<String> = Vec::with_capacity(rows.len());
+        for (i, r) in rows.iter().enumerate() {
+            let body: String = r.try_get(0).map_err(db)?;
+            let mac: Option<&str> = r.try_get(1).map_err(db)?;
+            seal.check(session, i as i64, mac.map(str::as_bytes), body.as_bytes())?;
+            bodies.push(body);
+        }
         let h = &self.core.history;
         crate::journal::write_journal(
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(String::as_str),
+            self.core.seal.key(),
             out,
         )
         .map_err(|e| StoreError::database(session, "export", e))
@@ -224,9 +239,10 @@ impl PgStore {
         reader: impl std::io::Read,
         options: &SessionOptions,
     ) -> Result<PgStore, StoreError> {
-        let (rows, options) = crate::database::interchange::read_journal(reader, options)?;
+        let (mut rows, options) = crate::database::interchange::read_journal(reader, options)?;
         let mut store = PgStore::open_with(config, session, &options).await?;
         store.core.importable()?;
+        store.core.seal_rows(&mut rows);
         let result = transact(&mut store.client, &store.core, store.lease_secs, &rows).await;
         result.map_err(|f| store.core.failed(f))?;
         store.core.settle_rows(&rows)?;
@@ -321,8 +337,8 @@ async fn transact(
     claim::still_mine(session, epoch, core.epoch).map_err(Failure::Fenced)?;
     for row in rows {
         tx.execute(
-            "INSERT INTO favur_records (session, seq, first_id, ids, epoch, body) VALUES ($1, $2, $3, $4, $5, $6)",
-            &[&session, &row.seq, &row.first_id, &row.ids, &core.epoch, &row.body],
+            "INSERT INTO favur_records (session, seq, first_id, ids, epoch, body, mac) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            &[&session, &row.seq, &row.first_id, &row.ids, &core.epoch, &row.body, &row.mac],
         )
         .await
         .map_err(db("insert a row into"))?;
@@ -437,26 +453,29 @@ async fn replay_rows(
     client: &Client,
     session: &str,
     history: &mut History,
+    seal: &mut RowSeal,
 ) -> Result<i64, StoreError> {
     let db = |e| db_error(session, "read the rows of", e);
     let mut next = 0i64;
     loop {
         let page = client
             .query(
-                "SELECT seq, first_id, ids, body FROM favur_records WHERE session = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
+                "SELECT seq, first_id, ids, body, mac FROM favur_records WHERE session = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
                 &[&session, &next, &PAGE],
             )
             .await
             .map_err(db)?;
         for r in &page {
             let body: &str = r.try_get(3).map_err(db)?;
+            let mac: Option<&str> = r.try_get(4).map_err(db)?;
             let row = RowIn {
                 seq: r.try_get(0).map_err(db)?,
                 first_id: r.try_get(1).map_err(db)?,
                 ids: r.try_get(2).map_err(db)?,
                 body: body.as_bytes(),
+                mac: mac.map(str::as_bytes),
             };
-            rows::replay(history, session, next, row)?;
+            rows::replay(history, session, next, row, seal)?;
             next += 1;
         }
         if (page.len() as i64) < PAGE {

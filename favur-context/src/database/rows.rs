@@ -3,6 +3,7 @@
 //! their replay with the journal's checks.
 
 use crate::database::StoreError;
+use crate::database::sealing::{RowSeal, check_read_back};
 use crate::history::RecallError;
 use crate::history::view::Compaction;
 use crate::history::{History, Write};
@@ -22,6 +23,8 @@ pub(crate) struct Row {
     pub(crate) ids: i64,
     /// The journal record, as one line of a journal holds it (without the `\n`).
     pub(crate) body: String,
+    /// A sealed session's MAC of the row (hex), `None` in an unsealed one.
+    pub(crate) mac: Option<String>,
 }
 
 impl Row {
@@ -56,6 +59,7 @@ impl Row {
             ids: ids as i64,
             // Plain data with string keys: serializing into a String cannot fail.
             body: serde_json::to_string(record).unwrap_or_default(),
+            mac: None,
         }
     }
 }
@@ -68,6 +72,8 @@ pub(crate) struct RowIn<'a> {
     pub(crate) ids: i64,
     /// The record, as stored (not necessarily UTF-8 or JSON).
     pub(crate) body: &'a [u8],
+    /// Its MAC as stored (hex), if any.
+    pub(crate) mac: Option<&'a [u8]>,
 }
 
 impl Row {
@@ -78,19 +84,22 @@ impl Row {
             first_id: self.first_id,
             ids: self.ids,
             body: self.body.as_bytes(),
+            mac: self.mac.as_deref().map(str::as_bytes),
         }
     }
 }
 
 /// Replays one row read back into `history`, the row expected at `expected` in
-/// `session`: with the journal's own checks ([`apply_record`]), all of it or an error
-/// naming the session and sequence.
+/// `session`: its MAC checked by `seal` first, then the journal's own checks
+/// ([`apply_record`]), all of it or an error naming the session and sequence.
 pub(crate) fn replay(
     history: &mut History,
     session: &str,
     expected: i64,
     row: RowIn<'_>,
+    seal: &mut RowSeal,
 ) -> Result<(), StoreError> {
+    seal.check(session, expected, row.mac, row.body)?;
     let corrupt = |problem: Corruption| StoreError::Corrupt {
         session: session.to_owned(),
         seq: row.seq.max(0) as u64,
@@ -124,24 +133,32 @@ pub(crate) fn replay(
     Ok(())
 }
 
-/// The original `id` in the row that holds it, `found` as `(seq, body)` (`None`: no row
-/// holds it), read back for the [`Originals`](crate::store::Originals) of a database store.
-/// The entry is recounted with `counter`, as on replay: a count edited in the row is not
-/// believed.
+/// A row read back for an original: its sequence, body, MAC and the MAC of the row before
+/// it, as stored.
+pub(crate) type Found = (i64, Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// The original `id` in the row that holds it, `found` (`None`: no row holds it), read
+/// back for the [`Originals`](crate::store::Originals) of a database store: in a sealed session
+/// (`sealed` holds the key and chain id) the row's MAC is verified first. The entry is
+/// recounted with `counter`, as on replay: a count edited in the row is not believed.
 pub(crate) fn original(
     session: &str,
     id: EntryId,
-    found: Result<Option<(i64, Vec<u8>)>, String>,
+    found: Result<Option<Found>, String>,
     counter: &dyn crate::tokens::counter::TokenCounter,
+    sealed: Option<&(std::sync::Arc<crate::store_trait::seal::SealKey>, Vec<u8>)>,
 ) -> Result<Entry, RecallError> {
     let failed = |message: String| RecallError::Database {
         session: session.to_owned(),
         id,
         message,
     };
-    let (seq, body) = found
+    let (seq, body, mac, prev) = found
         .map_err(&failed)?
         .ok_or_else(|| failed("no row holds it".into()))?;
+    if let Some(reader) = sealed {
+        check_read_back(reader, seq, &body, mac.as_deref(), prev.as_deref()).map_err(&failed)?;
+    }
     let record = parse_record(&body)
         .map_err(|problem| failed(format!("the row at sequence {seq} is damaged: {problem}")))?;
     let mut entry = find_entry(record, id)
@@ -156,7 +173,7 @@ mod tests {
     use crate::{fuzzy, store::NewEntry};
 
     fn bad(history: &mut History, row: Row) -> StoreError {
-        replay(history, "s", 0, row.as_in()).unwrap_err()
+        replay(history, "s", 0, row.as_in(), &mut RowSeal::default()).unwrap_err()
     }
 
     #[test]
@@ -169,14 +186,14 @@ mod tests {
         let row = Row::entries(0, &drafted);
         assert!(row.body.starts_with(r#"{"batch":["#));
         let mut h = History::new();
-        replay(&mut h, "s", 0, row.as_in()).unwrap();
+        replay(&mut h, "s", 0, row.as_in(), &mut RowSeal::default()).unwrap();
         assert_eq!(h.len(), 2);
         // The same row again: its ids are taken.
         let again = Row {
             seq: 1,
             ..row.clone()
         };
-        let err = replay(&mut h, "s", 1, again.as_in()).unwrap_err();
+        let err = replay(&mut h, "s", 1, again.as_in(), &mut RowSeal::default()).unwrap_err();
         assert!(matches!(
             err,
             StoreError::Corrupt {

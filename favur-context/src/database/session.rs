@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::database::StoreError;
 use crate::database::rows::Row;
+use crate::database::sealing::RowSeal;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History, Write};
 use crate::history::{NewEntry, RecordError};
@@ -114,6 +115,51 @@ impl SessionOptions {
         statement_timeout(timeout: Duration) => statement_timeout = Some(timeout);
     }
 
+    /// Seals the session with `key` (as [`OpenOptions::seal_key`] for a journal): a new
+    /// session is sealed, every row written carries its MAC (the `mac` column) chained to
+    /// the row before it, and opening and every original read back verify them. An
+    /// edited, added or removed row, or another key, is [`StoreError::Tampered`] naming the
+    /// session and sequence, and nothing is loaded. A session whose rows carry no MAC is
+    /// refused with a key ([`Tamper::NotSealed`](crate::store::Tamper::NotSealed)), and a sealed
+    /// one without ([`Tamper::KeyNeeded`](crate::store::Tamper::KeyNeeded)); to seal an existing
+    /// session, export it and import it into a new one with the key.
+    ///
+    /// ```
+    /// use favur_context::store::{SealKey, SessionOptions};
+    /// let o = SessionOptions::new().seal_key(SealKey::new([3u8; 32]).unwrap());
+    /// assert!(format!("{o:?}").contains("sealed: true"));
+    /// # #[cfg(feature = "sqlite")] {
+    /// use favur_context::journal::JournalError;
+    /// use favur_context::store::{SqliteStore, StoreError, Tamper};
+    /// use favur_context::{fuzzy, Store};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let db = dir.path().join("agents.db");
+    /// let mut store = SqliteStore::open_with(&db, "job", &o)?;
+    /// store.append(fuzzy!(user: "deploy to staging"))?;
+    /// let mut journal = Vec::new();
+    /// store.export_journal(&mut journal)?; // a sealed journal
+    /// // Edited on its way (same length), it is refused on import, and nothing is written.
+    /// let edited = String::from_utf8(journal).unwrap().replace("staging", "prod!!!");
+    /// let err = SqliteStore::import_journal(&db, "copy", edited.as_bytes(), &o).unwrap_err();
+    /// assert!(matches!(err, StoreError::Journal(JournalError::Tampered { seq: 1, problem: Tamper::Mac, .. })));
+    /// // Without the key, the sealed session is not loaded unverified.
+    /// drop(store);
+    /// let err = SqliteStore::open(&db, "job").unwrap_err();
+    /// assert!(matches!(err, StoreError::Tampered { seq: 0, problem: Tamper::KeyNeeded, .. }));
+    /// # }
+    /// # Ok::<(), favur_context::store::StoreError>(())
+    /// ```
+    pub fn seal_key(mut self, key: crate::store_trait::seal::SealKey) -> Self {
+        self.history = self.history.seal_key(key);
+        self
+    }
+
+    /// The seal of `session` with `framing` tokens, before its rows are replayed.
+    pub(crate) fn row_seal(&self, session: &str, framing: u32) -> super::sealing::RowSeal {
+        let id = super::sealing::chain_id(session, framing, self.counter_id());
+        super::sealing::RowSeal::new(self.history.seal.as_ref(), id)
+    }
+
     /// The owner token of this open.
     pub(crate) fn owner_token(&self) -> String {
         self.owner.clone().unwrap_or_else(super::claim::owner_token)
@@ -201,6 +247,8 @@ pub(crate) struct Core {
     pub(crate) epoch: i64,
     /// This writer's owner token.
     pub(crate) owner: String,
+    /// The session's seal: rows written are sealed with it (a no-op when unsealed).
+    pub(crate) seal: RowSeal,
     stopped: Option<Stopped>,
 }
 
@@ -219,8 +267,20 @@ impl Core {
             created: false,
             epoch,
             owner,
+            seal: RowSeal::default(),
             stopped: None,
         }
+    }
+
+    /// `row` with its MAC, in a sealed session.
+    fn sealed(&self, mut row: Row) -> Row {
+        row.mac = self.seal.seal(&row.body);
+        row
+    }
+
+    /// The newest row of a sealed session (`None` when unsealed or empty).
+    pub(crate) fn seal_head(&self) -> Option<crate::store_trait::seal::SealHead> {
+        self.seal.head()
     }
 
     /// `Err` if the store takes no more writes (fenced or poisoned).
@@ -254,7 +314,7 @@ impl Core {
             .admits_write(&write)
             .map_err(|source| self.record_error(source))?;
         Ok(Some(Pending {
-            row: Row::entries(self.next_seq, &write),
+            row: self.sealed(Row::entries(self.next_seq, &write)),
             change: Change::Entries(write),
         }))
     }
@@ -276,12 +336,12 @@ impl Core {
         if !self.history.is_current(&checked) {
             return Err(self.record_error(RecordError::Stale));
         }
-        let row = Row::compaction(
+        let row = self.sealed(Row::compaction(
             self.next_seq,
             self.history.next_id(),
             checked.summaries(),
             checked.compaction(),
-        );
+        ));
         Ok(Pending {
             row,
             change: Change::Compaction(checked),
@@ -296,7 +356,7 @@ impl Core {
             return Ok(None);
         }
         Ok(Some(Pending {
-            row: Row::overhead(self.next_seq, self.history.next_id(), tokens),
+            row: self.sealed(Row::overhead(self.next_seq, self.history.next_id(), tokens)),
             change: Change::Overhead(tokens),
         }))
     }
@@ -305,6 +365,7 @@ impl Core {
     pub(crate) fn settle(&mut self, pending: Pending) -> Result<EntryId, StoreError> {
         let first = self.history.next_id();
         self.next_seq += 1;
+        self.seal.advance(pending.row.mac.as_deref());
         let result = match pending.change {
             Change::Entries(write) => self.history.insert_write(write),
             Change::Compaction(checked) => self.history.commit(checked),
@@ -342,10 +403,26 @@ impl Core {
         })
     }
 
+    /// Seals the rows of an import (each after the one before it), in a sealed session.
+    pub(crate) fn seal_rows(&self, rows: &mut [Row]) {
+        let mut seal = self.seal.clone();
+        for row in rows {
+            row.mac = seal.seal(&row.body);
+            seal.advance(row.mac.as_deref());
+        }
+    }
+
     /// Records in memory the imported `rows`, committed.
     pub(crate) fn settle_rows(&mut self, rows: &[Row]) -> Result<(), StoreError> {
         for row in rows {
-            super::rows::replay(&mut self.history, &self.session, self.next_seq, row.as_in())?;
+            let (session, next) = (self.session.as_str(), self.next_seq);
+            super::rows::replay(
+                &mut self.history,
+                session,
+                next,
+                row.as_in(),
+                &mut self.seal,
+            )?;
             self.next_seq += 1;
         }
         Ok(())

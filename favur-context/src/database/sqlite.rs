@@ -3,7 +3,7 @@
 //! checks.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
@@ -11,16 +11,18 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, pa
 use crate::database::StoreError;
 use crate::database::claim::{self, Holder, now_ms};
 use crate::database::rows::{self, Row, RowIn};
+use crate::database::sealing::RowSeal;
 use crate::database::session::{Claim, Core, Failure, Pending, SessionOptions};
-use crate::history::RecallError;
+use crate::database::sqlite_originals::SqliteOriginals;
+use crate::history::NewEntry;
 use crate::history::view::Compaction;
 use crate::history::{CheckedCompaction, History};
-use crate::history::{NewEntry, Originals};
-use crate::model::entry::{Entry, EntryId};
+use crate::model::entry::EntryId;
 use crate::store_trait::{SCHEMA_VERSION, Store};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE favur_sessions (
     session        TEXT PRIMARY KEY,
     framing_tokens INTEGER NOT NULL,
@@ -39,7 +41,11 @@ CREATE TABLE favur_records (
     PRIMARY KEY (session, seq)
 );
 CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
-"];
+",
+    "
+ALTER TABLE favur_records ADD COLUMN mac TEXT;
+",
+];
 
 /// A session of a SQLite database: a [`Store`] whose every append and compaction is one
 /// row (the journal's record encoding), committed before it is acknowledged; opening the
@@ -138,15 +144,17 @@ impl SqliteStore {
         let owner = options.owner_token();
         let (epoch, framing) = claim_session(&mut conn, session, options, &owner)?;
         let mut history = options.new_history(framing);
+        let mut seal = options.row_seal(session, framing);
         if !options.history.keep_originals {
             let reader = connect(path, session, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
             history = history.with_originals(Arc::new(SqliteOriginals {
                 session: session.to_owned(),
                 conn: Mutex::new(reader),
                 counter: Arc::clone(&options.history.counter),
+                sealed: seal.reader(),
             }));
         }
-        let next_seq = match replay_rows(&conn, session, &mut history) {
+        let next_seq = match replay_rows(&conn, session, &mut history, &mut seal) {
             Ok(next) => next,
             Err(e) => {
                 // Nothing was loaded: the claim is given back.
@@ -154,8 +162,11 @@ impl SqliteStore {
                 return Err(e);
             }
         };
+        seal.writing(next_seq);
+        let mut core = Core::new(session, history, next_seq, epoch, owner);
+        core.seal = seal;
         Ok(SqliteStore {
-            core: Core::new(session, history, next_seq, epoch, owner),
+            core,
             conn,
             path: path.to_path_buf(),
             lease_ms: options.lease_ms(),
@@ -249,6 +260,7 @@ impl SqliteStore {
             h.framing_tokens(),
             h.counter().id(),
             bodies.iter().map(|(_, b)| b.as_str()),
+            self.core.seal.key(),
             out,
         )
         .map_err(|e| StoreError::database(&self.core.session, "export", e))
@@ -284,9 +296,10 @@ impl SqliteStore {
         reader: impl std::io::Read,
         options: &SessionOptions,
     ) -> Result<SqliteStore, StoreError> {
-        let (rows, options) = crate::database::interchange::read_journal(reader, options)?;
+        let (mut rows, options) = crate::database::interchange::read_journal(reader, options)?;
         let mut store = SqliteStore::open_with(path, session, &options)?;
         store.core.importable()?;
+        store.core.seal_rows(&mut rows);
         if let Err(f) = store.transact(&rows) {
             return Err(store.core.failed(f));
         }
@@ -295,18 +308,27 @@ impl SqliteStore {
     }
 
     /// The rows of the session in order, as `(sequence, body)`: each body one journal
-    /// record.
+    /// record, each verified in a sealed session.
     fn bodies(&self) -> Result<Vec<(i64, String)>, StoreError> {
         let session = self.core.session.as_str();
         let db = |e| StoreError::database(session, "read the rows of", e);
         let mut stmt = self
             .conn
-            .prepare("SELECT seq, body FROM favur_records WHERE session = ?1 ORDER BY seq")
+            .prepare("SELECT seq, body, mac FROM favur_records WHERE session = ?1 ORDER BY seq")
             .map_err(db)?;
         let rows = stmt
-            .query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(db)?;
-        rows.collect::<Result<_, _>>().map_err(db)
+        let rows: Vec<(i64, String, Option<String>)> =
+            rows.collect::<Result<_, _>>().map_err(db)?;
+        let mut seal = self.core.seal.fresh();
+        let mut bodies = Vec::with_capacity(rows.len());
+        for (i, (seq, body, mac)) in rows.into_iter().enumerate() {
+            let mac = mac.as_deref().map(str::as_bytes);
+            seal.check(session, i as i64, mac, body.as_bytes())?;
+            bodies.push((seq, body));
+        }
+        Ok(bodies)
     }
 
     /// Writes `pending`'s row (with the fencing check and lease renewal), then records it
@@ -415,8 +437,8 @@ fn insert(
     row: &Row,
 ) -> rusqlite::Result<usize> {
     tx.execute(
-        "INSERT INTO favur_records (session, seq, first_id, ids, epoch, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![session, row.seq, row.first_id, row.ids, epoch, row.body],
+        "INSERT INTO favur_records (session, seq, first_id, ids, epoch, body, mac) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![session, row.seq, row.first_id, row.ids, epoch, row.body, row.mac],
     )
 }
 
@@ -524,11 +546,16 @@ fn claim_session(
 }
 
 /// Replays the session's rows into `history`; the next sequence number.
-fn replay_rows(conn: &Connection, session: &str, history: &mut History) -> Result<i64, StoreError> {
+fn replay_rows(
+    conn: &Connection,
+    session: &str,
+    history: &mut History,
+    seal: &mut RowSeal,
+) -> Result<i64, StoreError> {
     let db = |e| StoreError::database(session, "read the rows of", e);
     let mut stmt = conn
         .prepare(
-            "SELECT seq, first_id, ids, body FROM favur_records WHERE session = ?1 ORDER BY seq",
+            "SELECT seq, first_id, ids, body, mac FROM favur_records WHERE session = ?1 ORDER BY seq",
         )
         .map_err(db)?;
     let mut rows = stmt.query([session]).map_err(db)?;
@@ -544,33 +571,14 @@ fn replay_rows(conn: &Connection, session: &str, history: &mut History) -> Resul
             first_id: r.get(1).map_err(db)?,
             ids: r.get(2).map_err(db)?,
             body,
+            mac: r
+                .get_ref(4)
+                .map_err(db)?
+                .as_bytes_or_null()
+                .map_err(|e| db(e.into()))?,
         };
-        rows::replay(history, session, next, row)?;
+        rows::replay(history, session, next, row, seal)?;
         next += 1;
     }
     Ok(next)
-}
-
-/// The database as a history's [`Originals`]: a read-only connection of its own.
-struct SqliteOriginals {
-    session: String,
-    conn: Mutex<Connection>,
-    /// The history's counter: an original read back is recounted as on replay.
-    counter: Arc<dyn crate::tokens::counter::TokenCounter>,
-}
-
-impl Originals for SqliteOriginals {
-    fn original(&self, id: EntryId) -> Result<Entry, RecallError> {
-        let conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        let at = i64::try_from(id.0).unwrap_or(i64::MAX);
-        let found = conn
-            .query_row(
-                "SELECT seq, body FROM favur_records WHERE session = ?1 AND first_id <= ?2 AND first_id + ids > ?2 ORDER BY first_id DESC LIMIT 1",
-                params![self.session, at],
-                |r| Ok((r.get(0)?, r.get_ref(1)?.as_bytes()?.to_vec())),
-            )
-            .optional()
-            .map_err(|e| e.to_string());
-        rows::original(&self.session, id, found, self.counter.as_ref())
-    }
 }

@@ -258,6 +258,21 @@ pub enum JournalError {
         /// The file's path.
         path: PathBuf,
     },
+    /// A sealed journal's line does not verify ([`OpenOptions::seal_key`](super::OpenOptions::seal_key)),
+    /// or the seal and the key disagree (a sealed journal opened without its key, an
+    /// unsealed one with a key). Nothing was loaded, and nothing was written to the file,
+    /// whatever [`salvage`](super::OpenOptions::salvage) says.
+    #[error("journal {} is tampered at line {line} (record {seq}): {problem}; nothing was loaded", path.display())]
+    Tampered {
+        /// The journal file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: u64,
+        /// The record's sequence number in the chain (the header is 0, so `line - 1`).
+        seq: u64,
+        /// What is wrong.
+        problem: crate::store_trait::seal::Tamper,
+    },
     /// The file was deleted, replaced or truncated by someone else while the journal had
     /// it open: the last append was not acknowledged, and the journal takes no more
     /// writes (reopen it to see what the path holds now).

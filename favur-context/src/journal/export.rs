@@ -44,6 +44,7 @@ pub fn export_journal(history: &History, mut out: impl Write) -> io::Result<()> 
         format: JOURNAL_FORMAT,
         framing_tokens: full.framing_tokens(),
         counter: Some(full.counter().id().to_owned()),
+        seal: None,
     };
     line(&mut out, &RecordOut::Journal(header))?;
     let entries: Vec<&Entry> = full
@@ -111,17 +112,41 @@ pub(crate) fn write_journal<'a>(
     framing: u32,
     counter: &str,
     bodies: impl IntoIterator<Item = &'a str>,
+    seal: Option<&std::sync::Arc<crate::store_trait::seal::SealKey>>,
     mut out: impl Write,
 ) -> io::Result<()> {
+    let id = seal.map(|key| key.fresh_id());
+    let mut chain = seal.zip(id.as_deref()).map(|(key, id)| {
+        crate::store_trait::seal::Chain::new(
+            std::sync::Arc::clone(key),
+            &super::sealed::chain_id(id),
+            0,
+        )
+    });
     let header = Header {
         format: JOURNAL_FORMAT,
         framing_tokens: framing,
         counter: Some(counter.to_owned()),
+        seal: id.clone(),
     };
-    line(&mut out, &RecordOut::Journal(header))?;
+    let header = serde_json::to_vec(&RecordOut::Journal(header)).map_err(io::Error::other)?;
+    let mut buf = Vec::new();
+    let mut emit = |record: &[u8]| {
+        buf.clear();
+        match &mut chain {
+            Some(chain) => {
+                let mac = chain.seal(record);
+                chain.advance(mac);
+                super::sealed::wrap(&mut buf, &mac, record);
+            }
+            None => buf.extend_from_slice(record),
+        }
+        buf.push(b'\n');
+        out.write_all(&buf)
+    };
+    emit(&header)?;
     for body in bodies {
-        out.write_all(body.as_bytes())?;
-        out.write_all(b"\n")?;
+        emit(body.as_bytes())?;
     }
     out.flush()
 }

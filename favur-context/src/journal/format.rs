@@ -19,6 +19,9 @@ pub(crate) struct Header {
     /// older journals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) counter: Option<String>,
+    /// A sealed journal's chain id (see `sealed`); absent in an unsealed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) seal: Option<String>,
 }
 
 /// One line to write.
@@ -78,6 +81,8 @@ pub(super) enum LineError {
     /// The header names another token counter (its id).
     Counter(String),
     Corrupt(Corruption),
+    /// A sealed journal's line does not verify, or the seal and the key disagree.
+    Tampered(crate::store_trait::seal::Tamper),
 }
 
 impl From<Corruption> for LineError {
@@ -105,6 +110,13 @@ pub(super) fn header(content: &[u8]) -> Result<(u32, Option<String>), LineError>
         message: e.to_string(),
     })?;
     Ok((header.framing_tokens, header.counter))
+}
+
+/// The chain id a sealed journal's header record names (`"seal":"<id>"`), if any.
+pub(super) fn header_seal(content: &[u8]) -> Option<String> {
+    let value: Value = serde_json::from_slice(content).ok()?;
+    let id = value.get("journal")?.get("seal")?.as_str()?;
+    Some(id.to_owned())
 }
 
 /// Says what is wrong with a line that did not parse as a record.
@@ -322,6 +334,7 @@ mod tests {
             format: JOURNAL_FORMAT,
             framing_tokens: 4,
             counter: Some("heuristic/v1".into()),
+            seal: None,
         }))
         .unwrap();
         assert_eq!(

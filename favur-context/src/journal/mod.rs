@@ -63,6 +63,8 @@ mod options;
 mod read;
 mod readback;
 mod scan;
+mod sealed;
+pub(crate) use sealed::{is_sealed, record_in_line};
 mod writer;
 
 use std::fmt;
@@ -247,6 +249,7 @@ impl JournaledHistory {
             records: scan.records,
             torn_tail: scan.torn.clone(),
             salvaged: None,
+            seal_head: None,
         };
         if let Some(damage) = scan.damage {
             if !options.salvage {
@@ -293,6 +296,7 @@ impl JournaledHistory {
         if let Some(o) = &originals {
             o.set(scan.locators);
         }
+        let resumed = scan.seal.chain.take();
         let file = JournalFile {
             file,
             #[cfg(feature = "fault-injection")]
@@ -305,7 +309,7 @@ impl JournaledHistory {
                 .map_err(io("end the last record of"))?;
             scan.end += 1;
         }
-        let writer = Writer::new(
+        let mut writer = Writer::new(
             file,
             path,
             scan.end,
@@ -313,6 +317,13 @@ impl JournaledHistory {
             options.max_line_bytes,
         )
         .map_err(io("read the metadata of"))?;
+        if let Some(chain) = resumed {
+            let sealer = sealed::Sealer::new(chain, std::mem::take(&mut scan.seal.table));
+            if let Some(o) = &originals {
+                o.seal(Arc::clone(&sealer.marks));
+            }
+            writer.seal = Some(sealer);
+        }
         let mut journal = JournaledHistory {
             history: scan.history,
             writer,
@@ -324,6 +335,7 @@ impl JournaledHistory {
                 format: JOURNAL_FORMAT,
                 framing_tokens: journal.history.framing_tokens(),
                 counter: Some(journal.history.counter().id().to_owned()),
+                seal: journal.start_seal(options),
             };
             journal.writer.write(&RecordOut::Journal(header))?;
             journal.writer.settle();
@@ -331,6 +343,7 @@ impl JournaledHistory {
                 sync_parent(path);
             }
         }
+        journal.report.seal_head = journal.seal_head();
         if let Some(setup) = setup
             && journal.report.created
         {
@@ -453,6 +466,40 @@ impl JournaledHistory {
     /// ```
     pub fn sync(&mut self) -> Result<(), JournalError> {
         self.writer.sync()
+    }
+
+    /// The newest line of a sealed journal (its sequence number and MAC), `None` for an
+    /// unsealed one: see [`OpenOptions::seal_key`]. Keep it outside the journal to detect,
+    /// on the next open, that its newest lines were cut off.
+    ///
+    /// ```
+    /// use favur_context::journal::OpenOptions;
+    /// use favur_context::store::SealKey;
+    /// use favur_context::{fuzzy, Store};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let options = OpenOptions::new().seal_key(SealKey::new([9u8; 32]).unwrap());
+    /// let mut h = options.open(dir.path().join("j.jsonl"))?;
+    /// assert_eq!(h.seal_head().unwrap().seq, 0); // the header
+    /// h.append(fuzzy!(user: "hi"))?;
+    /// let head = h.seal_head().unwrap();
+    /// assert_eq!(head.seq, 1);
+    /// drop(h);
+    /// let again = options.open(dir.path().join("j.jsonl"))?;
+    /// assert_eq!(again.report().seal_head, Some(head));
+    /// # Ok::<(), favur_context::journal::JournalError>(())
+    /// ```
+    pub fn seal_head(&self) -> Option<crate::store_trait::seal::SealHead> {
+        self.writer.seal.as_ref().and_then(|s| s.head())
+    }
+
+    /// Seals a new journal when `options` has a key: its chain id, for the header.
+    fn start_seal(&mut self, options: &OpenOptions) -> Option<String> {
+        let (sealer, id) = sealed::Sealer::start(options.seal.as_ref()?);
+        if let Some(o) = &self.originals {
+            o.seal(Arc::clone(&sealer.marks));
+        }
+        self.writer.seal = Some(sealer);
+        Some(id)
     }
 
     fn record_error(&self, source: crate::history::RecordError) -> JournalError {

@@ -9,6 +9,7 @@ use super::JournaledHistory;
 use super::error::{Corruption, JournalError};
 use crate::history::NewEntry;
 use crate::history::{DEFAULT_FRAMING_TOKENS, History};
+use crate::store_trait::seal::{SealHead, SealKey};
 use crate::tokens::counter::{HeuristicCounter, TokenCounter};
 
 /// The journal format version this library writes and reads.
@@ -114,6 +115,10 @@ pub struct OpenReport {
     pub torn_tail: Option<TornTail>,
     /// Damage recovered from with [`OpenOptions::salvage`].
     pub salvaged: Option<Salvaged>,
+    /// A sealed journal's newest line once opened ([`OpenOptions::seal_key`]): keep it
+    /// outside the journal to detect, on the next open, that its newest records were cut
+    /// off (the data alone cannot show it). `None` for an unsealed journal.
+    pub seal_head: Option<SealHead>,
 }
 
 impl OpenReport {
@@ -153,6 +158,7 @@ pub struct OpenOptions {
     pub(crate) framing_tokens: u32,
     pub(crate) counter: Arc<dyn TokenCounter>,
     pub(crate) follow_symlinks: bool,
+    pub(crate) seal: Option<Arc<SealKey>>,
     #[cfg(feature = "fault-injection")]
     pub(super) faults: super::fs::Faults,
 }
@@ -166,6 +172,7 @@ impl fmt::Debug for OpenOptions {
             .field("keep_originals", &self.keep_originals)
             .field("framing_tokens", &self.framing_tokens)
             .field("follow_symlinks", &self.follow_symlinks)
+            .field("sealed", &self.seal.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -194,6 +201,7 @@ impl OpenOptions {
             framing_tokens: DEFAULT_FRAMING_TOKENS,
             counter: Arc::new(HeuristicCounter),
             follow_symlinks: false,
+            seal: None,
             #[cfg(feature = "fault-injection")]
             faults: super::fs::Faults::default(),
         }
@@ -349,6 +357,41 @@ impl OpenOptions {
         setup: impl FnOnce() -> Vec<NewEntry>,
     ) -> Result<JournaledHistory, JournalError> {
         JournaledHistory::open_with(path.as_ref(), self, Some(Box::new(setup)))
+    }
+
+    /// Seals the journal with `key` (HMAC-SHA-256, see [`SealKey`]): a journal created by
+    /// this open is sealed (every line carries a MAC chained to the one before it), and
+    /// opening, reading and every original read back verify it. An added, removed or
+    /// edited line, or another key, is [`JournalError::Tampered`] naming the line and
+    /// record, and nothing is loaded. An existing journal that is not sealed is refused
+    /// ([`Tamper::NotSealed`](crate::store::Tamper::NotSealed): its MACs may have been stripped);
+    /// a sealed journal opened without a key is refused too
+    /// ([`Tamper::KeyNeeded`](crate::store::Tamper::KeyNeeded)). Cutting off the newest lines is
+    /// not visible in the data: keep [`OpenReport::seal_head`] elsewhere to see it.
+    ///
+    /// ```
+    /// use favur_context::journal::{JournalError, OpenOptions};
+    /// use favur_context::store::{SealKey, Tamper};
+    /// use favur_context::{fuzzy, Store};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("sealed.jsonl");
+    /// let sealed = OpenOptions::new().seal_key(SealKey::new([42u8; 32]).unwrap());
+    /// let mut h = sealed.open(&path)?;
+    /// h.append(fuzzy!(user: "transfer 10"))?;
+    /// drop(h);
+    /// // An edit of the same length, made without the key, is refused.
+    /// let text = std::fs::read_to_string(&path).unwrap();
+    /// std::fs::write(&path, text.replace("transfer 10", "transfer 99")).unwrap();
+    /// let err = sealed.open(&path).unwrap_err();
+    /// assert!(matches!(err, JournalError::Tampered { seq: 1, problem: Tamper::Mac, .. }));
+    /// // Without the key, a sealed journal is not loaded unverified.
+    /// let err = OpenOptions::new().open(&path).unwrap_err();
+    /// assert!(matches!(err, JournalError::Tampered { problem: Tamper::KeyNeeded, .. }));
+    /// # Ok::<(), favur_context::journal::JournalError>(())
+    /// ```
+    pub fn seal_key(mut self, key: SealKey) -> Self {
+        self.seal = Some(Arc::new(key));
+        self
     }
 
     /// Makes the journal's file fail as `faults` says. Testing only.

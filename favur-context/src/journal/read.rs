@@ -31,6 +31,7 @@ impl OpenOptions {
             records: scan.records,
             torn_tail: scan.torn,
             salvaged: None,
+            seal_head: scan.seal.chain.as_ref().and_then(|c| c.head(0)),
         };
         if let Some(damage) = scan.damage {
             if !self.salvage {

@@ -4,9 +4,10 @@
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use super::format::RecordIn;
+use super::sealed::Marks;
 use crate::history::Originals;
 use crate::history::RecallError;
 use crate::history::usage::recorded_cost;
@@ -33,6 +34,8 @@ pub(super) struct FileOriginals {
     counter: Arc<dyn TokenCounter>,
     /// Indexed by id; a batch's entries and a compaction's summaries share their line's.
     locators: RwLock<Vec<Locator>>,
+    /// A sealed journal's MACs: every line read back is verified against them.
+    marks: OnceLock<Arc<Marks>>,
 }
 
 impl std::fmt::Debug for FileOriginals {
@@ -63,6 +66,7 @@ impl FileOriginals {
             file,
             counter,
             locators: RwLock::new(Vec::new()),
+            marks: OnceLock::new(),
         })
     }
 
@@ -73,6 +77,11 @@ impl FileOriginals {
             .write()
             .unwrap_or_else(PoisonError::into_inner);
         locators.extend(std::iter::repeat_n(at, n));
+    }
+
+    /// The journal is sealed: every line read back is verified against `marks`.
+    pub(super) fn seal(&self, marks: Arc<Marks>) {
+        let _ = self.marks.set(marks);
     }
 
     /// Replaces the table (after a scan).
@@ -112,6 +121,10 @@ impl Originals for FileOriginals {
         let content = line
             .strip_suffix(b"\n")
             .ok_or_else(|| corrupt("the line does not end where it did".into()))?;
+        let content = match self.marks.get() {
+            Some(marks) => marks.check(at.offset, content).map_err(corrupt)?,
+            None => content,
+        };
         let record: RecordIn =
             serde_json::from_slice(content).map_err(|e| corrupt(e.to_string()))?;
         let mut found = find_entry(record, id)

@@ -8,6 +8,7 @@ use super::error::{Corruption, JournalError};
 use super::format::{LineError, RecordIn, diagnose, header};
 use super::options::{OpenOptions, TornTail};
 use super::readback::Locator;
+use super::sealed::{Reading, SEALED_START};
 use crate::history::History;
 use crate::history::RecordError;
 use crate::model::entry::{Entry, EntryId};
@@ -43,6 +44,8 @@ pub(super) struct Scan {
     pub(super) damage: Option<Damage>,
     /// The last record is complete but lacks its `\n` (kept: the opener writes it).
     pub(super) unterminated: bool,
+    /// A sealed journal's chain, as far as it was verified.
+    pub(super) seal: Reading,
 }
 
 /// What every journal starts with (a torn first line that is a prefix of it is a header
@@ -54,7 +57,7 @@ const HEADER_START: &[u8] = b"{\"journal\":";
 /// not taken for a journal, so it is refused, never overwritten: the header is one short
 /// write, and a file that does not even say `{"journal":` may be anyone's.
 fn may_be_header(torn: &[u8]) -> bool {
-    torn.starts_with(HEADER_START)
+    torn.starts_with(HEADER_START) || torn.starts_with(SEALED_START)
 }
 
 /// Reads a journal, replaying every record into a history, until the end, a torn last
@@ -77,6 +80,10 @@ pub(super) fn scan<R: BufRead>(
         torn: None,
         damage: None,
         unterminated: false,
+        seal: Reading {
+            key: options.seal.clone(),
+            ..Reading::default()
+        },
     };
     let limit = options.max_line_bytes as u64 + 1; // the content and its `\n`
     let mut buf = Vec::with_capacity(4096);
@@ -131,6 +138,14 @@ pub(super) fn scan<R: BufRead>(
                     found,
                 });
             }
+            Err(LineError::Tampered(problem)) => {
+                return Err(JournalError::Tampered {
+                    path: path.to_path_buf(),
+                    line,
+                    seq: line - 1,
+                    problem,
+                });
+            }
             Err(LineError::Counter(recorded)) => {
                 return Err(JournalError::Counter {
                     path: path.to_path_buf(),
@@ -172,9 +187,14 @@ pub(super) fn scan<R: BufRead>(
 /// Reads one line: the header first, then records, each all or nothing.
 fn read_line(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineError> {
     if scan.header {
-        return replay(scan, content, at);
+        let (record, mac) = scan.seal.record(content)?;
+        replay(scan, record, at)?;
+        scan.seal.commit(at.offset, mac);
+        return Ok(());
     }
+    let content = scan.seal.header(content)?;
     let (framing, counter) = header(content)?;
+    scan.seal.header_done()?;
     if let Some(recorded) = counter
         && recorded != scan.history.counter().id()
     {
@@ -184,6 +204,7 @@ fn read_line(scan: &mut Scan, content: &[u8], at: Locator) -> Result<(), LineErr
         .map_err(|message| Corruption::InvalidHeader { message })?;
     scan.history = std::mem::take(&mut scan.history).with_framing_tokens(framing);
     scan.header = true;
+    scan.seal.note_header();
     Ok(())
 }
 

@@ -9,6 +9,7 @@ use super::format::RecordOut;
 use super::fs::{Identity, JournalFile};
 use super::options::Durability;
 use super::readback::Locator;
+use super::sealed::{Sealer, wrap};
 
 /// Appends records to the journal file.
 #[derive(Debug)]
@@ -28,6 +29,10 @@ pub(super) struct Writer {
     in_flight: bool,
     /// The file the path named when it was opened.
     identity: Identity,
+    /// A sealed journal's chain: every line written is sealed.
+    pub(super) seal: Option<Sealer>,
+    /// A sealed line's record, before it is sealed.
+    inner: Vec<u8>,
 }
 
 impl Writer {
@@ -50,6 +55,8 @@ impl Writer {
             poisoned: false,
             in_flight: false,
             identity,
+            seal: None,
+            inner: Vec::new(),
         })
     }
 
@@ -88,9 +95,18 @@ impl Writer {
     pub(super) fn write(&mut self, record: &RecordOut<'_>) -> Result<Locator, JournalError> {
         self.usable()?;
         self.buf.clear();
-        if let Err(e) = serde_json::to_writer(&mut self.buf, record) {
+        let out = match self.seal {
+            Some(_) => &mut self.inner,
+            None => &mut self.buf,
+        };
+        out.clear();
+        if let Err(e) = serde_json::to_writer(&mut *out, record) {
             // Plain data with string keys: only an I/O error of the Vec could get here.
             return Err(self.io("encode a record for", io::Error::other(e)));
+        }
+        let mac = self.seal.as_ref().map(|s| s.seal(&self.inner));
+        if let Some(mac) = &mac {
+            wrap(&mut self.buf, mac, &self.inner);
         }
         if self.buf.len() > self.max_line_bytes {
             return Err(JournalError::RecordTooLong {
@@ -142,6 +158,9 @@ impl Writer {
                 return Err(self.io("sync", source));
             }
             self.unsynced = 0;
+        }
+        if let (Some(seal), Some(mac)) = (&mut self.seal, mac) {
+            seal.advance(at.offset, mac);
         }
         Ok(at)
     }
@@ -213,6 +232,7 @@ mod tests {
                 format: 1,
                 framing_tokens: 4,
                 counter: None,
+                seal: None,
             })
         };
         let at = w.write(&header()).unwrap();

@@ -193,7 +193,7 @@ pub fn damages() -> Vec<(&'static str, Expected)> {
                 e,
                 StoreError::Schema {
                     found: 99,
-                    supported: 1
+                    supported: 2
                 }
             )
         }),
