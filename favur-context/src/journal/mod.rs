@@ -64,6 +64,7 @@ mod read;
 mod readback;
 mod scan;
 mod sealed;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use sealed::{is_sealed, record_in_line};
 mod writer;
 

@@ -34,11 +34,13 @@ pub(super) fn wrap(out: &mut Vec<u8>, mac: &Mac, inner: &[u8]) {
 }
 
 /// The record a journal line holds: a sealed line's record, or the line itself.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn record_in_line(line: &[u8]) -> &[u8] {
     split(line).map_or(line, |(_, inner)| inner)
 }
 
 /// Whether the journal `text` (or its first line) is sealed.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn is_sealed(text: &[u8]) -> bool {
     text.starts_with(SEALED_START)
 }
