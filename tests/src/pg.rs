@@ -137,6 +137,66 @@ impl Server {
         Ok(())
     }
 
+    /// Kills the postmaster with SIGKILL (a crash: no shutdown, its backends exit when
+    /// they notice) and waits until it is gone. [`resume`](Server::resume) then starts
+    /// the server with crash recovery.
+    ///
+    /// # Errors
+    ///
+    /// No postmaster pid could be read, or `kill` failed.
+    pub fn kill_postmaster(&mut self) -> Result<(), String> {
+        let pid_file = self.dir.join("data").join("postmaster.pid");
+        let text = std::fs::read_to_string(&pid_file).map_err(|e| format!("{e}"))?;
+        let pid = text.lines().next().unwrap_or("").trim().to_owned();
+        run(Command::new("kill").args(["-KILL", &pid]))?;
+        self.running = false;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Path::new("/proc").join(&pid).exists() {
+            if Instant::now() > deadline {
+                return Err(format!("postmaster {pid} still alive after SIGKILL"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// Starts the server again after [`kill_postmaster`](Server::kill_postmaster),
+    /// retrying while the killed server's backends still hold its shared memory.
+    ///
+    /// # Errors
+    ///
+    /// The server did not start within 60 s (the last start's error).
+    pub fn resume_after_crash(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            match self.resume() {
+                Ok(()) => return Ok(()),
+                Err(e) if Instant::now() > deadline => return Err(e),
+                Err(_) => std::thread::sleep(Duration::from_millis(200)),
+            }
+        }
+    }
+
+    /// Sets (`Some`) or removes (`None`) a line `name = 'value'` of the cluster's
+    /// `postgresql.auto.conf`, read at the next start or reload.
+    ///
+    /// # Errors
+    ///
+    /// The file could not be read or written.
+    pub fn auto_conf(&self, name: &str, value: Option<&str>) -> Result<(), String> {
+        let path = self.dir.join("data").join("postgresql.auto.conf");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|l| l.split('=').next().map(str::trim) != Some(name))
+            .map(str::to_owned)
+            .collect();
+        if let Some(value) = value {
+            lines.push(format!("{name} = '{value}'"));
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").map_err(|e| format!("{e}"))
+    }
+
     /// A command running binary `name` of the server, as the cluster's user.
     fn command(&self, name: &str) -> Command {
         let program = self.bin.join(name);

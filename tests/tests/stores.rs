@@ -7,6 +7,9 @@
 mod agent;
 #[path = "stores/budget.rs"]
 mod budget;
+#[cfg(feature = "postgres")]
+#[path = "stores/commit_kills.rs"]
+mod commit_kills;
 mod common;
 #[cfg(feature = "postgres")]
 #[path = "stores/postgres.rs"]
