@@ -311,8 +311,9 @@ fn read_all(
     policy: Option<&Policy>,
 ) -> Result<ReadAll, AuditError> {
     let mut read = ReadAll::default();
+    let journal = args.observe.journal_options()?;
     for file in &args.files {
-        let loaded = load_audited(file, rules, policy, args.observe.format)?;
+        let loaded = load_audited(file, rules, policy, args.observe.format, &journal)?;
         if let Some(summary) = &loaded.evidence {
             read.evidence.merge(summary);
         }

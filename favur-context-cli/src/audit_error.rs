@@ -38,6 +38,14 @@ pub enum AuditError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The seal key file holds no usable key.
+    #[error("seal key {}: {source}", file.display())]
+    SealKey {
+        /// The key file.
+        file: PathBuf,
+        /// Why it is no key.
+        source: favur_context::store::SealKeyError,
+    },
     /// A journal could not be read.
     #[error("journal {}: {source}", file.display())]
     Journal {

@@ -240,6 +240,7 @@ pub fn inspect_command(args: &InspectArgs) -> Result<String, AuditError> {
         rules.as_ref(),
         policy.as_ref(),
         args.observe.format,
+        &args.observe.journal_options()?,
     )?;
     let page = render_html(
         &args.file.display().to_string(),

@@ -10,6 +10,8 @@ use favur_context::audit::Ledger;
 use favur_context::compact::{BuiltinSummarizer, Edit};
 use favur_context::import::Format;
 use favur_context::import::rules::Rules;
+use favur_context::journal::OpenOptions;
+use favur_context::store::SealKey;
 use favur_context::{EntryId, History, Policy, ToolCall};
 
 use crate::ReplayError;
@@ -53,6 +55,10 @@ pub struct ObserveArgs {
     /// The transcripts' format (detected per file when not given).
     #[arg(long, value_enum)]
     pub format: Option<InputFormat>,
+    /// A file holding the seal key of sealed journals (its bytes, at least 32): a sealed
+    /// journal is read only with its key, every record verified.
+    #[arg(long)]
+    pub seal_key_file: Option<std::path::PathBuf>,
 }
 
 impl ObserveArgs {
@@ -75,6 +81,27 @@ impl ObserveArgs {
         };
         Ok((policy, rules))
     }
+
+    /// How journals are read: with the seal key of `--seal-key-file`, if given.
+    ///
+    /// # Errors
+    ///
+    /// [`AuditError::Io`] for a key file that cannot be read, [`AuditError::SealKey`]
+    /// for one too short to be a key.
+    pub fn journal_options(&self) -> Result<OpenOptions, AuditError> {
+        let Some(file) = &self.seal_key_file else {
+            return Ok(OpenOptions::new());
+        };
+        let bytes = std::fs::read(file).map_err(|source| AuditError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        let key = SealKey::new(bytes).map_err(|source| AuditError::SealKey {
+            file: file.clone(),
+            source,
+        })?;
+        Ok(OpenOptions::new().seal_key(key))
+    }
 }
 
 /// What a file holds, as far as the audit is concerned.
@@ -88,8 +115,8 @@ pub enum Kind {
     Transcript,
 }
 
-/// A journal's first line is `{"journal": ...}`; a saved history is an object with
-/// `entries`; anything else is a transcript.
+/// A journal's first line is `{"journal": ...}` (sealed: `{"sealed":["<mac>",{"journal":
+/// ...}]}`); a saved history is an object with `entries`; anything else is a transcript.
 ///
 /// # Errors
 ///
@@ -114,7 +141,7 @@ pub fn kind_of(file: &Path) -> Result<Kind, AuditError> {
     let mut first = String::new();
     reader.read_line(&mut first).map_err(io)?;
     if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(first.trim())
-        && map.contains_key("journal")
+        && (map.contains_key("journal") || sealed_header(&map))
     {
         return Ok(Kind::Journal);
     }
@@ -123,6 +150,14 @@ pub fn kind_of(file: &Path) -> Result<Kind, AuditError> {
         Ok(v) if v.get("entries").is_some_and(serde_json::Value::is_array) => Ok(Kind::History),
         _ => Ok(Kind::Transcript),
     }
+}
+
+/// Whether a first line's object is a sealed journal header: `{"sealed":["<mac>",{"journal":...}]}`.
+fn sealed_header(map: &serde_json::Map<String, serde_json::Value>) -> bool {
+    map.get("sealed")
+        .and_then(serde_json::Value::as_array)
+        .and_then(|pair| pair.get(1))
+        .is_some_and(|inner| inner.get("journal").is_some())
 }
 
 /// The policy under test, observed by a ledger before and after each compaction.
@@ -259,8 +294,9 @@ pub struct Loaded {
     pub note: Option<String>,
 }
 
-/// Loads `file` (see [`kind_of`]) and observes it with a ledger. A transcript is replayed
-/// under `policy` with `rules`, which it needs.
+/// Loads `file` (see [`kind_of`]) and observes it with a ledger. A journal is read with
+/// `journal` (its seal key, if any); a transcript is replayed under `policy` with `rules`,
+/// which it needs.
 ///
 /// # Errors
 ///
@@ -272,7 +308,8 @@ pub struct Loaded {
 /// h.append(fuzzy!(user: "hello"));
 /// let path = std::env::temp_dir().join(format!("favur-load-{}.json", std::process::id()));
 /// std::fs::write(&path, h.to_json())?;
-/// let loaded = favur_context_cli::observe::load_audited(&path, None, None, None)?;
+/// let journal = favur_context::journal::OpenOptions::new();
+/// let loaded = favur_context_cli::observe::load_audited(&path, None, None, None, &journal)?;
 /// assert_eq!((loaded.history.len(), loaded.ledger.sites()[0].entries), (1, 1));
 /// assert!(loaded.note.is_none());
 /// # std::fs::remove_file(&path)?;
@@ -283,6 +320,7 @@ pub fn load_audited(
     rules: Option<&Rules>,
     policy: Option<&Policy>,
     format: Option<InputFormat>,
+    journal: &OpenOptions,
 ) -> Result<Loaded, AuditError> {
     let io = |source| AuditError::Io {
         file: file.to_owned(),
@@ -292,7 +330,7 @@ pub fn load_audited(
         Kind::Journal => {
             let reader = std::fs::File::open(file).map_err(io)?;
             let (ledger, history, _) =
-                Ledger::of_journal(reader).map_err(|source| AuditError::Journal {
+                Ledger::of_journal_with(reader, journal).map_err(|source| AuditError::Journal {
                     file: file.to_owned(),
                     source,
                 })?;

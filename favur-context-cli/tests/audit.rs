@@ -7,8 +7,8 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use favur_context::journal::JournaledHistory;
-use favur_context::{History, Message, Retention, Store, strict};
+use favur_context::journal::{JournaledHistory, OpenOptions};
+use favur_context::{History, Message, Retention, Store, forgettable, strict};
 use favur_context_cli::audit::{AuditArgs, AuditReport, audit_command, render_text};
 use serde_json::{Value, json};
 
@@ -290,4 +290,96 @@ fn a_transcript_without_rules_is_an_error_naming_the_file() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+#[test]
+fn a_sealed_journal_is_audited_and_inspected_with_its_key_only() {
+    use favur_context::store::SealKey;
+    let d = temp("sealed");
+    let journal = d.join("sealed.jsonl");
+    let key = b"the seal key of this agent, 32+ bytes long".to_vec();
+    let key_file = d.join("seal.key");
+    std::fs::write(&key_file, &key).unwrap();
+    let mut j = OpenOptions::new()
+        .seal_key(SealKey::new(&key).unwrap())
+        .open(&journal)
+        .unwrap();
+    j.pin(strict!(system: "You are a coding agent.")).unwrap();
+    for round in 0..3 {
+        common::append_bash_call(&mut j, &format!("t{round}"), "cargo test parse");
+        let result = j
+            .append(forgettable!(tool_result(format!("t{round}")): "test parse ... FAILED"))
+            .unwrap();
+        common::drop_at(&mut j, 2, result);
+    }
+    drop(j);
+    let run = |args: &[&std::ffi::OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_favur-context"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (audit, json) = (
+        std::ffi::OsStr::new("audit"),
+        std::ffi::OsStr::new("--json"),
+    );
+    let with_key = [
+        std::ffi::OsStr::new("--seal-key-file"),
+        key_file.as_os_str(),
+    ];
+
+    let out = run(&[audit, journal.as_os_str(), json, with_key[0], with_key[1]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["events"].as_array().unwrap().len(), 2, "{v}");
+
+    // Without its key, or with another, the journal is not read unverified.
+    let out = run(&[audit, journal.as_os_str(), json]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sealed.jsonl") && err.contains("seal key"),
+        "{err}"
+    );
+    let other = d.join("other.key");
+    std::fs::write(&other, [7u8; 40]).unwrap();
+    let out = run(&[
+        audit,
+        journal.as_os_str(),
+        json,
+        with_key[0],
+        other.as_os_str(),
+    ]);
+    assert!(!out.status.success());
+    // A key file too short to be a key says so.
+    let short = d.join("short.key");
+    std::fs::write(&short, b"short").unwrap();
+    let out = run(&[audit, journal.as_os_str(), with_key[0], short.as_os_str()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("short.key"), "{err}");
+
+    // The inspector reads it too.
+    let page = d.join("sealed.html");
+    let out = run(&[
+        std::ffi::OsStr::new("inspect"),
+        journal.as_os_str(),
+        std::ffi::OsStr::new("--out"),
+        page.as_os_str(),
+        with_key[0],
+        with_key[1],
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("cargo test parse")
+    );
 }

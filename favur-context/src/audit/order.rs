@@ -5,8 +5,8 @@ use std::io::Read;
 use serde_json::Value;
 
 use crate::history::History;
+use crate::journal::{JournalError, OpenOptions, OpenReport};
 use crate::model::entry::EntryId;
-use crate::{journal::JournalError, journal::OpenReport};
 
 use super::ledger::Ledger;
 
@@ -42,8 +42,40 @@ impl Ledger {
     /// # std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn of_journal(
+    pub fn of_journal(reader: impl Read) -> Result<(Ledger, History, OpenReport), JournalError> {
+        Ledger::of_journal_with(reader, &OpenOptions::new())
+    }
+
+    /// [`of_journal`](Ledger::of_journal), the journal read with `options`: a sealed
+    /// journal is read with its key ([`OpenOptions::seal_key`]), every record verified.
+    ///
+    /// # Errors
+    ///
+    /// What [`OpenOptions::read`] returns: for a sealed journal read without its key,
+    /// or with another key, [`JournalError::Tampered`].
+    ///
+    /// ```
+    /// use favur_context::audit::Ledger;
+    /// use favur_context::journal::{JournalError, JournaledHistory, OpenOptions};
+    /// use favur_context::store::SealKey;
+    /// use favur_context::{fuzzy, Store};
+    /// let path = std::env::temp_dir().join(format!("favur-doc-audit-sealed-{}.jsonl", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let key = || SealKey::new(b"a key of at least thirty-two bytes!!".to_vec()).unwrap();
+    /// let mut j = OpenOptions::new().seal_key(key()).open(&path)?;
+    /// j.append(fuzzy!(user: "hi"))?;
+    /// drop(j);
+    /// let sealed = OpenOptions::new().seal_key(key());
+    /// let (ledger, history, _) = Ledger::of_journal_with(std::fs::File::open(&path)?, &sealed)?;
+    /// assert_eq!((history.len(), ledger.sites()[0].entries), (1, 1));
+    /// let unkeyed = Ledger::of_journal(std::fs::File::open(&path)?);
+    /// assert!(matches!(unkeyed, Err(JournalError::Tampered { .. })));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of_journal_with(
         mut reader: impl Read,
+        options: &OpenOptions,
     ) -> Result<(Ledger, History, OpenReport), JournalError> {
         let mut bytes = Vec::new();
         reader
@@ -53,13 +85,14 @@ impl Ledger {
                 action: "read",
                 source,
             })?;
-        let (history, report) = History::from_journal(&bytes[..])?;
+        let (history, report) = options.read(&bytes[..])?;
         let mut ledger = Ledger::new();
         let mut next = 0u64;
         let mut compactions = 0usize;
         // The reader has checked every record; this only needs their order. A torn last
         // line (cut off by the reader) does not parse and is skipped.
         for line in bytes.split(|b| *b == b'\n') {
+            let line = crate::journal::record_in_line(line);
             let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(line) else {
                 continue;
             };

@@ -65,7 +65,8 @@ mod readback;
 mod scan;
 mod sealed;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) use sealed::{is_sealed, record_in_line};
+pub(crate) use sealed::is_sealed;
+pub(crate) use sealed::record_in_line;
 mod writer;
 
 use std::fmt;

@@ -34,7 +34,6 @@ pub(super) fn wrap(out: &mut Vec<u8>, mac: &Mac, inner: &[u8]) {
 }
 
 /// The record a journal line holds: a sealed line's record, or the line itself.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn record_in_line(line: &[u8]) -> &[u8] {
     split(line).map_or(line, |(_, inner)| inner)
 }

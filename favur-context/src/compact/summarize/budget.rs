@@ -1,6 +1,6 @@
 //! How a summary's budget is spent: every entry, in turn, gets its next line of each
 //! kind, the lines the agent acted on first (the most recently acted on first), then
-//! errors and outcomes, lead lines, locations, hits, definitions and paths.
+//! errors and outcomes, lead lines, locations, hits, definitions, their docs and paths.
 
 use super::entry::Digest;
 use super::item::Item;
@@ -70,6 +70,7 @@ pub(super) fn first_pass_cap(kind: Option<LineKind>, head: usize) -> Cap {
         Some(LineKind::Error | LineKind::Outcome) => 6,
         Some(LineKind::Location) => 4,
         Some(LineKind::Hit | LineKind::Definition) => 8,
+        Some(LineKind::Doc) => 4,
         Some(LineKind::Path) => 24,
         Some(_) => 0,
     })
@@ -81,13 +82,14 @@ pub(super) const FIRST_PASS_ACTED: Cap = Cap::Lines(6);
 /// The ranks given room, in order; `LEAD` is the first line of a person's or the agent's
 /// text.
 const LEAD: u8 = 1;
-const ORDER: [(u8, Option<LineKind>); 7] = [
+const ORDER: [(u8, Option<LineKind>); 8] = [
     (0, Some(LineKind::Error)),
     (0, Some(LineKind::Outcome)),
     (LEAD, None),
     (2, Some(LineKind::Location)),
     (3, Some(LineKind::Hit)),
     (4, Some(LineKind::Definition)),
+    (4, Some(LineKind::Doc)),
     (5, Some(LineKind::Path)),
 ];
 
@@ -414,8 +416,9 @@ mod tests {
 
     #[test]
     fn fill_asks_the_digests_left_what_rounds_over_all_asked() {
-        const KINDS: [LineKind; 7] = [
+        const KINDS: [LineKind; 8] = [
             LineKind::Plain,
+            LineKind::Doc,
             LineKind::Error,
             LineKind::Outcome,
             LineKind::Location,

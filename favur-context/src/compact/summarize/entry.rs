@@ -204,6 +204,12 @@ struct Lines<'r, 'a> {
     frequent: Frequent<'a>,
     /// The definitions that enclose the line read: indent and `order`, outermost first.
     enclosing: Vec<(usize, usize)>,
+    /// Whether the last line that says something was a definition (the next may be its
+    /// docstring).
+    after_definition: bool,
+    /// The last line read, if it was a doc comment (`///`, `/**`, `#`) that a
+    /// definition may follow: its order, number and code.
+    doc_above: Option<(usize, Option<usize>, &'a str)>,
     /// The lines of an output the agent may have acted on, as read (for its hot regions).
     raw: Vec<Raw<'a>>,
     /// Whether to keep them.
@@ -232,6 +238,8 @@ impl<'r, 'a> Lines<'r, 'a> {
             numbering: Numbering::of(texts, command),
             frequent: Frequent::of(reading.typed, &all),
             enclosing: Vec::new(),
+            after_definition: false,
+            doc_above: None,
             raw: Vec::with_capacity(if observed { all.len() } else { 0 }),
             record: observed && !entry.kind().is_summary(),
         }
@@ -312,6 +320,7 @@ impl<'r, 'a> Lines<'r, 'a> {
             line_kind::classify(trimmed)
         };
         let (_, code) = super::numbers::split_number(line, &self.numbering);
+        let kind = self.doc_or(kind, code, number);
         let indent = code.len() - text::trim_start(code).len();
         if kind == LineKind::Definition {
             while self.enclosing.last().is_some_and(|&(i, _)| i >= indent) {
@@ -350,12 +359,38 @@ impl<'r, 'a> Lines<'r, 'a> {
         }
     }
 
+    /// `kind`, or [`LineKind::Doc`] for the first line of the docstring of the definition
+    /// just read; keeps the doc comment right above a definition read now.
+    fn doc_or(&mut self, kind: LineKind, code: &'a str, number: Option<usize>) -> LineKind {
+        let trimmed = text::trim(code);
+        if trimmed.is_empty() {
+            return kind;
+        }
+        let after = std::mem::replace(&mut self.after_definition, kind == LineKind::Definition);
+        let above = self.doc_above.take();
+        if self.prose {
+            return kind;
+        }
+        let doc = kind == LineKind::Plain && line_kind::is_doc_line(trimmed);
+        if kind == LineKind::Definition
+            && let Some((order, number, code)) = above
+            && self.items.last().is_none_or(|it| it.order != order)
+        {
+            let text = verbatim_line(number, code, 160);
+            self.push(LineKind::Doc, order, text);
+        }
+        if doc && !after {
+            self.doc_above = Some((self.total, number, code));
+        }
+        if doc && after { LineKind::Doc } else { kind }
+    }
+
     /// Keeps the line verbatim if the agent acted on it since (errors, outcomes and
     /// locations are kept by their kind, as they read); whether it did.
     fn keep_acted(&mut self, r: &Read<'a>) -> bool {
         let actable = matches!(
             r.kind,
-            LineKind::Plain | LineKind::Definition | LineKind::Hit
+            LineKind::Plain | LineKind::Definition | LineKind::Doc | LineKind::Hit
         );
         if self.prose || !actable {
             return false;
@@ -406,7 +441,7 @@ impl<'r, 'a> Lines<'r, 'a> {
                 let text = cut_cow(line_kind::listed_path(trimmed), limit);
                 self.push(r.kind, order, text);
             }
-            LineKind::Definition => {
+            LineKind::Definition | LineKind::Doc => {
                 let text = match r.number {
                     Some(_) => verbatim_line(r.number, r.code, 160),
                     None => cut_borrowed(text::trim(r.code), 120),

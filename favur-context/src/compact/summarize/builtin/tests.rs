@@ -350,3 +350,51 @@ fn a_region_is_capped_so_one_entry_cannot_take_the_summary() {
         kept.len()
     );
 }
+
+#[test]
+fn a_definition_keeps_the_first_line_of_its_docs_with_its_number() {
+    let mut h = History::new();
+    let a = h.append(
+        strict!(tool_call: "c1", "bash", serde_json::json!({"command": "nl -ba shop/cart.py"})),
+    );
+    let view = [
+        "import os",
+        "",
+        "class Cart:",
+        "    \"\"\"A basket of items, priced in cents.\"\"\"",
+        "    def total(self):",
+        "        \"\"\"Return the sum of the prices, tax included.",
+        "        Rounded half up.\"\"\"",
+        "        return sum(i.price for i in self.items)",
+        "",
+        "    # Counts every item once, however many it holds.",
+        "    def count(self):",
+        "        return len(self.items)",
+        "    def empty(self):",
+        "        # x",
+        "        return not self.items",
+    ];
+    let numbered: String = view
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{:>6}\t{l}\n", i + 1))
+        .collect();
+    let b = h.append(strict!(tool_result("c1"): "{numbered}"));
+    let text = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 400);
+    for kept in [
+        "  3| class Cart:",
+        "  4|     \"\"\"A basket of items, priced in cents.\"\"\"",
+        "  5|     def total(self):",
+        "  6|         \"\"\"Return the sum of the prices, tax included.",
+        "  10|     # Counts every item once, however many it holds.",
+        "  11|     def count(self):",
+    ] {
+        assert!(text.contains(kept), "missing {kept:?}:\n{text}");
+    }
+    // Not a doc: the body of a docstring after its first line, code after a
+    // definition, a comment of one word.
+    for gone in ["Rounded half up", "return sum(", "# x"] {
+        assert!(!text.contains(gone), "kept {gone:?}:\n{text}");
+    }
+}
