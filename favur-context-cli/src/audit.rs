@@ -24,14 +24,6 @@ use crate::observe::{ObserveArgs, load_audited};
 use crate::report::{RuleEvidence, Suggestion, Summary, alike, strength, suggestions};
 
 /// Arguments of `favur-context audit`.
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] a: favur_context_cli::audit::AuditArgs }
-/// let a = A::parse_from(["x", "agent.jsonl", "--json"]);
-/// assert!(a.a.json && a.a.observe.rules.is_none());
-/// ```
 #[derive(Debug, Clone, Args)]
 pub struct AuditArgs {
     /// Journals (`.jsonl`), saved histories (`History::to_json`) or transcripts (JSON:
@@ -48,11 +40,6 @@ pub struct AuditArgs {
 }
 
 /// The replay's evidence about one rule's entries (see `docs/replay.md`).
-///
-/// ```
-/// let e = favur_context_cli::audit::Evidence::default();
-/// assert_eq!(e.references, 0);
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Evidence {
     /// Tool outputs the rule classified.
@@ -80,12 +67,6 @@ impl From<&RuleEvidence> for Evidence {
 }
 
 /// A suggested class change with the counts behind it.
-///
-/// ```
-/// use favur_context::Retention;
-/// let s = favur_context_cli::audit::Suggested { to: Retention::Strict, strength: "strong", evidence: "..".into() };
-/// assert_eq!(s.to, Retention::Strict);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Suggested {
     /// The class suggested.
@@ -152,27 +133,11 @@ pub struct AuditReport {
 /// least `share` of the entries that left ("strong" at 3x the
 /// count and `strong_share`). Lowering a class is never suggested from regret alone: an
 /// entry nobody asked for again may still have been missed.
-///
-/// ```
-/// assert_eq!(favur_context_cli::audit::LIVE_SUGGEST.0, 3);
-/// ```
 pub const LIVE_SUGGEST: (u64, f64, f64) = (3, 0.10, 0.20);
 
 /// The suggestion for a site from the number of its entries that left the view and were
 /// needed again in a way a stricter class would have avoided (`regretted`; see
 /// [`avoidable`]), with `tiers` deciding which class change would change anything.
-///
-/// ```
-/// use favur_context::audit::SiteStats;
-/// use favur_context::{Policy, Retention};
-/// use favur_context_cli::audit::regret_suggestion;
-/// let mut s = SiteStats::new("src/agent.rs:40:9", Retention::Forgettable);
-/// s.dropped.insert(2, 10);
-/// s.regrets = 4;
-/// let found = regret_suggestion(&s, 4, Policy::default().tiers()).unwrap();
-/// assert_eq!((found.to, found.strength), (Retention::Strict, "moderate")); // fuzzy is treated like forgettable
-/// assert!(regret_suggestion(&s, 2, Policy::default().tiers()).is_none());
-/// ```
 pub fn regret_suggestion(s: &SiteStats, regretted: u64, tiers: &[Tier]) -> Option<Suggested> {
     let (min, share, strong_share) = LIVE_SUGGEST;
     let left = s.left_view();
@@ -209,23 +174,6 @@ pub fn regret_suggestion(s: &SiteStats, regretted: u64, tiers: &[Tier]) -> Optio
 /// than drop) from the tier that evicted it. A strict entry's regret, or one evicted by a
 /// tier that treats every class alike, is the policy's cost, not the call site's. A tier
 /// number `tiers` does not have counts as not avoidable.
-///
-/// ```
-/// use favur_context::audit::{Fate, RegretEvent, RegretKind};
-/// use favur_context::message::CallSite;
-/// use favur_context::{EntryId, Policy, Retention};
-/// use favur_context_cli::audit::avoidable;
-/// let mut e = RegretEvent { kind: RegretKind::Recall, evicted: EntryId(1), site: CallSite::new("a.rs", 1, 1),
-///     class: Retention::Forgettable, fate: Fate::Dropped { tier: 2 }, cost_tokens: 9, at: EntryId(5) };
-/// let policy = Policy::default();
-/// let tiers = policy.tiers();
-/// assert!(avoidable(&e, tiers)); // at tier 2 strict is summarized, not dropped
-/// e.fate = Fate::Dropped { tier: 3 };
-/// assert!(!avoidable(&e, tiers)); // tier 3 drops every class
-/// e.class = Retention::Strict;
-/// e.fate = Fate::Summarized { tier: 2 };
-/// assert!(!avoidable(&e, tiers));
-/// ```
 pub fn avoidable(event: &RegretEvent, tiers: &[Tier]) -> bool {
     let Some(tier) = event
         .fate
@@ -241,16 +189,6 @@ pub fn avoidable(event: &RegretEvent, tiers: &[Tier]) -> bool {
 }
 
 /// Runs `favur-context audit` and returns the report.
-///
-/// ```no_run
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] a: favur_context_cli::audit::AuditArgs }
-/// let a = A::parse_from(["x", "agent.jsonl"]);
-/// let report = favur_context_cli::audit::audit_command(&a.a)?;
-/// print!("{}", favur_context_cli::audit::render_text(&report));
-/// # Ok::<(), favur_context_cli::audit::AuditError>(())
-/// ```
 pub fn audit_command(args: &AuditArgs) -> Result<AuditReport, AuditError> {
     let (policy, rules) = args.observe.load()?;
     let tiers: Vec<Tier> = policy.as_ref().map_or_else(
@@ -423,12 +361,6 @@ fn by_tier(m: &BTreeMap<u8, u64>) -> String {
 
 /// The report as text: the per-site table (most regret first), then each suggested class
 /// change with its evidence and the first regret events behind it.
-///
-/// ```
-/// use favur_context_cli::audit::{render_text, AuditReport};
-/// let r = AuditReport { sources: vec!["a.jsonl".into()], sites: vec![], events: vec![], unseen: 0, notes: vec![] };
-/// assert!(render_text(&r).contains("No class change suggested"));
-/// ```
 pub fn render_text(report: &AuditReport) -> String {
     let mut out = format!(
         "# favur-context audit: {} file(s), {} regret event(s)\n\n",
@@ -499,15 +431,11 @@ pub fn render_text(report: &AuditReport) -> String {
 }
 
 /// The report as pretty-printed JSON.
-///
-/// ```
-/// use favur_context_cli::audit::{render_json, AuditReport};
-/// let r = AuditReport { sources: vec![], sites: vec![], events: vec![], unseen: 0, notes: vec![] };
-/// let v: serde_json::Value = serde_json::from_str(&render_json(&r)).unwrap();
-/// assert!(v["sites"].as_array().unwrap().is_empty());
-/// ```
 pub fn render_json(report: &AuditReport) -> String {
     serde_json::to_string_pretty(report).unwrap_or_else(|e| {
         serde_json::json!({"error": format!("cannot serialize the report: {e}")}).to_string()
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -9,11 +9,6 @@ use crate::transcript::TranscriptError;
 use crate::wiring::CliError;
 
 /// Why an audit failed.
-///
-/// ```
-/// let e = favur_context_cli::audit::AuditError::NeedsRules { file: "t.json".into() };
-/// assert!(e.to_string().contains("--rules"));
-/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
     /// A transcript was given without `--rules` and `--policy`.

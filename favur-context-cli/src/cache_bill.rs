@@ -13,17 +13,6 @@ use crate::replay::{Run, Step};
 use crate::report::{Row, Summary};
 
 /// The cache figures of the requests right after a compaction, summed.
-///
-/// ```
-/// use favur_context_cli::cache_bill::CompactionCache;
-/// use favur_context_cli::replay::Step;
-/// use favur_context_cli::strategy::Event;
-/// let mut c = CompactionCache::default();
-/// let event = Some(Event { tier: 2, summarizer_calls: 1, fallbacks: 0 });
-/// c.add_step(&Step { tokens: 1000, reuse: 0.25, event, ..Step::default() });
-/// c.add_step(&Step { tokens: 1000, reuse: 0.99, ..Step::default() }); // no compaction: not counted
-/// assert_eq!((c.compactions, c.rebilled, c.reads), (1, 750.0, 250.0));
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CompactionCache {
     /// Compactions (requests right after one).
@@ -47,13 +36,6 @@ impl CompactionCache {
     }
 
     /// Adds another summary's figures (for totals).
-    ///
-    /// ```
-    /// use favur_context_cli::cache_bill::CompactionCache;
-    /// let mut a = CompactionCache { compactions: 1, rebilled: 10.0, reads: 2.0 };
-    /// a.merge(&a.clone());
-    /// assert_eq!(a.compactions, 2);
-    /// ```
     pub fn merge(&mut self, o: &CompactionCache) {
         self.compactions += o.compactions;
         self.rebilled += o.rebilled;
@@ -61,11 +43,6 @@ impl CompactionCache {
     }
 
     /// Mean tokens re-billed per compaction (0 without any).
-    ///
-    /// ```
-    /// use favur_context_cli::cache_bill::CompactionCache;
-    /// assert_eq!(CompactionCache { compactions: 2, rebilled: 10.0, reads: 0.0 }.rebilled_each(), 5.0);
-    /// ```
     pub fn rebilled_each(&self) -> f64 {
         if self.compactions == 0 {
             0.0
@@ -76,12 +53,6 @@ impl CompactionCache {
 }
 
 /// One compaction's cache figures: what the request right after it re-billed and read.
-///
-/// ```
-/// use favur_context_cli::cache_bill::Bill;
-/// use favur_context_cli::replay::Step;
-/// assert_eq!(Bill::of(0, &Step::default()), None); // no compaction before it
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bill {
     /// The request number in its transcript (from 0).
@@ -113,11 +84,6 @@ impl Bill {
     }
 
     /// Every compaction of `run`, in order.
-    ///
-    /// ```
-    /// use favur_context_cli::cache_bill::Bill;
-    /// assert!(Bill::all(&favur_context_cli::replay::Run::default()).is_empty());
-    /// ```
     pub fn all(run: &Run) -> Vec<Bill> {
         let steps = run.steps.iter().enumerate();
         steps.filter_map(|(n, s)| Bill::of(n, s)).collect()
@@ -139,15 +105,6 @@ fn ratio(a: f64, b: Option<f64>) -> String {
 
 /// The policy's cost per compaction, per transcript (the first summary of each row is the
 /// policy's), as Markdown.
-///
-/// ```
-/// use favur_context_cli::cache_bill::{cache_table, CompactionCache};
-/// use favur_context_cli::report::{Row, Summary};
-/// let policy = Summary { label: "policy".into(), total_tokens: 60, cache: CompactionCache { compactions: 1, rebilled: 40.0, reads: 5.0 }, ..Summary::default() };
-/// let none = Summary { label: "no compaction".into(), total_tokens: 100, ..Summary::default() };
-/// let t = cache_table(&[Row { transcript: "t".into(), summaries: vec![policy, none] }]);
-/// assert!(t.contains("| t | 1 | 40 | 40 | 5 | 60 | 0.600x | – |"), "{t}");
-/// ```
 pub fn cache_table(rows: &[Row]) -> String {
     let mut out = String::from(
         "| transcript | compactions | re-billed tok (cache writes) | re-billed per compaction | cache reads at compactions | effective cost (tok) | × no compaction | × trim-oldest |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -175,3 +132,6 @@ pub fn cache_table(rows: &[Row]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -20,27 +20,9 @@ use serde_json::Value;
 use crate::replay::collect_strings;
 
 /// How many blocks before a breakpoint Anthropic looks for a cached prefix.
-///
-/// ```
-/// assert_eq!(favur_context_cli::cached::LOOKBACK_BLOCKS, 20);
-/// ```
 pub const LOOKBACK_BLOCKS: usize = 20;
 
 /// The prefixes cached so far in one replay.
-///
-/// ```
-/// use favur_context::{fuzzy, strict, History};
-/// use favur_context_cli::cached::PrefixCache;
-/// let mut h = History::new();
-/// h.pin(strict!(system: "You are a coding agent."));
-/// h.append(strict!(user: "Fix the test."));
-/// let mut cache = PrefixCache::default();
-/// assert_eq!(cache.measure(&h), 0.0); // nothing cached yet
-/// h.append(fuzzy!(assistant: "Looking."));
-/// h.append(fuzzy!(user: "Go on."));
-/// let share = cache.measure(&h);
-/// assert!(share > 0.5 && share < 1.0, "{share}");
-/// ```
 #[derive(Debug, Default, Clone)]
 pub struct PrefixCache {
     written: HashSet<u64>,
@@ -117,3 +99,6 @@ impl PrefixCache {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

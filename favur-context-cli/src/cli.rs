@@ -111,39 +111,6 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
 
 /// Replays every transcript under the policy and the baselines, writes the dump and the
 /// chart if asked, and returns the figures.
-///
-/// ```
-/// # use favur_context::import::Format;
-/// # use favur_context::import::rules::Rules;
-/// # use favur_context_cli::replay::Prepared;
-/// # use favur_context_cli::transcript::ClassifiedTranscript;
-/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// # let json = serde_json::json!([
-/// #     {"role": "user", "content": "Fix it."},
-/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
-/// #     {"role": "user", "content": "Go on."},
-/// #     {"role": "assistant", "content": "Done."},
-/// # ]);
-/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// use favur_context::Policy;
-/// use favur_context_cli::cli::{render_report, run, Job};
-/// use favur_context_cli::engine::{LibRenderer, PolicyStrategy};
-/// use favur_context_cli::strategy::Strategy;
-/// let policy = Policy::default();
-/// let factory = || -> Result<Box<dyn Strategy>, favur_context_cli::ReplayError> {
-///     Ok(Box::new(PolicyStrategy::new(policy.clone(), Default::default())))
-/// };
-/// let transcripts = [prepared];
-/// let job = Job {
-///     transcripts: &transcripts, rules: &rules, policy: &factory,
-///     renderer: &LibRenderer::default(), window: policy.window_tokens(),
-///     dump: None, svg: None, baselines: true, tiers: policy.tiers(),
-/// };
-/// let outcome = run(&job)?;
-/// assert_eq!(outcome.totals.len(), 4); // the policy and three baselines
-/// assert!(render_report(&outcome, &rules, policy.tiers()).contains("| t | policy | 2 |"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
     // Two worker threads: transcripts are independent.
     let results: Vec<Result<PerTranscript, ReplayError>> = std::thread::scope(|scope| {
@@ -322,11 +289,6 @@ fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
 }
 
 /// The dump line for one request (what `--dump` writes, one per line).
-///
-/// ```
-/// let line = favur_context_cli::cli::dump_line("t", 3, &serde_json::json!([]));
-/// assert_eq!(line, r#"{"transcript":"t","step":3,"request":[]}"#);
-/// ```
 pub fn dump_line(transcript: &str, step: usize, request: &Value) -> String {
     // A struct, so the keys keep this order whatever serde_json's map does.
     #[derive(serde::Serialize)]
@@ -342,3 +304,6 @@ pub fn dump_line(transcript: &str, step: usize, request: &Value) -> String {
     })
     .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests;

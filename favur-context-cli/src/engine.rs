@@ -10,21 +10,6 @@ use crate::strategy::{Before, Event, Strategy};
 
 /// The policy under test: the library's [`Compactor`] with the built-in summarizer,
 /// compacting before each request exactly as an agent loop calling `prepare` would.
-///
-/// ```
-/// use favur_context::{fuzzy, History, Policy};
-/// use favur_context_cli::engine::PolicyStrategy;
-/// use favur_context_cli::strategy::Strategy;
-/// let mut s = PolicyStrategy::new(Policy::default(), Default::default());
-/// let mut h = History::new();
-/// h.append(fuzzy!(user: "hi"));
-/// assert!(!s.before_request(&mut h).unwrap().refused);
-/// assert_eq!(s.thresholds(), vec![0.05, 0.10, 0.25, 0.5]);
-/// // The label names what differs from the defaults.
-/// assert_eq!(s.label(), "policy");
-/// let names = favur_context::compact::BuiltinSummarizer { max_identifiers: 80, ..Default::default() };
-/// assert_eq!(PolicyStrategy::new(Policy::default(), names).label(), "policy (identifier list 80)");
-/// ```
 #[derive(Debug, Clone)]
 pub struct PolicyStrategy {
     compactor: Compactor<BuiltinSummarizer>,
@@ -79,11 +64,6 @@ impl Strategy for PolicyStrategy {
 }
 
 /// Which request format the replay renders.
-///
-/// ```
-/// use favur_context_cli::engine::RequestFormat;
-/// assert_eq!(RequestFormat::OpenAi, RequestFormat::default());
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum RequestFormat {
     /// OpenAI Chat Completions `messages`.
@@ -106,13 +86,6 @@ pub enum RequestFormat {
 }
 
 /// The library's renderer for a [`RequestFormat`].
-///
-/// ```
-/// use favur_context_cli::engine::{LibRenderer, RequestFormat};
-/// use favur_context_cli::replay::Renderer;
-/// let v = LibRenderer(RequestFormat::OpenAi).render(&favur_context::History::new()).unwrap();
-/// assert!(v.is_array());
-/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LibRenderer(pub RequestFormat);
 
@@ -131,3 +104,6 @@ impl Renderer for LibRenderer {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -20,26 +20,12 @@
 //! of whole `.`/`/`-separated parts of one ([`presence_keys`]): `execute_sql` appears in
 //! `compiler.execute_sql(...)`, but `230` does not appear in `12300`.
 
-use std::collections::HashSet;
-
 /// Whether a byte can be part of a word.
 fn word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')
 }
 
 /// Whether a trimmed word is an identifier (see the [module docs](self)).
-///
-/// ```
-/// use favur_context_cli::idents::is_identifier;
-/// assert!(is_identifier("django/forms/widgets.py"));
-/// assert!(is_identifier("get_ordering"));
-/// assert!(is_identifier("models.E015"));
-/// assert!(is_identifier("MediaOrderConflictWarning"));
-/// assert!(is_identifier("145"));
-/// assert!(!is_identifier("the"));
-/// assert!(!is_identifier("Media"));
-/// assert!(!is_identifier("7"));
-/// ```
 pub fn is_identifier(word: &str) -> bool {
     let b = word.as_bytes();
     if b.len() < 2 {
@@ -67,12 +53,6 @@ pub fn is_identifier(word: &str) -> bool {
 }
 
 /// The identifiers in `text`, in order of appearance, with repeats.
-///
-/// ```
-/// use favur_context_cli::idents::identifiers;
-/// let found: Vec<&str> = identifiers("see ./django/db/models/base.py:1234 for E015.").collect();
-/// assert_eq!(found, ["django/db/models/base.py", "1234", "E015"]);
-/// ```
 pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     // Word bytes are ASCII, so splitting on every other character gives the words.
     text.split(|c: char| !(c.is_ascii() && word_byte(c as u8)))
@@ -80,29 +60,11 @@ pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
         .filter(|word| is_identifier(word))
 }
 
-/// The set of distinct identifiers in `text`.
-///
-/// ```
-/// use favur_context_cli::idents::identifier_set;
-/// let set = identifier_set("a_b a_b c_d plain");
-/// assert_eq!(set.len(), 2);
-/// ```
-pub fn identifier_set(text: &str) -> HashSet<String> {
-    identifiers(text).map(str::to_owned).collect()
-}
-
 /// The keys under which an identifier word of a request counts as present: the word and
 /// every run of its whole `.`/`/`-separated parts (`compiler.execute_sql` also gives
 /// `compiler` and `execute_sql`; `src/parser.rs` gives `src/parser`, `parser.rs`, `rs`, ...).
 /// A reference survives if it is one of the keys of some word of the request. At most 16
 /// parts of a word are considered.
-///
-/// ```
-/// use favur_context_cli::idents::presence_keys;
-/// let keys: Vec<&str> = presence_keys("compiler.execute_sql").collect();
-/// assert!(keys.contains(&"execute_sql") && keys.contains(&"compiler.execute_sql"));
-/// assert!(!presence_keys("12300").any(|k| k == "230"));
-/// ```
 pub fn presence_keys(word: &str) -> impl Iterator<Item = &str> {
     let seps: Vec<usize> = word
         .bytes()
@@ -124,3 +86,6 @@ pub fn presence_keys(word: &str) -> impl Iterator<Item = &str> {
             (s < e).then(|| word.get(s..e)).flatten()
         })
 }
+
+#[cfg(test)]
+mod tests;

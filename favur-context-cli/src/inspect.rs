@@ -27,14 +27,6 @@ use crate::audit_error::AuditError;
 use crate::observe::{ObserveArgs, load_audited};
 
 /// Arguments of `favur-context inspect`.
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] i: favur_context_cli::inspect::InspectArgs }
-/// let a = A::parse_from(["x", "agent.jsonl", "--out", "agent.html"]);
-/// assert_eq!(a.i.out.to_str(), Some("agent.html"));
-/// ```
 #[derive(Debug, Clone, Args)]
 pub struct InspectArgs {
     /// A journal, a saved history or a transcript (as for `audit`).
@@ -49,11 +41,6 @@ pub struct InspectArgs {
 
 /// Text made safe for HTML text and attribute values: `&`, `<`, `>`, `"` and `'` become
 /// character references.
-///
-/// ```
-/// use favur_context_cli::inspect::escape_html;
-/// assert_eq!(escape_html(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-/// ```
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -98,18 +85,6 @@ fn fate_name(fate: Option<Fate>, kind: &EntryKind) -> (&'static str, String) {
 }
 
 /// The page for a history and its ledger.
-///
-/// ```
-/// use favur_context::audit::Ledger;
-/// use favur_context::{forgettable, History};
-/// let mut h = History::new();
-/// h.append(forgettable!(tool_result("c1"): "<script>alert(1)</script>"));
-/// let page = favur_context_cli::inspect::render_html("agent.jsonl", &h, &Ledger::of(&h));
-/// assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-/// assert!(!page.contains("<script>alert")); // the page's own scripts only
-/// assert_eq!(page.matches("<script").count(), 0); // no assistant message: no request, no script
-/// assert_eq!(page.matches("<tr class=\"entry ").count(), 1);
-/// ```
 pub fn render_html(source: &str, history: &History, ledger: &Ledger) -> String {
     let mut out = String::new();
     let title = escape_html(&format!("favur-context inspect: {source}"));
@@ -224,15 +199,6 @@ fn entries_table(
 /// # Errors
 ///
 /// What loading the file can fail with (see `audit`), or the page not being writable.
-///
-/// ```no_run
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] i: favur_context_cli::inspect::InspectArgs }
-/// let a = A::parse_from(["x", "agent.jsonl", "--out", "agent.html"]);
-/// println!("{}", favur_context_cli::inspect::inspect_command(&a.i)?);
-/// # Ok::<(), favur_context_cli::audit::AuditError>(())
-/// ```
 pub fn inspect_command(args: &InspectArgs) -> Result<String, AuditError> {
     let (policy, rules) = args.observe.load()?;
     let loaded = load_audited(
@@ -259,3 +225,6 @@ pub fn inspect_command(args: &InspectArgs) -> Result<String, AuditError> {
         loaded.ledger.regrets().len()
     ))
 }
+
+#[cfg(test)]
+mod tests;

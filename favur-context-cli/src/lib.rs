@@ -6,8 +6,12 @@
 //! [`favur_context::import::rules::Rules`] file), [`replay`] re-runs them step by step under a
 //! [`strategy::Strategy`] (the policy under test or a baseline), [`search`] finds the
 //! baselines' budgets that match the policy's mean request tokens, [`report`] aggregates
-//! the figures into tables and [`svg`] draws them. See `docs/replay.md` for the metric
+//! the figures into tables and `svg` draws them. See `docs/replay.md` for the metric
 //! definitions.
+//!
+//! The library exists for the `favur-context` binary and its tests (`publish = false`): the
+//! modules the integration tests drive are public, the rest are crate-private, and their
+//! checks are unit tests beside them rather than doc examples.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -18,10 +22,10 @@ pub mod cache_bill;
 pub mod cached;
 pub mod cli;
 pub mod engine;
-pub mod idents;
+pub(crate) mod idents;
 pub mod inspect;
-pub mod lockfile;
-pub mod observe;
+pub(crate) mod lockfile;
+pub(crate) mod observe;
 pub mod replay;
 pub mod report;
 pub mod search;
@@ -29,18 +33,16 @@ pub mod sites;
 pub mod spans;
 pub mod strategy;
 mod suggest;
-pub mod svg;
-pub mod sweep;
-pub mod sweep_svg;
+pub(crate) mod svg;
+pub(crate) mod sweep;
+pub(crate) mod sweep_svg;
 pub mod transcript;
 pub mod wiring;
 
+#[cfg(test)]
+mod test_support;
+
 /// Why a replay failed.
-///
-/// ```
-/// let e = favur_context_cli::ReplayError::Internal("x");
-/// assert_eq!(e.to_string(), "internal error: x");
-/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
     /// A compaction record could not be applied to the view.

@@ -11,10 +11,6 @@ use serde::{Deserialize, Serialize};
 use crate::sites::{Site, SitesError};
 
 /// The lockfile format version.
-///
-/// ```
-/// assert_eq!(favur_context_cli::lockfile::LOCKFILE_FORMAT, 1);
-/// ```
 pub const LOCKFILE_FORMAT: u32 = 1;
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -30,16 +26,6 @@ struct Lockfile {
 /// # Errors
 ///
 /// [`SitesError::Io`] if the file cannot be written.
-///
-/// ```
-/// use favur_context_cli::{lockfile, sites};
-/// let path = std::env::temp_dir().join(format!("favur-lock-doc-{}.json", std::process::id()));
-/// let found = sites::scan_source("a.rs", "fn f() { strict!(user: \"x\"); }")?;
-/// lockfile::write(&path, &found)?;
-/// assert_eq!(lockfile::read(&path)?, found);
-/// # std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
 pub fn write(path: &Path, sites: &[Site]) -> Result<(), SitesError> {
     let lock = Lockfile {
         format: LOCKFILE_FORMAT,
@@ -64,14 +50,6 @@ pub fn write(path: &Path, sites: &[Site]) -> Result<(), SitesError> {
 ///
 /// [`SitesError::Io`] if it cannot be read, [`SitesError::Lockfile`] if it is not a
 /// lockfile of this format.
-///
-/// ```
-/// let path = std::env::temp_dir().join(format!("favur-lock-bad-{}.json", std::process::id()));
-/// std::fs::write(&path, "{\"format\": 9, \"sites\": []}").unwrap();
-/// let err = favur_context_cli::lockfile::read(&path).unwrap_err();
-/// assert!(err.to_string().contains("format 9"));
-/// # std::fs::remove_file(&path).unwrap();
-/// ```
 pub fn read(path: &Path) -> Result<Vec<Site>, SitesError> {
     let text = std::fs::read_to_string(path).map_err(|source| SitesError::Io {
         path: path.to_owned(),
@@ -162,19 +140,6 @@ fn same(a: &Site, b: &Site) -> bool {
 /// (kind, what, class) is matched, and in each gap a locked and a found site of the same
 /// kind pair up as a class change; the rest appeared or disappeared. Lines are not
 /// compared, so code moving above a site changes nothing.
-///
-/// ```
-/// use favur_context_cli::lockfile::{diff, Difference};
-/// use favur_context_cli::sites::scan_source;
-/// let locked = scan_source("a.rs", "fn f() {\n fuzzy!(user: \"a\");\n forgettable!(user: \"b\");\n}")?;
-/// let moved = scan_source("a.rs", "\n\nfn f() {\n fuzzy!(user: \"a\");\n forgettable!(user: \"b\");\n}")?;
-/// assert!(diff(&locked, &moved).is_empty());
-/// let changed = scan_source("a.rs", "fn f() {\n fuzzy!(user: \"a\");\n strict!(user: \"b\");\n}")?;
-/// let d = diff(&locked, &changed);
-/// assert!(matches!(&d[..], [Difference::Changed { .. }]));
-/// assert_eq!(d[0].to_string(), "a.rs:3: class changed in f (`strict!` strict, locked at line 3 as `forgettable!` forgettable)");
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
 pub fn diff(locked: &[Site], found: &[Site]) -> Vec<Difference> {
     let mut groups: BTreeMap<Key<'_>, (Vec<&Site>, Vec<&Site>)> = BTreeMap::new();
     for s in locked {
@@ -246,3 +211,6 @@ fn gap(gone: &mut Vec<&Site>, new: &mut Vec<&Site>, out: &mut Vec<Difference>) {
             .map(|s| Difference::Appeared(s.clone())),
     );
 }
+
+#[cfg(test)]
+mod tests;

@@ -25,17 +25,6 @@ use crate::wiring::{CliError, InputFormat, load_policy};
 
 /// How `audit` and `inspect` read transcripts: the rules that classify them and the
 /// policy they are replayed under (journals and histories need neither).
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] o: favur_context_cli::observe::ObserveArgs }
-/// let a = A::parse_from(["x", "--policy", "default", "--window", "64000"]);
-/// let (policy, rules) = a.o.load()?;
-/// assert_eq!(policy.unwrap().window_tokens(), 64_000);
-/// assert!(rules.is_none());
-/// # Ok::<(), favur_context_cli::audit::AuditError>(())
-/// ```
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ObserveArgs {
     /// The rules file that classifies transcripts (TOML); needed for transcripts.
@@ -121,17 +110,6 @@ pub enum Kind {
 /// # Errors
 ///
 /// [`AuditError::Io`] if the file cannot be read.
-///
-/// ```
-/// use favur_context_cli::observe::{kind_of, Kind};
-/// let path = std::env::temp_dir().join(format!("favur-kind-{}.json", std::process::id()));
-/// std::fs::write(&path, r#"{"format": 1, "entries": []}"#)?;
-/// assert_eq!(kind_of(&path)?, Kind::History);
-/// std::fs::write(&path, r#"[{"role": "user", "content": "hi"}]"#)?;
-/// assert_eq!(kind_of(&path)?, Kind::Transcript);
-/// # std::fs::remove_file(&path)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn kind_of(file: &Path) -> Result<Kind, AuditError> {
     let io = |source| AuditError::Io {
         file: file.to_owned(),
@@ -211,24 +189,6 @@ impl Strategy for Audited<'_> {
 /// Replays one transcript under `policy` with a ledger watching, and records the
 /// replay's lost references as regret events. Returns the ledger, the replay's evidence
 /// and the history as the replay left it.
-///
-/// ```
-/// # use favur_context::import::Format;
-/// # use favur_context::import::rules::Rules;
-/// # use favur_context_cli::replay::Prepared;
-/// # use favur_context_cli::transcript::ClassifiedTranscript;
-/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// let json = serde_json::json!([
-///     {"role": "user", "content": "Fix it."},
-///     {"role": "assistant", "content": "Looking at src/parser.rs."},
-/// ]);
-/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// let (ledger, summary, history) = favur_context_cli::observe::audit_transcript(&p, &favur_context::Policy::default())?;
-/// assert_eq!(ledger.sites()[0].site, "import:openai/all");
-/// assert_eq!(summary.requests, 1);
-/// assert_eq!(history.len(), 2);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn audit_transcript(
     prepared: &Prepared,
     policy: &Policy,
@@ -301,20 +261,6 @@ pub struct Loaded {
 /// # Errors
 ///
 /// An unreadable or invalid file, a transcript without rules or policy, a failed replay.
-///
-/// ```
-/// use favur_context::{fuzzy, History};
-/// let mut h = History::new();
-/// h.append(fuzzy!(user: "hello"));
-/// let path = std::env::temp_dir().join(format!("favur-load-{}.json", std::process::id()));
-/// std::fs::write(&path, h.to_json())?;
-/// let journal = favur_context::journal::OpenOptions::new();
-/// let loaded = favur_context_cli::observe::load_audited(&path, None, None, None, &journal)?;
-/// assert_eq!((loaded.history.len(), loaded.ledger.sites()[0].entries), (1, 1));
-/// assert!(loaded.note.is_none());
-/// # std::fs::remove_file(&path)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn load_audited(
     file: &Path,
     rules: Option<&Rules>,
@@ -383,3 +329,6 @@ pub fn load_audited(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -18,17 +18,6 @@ use crate::strategy::{Before, Event, Strategy};
 use crate::transcript::{ClassifiedTranscript, is_answer};
 
 /// Turns the history into the request the model would receive.
-///
-/// ```
-/// use favur_context_cli::replay::Renderer;
-/// struct Texts;
-/// impl Renderer for Texts {
-///     fn render(&self, h: &favur_context::History) -> Result<serde_json::Value, favur_context_cli::ReplayError> {
-///         Ok(serde_json::json!(h.view().items().iter().map(|i| i.id.0).collect::<Vec<_>>()))
-///     }
-/// }
-/// assert_eq!(Texts.render(&favur_context::History::new()).unwrap(), serde_json::json!([]));
-/// ```
 pub trait Renderer {
     /// The request for the current view: a JSON array of messages, or an object with a
     /// `messages` array (and optionally a `system` value, which counts as the first block).
@@ -37,12 +26,6 @@ pub trait Renderer {
 
 /// A reference: an identifier an assistant message uses that first appeared in an
 /// earlier tool output.
-///
-/// ```
-/// use favur_context_cli::replay::Reference;
-/// let r = Reference { identifier: "src/a.rs".into(), source: 2 };
-/// assert_eq!(r.source, 2);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reference {
     /// The identifier.
@@ -53,24 +36,6 @@ pub struct Reference {
 
 /// A classified transcript with its references worked out once, ready to be replayed
 /// under any number of strategies.
-///
-/// ```
-/// use favur_context::import::Format;
-/// use favur_context::import::rules::Rules;
-/// use favur_context_cli::replay::Prepared;
-/// use favur_context_cli::transcript::ClassifiedTranscript;
-/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// let json = serde_json::json!([
-///     {"role": "user", "content": "fix it"},
-///     {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
-///         "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
-///     {"role": "tool", "tool_call_id": "c1", "content": "src/main.rs"},
-///     {"role": "assistant", "content": "open src/main.rs"},
-/// ]);
-/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// assert_eq!(p.references(3)[0].identifier, "src/main.rs");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 #[derive(Debug, Clone)]
 pub struct Prepared {
     transcript: ClassifiedTranscript,
@@ -173,11 +138,6 @@ impl Prepared {
 }
 
 /// Where the source of a reference was in the view of the request.
-///
-/// ```
-/// use favur_context_cli::replay::Fate;
-/// assert_ne!(Fate::Verbatim, Fate::Dropped);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Fate {
     /// In the view as recorded (or capped).
@@ -191,12 +151,6 @@ pub enum Fate {
 }
 
 /// What happened to one reference at one step.
-///
-/// ```
-/// use favur_context_cli::replay::{Fate, RefOutcome};
-/// let r = RefOutcome { source: 2, reference: 0, survived: true, fate: Fate::Verbatim };
-/// assert!(r.survived);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RefOutcome {
     /// Position of the reference in [`Prepared::references`] of the answering message.
@@ -210,12 +164,6 @@ pub struct RefOutcome {
 }
 
 /// One model request of a replay.
-///
-/// ```
-/// use favur_context_cli::replay::Step;
-/// let s = Step::default();
-/// assert_eq!(s.tokens, 0);
-/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Step {
     /// Transcript index of the assistant message that answered this request.
@@ -248,12 +196,6 @@ pub struct Step {
 }
 
 /// A whole replay of one transcript under one strategy.
-///
-/// ```
-/// use favur_context_cli::replay::Run;
-/// let r = Run::default();
-/// assert!(r.steps.is_empty());
-/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Run {
     /// The strategy's label.
@@ -266,12 +208,6 @@ pub struct Run {
 
 impl Run {
     /// Mean request tokens (0 for no requests).
-    ///
-    /// ```
-    /// use favur_context_cli::replay::{Run, Step};
-    /// let r = Run { steps: vec![Step { tokens: 10, ..Step::default() }, Step { tokens: 20, ..Step::default() }], ..Run::default() };
-    /// assert_eq!(r.mean_tokens(), 15.0);
-    /// ```
     pub fn mean_tokens(&self) -> f64 {
         if self.steps.is_empty() {
             0.0
@@ -334,33 +270,6 @@ fn outcomes(
 /// passed to `sink` with its step number, and measured: prefix reuse against the previous
 /// request and which references it still carries. Without a renderer only the token
 /// figures are recorded (used by the baselines' budget search).
-///
-/// ```
-/// # use favur_context::import::Format;
-/// # use favur_context::import::rules::Rules;
-/// # use favur_context_cli::replay::Prepared;
-/// # use favur_context_cli::transcript::ClassifiedTranscript;
-/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// # let json = serde_json::json!([
-/// #     {"role": "user", "content": "Fix it."},
-/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
-/// #     {"role": "user", "content": "Go on."},
-/// #     {"role": "assistant", "content": "Done."},
-/// # ]);
-/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// use favur_context_cli::engine::LibRenderer;
-/// use favur_context_cli::replay::replay;
-/// use favur_context_cli::strategy::NoCompaction;
-/// let mut requests = Vec::new();
-/// let run = replay(&prepared, &mut NoCompaction, Some(&LibRenderer::default()), &mut |step, request| {
-///     requests.push((step, request.clone()));
-///     Ok(())
-/// })?;
-/// assert_eq!(run.steps.len(), 2);
-/// assert_eq!(requests[1].0, 1);
-/// assert!(run.steps[1].reuse > 0.0); // the first request is a prefix of the second
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn replay(
     prepared: &Prepared,
     strategy: &mut dyn Strategy,
@@ -495,3 +404,6 @@ pub(crate) fn class_of(prepared: &Prepared, index: usize) -> Option<Retention> {
 pub(crate) fn rule_of(prepared: &Prepared, index: usize) -> Option<RuleRef> {
     prepared.transcript.decisions.get(index).map(|d| d.rule)
 }
+
+#[cfg(test)]
+mod tests;

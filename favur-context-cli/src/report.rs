@@ -14,28 +14,14 @@ pub use crate::suggest::{SUGGEST, Suggestion, misclassification, suggestions};
 pub(crate) use crate::suggest::{alike, strength};
 
 /// Share of a reused token's price that is paid: reused prefix tokens cost 10%.
-///
-/// ```
-/// assert_eq!(favur_context_cli::report::REUSED_PRICE, 0.10);
-/// ```
 pub const REUSED_PRICE: f64 = 0.10;
 
 /// The cost model, as printed with every table.
-///
-/// ```
-/// assert!(favur_context_cli::report::COST_MODEL.contains("0.10"));
-/// ```
 pub const COST_MODEL: &str = "cost model: each request's tokens cost 1 each, except the unchanged prefix \
 of the previous request (whole messages, compared byte for byte after rendering), which costs 0.10 each \
 (a prompt cache hit); effective cost = sum over requests of tokens x (1 - 0.9 x reused share)";
 
 /// How many references there were and how many survived.
-///
-/// ```
-/// use favur_context_cli::report::Tally;
-/// let t = Tally { total: 4, survived: 3 };
-/// assert_eq!(t.share(), Some(0.75));
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
     /// References counted.
@@ -46,10 +32,6 @@ pub struct Tally {
 
 impl Tally {
     /// The survival share, if any reference was counted.
-    ///
-    /// ```
-    /// assert_eq!(favur_context_cli::report::Tally::default().share(), None);
-    /// ```
     pub fn share(&self) -> Option<f64> {
         (self.total > 0).then(|| self.survived as f64 / self.total as f64)
     }
@@ -66,11 +48,6 @@ impl Tally {
 }
 
 /// Per-rule evidence for the misclassification report.
-///
-/// ```
-/// let e = favur_context_cli::report::RuleEvidence::default();
-/// assert_eq!(e.entries, 0);
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RuleEvidence {
     /// Messages this rule classified.
@@ -99,12 +76,6 @@ impl RuleEvidence {
 }
 
 /// The figures of one strategy on one or more transcripts.
-///
-/// ```
-/// use favur_context_cli::report::Summary;
-/// let s = Summary::default();
-/// assert_eq!(s.mean_tokens(), 0.0);
-/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
     /// Strategy label.
@@ -146,28 +117,6 @@ pub struct Summary {
 
 impl Summary {
     /// Aggregates one run.
-    ///
-    /// ```
-    /// # use favur_context::import::Format;
-    /// # use favur_context::import::rules::Rules;
-    /// # use favur_context_cli::replay::Prepared;
-    /// # use favur_context_cli::transcript::ClassifiedTranscript;
-    /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-    /// # let json = serde_json::json!([
-    /// #     {"role": "user", "content": "Fix it."},
-    /// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
-    /// #     {"role": "user", "content": "Go on."},
-    /// #     {"role": "assistant", "content": "Done."},
-    /// # ]);
-    /// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-    /// use favur_context_cli::replay::replay;
-    /// use favur_context_cli::report::Summary;
-    /// use favur_context_cli::strategy::NoCompaction;
-    /// let run = replay(&prepared, &mut NoCompaction, None, &mut |_, _| Ok(()))?;
-    /// let s = Summary::of(&run, &prepared);
-    /// assert_eq!((s.requests, s.refused), (2, 0));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn of(run: &Run, prepared: &Prepared) -> Summary {
         let mut s = Summary {
             label: run.label.clone(),
@@ -222,13 +171,6 @@ impl Summary {
     }
 
     /// Adds another summary of the same strategy (for totals).
-    ///
-    /// ```
-    /// use favur_context_cli::report::Summary;
-    /// let mut a = Summary { requests: 2, total_tokens: 10, ..Summary::default() };
-    /// a.merge(&Summary { requests: 1, total_tokens: 20, ..Summary::default() });
-    /// assert_eq!(a.mean_tokens(), 10.0);
-    /// ```
     pub fn merge(&mut self, o: &Summary) {
         self.requests += o.requests;
         self.refused += o.refused;
@@ -255,11 +197,6 @@ impl Summary {
     }
 
     /// Mean request tokens.
-    ///
-    /// ```
-    /// let s = favur_context_cli::report::Summary { requests: 2, total_tokens: 30, ..Default::default() };
-    /// assert_eq!(s.mean_tokens(), 15.0);
-    /// ```
     pub fn mean_tokens(&self) -> f64 {
         if self.requests == 0 {
             0.0
@@ -269,11 +206,6 @@ impl Summary {
     }
 
     /// Token-weighted share of request tokens that were an unchanged prefix.
-    ///
-    /// ```
-    /// let s = favur_context_cli::report::Summary { total_tokens: 100, reused_tokens: 25.0, ..Default::default() };
-    /// assert_eq!(s.reuse_share(), 0.25);
-    /// ```
     pub fn reuse_share(&self) -> f64 {
         if self.total_tokens == 0 {
             0.0
@@ -284,11 +216,6 @@ impl Summary {
 
     /// Mean over requests of the share of their tokens the cached prefix covers (a cache
     /// with Anthropic's rules, the breakpoints placed where the prefix is stable).
-    ///
-    /// ```
-    /// let s = favur_context_cli::report::Summary { requests: 4, cached_shares: 3.0, ..Default::default() };
-    /// assert_eq!(s.cached_share(), 0.75);
-    /// ```
     pub fn cached_share(&self) -> f64 {
         if self.requests == 0 {
             0.0
@@ -298,22 +225,11 @@ impl Summary {
     }
 
     /// Effective cost in tokens: reused tokens at [`REUSED_PRICE`], the rest at 1.
-    ///
-    /// ```
-    /// let s = favur_context_cli::report::Summary { total_tokens: 100, reused_tokens: 50.0, ..Default::default() };
-    /// assert!((s.effective_cost() - 55.0).abs() < 1e-9);
-    /// ```
     pub fn effective_cost(&self) -> f64 {
         self.total_tokens as f64 - (1.0 - REUSED_PRICE) * self.reused_tokens
     }
 
     /// Compactions (of any tier) per 100 requests.
-    ///
-    /// ```
-    /// let mut s = favur_context_cli::report::Summary { requests: 200, ..Default::default() };
-    /// s.compactions.insert(1, 3);
-    /// assert_eq!(s.compactions_per_100(), 1.5);
-    /// ```
     pub fn compactions_per_100(&self) -> f64 {
         if self.requests == 0 {
             0.0
@@ -360,12 +276,6 @@ pub struct Row {
 }
 
 /// The side-by-side table, as Markdown.
-///
-/// ```
-/// use favur_context_cli::report::{side_by_side, Row, Summary};
-/// let t = side_by_side(&[Row { transcript: "t".into(), summaries: vec![Summary { label: "policy".into(), ..Summary::default() }] }]);
-/// assert!(t.contains("| t | policy |"));
-/// ```
 pub fn side_by_side(rows: &[Row]) -> String {
     let mut out = String::new();
     out.push_str("| transcript | strategy | requests | mean tok | peak tok | compactions | per 100 req | summarizer calls | cache reuse | cached prefix | effective cost (tok) | refs kept | spans kept | max \\|usage − rendered\\| | outputs w/o command |\n");
@@ -405,15 +315,6 @@ pub fn side_by_side(rows: &[Row]) -> String {
 }
 
 /// Reference survival by the class and by the rule of the source, one column per strategy.
-///
-/// ```
-/// use favur_context::import::rules::Rules;
-/// use favur_context_cli::report::{breakdown, Summary};
-/// let rules = Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n")?;
-/// let t = breakdown(&[Summary { label: "policy".into(), ..Summary::default() }], &rules);
-/// assert!(t.contains("forgettable"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn breakdown(totals: &[Summary], rules: &Rules) -> String {
     let mut out = String::new();
     out.push_str("| source | ");
@@ -463,3 +364,6 @@ pub fn breakdown(totals: &[Summary], rules: &Rules) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

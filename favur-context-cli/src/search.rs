@@ -5,47 +5,12 @@ use crate::replay::{Prepared, replay};
 use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 
 /// Mean request tokens of `strategy` on `prepared` (a replay without rendering).
-///
-/// ```
-/// use favur_context::import::Format;
-/// use favur_context::import::rules::Rules;
-/// use favur_context_cli::replay::Prepared;
-/// use favur_context_cli::search::mean_tokens;
-/// use favur_context_cli::strategy::NoCompaction;
-/// use favur_context_cli::transcript::ClassifiedTranscript;
-/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// let json = serde_json::json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]);
-/// let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// assert!(mean_tokens(&p, &mut NoCompaction)? > 0.0);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn mean_tokens(prepared: &Prepared, strategy: &mut dyn Strategy) -> Result<f64, ReplayError> {
     Ok(replay(prepared, strategy, None, &mut |_, _| Ok(()))?.mean_tokens())
 }
 
 /// The trim budget whose mean request tokens is closest to `target`, and that mean.
 /// Bisection over the budget (the mean grows with the budget).
-///
-/// ```
-/// # use favur_context::import::Format;
-/// # use favur_context::import::rules::Rules;
-/// # use favur_context_cli::replay::Prepared;
-/// # use favur_context_cli::transcript::ClassifiedTranscript;
-/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// # let json = serde_json::json!([
-/// #     {"role": "user", "content": "Fix it."},
-/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
-/// #     {"role": "user", "content": "Go on."},
-/// #     {"role": "assistant", "content": "Done."},
-/// # ]);
-/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// use favur_context_cli::search::{match_trim, mean_tokens};
-/// use favur_context_cli::strategy::{NoCompaction, TrimOldest};
-/// let full = mean_tokens(&prepared, &mut NoCompaction)?;
-/// let (budget, mean) = match_trim(&prepared, full * 0.8)?;
-/// assert_eq!(mean, mean_tokens(&prepared, &mut TrimOldest { budget })?);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn match_trim(prepared: &Prepared, target: f64) -> Result<(u64, f64), ReplayError> {
     let full = replay(prepared, &mut NoCompaction, None, &mut |_, _| Ok(()))?;
     let peak = full.steps.iter().map(|s| s.tokens).max().unwrap_or(0);
@@ -71,25 +36,6 @@ pub fn match_trim(prepared: &Prepared, target: f64) -> Result<(u64, f64), Replay
 
 /// The N (tool outputs kept verbatim, at least 1) whose mean request tokens is closest to
 /// `target`, and that mean.
-///
-/// ```
-/// # use favur_context::import::Format;
-/// # use favur_context::import::rules::Rules;
-/// # use favur_context_cli::replay::Prepared;
-/// # use favur_context_cli::transcript::ClassifiedTranscript;
-/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// # let json = serde_json::json!([
-/// #     {"role": "user", "content": "Fix it."},
-/// #     {"role": "assistant", "content": "Looking at src/parser.rs."},
-/// #     {"role": "user", "content": "Go on."},
-/// #     {"role": "assistant", "content": "Done."},
-/// # ]);
-/// # let prepared = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// use favur_context_cli::search::match_mask;
-/// let (keep, _mean) = match_mask(&prepared, 0.0)?; // unreachable: the nearest end
-/// assert_eq!(keep, 1);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn match_mask(prepared: &Prepared, target: f64) -> Result<(usize, f64), ReplayError> {
     let outputs = prepared
         .transcript()
@@ -126,3 +72,6 @@ pub fn match_mask(prepared: &Prepared, target: f64) -> Result<(usize, f64), Repl
     }
     Ok(best)
 }
+
+#[cfg(test)]
+mod tests;

@@ -34,11 +34,6 @@ use syn::visit::{self, Visit};
 use syn::{Attribute, Expr, Token};
 
 /// What kind of site it is.
-///
-/// ```
-/// use favur_context_cli::sites::SiteKind;
-/// assert_eq!(SiteKind::Macro.to_string(), "macro");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SiteKind {
@@ -67,12 +62,6 @@ impl fmt::Display for SiteKind {
 }
 
 /// The class a site gives: one of the three, or decided at run time.
-///
-/// ```
-/// use favur_context_cli::sites::SiteClass;
-/// assert_eq!(SiteClass::Runtime.to_string(), "decided at run time");
-/// assert_eq!(SiteClass::Class(favur_context::Retention::Fuzzy).to_string(), "fuzzy");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum SiteClass {
@@ -86,11 +75,6 @@ pub enum SiteClass {
 
 impl SiteClass {
     /// The name used in JSON and lockfiles: a class name, `runtime` or `invalid`.
-    ///
-    /// ```
-    /// use favur_context_cli::sites::SiteClass;
-    /// assert_eq!(SiteClass::Runtime.as_str(), "runtime");
-    /// ```
     pub fn as_str(&self) -> &'static str {
         match self {
             SiteClass::Class(c) => c.as_str(),
@@ -135,12 +119,6 @@ impl fmt::Display for SiteClass {
 }
 
 /// One classification site.
-///
-/// ```
-/// let sites = favur_context_cli::sites::scan_source("a.rs", "fn main() { h.append(fuzzy!(user: \"x\")); }")?;
-/// assert_eq!((sites[0].line, sites[0].item.as_str(), sites[0].what.as_str()), (1, "main", "fuzzy!"));
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Site {
     /// The file, relative to the scanned root, with `/` separators.
@@ -164,11 +142,6 @@ pub struct Site {
 }
 
 /// Why scanning or checking failed.
-///
-/// ```
-/// let err = favur_context_cli::sites::scan_source("bad.rs", "fn main( {").unwrap_err();
-/// assert!(err.to_string().starts_with("bad.rs:1:"));
-/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum SitesError {
     /// A file or directory could not be read or written.
@@ -478,32 +451,6 @@ fn squash(text: &str) -> String {
 /// # Errors
 ///
 /// [`SitesError::Parse`] if the file is not valid Rust.
-///
-/// ```
-/// use favur_context_cli::sites::{scan_source, SiteClass, SiteKind};
-/// let src = r#"
-/// #[retention(strict)]
-/// struct Trace(String);
-/// fn record(h: &mut History, class: Retention) {
-///     h.append(favur_context::forgettable!(user: "ls"));
-///     h.append(Message::user("x").classify(class));
-///     assert!(h.append(strict!(user: "y")) > EntryId(0));
-///     rules.classify(&facts); // a rules file's classify: not a site
-/// }
-/// "#;
-/// let sites = scan_source("src/agent.rs", src)?;
-/// let found: Vec<(u32, &str, SiteClass)> = sites.iter().map(|s| (s.line, s.what.as_str(), s.class)).collect();
-/// use favur_context::Retention::*;
-/// assert_eq!(found, [
-///     (2, "struct Trace", SiteClass::Class(Strict)),
-///     (5, "favur_context::forgettable!", SiteClass::Class(Forgettable)),
-///     (6, ".classify(class)", SiteClass::Runtime),
-///     (7, "strict!", SiteClass::Class(Strict)),
-/// ]);
-/// assert_eq!(sites[3].item, "record");
-/// assert_eq!(sites[3].ordinal, 2);
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
 pub fn scan_source(file: &str, source: &str) -> Result<Vec<Site>, SitesError> {
     let ast = syn::parse_file(source).map_err(|e| {
         let start = e.span().start();
@@ -531,13 +478,6 @@ pub fn scan_source(file: &str, source: &str) -> Result<Vec<Site>, SitesError> {
 /// # Errors
 ///
 /// An unreadable path, or a file that is not valid Rust.
-///
-/// ```
-/// let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../favur-context/examples");
-/// let sites = favur_context_cli::sites::scan(root.as_ref())?;
-/// assert!(sites.iter().any(|s| s.file == "demo.rs" && s.what == "strict!"));
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
 pub fn scan(root: &Path) -> Result<Vec<Site>, SitesError> {
     let io = |path: &Path, action| {
         let path = path.to_owned();
@@ -591,3 +531,6 @@ pub fn scan(root: &Path) -> Result<Vec<Site>, SitesError> {
 
 mod command;
 pub use command::{SitesArgs, SitesOutcome, render_table, sites_command};
+
+#[cfg(test)]
+mod tests;

@@ -24,20 +24,9 @@ use crate::report::Tally;
 use crate::transcript::ClassifiedTranscript;
 
 /// The fewest characters (after trimming) a span has.
-///
-/// ```
-/// assert_eq!(favur_context_cli::spans::MIN_CHARS, 16);
-/// ```
 pub const MIN_CHARS: usize = 16;
 
 /// One span of an assistant message.
-///
-/// ```
-/// use favur_context_cli::spans::Span;
-/// let s = Span::new("return self._media_order", 3);
-/// assert!(s.found_in("x = return self._media_order()"));
-/// assert!(!s.found_in("return self._media"));
-/// ```
 #[derive(Debug, Clone)]
 pub struct Span {
     /// The text, trimmed.
@@ -84,12 +73,6 @@ fn word_byte_at(line: &[u8], at: Option<usize>) -> bool {
 /// trimmed. A quote opens only where it does not follow a letter or digit, and closes at
 /// the next same quote (not escaped by a backslash, for `"`) that no letter or digit
 /// follows.
-///
-/// ```
-/// use favur_context_cli::spans::quoted;
-/// let q = quoted(r#"sed -i 's/old_name(x)/new_name(x)/' a.py; don't "say \"hi\" now""#);
-/// assert_eq!(q, ["s/old_name(x)/new_name(x)/", r#"say \"hi\" now"#]);
-/// ```
 pub fn quoted(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for line in text.lines() {
@@ -127,13 +110,6 @@ pub fn quoted(text: &str) -> Vec<&str> {
 /// The span candidates of an assistant message with `text` running `commands`: its
 /// quoted strings and the lines of its commands, trimmed, of at least [`MIN_CHARS`]
 /// characters, each once, in order.
-///
-/// ```
-/// use favur_context_cli::spans::candidates;
-/// let cmds = ["cat <<'EOF' > fix.py\n    return self._media_order\nx = 1\nEOF".to_owned()];
-/// let c = candidates("I will replace 'the old media order'.", &cmds);
-/// assert_eq!(c, ["the old media order", "cat <<'EOF' > fix.py", "return self._media_order"]);
-/// ```
 pub fn candidates<'a>(text: &'a str, commands: &'a [String]) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
     let sources = std::iter::once(text).chain(commands.iter().map(String::as_str));
@@ -239,13 +215,6 @@ pub(crate) fn find_spans(
 }
 
 /// What happened to one span at one step.
-///
-/// ```
-/// use favur_context_cli::replay::Fate;
-/// use favur_context_cli::spans::SpanOutcome;
-/// let o = SpanOutcome { span: 0, source: 4, survived: false, fate: Fate::Summarized };
-/// assert!(!o.survived);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpanOutcome {
     /// Position of the span in [`Prepared::spans`] of the answering message.
@@ -259,12 +228,6 @@ pub struct SpanOutcome {
 }
 
 /// Span survival of one strategy: overall and by the class of the source.
-///
-/// ```
-/// use favur_context_cli::spans::SpanTally;
-/// let t = SpanTally::default();
-/// assert_eq!(t.all.share(), None);
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SpanTally {
     /// All spans.
@@ -275,22 +238,6 @@ pub struct SpanTally {
 
 impl SpanTally {
     /// Counts the spans of one step.
-    ///
-    /// ```
-    /// # use favur_context::import::Format;
-    /// # use favur_context::import::rules::Rules;
-    /// # use favur_context_cli::replay::{Fate, Prepared, Step};
-    /// # use favur_context_cli::transcript::ClassifiedTranscript;
-    /// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-    /// # let json = serde_json::json!([{"role": "user", "content": "hi"}]);
-    /// # let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-    /// use favur_context_cli::spans::{SpanOutcome, SpanTally};
-    /// let step = Step { spans: vec![SpanOutcome { span: 0, source: 0, survived: true, fate: Fate::Verbatim }], ..Step::default() };
-    /// let mut t = SpanTally::default();
-    /// t.add_step(&step, &p);
-    /// assert_eq!((t.all.total, t.by_class[1].survived), (1, 1));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn add_step(&mut self, step: &Step, prepared: &Prepared) {
         for o in &step.spans {
             self.all.add(o.survived);
@@ -301,14 +248,6 @@ impl SpanTally {
     }
 
     /// Adds another tally (for totals).
-    ///
-    /// ```
-    /// use favur_context_cli::report::Tally;
-    /// use favur_context_cli::spans::SpanTally;
-    /// let mut a = SpanTally { all: Tally { total: 2, survived: 1 }, ..Default::default() };
-    /// a.merge(&a.clone());
-    /// assert_eq!(a.all, Tally { total: 4, survived: 2 });
-    /// ```
     pub fn merge(&mut self, o: &SpanTally) {
         self.all.merge(&o.all);
         for (a, b) in self.by_class.iter_mut().zip(o.by_class.iter()) {
@@ -319,13 +258,6 @@ impl SpanTally {
 
 /// One span the policy lost: the step (request number in its transcript), the span and
 /// its source. What `--dump` lists.
-///
-/// ```
-/// use favur_context_cli::spans::LostSpan;
-/// use favur_context_cli::replay::Fate;
-/// let l = LostSpan { step: 3, text: "x".repeat(16), source: 2, class: None, fate: Fate::Summarized };
-/// assert_eq!(l.step, 3);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LostSpan {
     /// The request number in its transcript (from 0).
@@ -341,19 +273,6 @@ pub struct LostSpan {
 }
 
 /// The spans `run` lost, in step order.
-///
-/// ```
-/// use favur_context_cli::replay::Run;
-/// # use favur_context::import::Format;
-/// # use favur_context::import::rules::Rules;
-/// # use favur_context_cli::replay::Prepared;
-/// # use favur_context_cli::transcript::ClassifiedTranscript;
-/// # let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n")?;
-/// # let json = serde_json::json!([{"role": "user", "content": "hi"}]);
-/// # let p = Prepared::new(ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?);
-/// assert!(favur_context_cli::spans::lost(&Run::default(), &p).is_empty());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn lost(run: &Run, prepared: &Prepared) -> Vec<LostSpan> {
     let mut out = Vec::new();
     for (n, step) in run.steps.iter().enumerate() {
@@ -372,3 +291,6 @@ pub fn lost(run: &Run, prepared: &Prepared) -> Vec<LostSpan> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,12 +7,6 @@ use favur_context::{EntryId, History, Message, Role};
 use crate::ReplayError;
 
 /// What a strategy did before one request.
-///
-/// ```
-/// use favur_context_cli::strategy::Event;
-/// let e = Event { tier: 1, summarizer_calls: 2, fallbacks: 0 };
-/// assert_eq!(e.tier, 1);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event {
     /// The tier that fired (0 for a baseline's trim or mask).
@@ -24,11 +18,6 @@ pub struct Event {
 }
 
 /// What a strategy decided before one request.
-///
-/// ```
-/// use favur_context_cli::strategy::Before;
-/// assert!(!Before::default().refused);
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Before {
     /// The compaction it made, if any.
@@ -48,13 +37,6 @@ impl From<Option<Event>> for Before {
 
 /// Something that shapes the view before each model request: the compaction policy
 /// under test or a baseline.
-///
-/// ```
-/// use favur_context_cli::strategy::{NoCompaction, Strategy};
-/// let mut s = NoCompaction;
-/// let mut h = favur_context::History::new();
-/// assert_eq!(s.before_request(&mut h).unwrap().event, None);
-/// ```
 pub trait Strategy {
     /// A short label for reports ("policy", "trim-oldest(budget 12000)").
     fn label(&self) -> String;
@@ -72,11 +54,6 @@ pub trait Strategy {
 }
 
 /// The baseline that never compacts.
-///
-/// ```
-/// use favur_context_cli::strategy::{NoCompaction, Strategy};
-/// assert_eq!(NoCompaction.label(), "no compaction");
-/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoCompaction;
 
@@ -124,19 +101,6 @@ fn tail_start(history: &History) -> usize {
 /// The baseline that drops the oldest messages until the request fits `budget` tokens,
 /// on every request. An assistant turn and the tool results that follow it go together,
 /// so no call or result is orphaned; pinned entries and the in-flight tail stay.
-///
-/// ```
-/// use favur_context::{fuzzy, History};
-/// use favur_context_cli::strategy::{Strategy, TrimOldest};
-/// let mut h = History::new();
-/// h.append(fuzzy!(user: "{}", "word ".repeat(100)));
-/// h.append(fuzzy!(assistant: "ok"));
-/// h.append(fuzzy!(user: "next"));
-/// let mut trim = TrimOldest { budget: 60 };
-/// assert!(trim.before_request(&mut h).unwrap().event.is_some());
-/// assert!(h.usage_tokens() <= 60); // the note turn put before the assistant turn included
-/// assert_eq!(h.view().len(), 2);
-/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct TrimOldest {
     /// The most tokens a request may carry.
@@ -181,22 +145,6 @@ impl Strategy for TrimOldest {
 /// The baseline that replaces every tool output but the last `keep` with a short
 /// placeholder (the call stays, and the result keeps its call id, so the pairing stays
 /// valid). A tool output is a tool result or a plain-chat observation.
-///
-/// ```
-/// use favur_context::{History, Message, Retention, ToolCall};
-/// use favur_context_cli::strategy::{MaskOld, Strategy};
-/// let mut h = History::new();
-/// let mut mask = MaskOld::new(1);
-/// for i in 0..3 {
-///     let call = h.append(Message::assistant_calls(vec![ToolCall::new(format!("c{i}"), "bash", "{}")]).classify(Retention::Fuzzy));
-///     mask.observe(call, false);
-///     let out = h.append(Message::tool_result(format!("c{i}"), "x ".repeat(200), false).classify(Retention::Fuzzy));
-///     mask.observe(out, true);
-/// }
-/// let before = h.usage_tokens();
-/// mask.before_request(&mut h).unwrap();
-/// assert!(h.usage_tokens() < before);
-/// ```
 #[derive(Debug, Clone)]
 pub struct MaskOld {
     /// How many of the newest tool outputs stay verbatim.
@@ -206,10 +154,6 @@ pub struct MaskOld {
 
 impl MaskOld {
     /// Keeps the newest `keep` tool outputs.
-    ///
-    /// ```
-    /// assert_eq!(favur_context_cli::strategy::MaskOld::new(3).keep, 3);
-    /// ```
     pub fn new(keep: usize) -> Self {
         MaskOld {
             keep,
@@ -272,3 +216,6 @@ impl Strategy for MaskOld {
         apply_baseline(history, edits)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,12 +10,6 @@ use favur_context::import::rules::{RuleRef, Rules};
 use crate::report::Summary;
 
 /// A suggested class change for one rule.
-///
-/// ```
-/// use favur_context_cli::report::Suggestion;
-/// let s = Suggestion { rule: "x".into(), from: favur_context::Retention::Fuzzy, to: favur_context::Retention::Strict, strength: "strong", evidence: "..".into() };
-/// assert_eq!(s.to, favur_context::Retention::Strict);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Suggestion {
     /// The rule.
@@ -36,11 +30,6 @@ pub struct Suggestion {
 /// `strong_share`, "moderate" below). Lowering a class: at least `min_outputs` tool
 /// outputs, at least `lower_share` of them never referenced again, and at most 5% of its
 /// references lost ("strong" at 3x the count and 95%).
-///
-/// ```
-/// let (min_lost, raise_share, ..) = favur_context_cli::report::SUGGEST;
-/// assert_eq!((min_lost, raise_share), (10, 0.10));
-/// ```
 pub const SUGGEST: (u64, f64, f64, u64, f64) = (10, 0.10, 0.20, 10, 0.85);
 
 /// Whether two classes are treated alike by every tier (a change between them would
@@ -50,18 +39,6 @@ pub(crate) fn alike(tiers: &[Tier], a: Retention, b: Retention) -> bool {
 }
 
 /// Suggested class changes, from the evidence of the policy run.
-///
-/// ```
-/// use favur_context::import::rules::{Rules, RuleRef};
-/// use favur_context_cli::report::{suggestions, RuleEvidence, Summary, Tally};
-/// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nclass = \"fuzzy\"\n")?;
-/// let mut s = Summary::default();
-/// s.by_rule.insert(RuleRef::Rule(0), RuleEvidence { refs: Tally { total: 100, survived: 40 }, lost_dropped: 60, ..Default::default() });
-/// let found = suggestions(&s, &rules, favur_context::Policy::default().tiers());
-/// assert_eq!(found[0].to, favur_context::Retention::Strict);
-/// assert_eq!(found[0].strength, "strong");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn suggestions(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Vec<Suggestion> {
     let (min_lost, raise_share, strong_share, min_outputs, lower_share) = SUGGEST;
     let mut out = Vec::new();
@@ -127,14 +104,6 @@ pub fn suggestions(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Vec<Sugge
 }
 
 /// The misclassification report for the policy run, as Markdown.
-///
-/// ```
-/// use favur_context::import::rules::Rules;
-/// use favur_context_cli::report::{misclassification, Summary};
-/// let rules = Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"fuzzy\"\n")?;
-/// assert!(misclassification(&Summary::default(), &rules, favur_context::Policy::default().tiers()).contains("| rule |"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn misclassification(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> String {
     let mut out = String::new();
     out.push_str("| rule | class | entries | tool outputs never referenced again | references | lost (summarized / dropped) |\n|---|---|---:|---:|---:|---:|\n");
@@ -185,3 +154,6 @@ pub fn misclassification(policy: &Summary, rules: &Rules, tiers: &[Tier]) -> Str
 pub(crate) fn strength(strong: bool) -> &'static str {
     if strong { "strong" } else { "moderate" }
 }
+
+#[cfg(test)]
+mod tests;

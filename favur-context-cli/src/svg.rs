@@ -31,16 +31,6 @@ const TIER_COLORS: [RGBColor; 4] = [
 ];
 
 /// Draws the panels into an SVG file at `path`, three per row.
-///
-/// ```
-/// use favur_context_cli::replay::{Run, Step};
-/// use favur_context_cli::svg::{draw, Panel};
-/// let run = Run { label: "p".into(), thresholds: vec![0.05], steps: vec![Step { tokens: 100, by_class: [10, 20, 30], ..Step::default() }; 3] };
-/// let path = std::env::temp_dir().join("favur-svg-doc.svg");
-/// draw(&path, &[Panel { title: "t", run: &run }], 2000)?;
-/// assert!(std::fs::read_to_string(&path)?.contains("<svg"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn draw(path: &Path, panels: &[Panel<'_>], window: u64) -> Result<(), ReplayError> {
     let cols = 3usize;
     let rows = panels.len().div_ceil(cols).max(1);
@@ -158,3 +148,6 @@ fn dashed(y: f64, n: f64, color: RGBColor) -> Vec<PathElement<(f64, f64)>> {
     }
     dashes
 }
+
+#[cfg(test)]
+mod tests;

@@ -8,19 +8,9 @@ use std::fmt::Write as _;
 use crate::report::Summary;
 
 /// The windows a sweep replays.
-///
-/// ```
-/// assert_eq!(favur_context_cli::sweep::WINDOWS, [100_000, 150_000, 200_000, 300_000]);
-/// ```
 pub const WINDOWS: [u64; 4] = [100_000, 150_000, 200_000, 300_000];
 
 /// One strategy at one window of a sweep.
-///
-/// ```
-/// use favur_context_cli::sweep::Point;
-/// let p = Point { window: 100_000, label: "policy".into(), mean_tokens: 9000.0, spans: Some(0.9), refs: Some(0.98), cost: Some(0.6) };
-/// assert_eq!(p.window, 100_000);
-/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     /// The window, in tokens.
@@ -39,16 +29,6 @@ pub struct Point {
 
 /// The points of one window: each strategy's totals over all transcripts (the policy
 /// first, as [`run`](crate::cli::run) returns them).
-///
-/// ```
-/// use favur_context_cli::report::Summary;
-/// use favur_context_cli::sweep::points;
-/// let policy = Summary { label: "policy".into(), requests: 2, total_tokens: 60, ..Summary::default() };
-/// let none = Summary { label: "no compaction".into(), requests: 2, total_tokens: 100, ..Summary::default() };
-/// let p = points(150_000, &[policy, none]);
-/// assert_eq!((p[0].mean_tokens, p[0].cost), (30.0, Some(0.6)));
-/// assert_eq!(p[1].cost, Some(1.0));
-/// ```
 pub fn points(window: u64, totals: &[Summary]) -> Vec<Point> {
     let none = totals
         .iter()
@@ -73,12 +53,6 @@ fn share(x: Option<f64>) -> String {
 }
 
 /// The sweep as a Markdown table: window | strategy | mean tokens | spans | refs | cost×.
-///
-/// ```
-/// use favur_context_cli::sweep::{table, Point};
-/// let p = Point { window: 200_000, label: "policy".into(), mean_tokens: 10476.0, spans: Some(0.923), refs: Some(0.981), cost: Some(0.671) };
-/// assert!(table(&[p]).contains("| 200k | policy | 10476 | 0.923 | 0.981 | 0.671 |"));
-/// ```
 pub fn table(points: &[Point]) -> String {
     let mut out = String::from(
         "| window | strategy | mean tokens | spans | refs | cost× |\n|---|---|---:|---:|---:|---:|\n",
@@ -97,3 +71,6 @@ pub fn table(points: &[Point]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -47,18 +47,6 @@ impl Measure {
 }
 
 /// Draws the sweep into an SVG file at `path`.
-///
-/// ```
-/// use favur_context_cli::sweep::Point;
-/// use favur_context_cli::sweep_svg::draw_sweep;
-/// let pt = |window, label: &str, mean, spans| Point { window, label: label.into(), mean_tokens: mean, spans: Some(spans), refs: Some(0.99), cost: Some(0.6) };
-/// let points = [pt(100_000, "policy", 6000.0, 0.9), pt(200_000, "policy", 10000.0, 0.95)];
-/// let path = std::env::temp_dir().join("favur-sweep-doc.svg");
-/// draw_sweep(&path, &points)?;
-/// let svg = std::fs::read_to_string(&path)?;
-/// assert!(svg.contains("<svg") && svg.contains("0.60×") && svg.contains("span survival"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn draw_sweep(path: &Path, points: &[Point]) -> Result<(), ReplayError> {
     let err = |e: String| ReplayError::Write {
         what: format!("sweep chart {}", path.display()),
@@ -160,3 +148,6 @@ fn panel(
         .map_err(|e| e.to_string())?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -9,17 +9,6 @@ use favur_context::{Message, Retention, Role, ToolCall};
 use serde_json::Value;
 
 /// A transcript whose every message has a class and the rule that gave it.
-///
-/// ```
-/// use favur_context::import::Format;
-/// use favur_context::import::rules::Rules;
-/// use favur_context_cli::transcript::ClassifiedTranscript;
-/// let rules = Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"strict\"\n")?;
-/// let json = serde_json::json!([{"role": "user", "content": "hi"}]);
-/// let c = ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules)?;
-/// assert_eq!(c.decisions[0].class, favur_context::Retention::Strict);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassifiedTranscript {
     /// Its id (the `instance_id` it names, or the file name without extension).
@@ -59,12 +48,6 @@ impl Decided {
 }
 
 /// The class a message got and the rule of the rules file that gave it.
-///
-/// ```
-/// use favur_context::import::rules::RuleRef;
-/// let d = favur_context_cli::transcript::Decided { class: favur_context::Retention::Strict, rule: RuleRef::Default, pin: false };
-/// assert_eq!(d.rule, RuleRef::Default);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decided {
     /// The class given.
@@ -78,17 +61,6 @@ pub struct Decided {
 impl ClassifiedTranscript {
     /// Parses `value` as `format` with the library's import and classifies every message
     /// with `rules`.
-    ///
-    /// ```
-    /// use favur_context::import::Format;
-    /// use favur_context::import::rules::Rules;
-    /// use favur_context_cli::transcript::{ClassifiedTranscript, TranscriptError};
-    /// let rules = Rules::from_toml("[[rule]]\nname = \"users\"\nrole = \"user\"\nclass = \"strict\"\n")?;
-    /// let json = serde_json::json!([{"role": "assistant", "content": "hi"}]);
-    /// let err = ClassifiedTranscript::from_value("t", Format::OpenAi, &json, &rules).unwrap_err();
-    /// assert!(matches!(err, TranscriptError::Unmatched { .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn from_value(
         id: &str,
         format: Format,
@@ -171,26 +143,12 @@ impl ClassifiedTranscript {
     }
 
     /// The message at `index`.
-    ///
-    /// ```
-    /// # use favur_context::import::Format;
-    /// # let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"all\"\nclass = \"strict\"\n").unwrap();
-    /// # let c = favur_context_cli::transcript::ClassifiedTranscript::from_value("t", Format::OpenAi, &serde_json::json!([{"role": "user", "content": "hi"}]), &rules).unwrap();
-    /// assert_eq!(c.message(0).unwrap().text(), "hi");
-    /// ```
     pub fn message(&self, index: usize) -> Option<&Message> {
         self.messages.get(index).map(|m| m.classified.message())
     }
 }
 
 /// Why a transcript could not be loaded.
-///
-/// ```
-/// use favur_context_cli::transcript::{load, TranscriptError};
-/// let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
-/// assert!(matches!(load("/no/such/file.json", None, &rules), Err(TranscriptError::Io { .. })));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum TranscriptError {
     /// The file could not be read.
@@ -232,16 +190,6 @@ pub enum TranscriptError {
 /// `contents` or `systemInstruction`, Anthropic when it has a top-level `system` or
 /// content blocks of type `tool_use`/`tool_result`, OpenAI Responses when it has
 /// `input`/`output` lists or typed Responses items, OpenAI otherwise.
-///
-/// ```
-/// use favur_context::import::Format;
-/// use favur_context_cli::transcript::detect_format;
-/// assert_eq!(detect_format(&serde_json::json!({"format": "mini-swe-agent-1", "messages": []})), Format::MiniSweAgent);
-/// assert_eq!(detect_format(&serde_json::json!({"system": "s", "messages": []})), Format::Anthropic);
-/// assert_eq!(detect_format(&serde_json::json!({"contents": []})), Format::Gemini);
-/// assert_eq!(detect_format(&serde_json::json!([{"role": "user", "content": "hi"}])), Format::OpenAi);
-/// assert_eq!(detect_format(&serde_json::json!({"input": [], "output": []})), Format::Responses);
-/// ```
 pub fn detect_format(value: &Value) -> Format {
     if let Some(f) = value.get("format").and_then(Value::as_str)
         && f.starts_with("mini-swe-agent")
@@ -303,15 +251,6 @@ fn is_responses(value: &Value) -> bool {
 
 /// Reads, imports and classifies a transcript file. `format` forces a format; `None`
 /// detects it (see [`detect_format`]).
-///
-/// ```
-/// let path = std::env::temp_dir().join("favur-load-doc.json");
-/// std::fs::write(&path, r#"{"instance_id": "x", "messages": [{"role": "user", "content": "hi"}]}"#)?;
-/// let rules = favur_context::import::rules::Rules::from_toml("[[rule]]\nname = \"a\"\nclass = \"strict\"\n")?;
-/// let t = favur_context_cli::transcript::load(&path, None, &rules)?;
-/// assert_eq!(t.id, "x");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 pub fn load(
     path: impl AsRef<Path>,
     format: Option<Format>,
@@ -343,3 +282,6 @@ pub fn load(
 pub(crate) fn is_answer(m: &Message) -> bool {
     m.role == Role::Assistant
 }
+
+#[cfg(test)]
+mod tests;

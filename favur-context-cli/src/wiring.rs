@@ -17,15 +17,6 @@ use crate::strategy::Strategy;
 use crate::transcript::{TranscriptError, load};
 
 /// Arguments of `favur-context replay`.
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] r: favur_context_cli::wiring::ReplayArgs }
-/// let a = A::parse_from(["x", "t.json", "--rules", "r.toml", "--policy", "default", "--keep-recent", "2"]);
-/// assert_eq!(a.r.keep_recent, Some(2));
-/// assert_eq!(a.r.window, None);
-/// ```
 #[derive(Debug, Clone, Args)]
 pub struct ReplayArgs {
     /// Transcript files (JSON: the shared traces' schema, OpenAI chat, mini-swe-agent).
@@ -76,12 +67,6 @@ pub struct ReplayArgs {
 }
 
 /// A transcript format, for `--format`.
-///
-/// ```
-/// use favur_context_cli::wiring::InputFormat;
-/// let f: favur_context::import::Format = InputFormat::MiniSweAgent.into();
-/// assert_eq!(f, favur_context::import::Format::MiniSweAgent);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum InputFormat {
     /// OpenAI Chat Completions messages.
@@ -115,12 +100,6 @@ impl From<InputFormat> for Format {
 
 /// Loads the policy named on the command line (`default` or a TOML/JSON file), with the
 /// window and `keep_recent` overrides applied.
-///
-/// ```
-/// let p = favur_context_cli::wiring::load_policy("default", Some(100_000), Some(2))?;
-/// assert_eq!((p.window_tokens(), p.keep_recent()), (100_000, 2));
-/// # Ok::<(), favur_context_cli::wiring::CliError>(())
-/// ```
 pub fn load_policy(
     policy: &str,
     window: Option<u64>,
@@ -148,11 +127,6 @@ pub fn load_policy(
 }
 
 /// Why the command failed.
-///
-/// ```
-/// let e = favur_context_cli::wiring::CliError::Policy("no such file".into());
-/// assert_eq!(e.to_string(), "policy: no such file");
-/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// The rules file was rejected.
@@ -183,15 +157,6 @@ fn rules_message(path: &std::path::Path, source: &RulesError) -> String {
 }
 
 /// Runs `favur-context replay` and returns the report text.
-///
-/// ```no_run
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] r: favur_context_cli::wiring::ReplayArgs }
-/// let a = A::parse_from(["x", "t.json", "--rules", "r.toml", "--policy", "default"]);
-/// let report = favur_context_cli::wiring::replay_command(&a.r)?;
-/// # Ok::<(), favur_context_cli::wiring::CliError>(())
-/// ```
 pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
     let rules = Rules::load(&args.rules).map_err(|source| CliError::Rules {
         path: args.rules.clone(),
@@ -294,3 +259,6 @@ fn sweep_command(
         crate::sweep::table(&points),
     ))
 }
+
+#[cfg(test)]
+mod tests;

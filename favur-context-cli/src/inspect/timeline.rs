@@ -32,17 +32,6 @@ ul.legend{list-style:none;padding:0;display:flex;gap:1em}ul.legend span{display:
 tr.sent.regretted td:first-child{border-left:4px solid #c00}";
 
 /// The timeline section: the legend, the SVG and the (empty) request panel.
-///
-/// ```
-/// use favur_context::audit::Ledger;
-/// use favur_context::{fuzzy, History};
-/// let mut h = History::new();
-/// h.append(fuzzy!(user: "hi"));
-/// h.append(fuzzy!(assistant: "hello"));
-/// let html = favur_context_cli::inspect::timeline_html(&Ledger::of(&h));
-/// assert_eq!(html.matches("<a class=\"bar\"").count(), 1);
-/// assert!(html.contains("id=\"request-items\""));
-/// ```
 pub fn timeline_html(ledger: &Ledger) -> String {
     let timeline = ledger.timeline();
     let requests = timeline.requests();

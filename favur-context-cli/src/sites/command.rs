@@ -6,12 +6,6 @@ use std::path::PathBuf;
 use super::{Site, SitesError, scan};
 
 /// The sites as a Markdown table: `file:line`, item, kind, what, class.
-///
-/// ```
-/// let sites = favur_context_cli::sites::scan_source("a.rs", "fn f() { strict!(user: \"x\"); }")?;
-/// assert!(favur_context_cli::sites::render_table(&sites).contains("| a.rs:1 | f | macro | `strict!` | strict |"));
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
 pub fn render_table(sites: &[Site]) -> String {
     let mut out = String::from("| site | item | kind | what | class |\n|---|---|---|---|---|\n");
     for s in sites {
@@ -26,14 +20,6 @@ pub fn render_table(sites: &[Site]) -> String {
 }
 
 /// Arguments of `favur-context sites`.
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] s: favur_context_cli::sites::SitesArgs }
-/// let a = A::parse_from(["x", "src", "--check", "sites.lock.json"]);
-/// assert!(a.s.check.is_some() && !a.s.json);
-/// ```
 #[derive(Debug, Clone, clap::Args)]
 pub struct SitesArgs {
     /// A Rust file or a directory to scan (`target` and hidden directories are skipped).
@@ -68,17 +54,6 @@ pub struct SitesOutcome {
 /// # Errors
 ///
 /// An unreadable path, a file that is not valid Rust, or a bad lockfile.
-///
-/// ```
-/// use clap::Parser;
-/// #[derive(Parser)]
-/// struct A { #[command(flatten)] s: favur_context_cli::sites::SitesArgs }
-/// let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../favur-context/examples");
-/// let lock = concat!(env!("CARGO_MANIFEST_DIR"), "/../favur-context/examples/sites.lock.json");
-/// let out = favur_context_cli::sites::sites_command(&A::parse_from(["x", examples, "--check", lock]).s)?;
-/// assert!(out.success, "{}", out.stderr);
-/// # Ok::<(), favur_context_cli::sites::SitesError>(())
-/// ```
 pub fn sites_command(args: &SitesArgs) -> Result<SitesOutcome, SitesError> {
     let found = scan(&args.path)?;
     let listing = if args.json {
