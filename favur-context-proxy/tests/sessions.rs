@@ -26,6 +26,18 @@ async fn post(proxy: &str, body: &Value) -> Value {
     r.json().await.unwrap()
 }
 
+/// Every request upstream saw is valid and carries the messages `expected` has, in order:
+/// the requests of the run compared against (`than`).
+fn assert_same_requests(upstream: &Upstream, expected: &[Value], than: &str) {
+    assert_eq!(upstream.invalid(), Vec::<String>::new());
+    let seen = upstream.seen();
+    for (n, (seen, want)) in seen.iter().zip(expected).enumerate() {
+        let got: Value = serde_json::from_slice(&seen.body).unwrap();
+        assert_eq!(&got["messages"], want, "request {n} differs from {than}");
+    }
+    assert_eq!(seen.len(), expected.len());
+}
+
 async fn sessions(proxy: &str) -> Vec<Value> {
     let v: Value = common::recorded_sessions(proxy).await;
     v.as_array().unwrap().clone()
@@ -178,15 +190,7 @@ async fn resumes_after_sigkill_logged(
         direct.compactions
     );
     assert_eq!(s.len(), 1, "one session across every restart: {s:?}");
-    assert_eq!(upstream.invalid(), Vec::<String>::new());
-    for (n, (seen, want)) in upstream.seen().iter().zip(&expected).enumerate() {
-        let got: Value = serde_json::from_slice(&seen.body).unwrap();
-        assert_eq!(
-            &got["messages"], want,
-            "request {n} differs from an uninterrupted run"
-        );
-    }
-    assert_eq!(upstream.seen().len(), expected.len());
+    assert_same_requests(&upstream, &expected, "an uninterrupted run");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -284,15 +288,7 @@ async fn let_go_and_read_back(store: StoreSpec) {
         "{unloaded} {}",
         direct.compactions
     );
-    assert_eq!(upstream.invalid(), Vec::<String>::new());
-    for (n, (seen, want)) in upstream.seen().iter().zip(&expected).enumerate() {
-        let got: Value = serde_json::from_slice(&seen.body).unwrap();
-        assert_eq!(
-            &got["messages"], want,
-            "request {n} differs from a run kept in memory"
-        );
-    }
-    assert_eq!(upstream.seen().len(), expected.len());
+    assert_same_requests(&upstream, &expected, "a run kept in memory");
 }
 
 /// Two proxies on one database, a client switching between them every 5 requests: each
@@ -331,13 +327,5 @@ async fn two_proxies_on_one_postgres_database_take_a_session_over_in_turn() {
         points.len(),
         direct.compactions
     );
-    assert_eq!(upstream.invalid(), Vec::<String>::new());
-    for (n, (seen, want)) in upstream.seen().iter().zip(&expected).enumerate() {
-        let got: Value = serde_json::from_slice(&seen.body).unwrap();
-        assert_eq!(
-            &got["messages"], want,
-            "request {n} differs from a single proxy's"
-        );
-    }
-    assert_eq!(upstream.seen().len(), expected.len());
+    assert_same_requests(&upstream, &expected, "a single proxy's");
 }
