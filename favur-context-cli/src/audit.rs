@@ -21,7 +21,8 @@ use serde::Serialize;
 
 pub use crate::audit_error::AuditError;
 use crate::observe::{ObserveArgs, load_audited};
-use crate::report::{RuleEvidence, Suggestion, Summary, alike, strength, suggestions};
+use crate::report::{RuleEvidence, Summary};
+use crate::suggest::{Suggestion, alike, strength, suggestions};
 
 /// Arguments of `favur-context audit`.
 #[derive(Debug, Clone, Args)]

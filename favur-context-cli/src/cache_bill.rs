@@ -7,10 +7,7 @@
 //! `tokens` tokens whose unchanged prefix is the share `reuse`, the cache reads are
 //! `tokens x reuse` and the re-billed tokens (cache writes) `tokens x (1 - reuse)`.
 
-use std::fmt::Write as _;
-
 use crate::replay::{Run, Step};
-use crate::report::{Row, Summary};
 
 /// The cache figures of the requests right after a compaction, summed.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -88,49 +85,6 @@ impl Bill {
         let steps = run.steps.iter().enumerate();
         steps.filter_map(|(n, s)| Bill::of(n, s)).collect()
     }
-}
-
-/// The summary of the strategy whose label starts with `name`.
-fn by_name<'a>(summaries: &'a [Summary], name: &str) -> Option<&'a Summary> {
-    summaries.iter().find(|s| s.label.starts_with(name))
-}
-
-/// `a / b` as `0.68x`, or a dash when `b` is missing or 0.
-fn ratio(a: f64, b: Option<f64>) -> String {
-    match b {
-        Some(b) if b > 0.0 => format!("{:.3}x", a / b),
-        _ => "–".to_owned(),
-    }
-}
-
-/// The policy's cost per compaction, per transcript (the first summary of each row is the
-/// policy's), as Markdown.
-pub fn cache_table(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "| transcript | compactions | re-billed tok (cache writes) | re-billed per compaction | cache reads at compactions | effective cost (tok) | × no compaction | × trim-oldest |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for row in rows {
-        let Some(p) = row.summaries.first() else {
-            continue;
-        };
-        let cost = p.effective_cost();
-        let none = by_name(&row.summaries, "no compaction").map(Summary::effective_cost);
-        let trim = by_name(&row.summaries, "trim-oldest").map(Summary::effective_cost);
-        let c = &p.cache;
-        let _ = writeln!(
-            out,
-            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {} |",
-            row.transcript,
-            c.compactions,
-            c.rebilled,
-            c.rebilled_each(),
-            c.reads,
-            cost,
-            ratio(cost, none),
-            ratio(cost, trim),
-        );
-    }
-    out
 }
 
 #[cfg(test)]

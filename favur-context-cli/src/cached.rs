@@ -17,7 +17,7 @@ use favur_context::render::{BlockAt, render_anthropic_cached};
 use favur_context::tokens::{HeuristicCounter, TokenCounter};
 use serde_json::Value;
 
-use crate::replay::collect_strings;
+use crate::blocks::collect_strings;
 
 /// How many blocks before a breakpoint Anthropic looks for a cached prefix.
 pub const LOOKBACK_BLOCKS: usize = 20;

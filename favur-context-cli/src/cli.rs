@@ -9,12 +9,14 @@ use favur_context::import::rules::Rules;
 use serde_json::Value;
 
 use crate::ReplayError;
-use crate::cache_bill::{Bill, cache_table};
+use crate::cache_bill::Bill;
 use crate::replay::{Prepared, Renderer, Run, replay};
-use crate::report::{COST_MODEL, Row, Summary, breakdown, misclassification, side_by_side};
+use crate::report::cache_table;
+use crate::report::{COST_MODEL, Row, Summary, breakdown, side_by_side};
 use crate::search::{match_mask, match_trim};
-use crate::spans::{LostSpan, lost};
+use crate::span_tally::{LostSpan, lost};
 use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
+use crate::suggest::misclassification;
 use crate::svg::{Panel, draw};
 
 /// Builds a fresh instance of the policy under test for each transcript. See [`run`] for an

@@ -10,8 +10,8 @@ use favur_context::{EntryId, History, Message, Retention};
 use serde_json::Value;
 
 use crate::ReplayError;
-pub(crate) use crate::blocks::collect_strings;
 use crate::blocks::{BlockInfo, Blocks, reuse_share};
+pub use crate::fate::Fate;
 use crate::idents::{identifiers, presence_keys};
 use crate::spans::{Span, SpanOutcome, find_spans};
 use crate::strategy::{Before, Event, Strategy};
@@ -135,19 +135,6 @@ impl Prepared {
     pub fn referenced_later(&self, index: usize) -> bool {
         self.referenced_later.get(index).copied().unwrap_or(false)
     }
-}
-
-/// Where the source of a reference was in the view of the request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Fate {
-    /// In the view as recorded (or capped).
-    Verbatim,
-    /// Replaced by a summary that is in the view.
-    Summarized,
-    /// Shown as a placeholder (its call stays, its content went).
-    Placeholder,
-    /// Not in the view at all.
-    Dropped,
 }
 
 /// What happened to one reference at one step.

@@ -9,9 +9,8 @@ use favur_context::import::rules::Rules;
 
 use crate::cache_bill::CompactionCache;
 use crate::replay::{Fate, Prepared, Run, class_of, rule_of};
-use crate::spans::SpanTally;
-pub use crate::suggest::{SUGGEST, Suggestion, misclassification, suggestions};
-pub(crate) use crate::suggest::{alike, strength};
+use crate::span_tally::SpanTally;
+pub use crate::tally::Tally;
 
 /// Share of a reused token's price that is paid: reused prefix tokens cost 10%.
 pub const REUSED_PRICE: f64 = 0.10;
@@ -20,32 +19,6 @@ pub const REUSED_PRICE: f64 = 0.10;
 pub const COST_MODEL: &str = "cost model: each request's tokens cost 1 each, except the unchanged prefix \
 of the previous request (whole messages, compared byte for byte after rendering), which costs 0.10 each \
 (a prompt cache hit); effective cost = sum over requests of tokens x (1 - 0.9 x reused share)";
-
-/// How many references there were and how many survived.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tally {
-    /// References counted.
-    pub total: u64,
-    /// Of those, present in the request.
-    pub survived: u64,
-}
-
-impl Tally {
-    /// The survival share, if any reference was counted.
-    pub fn share(&self) -> Option<f64> {
-        (self.total > 0).then(|| self.survived as f64 / self.total as f64)
-    }
-
-    pub(crate) fn add(&mut self, survived: bool) {
-        self.total += 1;
-        self.survived += u64::from(survived);
-    }
-
-    pub(crate) fn merge(&mut self, other: &Tally) {
-        self.total += other.total;
-        self.survived += other.survived;
-    }
-}
 
 /// Per-rule evidence for the misclassification report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -361,6 +334,49 @@ pub fn breakdown(totals: &[Summary], rules: &Rules) -> String {
             let _ = write!(out, " {} |", cell(&t));
         }
         out.push('\n');
+    }
+    out
+}
+
+/// The summary of the strategy whose label starts with `name`.
+fn by_name<'a>(summaries: &'a [Summary], name: &str) -> Option<&'a Summary> {
+    summaries.iter().find(|s| s.label.starts_with(name))
+}
+
+/// `a / b` as `0.68x`, or a dash when `b` is missing or 0.
+fn ratio(a: f64, b: Option<f64>) -> String {
+    match b {
+        Some(b) if b > 0.0 => format!("{:.3}x", a / b),
+        _ => "–".to_owned(),
+    }
+}
+
+/// The policy's cost per compaction, per transcript (the first summary of each row is the
+/// policy's), as Markdown.
+pub fn cache_table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| transcript | compactions | re-billed tok (cache writes) | re-billed per compaction | cache reads at compactions | effective cost (tok) | × no compaction | × trim-oldest |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for row in rows {
+        let Some(p) = row.summaries.first() else {
+            continue;
+        };
+        let cost = p.effective_cost();
+        let none = by_name(&row.summaries, "no compaction").map(Summary::effective_cost);
+        let trim = by_name(&row.summaries, "trim-oldest").map(Summary::effective_cost);
+        let c = &p.cache;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {} |",
+            row.transcript,
+            c.compactions,
+            c.rebilled,
+            c.rebilled_each(),
+            c.reads,
+            cost,
+            ratio(cost, none),
+            ratio(cost, trim),
+        );
     }
     out
 }

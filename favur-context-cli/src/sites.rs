@@ -530,6 +530,7 @@ pub fn scan(root: &Path) -> Result<Vec<Site>, SitesError> {
 }
 
 mod command;
+mod lockfile;
 pub use command::{SitesArgs, SitesOutcome, render_table, sites_command};
 
 #[cfg(test)]

@@ -16,11 +16,10 @@
 //! it is a substring of the request the message answered (every string of the rendered
 //! request, tool-call arguments also decoded from their JSON).
 
-use favur_context::{Retention, Role};
+use favur_context::Role;
 use memchr::memmem::Finder;
 
-use crate::replay::{Fate, Prepared, Run, Step, class_of};
-use crate::report::Tally;
+use crate::fate::Fate;
 use crate::transcript::ClassifiedTranscript;
 
 /// The fewest characters (after trimming) a span has.
@@ -217,7 +216,7 @@ pub(crate) fn find_spans(
 /// What happened to one span at one step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpanOutcome {
-    /// Position of the span in [`Prepared::spans`] of the answering message.
+    /// Position of the span in [`Prepared::spans`](crate::replay::Prepared::spans) of the answering message.
     pub span: usize,
     /// Transcript index of the tool output where the span first occurred.
     pub source: usize,
@@ -225,71 +224,6 @@ pub struct SpanOutcome {
     pub survived: bool,
     /// Where that tool output was in the request's view.
     pub fate: Fate,
-}
-
-/// Span survival of one strategy: overall and by the class of the source.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SpanTally {
-    /// All spans.
-    pub all: Tally,
-    /// By the class of their source (forgettable, fuzzy, strict).
-    pub by_class: [Tally; 3],
-}
-
-impl SpanTally {
-    /// Counts the spans of one step.
-    pub fn add_step(&mut self, step: &Step, prepared: &Prepared) {
-        for o in &step.spans {
-            self.all.add(o.survived);
-            if let Some(class) = class_of(prepared, o.source) {
-                self.by_class[class.index()].add(o.survived);
-            }
-        }
-    }
-
-    /// Adds another tally (for totals).
-    pub fn merge(&mut self, o: &SpanTally) {
-        self.all.merge(&o.all);
-        for (a, b) in self.by_class.iter_mut().zip(o.by_class.iter()) {
-            a.merge(b);
-        }
-    }
-}
-
-/// One span the policy lost: the step (request number in its transcript), the span and
-/// its source. What `--dump` lists.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LostSpan {
-    /// The request number in its transcript (from 0).
-    pub step: usize,
-    /// The span.
-    pub text: String,
-    /// The transcript index of its source.
-    pub source: usize,
-    /// The class of its source.
-    pub class: Option<Retention>,
-    /// Where its source was in the request's view.
-    pub fate: Fate,
-}
-
-/// The spans `run` lost, in step order.
-pub fn lost(run: &Run, prepared: &Prepared) -> Vec<LostSpan> {
-    let mut out = Vec::new();
-    for (n, step) in run.steps.iter().enumerate() {
-        for o in step.spans.iter().filter(|o| !o.survived) {
-            let Some(span) = prepared.spans(step.message).get(o.span) else {
-                continue;
-            };
-            out.push(LostSpan {
-                step: n,
-                text: span.text.clone(),
-                source: o.source,
-                class: class_of(prepared, o.source),
-                fate: o.fate,
-            });
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use favur_context::import::rules::Rules;
 use favur_context::{Policy, Retention};
 use favur_context_cli::engine::{LibRenderer, PolicyStrategy};
 use favur_context_cli::replay::replay;
-use favur_context_cli::report::{Summary, misclassification, suggestions};
+use favur_context_cli::report::Summary;
+use favur_context_cli::suggest::{misclassification, suggestions};
 use serde_json::json;
 
 fn rules(listing_class: &str, run_class: &str) -> Rules {

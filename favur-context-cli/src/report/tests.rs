@@ -1,6 +1,7 @@
 use favur_context::import::rules::Rules;
 
-use super::{Row, Summary, Tally, breakdown, side_by_side};
+use super::{Row, Summary, Tally, breakdown, cache_table, side_by_side};
+use crate::cache_bill::CompactionCache;
 use crate::replay::replay;
 use crate::strategy::NoCompaction;
 use crate::test_support::{four_turns, rules};
@@ -89,4 +90,32 @@ fn the_tables_have_a_row_per_transcript_and_a_line_per_class() {
     assert!(t.contains("| t | policy |"));
     let rules: Rules = rules("fuzzy");
     assert!(breakdown(&[policy], &rules).contains("forgettable"));
+}
+
+#[test]
+fn the_cache_table_compares_against_no_compaction() {
+    let cache = CompactionCache {
+        compactions: 1,
+        rebilled: 40.0,
+        reads: 5.0,
+    };
+    let policy = Summary {
+        label: "policy".into(),
+        total_tokens: 60,
+        cache,
+        ..Summary::default()
+    };
+    let none = Summary {
+        label: "no compaction".into(),
+        total_tokens: 100,
+        ..Summary::default()
+    };
+    let t = cache_table(&[Row {
+        transcript: "t".into(),
+        summaries: vec![policy, none],
+    }]);
+    assert!(
+        t.contains("| t | 1 | 40 | 40 | 5 | 60 | 0.600x | – |"),
+        "{t}"
+    );
 }

@@ -62,7 +62,7 @@ pub fn sites_command(args: &SitesArgs) -> Result<SitesOutcome, SitesError> {
         render_table(&found)
     };
     if let Some(lock) = &args.write {
-        crate::lockfile::write(lock, &found)?;
+        super::lockfile::write(lock, &found)?;
         return Ok(SitesOutcome {
             stdout: format!("{} sites written to {}\n", found.len(), lock.display()),
             stderr: String::new(),
@@ -76,8 +76,8 @@ pub fn sites_command(args: &SitesArgs) -> Result<SitesOutcome, SitesError> {
             success: true,
         });
     };
-    let locked = crate::lockfile::read(lock)?;
-    let differences = crate::lockfile::diff(&locked, &found);
+    let locked = super::lockfile::read(lock)?;
+    let differences = super::lockfile::diff(&locked, &found);
     if differences.is_empty() {
         return Ok(SitesOutcome {
             stdout: format!("{} sites match {}\n", found.len(), lock.display()),

@@ -1,7 +1,4 @@
-use super::{Span, SpanOutcome, SpanTally, candidates, quoted};
-use crate::replay::{Fate, Step};
-use crate::report::Tally;
-use crate::test_support::prepared;
+use super::{Span, candidates, quoted};
 
 #[test]
 fn a_span_is_found_only_whole() {
@@ -27,43 +24,5 @@ fn candidates_are_quoted_text_and_the_lines_of_commands_and_heredocs() {
             "cat <<'EOF' > fix.py",
             "return self._media_order"
         ]
-    );
-}
-
-#[test]
-fn a_step_is_tallied_in_total_and_by_the_class_of_its_source() {
-    let p = prepared(serde_json::json!([{"role": "user", "content": "hi"}]));
-    let outcome = SpanOutcome {
-        span: 0,
-        source: 0,
-        survived: true,
-        fate: Fate::Verbatim,
-    };
-    let step = Step {
-        spans: vec![outcome],
-        ..Step::default()
-    };
-    let mut t = SpanTally::default();
-    assert_eq!(t.all.share(), None);
-    t.add_step(&step, &p);
-    assert_eq!((t.all.total, t.by_class[1].survived), (1, 1));
-}
-
-#[test]
-fn tallies_merge_by_adding() {
-    let mut a = SpanTally {
-        all: Tally {
-            total: 2,
-            survived: 1,
-        },
-        ..Default::default()
-    };
-    a.merge(&a.clone());
-    assert_eq!(
-        a.all,
-        Tally {
-            total: 4,
-            survived: 2
-        }
     );
 }

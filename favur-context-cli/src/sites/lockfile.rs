@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sites::{Site, SitesError};
+use super::{Site, SitesError};
 
 /// The lockfile format version.
 pub const LOCKFILE_FORMAT: u32 = 1;
