@@ -27,8 +27,6 @@ pub type PolicyFactory<'a> = dyn Fn() -> Result<Box<dyn Strategy>, ReplayError> 
 pub struct Job<'a> {
     /// The transcripts, classified.
     pub transcripts: &'a [Prepared],
-    /// The rules file that classified them.
-    pub rules: &'a Rules,
     /// The policy under test.
     pub policy: &'a PolicyFactory<'a>,
     /// The renderer.
@@ -41,8 +39,6 @@ pub struct Job<'a> {
     pub svg: Option<PathBuf>,
     /// Whether to replay the baselines too.
     pub baselines: bool,
-    /// The policy's tiers (a suggested class change must change what a tier does).
-    pub tiers: &'a [Tier],
 }
 
 /// The figures of a replay. See [`run`] for an example.
@@ -54,8 +50,6 @@ pub struct Outcome {
     pub totals: Vec<Summary>,
     /// The policy's runs, per transcript.
     pub policy_runs: Vec<Run>,
-    /// The trim budget and mask N chosen per transcript.
-    pub matched: Vec<(u64, usize)>,
     /// With a dump: the spans the policy lost, per transcript (its id first).
     pub lost_spans: Option<Vec<(String, Vec<LostSpan>)>>,
 }
@@ -63,7 +57,6 @@ pub struct Outcome {
 struct PerTranscript {
     summaries: Vec<Summary>,
     policy_run: Run,
-    matched: (u64, usize),
     dump: Vec<String>,
     lost: Vec<LostSpan>,
 }
@@ -86,12 +79,10 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
     )?;
     let lost = if want_dump { lost(&run, p) } else { Vec::new() };
     let mut summaries = vec![Summary::of(&run, p)];
-    let mut matched = (0, 0);
     if job.baselines {
         let target = run.mean_tokens();
         let (budget, _) = match_trim(p, target)?;
         let (keep, _) = match_mask(p, target)?;
-        matched = (budget, keep);
         let mut strategies: Vec<Box<dyn Strategy>> = vec![
             Box::new(NoCompaction),
             Box::new(TrimOldest { budget }),
@@ -105,7 +96,6 @@ fn one(job: &Job<'_>, p: &Prepared) -> Result<PerTranscript, ReplayError> {
     Ok(PerTranscript {
         summaries,
         policy_run: run,
-        matched,
         dump,
         lost,
     })
@@ -142,7 +132,6 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
     let mut rows = Vec::new();
     let mut totals: Vec<Summary> = Vec::new();
     let mut policy_runs = Vec::new();
-    let mut matched = Vec::new();
     let mut dump_lines = Vec::new();
     let mut lost_spans = Vec::new();
     for (p, r) in job.transcripts.iter().zip(results) {
@@ -165,7 +154,6 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
             summaries: r.summaries,
         });
         policy_runs.push(r.policy_run);
-        matched.push(r.matched);
         dump_lines.extend(r.dump);
         lost_spans.push((p.transcript().id.clone(), r.lost));
     }
@@ -188,7 +176,6 @@ pub fn run(job: &Job<'_>) -> Result<Outcome, ReplayError> {
         rows,
         totals,
         policy_runs,
-        matched,
         lost_spans: job.dump.is_some().then_some(lost_spans),
     })
 }

@@ -1,48 +1,52 @@
-//! The `favur-context` command's library: replay recorded agent transcripts through a
-//! retention policy and measure what it keeps, what it costs and which append sites are
-//! misclassified.
+//! The `favur-context` command: replay recorded agent transcripts through a retention
+//! policy and measure what it keeps, what it costs and which append sites are
+//! misclassified; audit and inspect a history; list the classification sites of a codebase.
 //!
-//! The pieces: [`transcript`] loads and classifies transcripts (with a
-//! [`favur_context::import::rules::Rules`] file), [`replay`] re-runs them step by step under a
-//! [`strategy::Strategy`] (the policy under test or a baseline), [`search`] finds the
-//! baselines' budgets that match the policy's mean request tokens, [`report`] aggregates
-//! the figures into tables and `svg` draws them. See `docs/replay.md` for the metric
-//! definitions.
-//!
-//! The library exists for the `favur-context` binary and its tests (`publish = false`): the
-//! modules the integration tests drive are public, the rest are crate-private, and their
-//! checks are unit tests beside them rather than doc examples.
+//! The crate is the binary's (`publish = false`); its one public item is [`main`], what the
+//! binary runs. Inside, `transcript` loads and classifies transcripts (with a
+//! `favur_context::import::rules::Rules` file), `replay` re-runs them step by step under a
+//! `strategy::Strategy` (the policy under test or a baseline), `search` finds the
+//! baselines' budgets that match the policy's mean request tokens, `report` aggregates the
+//! figures into tables and `svg` draws them; `audit`, `inspect` and `sites` are the other
+//! subcommands. See `docs/replay.md` for the metric definitions. Each module's checks are
+//! unit tests beside it; `src/tests/` drives the library end to end and `tests/` runs the
+//! binary as a process.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod audit;
+mod audit;
 mod audit_error;
 mod blocks;
-pub mod cache_bill;
-pub mod cached;
-pub mod cli;
-pub mod engine;
+mod cache_bill;
+mod cached;
+mod cli;
+mod commands;
+mod engine;
 mod fate;
-pub(crate) mod idents;
-pub mod inspect;
-pub(crate) mod observe;
-pub mod replay;
-pub mod report;
-pub mod search;
-pub mod sites;
-pub mod span_tally;
-pub mod spans;
-pub mod strategy;
-pub mod suggest;
-pub(crate) mod svg;
-pub(crate) mod sweep;
-pub(crate) mod sweep_svg;
+mod idents;
+mod inspect;
+mod observe;
+mod replay;
+mod report;
+mod search;
+mod sites;
+mod span_tally;
+mod spans;
+mod strategy;
+mod suggest;
+mod svg;
+mod sweep;
+mod sweep_svg;
 mod tally;
-pub mod transcript;
-pub mod wiring;
+mod transcript;
+mod wiring;
+
+pub use commands::main;
 
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod tests;
 
 /// Why a replay failed.
 #[derive(Debug, thiserror::Error)]

@@ -531,7 +531,7 @@ pub fn scan(root: &Path) -> Result<Vec<Site>, SitesError> {
 
 mod command;
 mod lockfile;
-pub use command::{SitesArgs, SitesOutcome, render_table, sites_command};
+pub use command::{SitesArgs, sites_command};
 
 #[cfg(test)]
 mod tests;

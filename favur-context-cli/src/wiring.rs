@@ -177,7 +177,7 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
         BuiltinSummarizer::default()
     };
     if args.sweep {
-        return sweep_command(args, &rules, &prepared, &summarizer);
+        return sweep_command(args, &prepared, &summarizer);
     }
     let factory = || -> Result<Box<dyn Strategy>, ReplayError> {
         Ok(Box::new(PolicyStrategy::new(
@@ -189,14 +189,12 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
     let window = policy.window_tokens();
     let job = Job {
         transcripts: &prepared,
-        rules: &rules,
         policy: &factory,
         renderer: &renderer,
         window,
         dump: args.dump.clone(),
         svg: args.svg.clone(),
         baselines: !args.no_baselines,
-        tiers: policy.tiers(),
     };
     let outcome = run(&job)?;
     let mut report = format!(
@@ -220,7 +218,6 @@ pub fn replay_command(args: &ReplayArgs) -> Result<String, CliError> {
 /// [`WINDOWS`](crate::sweep::WINDOWS); returns the report (the table) and draws the chart.
 fn sweep_command(
     args: &ReplayArgs,
-    rules: &Rules,
     prepared: &[Prepared],
     summarizer: &BuiltinSummarizer,
 ) -> Result<String, CliError> {
@@ -236,14 +233,12 @@ fn sweep_command(
         };
         let job = Job {
             transcripts: prepared,
-            rules,
             policy: &factory,
             renderer: &renderer,
             window,
             dump: None,
             svg: None,
             baselines: true,
-            tiers: policy.tiers(),
         };
         let outcome = run(&job)?;
         points.extend(crate::sweep::points(window, &outcome.totals));

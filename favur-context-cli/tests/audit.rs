@@ -9,154 +9,7 @@ use std::process::Command;
 
 use favur_context::journal::{JournaledHistory, OpenOptions};
 use favur_context::{History, Message, Retention, Store, forgettable, strict};
-use favur_context_cli::audit::{AuditArgs, AuditReport, audit_command, render_text};
 use serde_json::{Value, json};
-
-/// The shared traces (a missing folder fails the test in CI, see `common::traces_dir`).
-fn traces() -> Option<Vec<PathBuf>> {
-    let dir = common::traces_dir()?;
-    let files = common::trace_files(&dir);
-    assert!(!files.is_empty(), "no traces in {}", dir.display());
-    Some(files)
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("favur-audit-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// The shipped rules with the test and script runs made forgettable.
-fn wrong_rules(dir: &std::path::Path) -> PathBuf {
-    let shipped = std::fs::read_to_string(common::RULES).unwrap();
-    let at = shipped
-        .find("name = \"test and script runs\"")
-        .expect("rule present");
-    let class = shipped[at..].find("class = \"strict\"").expect("its class") + at;
-    let wrong = format!(
-        "{}class = \"forgettable\"{}",
-        &shipped[..class],
-        &shipped[class + "class = \"strict\"".len()..]
-    );
-    let path = dir.join("wrong-rules.toml");
-    std::fs::write(&path, wrong).unwrap();
-    path
-}
-
-fn audit_traces(files: &[PathBuf], rules: &std::path::Path) -> AuditReport {
-    let mut argv: Vec<String> = vec!["audit".into()];
-    argv.extend(files.iter().map(|f| f.display().to_string()));
-    argv.extend(
-        [
-            "--rules",
-            &rules.display().to_string(),
-            "--policy",
-            "default",
-            "--window",
-            "200000",
-        ]
-        .map(String::from),
-    );
-    audit_command(&common::parse_args::<AuditArgs>(argv)).expect("audit runs")
-}
-
-#[test]
-fn the_wrong_rule_stands_out_and_the_shipped_rules_get_no_unbacked_suggestion() {
-    let Some(files) = traces() else { return };
-    let d = temp("traces");
-    let wrong = audit_traces(&files, &wrong_rules(&d));
-    let shipped = audit_traces(&files, std::path::Path::new(common::RULES));
-    let avoidable = |report: &AuditReport, site: &str| {
-        report
-            .sites
-            .iter()
-            .find(|s| s.stats.site == site)
-            .map_or(0, |s| s.avoidable)
-    };
-    // The audit ranks by what avoidable regret cost (each evicted entry's re-fetch
-    // once): the wrong rule comes first, and it is the site whose avoidable regret the
-    // wrong file raised the most (the shipped rules keep listings forgettable, whose
-    // tier-2 drops count as avoidable in both runs).
-    let top = &wrong.sites[0];
-    assert_eq!(
-        top.rule.as_deref(),
-        Some("test and script runs"),
-        "{}",
-        render_text(&wrong)
-    );
-    let raised = wrong
-        .sites
-        .iter()
-        .max_by_key(|s| {
-            s.avoidable
-                .saturating_sub(avoidable(&shipped, &s.stats.site))
-        })
-        .expect("sites");
-    assert_eq!(raised.stats.site, top.stats.site);
-    assert_eq!(top.stats.class, Retention::Forgettable);
-    assert!(top.avoidable > 0 && top.avoidable_tokens > 0);
-    assert!(top.avoidable_tokens <= top.stats.regret_tokens);
-    assert_eq!(avoidable(&shipped, &top.stats.site), 0);
-    assert!(
-        wrong
-            .sites
-            .windows(2)
-            .all(|w| w[0].avoidable_tokens >= w[1].avoidable_tokens),
-        "{}",
-        render_text(&wrong)
-    );
-    // Its regret count is the number of events naming one of its entries.
-    let named = wrong
-        .events
-        .iter()
-        .filter(|e| {
-            e.event.site.file() == top.stats.site && e.event.class == Retention::Forgettable
-        })
-        .count();
-    assert_eq!(top.stats.regrets, named as u64);
-    assert!(render_text(&wrong).contains(&format!(
-        "| `import:mini-swe-agent/test and script runs` | forgettable | {} |",
-        top.stats.entries
-    )));
-
-    let row = shipped
-        .sites
-        .iter()
-        .find(|s| s.rule.as_deref() == Some("test and script runs"))
-        .expect("row");
-    assert_eq!((row.stats.class, row.avoidable), (Retention::Strict, 0));
-    // The same entries, classified right, cost fewer re-fetches.
-    assert!(row.stats.regrets < top.stats.regrets);
-    // A suggestion needs the replay's evidence (references lost) to reach the thresholds.
-    for s in &shipped.sites {
-        assert!(
-            s.suggestion.is_none(),
-            "unbacked suggestion for {}: {:?}",
-            s.stats.site,
-            s.suggestion
-        );
-        if let Some(ev) = s.references {
-            let lost = ev.lost_summarized + ev.lost_dropped;
-            assert!(
-                lost < 10 || (lost as f64) < 0.10 * ev.references as f64,
-                "{}: {ev:?}",
-                s.stats.site
-            );
-        }
-    }
-    // Every entry of every transcript is counted once, by exactly one site.
-    let entries: u64 = shipped.sites.iter().map(|s| s.stats.entries).sum();
-    let wrong_entries: u64 = wrong.sites.iter().map(|s| s.stats.entries).sum();
-    assert_eq!(entries, wrong_entries);
-    for s in &shipped.sites {
-        assert_eq!(
-            s.stats.entries,
-            s.stats.kept + s.stats.left_view(),
-            "{}",
-            s.stats.site
-        );
-    }
-}
 
 /// Writes the journal of an agent whose test tool is classified forgettable: five runs of
 /// the same tests, each result dropped at tier 2 before the next run. Returns the line of
@@ -189,7 +42,7 @@ fn misclassified_agent(path: &std::path::Path) -> u32 {
 
 #[test]
 fn the_binary_audits_a_journal_and_a_saved_history_and_names_the_careless_line() {
-    let d = temp("journal");
+    let d = common::temp("journal");
     let journal = d.join("agent.jsonl");
     let line = misclassified_agent(&journal);
     let (history, _) = History::from_journal(std::fs::File::open(&journal).unwrap()).unwrap();
@@ -269,7 +122,7 @@ fn the_binary_audits_a_journal_and_a_saved_history_and_names_the_careless_line()
 
 #[test]
 fn a_transcript_without_rules_is_an_error_naming_the_file() {
-    let d = temp("norules");
+    let d = common::temp("norules");
     let t = d.join("t.json");
     std::fs::write(&t, r#"[{"role": "user", "content": "hi"}]"#).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_favur-context"))
@@ -295,7 +148,7 @@ fn a_transcript_without_rules_is_an_error_naming_the_file() {
 #[test]
 fn a_sealed_journal_is_audited_and_inspected_with_its_key_only() {
     use favur_context::store::SealKey;
-    let d = temp("sealed");
+    let d = common::temp("sealed");
     let journal = d.join("sealed.jsonl");
     let key = b"the seal key of this agent, 32+ bytes long".to_vec();
     let key_file = d.join("seal.key");

@@ -19,14 +19,12 @@ fn a_run_reports_the_policy_and_three_baselines() -> Result<(), ReplayError> {
     let transcripts = [four_turns()];
     let job = Job {
         transcripts: &transcripts,
-        rules: &rules,
         policy: &factory,
         renderer: &LibRenderer::default(),
         window: policy.window_tokens(),
         dump: None,
         svg: None,
         baselines: true,
-        tiers: policy.tiers(),
     };
     let outcome = run(&job)?;
     assert_eq!(outcome.totals.len(), 4);

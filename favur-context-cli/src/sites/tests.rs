@@ -2,7 +2,8 @@ use std::path::Path;
 
 use favur_context::Retention::{Forgettable, Strict};
 
-use super::{SiteClass, render_table, scan, scan_source};
+use super::command::render_table;
+use super::{SiteClass, scan, scan_source};
 
 #[test]
 fn a_site_names_its_line_its_item_and_what_classifies_it() -> Result<(), super::SitesError> {

@@ -1,55 +1,9 @@
 //! Shared test helpers.
 #![allow(dead_code)]
 
-use favur_context::import::Format;
+use favur_context::Message;
 use favur_context::import::rules::Rules;
-use favur_context::render::Form;
-use favur_context::{History, Message};
-use favur_context_cli::ReplayError;
-use favur_context_cli::replay::{Prepared, Renderer};
-use favur_context_cli::transcript::ClassifiedTranscript;
 use serde_json::{Value, json};
-
-/// Renders each pinned entry and view item as `{"role", "content"}` with the message's
-/// text, tool-call commands (`$ cmd`) and results: simple enough that the tests can work
-/// out the expected figures by hand.
-pub struct PlainRenderer;
-
-pub fn content(m: &Message) -> String {
-    let mut out = m.text();
-    for c in m.tool_calls() {
-        out.push_str(&format!(
-            "$ {}",
-            favur_context::import::rules::command_of(&c.arguments)
-        ));
-    }
-    for r in m.tool_results() {
-        out.push_str(&r.content);
-    }
-    out
-}
-
-impl Renderer for PlainRenderer {
-    fn render(&self, h: &History) -> Result<Value, ReplayError> {
-        let mut out = Vec::new();
-        for id in h.pinned() {
-            let e = h.recall(*id).map_err(|_| ReplayError::Internal("pinned"))?;
-            out.push(json!({"role": e.message().role.as_str(), "content": content(e.message())}));
-        }
-        for item in h.view().items() {
-            let e = h
-                .recall(item.id)
-                .map_err(|_| ReplayError::Internal("item"))?;
-            let text = match &item.form {
-                Form::Placeholder { .. } => format!("[compacted {}]", item.id),
-                Form::Capped(m) => content(m),
-                _ => content(e.message()),
-            };
-            out.push(json!({"role": e.message().role.as_str(), "content": text}));
-        }
-        Ok(Value::Array(out))
-    }
-}
 
 /// The shipped rules file.
 pub const RULES: &str = concat!(
@@ -92,13 +46,6 @@ pub fn hand_rules() -> Rules {
     .expect("hand rules parse")
 }
 
-pub fn prepare(json: Value, rules: &Rules) -> Prepared {
-    Prepared::new(
-        ClassifiedTranscript::from_value("hand", Format::OpenAi, &json, rules)
-            .expect("hand transcript imports"),
-    )
-}
-
 /// A chat of plain messages, `(role, content)` each, as an OpenAI transcript.
 pub fn chat(messages: &[(&str, &str)]) -> Value {
     let messages = messages.iter();
@@ -136,3 +83,11 @@ pub fn append_bash_call(j: &mut favur_context::journal::JournaledHistory, id: &s
 mod edits;
 #[allow(unused_imports)]
 pub use edits::drop_at;
+
+/// A fresh directory for one test, named after it and this process.
+pub fn temp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("favur-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

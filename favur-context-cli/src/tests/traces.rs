@@ -2,13 +2,13 @@
 //! 200k-token window, as `docs/replay.md` does. Skips (with a message) where the traces
 //! folder is absent; `FAVUR_TRACES` points elsewhere.
 
-mod common;
+use super::common;
 
+use crate::engine::{LibRenderer, PolicyStrategy, RequestFormat};
+use crate::replay::{Prepared, replay};
+use crate::transcript::load;
+use crate::wiring::{ReplayArgs, replay_command};
 use favur_context::import::rules::Rules;
-use favur_context_cli::engine::{LibRenderer, PolicyStrategy, RequestFormat};
-use favur_context_cli::replay::{Prepared, replay};
-use favur_context_cli::transcript::load;
-use favur_context_cli::wiring::{ReplayArgs, replay_command};
 
 #[test]
 fn the_command_replays_every_trace_with_the_shipped_rules() {

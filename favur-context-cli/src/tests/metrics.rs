@@ -1,17 +1,17 @@
 //! The metrics on small hand-made transcripts whose right answers are known.
 
-mod common;
+use super::common;
 
+use crate::replay::{Fate, Run, replay};
+use crate::report::Summary;
+use crate::search::{match_mask, match_trim, mean_tokens};
+use crate::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 use common::{PlainRenderer, call, chat, hand_rules, prepare, result};
 use favur_context::Retention;
 use favur_context::tokens::{HeuristicCounter, TokenCounter};
-use favur_context_cli::replay::{Fate, Run, replay};
-use favur_context_cli::report::Summary;
-use favur_context_cli::search::{match_mask, match_trim, mean_tokens};
-use favur_context_cli::strategy::{MaskOld, NoCompaction, Strategy, TrimOldest};
 use serde_json::json;
 
-fn run(p: &favur_context_cli::replay::Prepared, s: &mut dyn Strategy) -> Run {
+fn run(p: &crate::replay::Prepared, s: &mut dyn Strategy) -> Run {
     replay(p, s, Some(&PlainRenderer), &mut |_, _| Ok(())).expect("replay")
 }
 

@@ -1,17 +1,17 @@
 //! Exact-text spans: what counts as one, and whether it survives a compaction; the cache
 //! figures per compaction; `--sweep`.
 
-mod common;
+use super::common;
 
+use crate::cache_bill::Bill;
+use crate::replay::{Fate, Prepared, Run, replay};
+use crate::report::Summary;
+use crate::span_tally::lost;
+use crate::spans::{candidates, quoted};
+use crate::strategy::{NoCompaction, Strategy, TrimOldest};
+use crate::transcript::ClassifiedTranscript;
 use common::{PlainRenderer, call, hand_rules, prepare, result};
 use favur_context::import::Format;
-use favur_context_cli::cache_bill::Bill;
-use favur_context_cli::replay::{Fate, Prepared, Run, replay};
-use favur_context_cli::report::Summary;
-use favur_context_cli::span_tally::lost;
-use favur_context_cli::spans::{candidates, quoted};
-use favur_context_cli::strategy::{NoCompaction, Strategy, TrimOldest};
-use favur_context_cli::transcript::ClassifiedTranscript;
 use serde_json::json;
 
 /// The span texts of message `i`.
@@ -218,8 +218,8 @@ fn sweep_prints_four_windows_for_every_strategy_and_draws_one_chart() {
         "--sweep-svg".into(),
         svg.display().to_string(),
     ];
-    let args = common::parse_args::<favur_context_cli::wiring::ReplayArgs>(argv);
-    let report = favur_context_cli::wiring::replay_command(&args).unwrap();
+    let args = common::parse_args::<crate::wiring::ReplayArgs>(argv);
+    let report = crate::wiring::replay_command(&args).unwrap();
     for window in ["100k", "150k", "200k", "300k"] {
         for strategy in ["policy", "trim-oldest", "mask-old", "no compaction"] {
             assert!(
@@ -242,24 +242,22 @@ fn the_dump_report_lists_the_lost_spans_and_every_compaction() {
     let transcripts = [prepare(two_views(), &rules)];
     let path = std::env::temp_dir().join(format!("favur-spans-dump-{}.jsonl", std::process::id()));
     // The strategy under test here is trim-oldest: its compactions lose the old view.
-    let factory = || -> Result<Box<dyn Strategy>, favur_context_cli::ReplayError> {
+    let factory = || -> Result<Box<dyn Strategy>, crate::ReplayError> {
         Ok(Box::new(TrimOldest { budget: 120 }))
     };
     let policy = favur_context::Policy::default();
-    let job = favur_context_cli::cli::Job {
+    let job = crate::cli::Job {
         transcripts: &transcripts,
-        rules: &rules,
         policy: &factory,
         renderer: &PlainRenderer,
         window: 200_000,
         dump: Some(path.clone()),
         svg: None,
         baselines: false,
-        tiers: policy.tiers(),
     };
-    let outcome = favur_context_cli::cli::run(&job).unwrap();
+    let outcome = crate::cli::run(&job).unwrap();
     let _ = std::fs::remove_file(&path);
-    let report = favur_context_cli::cli::render_report(&outcome, &rules, policy.tiers());
+    let report = crate::cli::render_report(&outcome, &rules, policy.tiers());
     // Requests come before messages 1, 3, 5 and 7: the heredoc (message 5) is request 2.
     assert!(
         report.contains("| hand | 2 | 2 | fuzzy | dropped | `def old_function_name(arg):` |"),
@@ -279,12 +277,9 @@ fn the_dump_report_lists_the_lost_spans_and_every_compaction() {
         assert!(report.contains(&row), "{row}\n{report}");
     }
     // Without a dump neither list is printed.
-    let quiet = favur_context_cli::cli::Job { dump: None, ..job };
-    let report = favur_context_cli::cli::render_report(
-        &favur_context_cli::cli::run(&quiet).unwrap(),
-        &rules,
-        policy.tiers(),
-    );
+    let quiet = crate::cli::Job { dump: None, ..job };
+    let report =
+        crate::cli::render_report(&crate::cli::run(&quiet).unwrap(), &rules, policy.tiers());
     assert!(!report.contains("Spans the policy lost"));
 }
 
@@ -293,7 +288,7 @@ fn sweep_refuses_a_window_a_dump_or_no_baselines() {
     #[derive(clap::Parser)]
     struct Cli {
         #[command(flatten)]
-        args: favur_context_cli::wiring::ReplayArgs,
+        args: crate::wiring::ReplayArgs,
     }
     let base = [
         "x", "t.json", "--rules", "r.toml", "--policy", "default", "--sweep",

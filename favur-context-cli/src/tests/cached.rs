@@ -1,16 +1,16 @@
 //! The cached-prefix figure: a prompt cache with Anthropic's rules over the requests of a
 //! replay, the breakpoints placed by `render_anthropic_cached`.
 
-mod common;
+use super::common;
 
+use crate::cached::PrefixCache;
+use crate::replay::{Prepared, replay};
+use crate::report::Summary;
+use crate::strategy::NoCompaction;
+use crate::transcript::ClassifiedTranscript;
 use common::{PlainRenderer, hand_rules, prepare};
 use favur_context::import::Format;
 use favur_context::{History, Message, Retention};
-use favur_context_cli::cached::PrefixCache;
-use favur_context_cli::replay::{Prepared, replay};
-use favur_context_cli::report::Summary;
-use favur_context_cli::strategy::NoCompaction;
-use favur_context_cli::transcript::ClassifiedTranscript;
 use serde_json::json;
 
 #[test]
@@ -71,10 +71,7 @@ fn a_gemini_transcript_replays_with_its_figures() {
             {"role": "model", "parts": [{"text": "The parser is in src/parser.rs."}]},
         ],
     });
-    assert_eq!(
-        favur_context_cli::transcript::detect_format(&doc),
-        Format::Gemini
-    );
+    assert_eq!(crate::transcript::detect_format(&doc), Format::Gemini);
     let t = ClassifiedTranscript::from_value("g", Format::Gemini, &doc, &rules).unwrap();
     let p = Prepared::new(t);
     let run = replay(&p, &mut NoCompaction, Some(&PlainRenderer), &mut |_, _| {

@@ -1,14 +1,14 @@
 //! `--dump`: one JSON line `{transcript, step, request}` per rendered request.
 
-mod common;
+use super::common;
 
+use crate::ReplayError;
+use crate::cli::{Job, run};
+use crate::engine::{LibRenderer, PolicyStrategy, RequestFormat};
+use crate::replay::replay;
+use crate::strategy::Strategy;
 use common::{call, hand_rules, prepare, result};
 use favur_context::Policy;
-use favur_context_cli::ReplayError;
-use favur_context_cli::cli::{Job, run};
-use favur_context_cli::engine::{LibRenderer, PolicyStrategy, RequestFormat};
-use favur_context_cli::replay::replay;
-use favur_context_cli::strategy::Strategy;
 use serde_json::{Value, json};
 
 fn transcript(task: &str) -> Value {
@@ -31,7 +31,7 @@ fn dump_has_one_line_per_request_in_order_with_the_rendered_request() {
     // Give the second transcript its own id.
     let mut t = b.transcript().clone();
     t.id = "second".into();
-    b = favur_context_cli::replay::Prepared::new(t);
+    b = crate::replay::Prepared::new(t);
     let transcripts = [a, b];
     let path = std::env::temp_dir().join(format!("favur-dump-{}.jsonl", std::process::id()));
     let policy = Policy::for_window(200_000).unwrap();
@@ -44,14 +44,12 @@ fn dump_has_one_line_per_request_in_order_with_the_rendered_request() {
     let renderer = LibRenderer(RequestFormat::OpenAi);
     let job = Job {
         transcripts: &transcripts,
-        rules: &rules,
         policy: &factory,
         renderer: &renderer,
         window: 200_000,
         dump: Some(path.clone()),
         svg: None,
         baselines: false,
-        tiers: policy.tiers(),
     };
     let outcome = run(&job).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();

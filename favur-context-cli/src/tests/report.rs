@@ -1,14 +1,14 @@
 //! The misclassification report and the command's errors, on hand-made transcripts.
 
-mod common;
+use super::common;
 
+use crate::engine::{LibRenderer, PolicyStrategy};
+use crate::replay::replay;
+use crate::report::Summary;
+use crate::suggest::{misclassification, suggestions};
 use common::{call, prepare, result};
 use favur_context::import::rules::Rules;
 use favur_context::{Policy, Retention};
-use favur_context_cli::engine::{LibRenderer, PolicyStrategy};
-use favur_context_cli::replay::replay;
-use favur_context_cli::report::Summary;
-use favur_context_cli::suggest::{misclassification, suggestions};
 use serde_json::json;
 
 fn rules(listing_class: &str, run_class: &str) -> Rules {
@@ -131,7 +131,7 @@ fn no_suggestion_without_evidence() {
 }
 
 mod command {
-    use favur_context_cli::wiring::{CliError, ReplayArgs, replay_command};
+    use crate::wiring::{CliError, ReplayArgs, replay_command};
 
     fn run(
         dir: &std::path::Path,

@@ -1,11 +1,11 @@
 //! The rules file: parsing, its located errors, first-match-wins, the explicit default,
 //! and the unmatched-message error.
 
+use super::common;
+
 use favur_context::import::rules::{MessageFacts, RuleRef, Rules, RulesError};
 use favur_context::import::{self, Format};
 use favur_context::{History, Retention, Role};
-
-mod common;
 
 fn err(text: &str) -> RulesError {
     Rules::from_toml(text).expect_err("the rules file should be rejected")
