@@ -173,13 +173,7 @@ impl Branch {
         let new: Vec<NewEntry> = imported
             .into_iter()
             .skip(have)
-            .map(|m| {
-                if m.pin {
-                    NewEntry::pinned(m.classified)
-                } else {
-                    NewEntry::appended(m.classified)
-                }
-            })
+            .map(NewEntry::from)
             .collect();
         let imported = new.len();
         if !new.is_empty() {

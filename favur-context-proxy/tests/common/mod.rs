@@ -236,13 +236,7 @@ impl Direct {
         let new: Vec<NewEntry> = imported
             .into_iter()
             .skip(self.recorded)
-            .map(|m| {
-                if m.pin {
-                    NewEntry::pinned(m.classified)
-                } else {
-                    NewEntry::appended(m.classified)
-                }
-            })
+            .map(NewEntry::from)
             .collect();
         self.recorded += new.len();
         if !new.is_empty() {

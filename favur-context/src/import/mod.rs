@@ -232,6 +232,31 @@ pub struct ImportedMessage {
     pub prompt_tokens: Option<u64>,
 }
 
+impl From<ImportedMessage> for crate::history::NewEntry {
+    /// The entry a store records for an imported message: pinned if its rules pin it,
+    /// appended otherwise, as [`import`] records it.
+    ///
+    /// ```
+    /// use favur_context::import::{parse, Format, IncomingMessage};
+    /// use favur_context::store::NewEntry;
+    /// use favur_context::{History, Retention, Store};
+    /// let t = parse(Format::OpenAi, r#"[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]"#).unwrap();
+    /// let pin_system = |m: &IncomingMessage<'_>| Retention::Strict;
+    /// let mut messages = t.classify(&pin_system).unwrap();
+    /// messages[0].pin = true;
+    /// let mut h = History::new();
+    /// h.record(messages.into_iter().map(NewEntry::from).collect()).unwrap();
+    /// assert_eq!((h.pinned().len(), h.view().len()), (1, 1));
+    /// ```
+    fn from(m: ImportedMessage) -> Self {
+        if m.pin {
+            Self::pinned(m.classified)
+        } else {
+            Self::appended(m.classified)
+        }
+    }
+}
+
 /// What an import recorded.
 ///
 /// ```
