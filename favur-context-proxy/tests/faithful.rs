@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Upstream, start_proxy, start_with};
+use common::{Upstream, post_chat, start_proxy, start_with};
 use favur_context_proxy::config::{Config, StoreSpec};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -21,12 +21,7 @@ async fn a_stream_arrives_chunk_by_chunk_and_byte_for_byte() {
     let proxy = start_proxy(&upstream, StoreSpec::Memory).await;
     let mut body = chat("stream please");
     body["stream"] = json!(true);
-    let r = reqwest::Client::new()
-        .post(format!("{proxy}/v1/chat/completions"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let r = post_chat(&proxy, &body).await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     assert_eq!(
@@ -60,12 +55,7 @@ async fn an_upstream_error_comes_back_as_it_came() {
     let text = r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#;
     upstream.log.lock().unwrap().fail = Some((429, text.into()));
     let proxy = start_proxy(&upstream, StoreSpec::Memory).await;
-    let r = reqwest::Client::new()
-        .post(format!("{proxy}/v1/chat/completions"))
-        .json(&chat("hi"))
-        .send()
-        .await
-        .unwrap();
+    let r = post_chat(&proxy, &chat("hi")).await;
     assert_eq!(r.status(), 429);
     assert_eq!(r.text().await.unwrap(), text);
 }
@@ -180,12 +170,7 @@ async fn refusals_are_typed_and_nothing_is_sent() {
 async fn an_unreachable_upstream_is_a_502() {
     let config = Config::new("http://127.0.0.1:9", "http://127.0.0.1:9").unwrap();
     let proxy = start_with(config).await;
-    let r = reqwest::Client::new()
-        .post(format!("{proxy}/v1/chat/completions"))
-        .json(&chat("hi"))
-        .send()
-        .await
-        .unwrap();
+    let r = post_chat(&proxy, &chat("hi")).await;
     assert_eq!(r.status(), 502);
     let e: Value = r.json().await.unwrap();
     assert_eq!(e["error"]["code"], "upstream_unreachable");

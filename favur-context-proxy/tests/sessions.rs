@@ -8,7 +8,9 @@ mod common;
 
 use std::process::{Child, Command, Stdio};
 
-use common::{Direct, Upstream, request_points, start_proxy, test_policy, to_chat, trace};
+use common::{
+    Direct, Upstream, post_chat, request_points, start_proxy, test_policy, to_chat, trace,
+};
 use favur_context::render::render_openai;
 use favur_context_proxy::config::StoreSpec;
 use favur_context_proxy::wire::Wire;
@@ -16,12 +18,7 @@ use favur_context_tests::pg::server_or_skip;
 use serde_json::{Value, json};
 
 async fn post(proxy: &str, body: &Value) -> Value {
-    let r = reqwest::Client::new()
-        .post(format!("{proxy}/v1/chat/completions"))
-        .json(body)
-        .send()
-        .await
-        .unwrap();
+    let r = post_chat(proxy, body).await;
     assert_eq!(r.status(), 200);
     r.json().await.unwrap()
 }

@@ -41,6 +41,16 @@ pub async fn start_with(mut config: Config) -> String {
 }
 
 /// A shared trace's `messages`, or `None` (skipped, or failed in CI) without the traces.
+/// POSTs `body` to the proxy's Chat Completions path.
+pub async fn post_chat(proxy: &str, body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{proxy}/v1/chat/completions"))
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
 pub fn trace(name: &str) -> Option<Vec<Value>> {
     let dir = traces::traces_dir()?;
     let file = traces::trace_files(&dir)
