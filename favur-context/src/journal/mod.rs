@@ -59,6 +59,7 @@ mod error;
 mod export;
 mod format;
 mod fs;
+mod open;
 mod options;
 mod read;
 mod readback;
@@ -70,8 +71,6 @@ pub(crate) use sealed::record_in_line;
 mod writer;
 
 use std::fmt;
-use std::fs::TryLockError;
-use std::io::{self, BufReader};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -92,11 +91,9 @@ use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
 use crate::store_trait::Store;
 pub(crate) use format::{Header, RecordOut, RequestOverhead};
-use fs::{JournalFile, move_aside, open_journal, sync_parent};
 use readback::FileOriginals;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use readback::find_entry;
-use scan::scan;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use scan::{apply_record, parse_record};
 use writer::Writer;
@@ -203,155 +200,6 @@ impl JournaledHistory {
         setup: impl FnOnce() -> Vec<NewEntry>,
     ) -> Result<JournaledHistory, JournalError> {
         OpenOptions::new().open_or_create(path, setup)
-    }
-
-    pub(crate) fn open_with(
-        path: &Path,
-        options: &OpenOptions,
-        setup: Option<Box<dyn FnOnce() -> Vec<NewEntry> + '_>>,
-    ) -> Result<JournaledHistory, JournalError> {
-        let io = |action: &'static str| {
-            move |source: io::Error| JournalError::Io {
-                path: path.to_path_buf(),
-                action,
-                source,
-            }
-        };
-        let file = open_journal(path, options.follow_symlinks)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(JournalError::Locked {
-                    path: path.to_path_buf(),
-                });
-            }
-            Err(TryLockError::Error(source)) => return Err(io("lock")(source)),
-        }
-        let file_len = file.metadata().map_err(io("read the length of"))?.len();
-        let originals = match options.keep_originals {
-            true => None,
-            false => Some(Arc::new(
-                FileOriginals::open(path, &file, Arc::clone(&options.counter))
-                    .map_err(io("open"))?,
-            )),
-        };
-        let mut history = options.new_history();
-        if let Some(o) = &originals {
-            history = history.with_originals(Arc::clone(o) as _);
-        }
-        let mut scan = scan(
-            BufReader::with_capacity(1 << 16, &file),
-            path,
-            options,
-            history,
-        )?;
-        let sync = options.durability != Durability::Flush;
-        let mut report = OpenReport {
-            created: scan.records == 0,
-            records: scan.records,
-            torn_tail: scan.torn.clone(),
-            salvaged: None,
-            seal_head: None,
-        };
-        if let Some(damage) = scan.damage {
-            if !options.salvage {
-                return Err(damage.into_error(path));
-            }
-            if !scan.header {
-                // Salvage keeps a journal's good records; this file has none to keep.
-                return Err(JournalError::NotAJournal {
-                    path: path.to_path_buf(),
-                });
-            }
-            let moved_to = move_aside(&file, path, damage.offset, file_len, sync)?;
-            tracing::warn!(
-                journal = %path.display(),
-                line = damage.line,
-                offset = damage.offset,
-                moved_to = %moved_to.display(),
-                "salvaged a damaged journal: {}", damage.problem
-            );
-            report.salvaged = Some(Salvaged {
-                line: damage.line,
-                offset: damage.offset,
-                problem: damage.problem,
-                moved_to: Some(moved_to),
-                bytes: file_len.saturating_sub(damage.offset),
-            });
-        }
-        if scan.end < file_len {
-            if let Some(torn) = &scan.torn {
-                tracing::warn!(
-                    journal = %path.display(),
-                    line = torn.line,
-                    offset = torn.offset,
-                    bytes = torn.bytes,
-                    "cut off a torn last record (an append that was never acknowledged)"
-                );
-            }
-            file.set_len(scan.end)
-                .map_err(io("cut off the damaged end of"))?;
-            if sync {
-                file.sync_data().map_err(io("sync"))?;
-            }
-        }
-        if let Some(o) = &originals {
-            o.set(scan.locators);
-        }
-        let resumed = scan.seal.chain.take();
-        let file = JournalFile {
-            file,
-            #[cfg(feature = "fault-injection")]
-            faults: options.faults,
-        };
-        if scan.unterminated {
-            // A complete last record whose `\n` was never written: kept, and ended.
-            tracing::warn!(journal = %path.display(), offset = scan.end, "kept a complete last record that lacked its newline");
-            file.append(b"\n", scan.end)
-                .map_err(io("end the last record of"))?;
-            scan.end += 1;
-        }
-        let mut writer = Writer::new(
-            file,
-            path,
-            scan.end,
-            options.durability,
-            options.max_line_bytes,
-        )
-        .map_err(io("read the metadata of"))?;
-        if let Some(chain) = resumed {
-            let sealer = sealed::Sealer::new(chain, std::mem::take(&mut scan.seal.table));
-            if let Some(o) = &originals {
-                o.seal(Arc::clone(&sealer.marks));
-            }
-            writer.seal = Some(sealer);
-        }
-        let mut journal = JournaledHistory {
-            history: scan.history,
-            writer,
-            originals,
-            report,
-        };
-        if !scan.header {
-            let header = Header {
-                format: JOURNAL_FORMAT,
-                framing_tokens: journal.history.framing_tokens(),
-                counter: Some(journal.history.counter().id().to_owned()),
-                seal: journal.start_seal(options),
-            };
-            journal.writer.write(&RecordOut::Journal(header))?;
-            journal.writer.settle();
-            if sync {
-                sync_parent(path);
-            }
-        }
-        journal.report.seal_head = journal.seal_head();
-        if let Some(setup) = setup
-            && journal.report.created
-        {
-            journal.record(setup())?;
-        }
-        Ok(journal)
     }
 
     /// The history as recorded: view, pinned entries, usage, compactions,
@@ -492,16 +340,6 @@ impl JournaledHistory {
     /// ```
     pub fn seal_head(&self) -> Option<crate::store_trait::seal::SealHead> {
         self.writer.seal.as_ref().and_then(|s| s.head())
-    }
-
-    /// Seals a new journal when `options` has a key: its chain id, for the header.
-    fn start_seal(&mut self, options: &OpenOptions) -> Option<String> {
-        let (sealer, id) = sealed::Sealer::start(options.seal.as_ref()?);
-        if let Some(o) = &self.originals {
-            o.seal(Arc::clone(&sealer.marks));
-        }
-        self.writer.seal = Some(sealer);
-        Some(id)
     }
 
     fn record_error(&self, source: crate::history::RecordError) -> JournalError {
