@@ -268,21 +268,23 @@ pub(crate) fn apply_record(history: &mut History, record: RecordIn) -> Result<us
     match record {
         RecordIn::Journal(_) => Err(Corruption::UnexpectedHeader),
         RecordIn::Entry(entry) => {
-            history.insert(entry).map_err(corruption)?;
+            history.insert(entry)?;
             Ok(1)
         }
         RecordIn::Batch(entries) => apply_entries(history, entries),
         RecordIn::Keyed { key, entries } => {
-            history.admits_key(&key).map_err(|e| corruption(e.into()))?;
+            history
+                .admits_key(&key)
+                .map_err(|e| Corruption::Record(e.into()))?;
             let first = history.next_id();
             let n = apply_entries(history, entries)?;
             history.note_key(&key, first);
             Ok(n)
         }
         RecordIn::Compaction(compaction) => {
-            let checked = history.check(compaction).map_err(corruption)?;
+            let checked = history.check(compaction)?;
             let n = checked.summaries();
-            history.commit(checked).map_err(corruption)?;
+            history.commit(checked)?;
             Ok(n)
         }
         RecordIn::RequestOverhead(overhead) => {
@@ -300,37 +302,22 @@ fn apply_entries(history: &mut History, entries: Vec<Entry>) -> Result<usize, Co
     for (i, entry) in entries.iter().enumerate() {
         let expected = EntryId(history.next_id().0.saturating_add(i as u64));
         if entry.id != expected {
-            return Err(corruption(RecordError::IdOrder {
+            return Err(RecordError::IdOrder {
                 expected,
                 found: entry.id,
-            }));
+            }
+            .into());
         }
         if entry.kind.is_summary() {
-            return Err(corruption(RecordError::Summary { id: entry.id }));
+            return Err(RecordError::Summary { id: entry.id }.into());
         }
     }
-    history.admits_all(&entries).map_err(corruption)?;
+    history.admits_all(&entries)?;
     let n = entries.len();
     for entry in entries {
-        history.insert(entry).map_err(corruption)?;
+        history.insert(entry)?;
     }
     Ok(n)
-}
-
-/// The damage a record that does not apply is.
-fn corruption(e: RecordError) -> Corruption {
-    match e {
-        RecordError::Compaction(a) => Corruption::Compaction(a),
-        RecordError::IdOrder { expected, found } => Corruption::IdOrder { expected, found },
-        RecordError::Summary { id } => Corruption::UnexpectedSummary { id },
-        RecordError::CallId { id, problem } => Corruption::CallId { id, problem },
-        RecordError::Part { id, problem } => Corruption::Part { id, problem },
-        RecordError::Key(problem) => Corruption::Key(problem),
-        // A compaction checked just now is committed just now.
-        RecordError::Stale => Corruption::InvalidCompaction {
-            message: e.to_string(),
-        },
-    }
 }
 
 #[cfg(test)]
