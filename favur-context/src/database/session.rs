@@ -14,10 +14,6 @@ use crate::journal::OpenOptions;
 use crate::model::entry::EntryId;
 
 /// The lease a claim holds by default: 30 s, renewed by every write.
-///
-/// ```
-/// assert_eq!(favur_context::store::DEFAULT_LEASE.as_secs(), 30);
-/// ```
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
 /// How a database store opens a session: the claim's lease and owner, the history's
@@ -47,11 +43,6 @@ impl SessionOptions {
     /// The defaults: a [`DEFAULT_LEASE`], a fresh owner token per open, the history
     /// settings of [`OpenOptions::new`] (originals evicted once they leave the view, read
     /// back from the database), no statement timeout.
-    ///
-    /// ```
-    /// let o = favur_context::store::SessionOptions::new();
-    /// assert_eq!(o.lease_duration(), favur_context::store::DEFAULT_LEASE);
-    /// ```
     pub fn new() -> Self {
         SessionOptions::default()
     }
@@ -61,20 +52,10 @@ impl SessionOptions {
         /// `renew`). Once it has run out another writer may take the session over, and this
         /// one is fenced. Keep it longer than the longest pause between writes (a model
         /// request).
-        ///
-        /// ```
-        /// use std::time::Duration;
-        /// let o = favur_context::store::SessionOptions::new().lease(Duration::from_millis(300));
-        /// assert_eq!(o.lease_duration().as_millis(), 300);
-        /// ```
         lease(lease: Duration) => lease = Some(lease);
     }
 
     /// The lease in force.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::store::SessionOptions::new().lease_duration().as_secs(), 30);
-    /// ```
     pub fn lease_duration(&self) -> Duration {
         self.lease.unwrap_or(DEFAULT_LEASE)
     }
@@ -83,35 +64,17 @@ impl SessionOptions {
         /// This writer's owner token (by default a fresh one per open). A writer that opens
         /// again with its own token takes its claim back at once, even while the lease runs
         /// (after a lost connection, say); the older handle is then fenced.
-        ///
-        /// ```
-        /// let o = favur_context::store::SessionOptions::new().owner("host-a/worker-1");
-        /// assert!(format!("{o:?}").contains("host-a/worker-1"));
-        /// ```
         owner(owner: impl Into<String>) => owner = Some(owner.into());
 
         /// The history's settings, as for a journal: the token counter (an existing session
         /// counted with another one is refused, [`StoreError::Counter`]), the framing tokens
         /// of a new session, and [`keep_originals`](OpenOptions::keep_originals). The file
         /// settings (durability, salvage, line limit) do not apply.
-        ///
-        /// ```
-        /// use favur_context::journal::OpenOptions;
-        /// use favur_context::store::SessionOptions;
-        /// let o = SessionOptions::new().history(OpenOptions::new().framing_tokens(0));
-        /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
-        /// ```
         history(options: OpenOptions) => history;
 
         /// PostgreSQL only: the server cancels any statement of this store that runs longer
         /// (`SET statement_timeout`), and the write fails with [`StoreError::Database`],
         /// nothing written.
-        ///
-        /// ```
-        /// use std::time::Duration;
-        /// let o = favur_context::store::SessionOptions::new().statement_timeout(Duration::from_secs(2));
-        /// assert!(format!("{o:?}").contains("2s"));
-        /// ```
         statement_timeout(timeout: Duration) => statement_timeout = Some(timeout);
     }
 

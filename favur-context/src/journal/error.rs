@@ -10,12 +10,6 @@ use crate::model::entry::EntryId;
 
 /// What is wrong with a damaged journal line. Carried by [`JournalError::Corrupt`] and
 /// [`Salvaged`](crate::journal::Salvaged).
-///
-/// ```
-/// use favur_context::journal::Corruption;
-/// let c = Corruption::UnknownRecord { kind: "snapshot".into() };
-/// assert_eq!(c.to_string(), "unknown record type `snapshot`");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Corruption {

@@ -205,14 +205,6 @@ impl JournaledHistory {
     /// The history as recorded: view, pinned entries, usage, compactions,
     /// [`recall`](History::recall) of any original (evicted ones read back from the file),
     /// [`pending_calls`](History::pending_calls), and what rendering takes.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-hist-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert!(h.history().view().is_empty());
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn history(&self) -> &History {
         &self.history
     }
@@ -252,55 +244,22 @@ impl JournaledHistory {
 
     /// What opening found: whether the journal is new, how many records were loaded, a
     /// torn last line cut off, damage salvaged.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-rep-{}.jsonl", std::process::id()));
-    /// # let _ = std::fs::remove_file(&path);
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert!(h.report().is_clean());
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn report(&self) -> &OpenReport {
         &self.report
     }
 
     /// The journal file.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-path-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert_eq!(h.path(), path);
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn path(&self) -> &Path {
         &self.writer.path
     }
 
     /// The durability setting in force.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-dur-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert_eq!(h.durability(), favur_context::journal::Durability::Flush);
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn durability(&self) -> Durability {
         self.writer.durability
     }
 
     /// Whether the journal takes no more writes ([`JournalError::Poisoned`]): a failed
     /// write could not be cut back, a sync failed, or a panic interrupted a write.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-poi-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert!(!h.is_poisoned());
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn is_poisoned(&self) -> bool {
         self.writer.is_poisoned()
     }
