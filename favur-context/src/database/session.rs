@@ -8,7 +8,7 @@ use crate::database::StoreError;
 use crate::database::rows::Row;
 use crate::database::sealing::RowSeal;
 use crate::history::view::Compaction;
-use crate::history::{CheckedCompaction, History, Write};
+use crate::history::{Change, CheckedCompaction, History};
 use crate::history::{NewEntry, RecordError};
 use crate::journal::OpenOptions;
 use crate::model::entry::EntryId;
@@ -170,15 +170,6 @@ enum Stopped {
     Poisoned,
 }
 
-/// What a write changes in memory once its row is committed.
-#[derive(Debug)]
-pub(crate) enum Change {
-    Entries(Write),
-    Compaction(CheckedCompaction),
-    /// The request overhead from here on.
-    Overhead(u64),
-}
-
 /// A write ready to be persisted: its row, and what it changes once committed.
 #[derive(Debug)]
 pub(crate) struct Pending {
@@ -268,14 +259,13 @@ impl Core {
     /// The write recording `entries` (`None` for an empty batch).
     pub(crate) fn entries(&self, entries: Vec<NewEntry>) -> Result<Option<Pending>, StoreError> {
         self.usable()?;
-        if entries.is_empty() {
+        let Some(write) = self
+            .history
+            .draft_entries(entries)
+            .map_err(|source| self.record_error(source))?
+        else {
             return Ok(None);
-        }
-        // Counting tokens runs the user's counter: a panic there changes nothing.
-        let write = self.history.draft_write(entries);
-        self.history
-            .admits_write(&write)
-            .map_err(|source| self.record_error(source))?;
+        };
         Ok(Some(Pending {
             row: self.sealed(Row::entries(self.next_seq, &write)),
             change: Change::Entries(write),
@@ -296,9 +286,10 @@ impl Core {
     /// written) if it was checked before a later write or on another history.
     pub(crate) fn checked(&self, checked: CheckedCompaction) -> Result<Pending, StoreError> {
         self.usable()?;
-        if !self.history.is_current(&checked) {
-            return Err(self.record_error(RecordError::Stale));
-        }
+        let checked = self
+            .history
+            .current(checked)
+            .map_err(|source| self.record_error(source))?;
         let row = self.sealed(Row::compaction(
             self.next_seq,
             self.history.next_id(),
@@ -329,15 +320,7 @@ impl Core {
         let first = self.history.next_id();
         self.next_seq += 1;
         self.seal.advance(pending.row.mac.as_deref());
-        let result = match pending.change {
-            Change::Entries(write) => self.history.insert_write(write),
-            Change::Compaction(checked) => self.history.commit(checked),
-            Change::Overhead(tokens) => {
-                self.history.set_request_overhead_tokens(tokens);
-                Ok(())
-            }
-        };
-        if let Err(source) = result {
+        if let Err(source) = self.history.settle(pending.change) {
             // Drafted or checked against this very history: cannot happen. If it did,
             // memory is behind the database: stop writing.
             self.stopped = Some(Stopped::Poisoned);

@@ -12,6 +12,7 @@ mod new_entry;
 mod newest;
 mod once;
 mod originals;
+mod protocol;
 mod records;
 mod result_ids;
 mod summary;
@@ -43,6 +44,7 @@ pub(crate) use once::Write;
 pub(crate) use once::keyed;
 pub use once::{KeyError, MAX_KEY_BYTES};
 pub use originals::Originals;
+pub(crate) use protocol::Change;
 pub use records::CheckedCompaction;
 
 /// Tokens each message costs in a request beyond its content (role markers, separators).

@@ -85,15 +85,15 @@ pub use options::{
     DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
 };
 
-use crate::history::NewEntry;
 use crate::history::view::Compaction;
+use crate::history::{Change, NewEntry};
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
 use crate::store_trait::Store;
 pub(crate) use format::{Header, RecordOut, RequestOverhead};
-use readback::FileOriginals;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use readback::find_entry;
+use readback::{FileOriginals, Locator};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use scan::{apply_record, parse_record};
 use writer::Writer;
@@ -236,10 +236,8 @@ impl JournaledHistory {
             return Ok(());
         }
         let record = RecordOut::RequestOverhead(RequestOverhead { tokens });
-        self.writer.write(&record)?;
-        self.history.set_request_overhead_tokens(tokens);
-        self.writer.settle();
-        Ok(())
+        let at = self.writer.write(&record)?;
+        self.settle(at, 0, Change::Overhead(tokens))
     }
 
     /// What opening found: whether the journal is new, how many records were loaded, a
@@ -301,6 +299,21 @@ impl JournaledHistory {
         self.writer.seal.as_ref().and_then(|s| s.head())
     }
 
+    /// Records in memory a change whose line (at `at`, taking `ids` ids) is written.
+    fn settle(&mut self, at: Locator, ids: usize, change: Change) -> Result<(), JournalError> {
+        if let Some(o) = &self.originals {
+            o.push(at, ids);
+        }
+        if let Err(e) = self.history.settle(change) {
+            // Drafted or checked against this very history: cannot happen. If it did,
+            // memory is behind the file: stop writing.
+            self.writer.poison();
+            return Err(self.record_error(e));
+        }
+        self.writer.settle();
+        Ok(())
+    }
+
     fn record_error(&self, source: crate::history::RecordError) -> JournalError {
         JournalError::Record {
             path: self.writer.path.clone(),
@@ -322,27 +335,18 @@ impl Store for JournaledHistory {
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, JournalError> {
         self.writer.usable()?;
         let first = self.history.next_id();
-        if entries.is_empty() {
+        let Some(write) = self
+            .history
+            .draft_entries(entries)
+            .map_err(|e| self.record_error(e))?
+        else {
             return Ok(first);
-        }
-        // Counting tokens runs the user's counter: a panic there changes nothing.
-        let write = self.history.draft_write(entries);
-        self.history
-            .admits_write(&write)
-            .map_err(|e| self.record_error(e))?;
+        };
         let at = self
             .writer
             .write(&RecordOut::of(&write.entries, write.key.as_deref()))?;
-        if let Some(o) = &self.originals {
-            o.push(at, write.entries.len());
-        }
-        if let Err(e) = self.history.insert_write(write) {
-            // Drafted from this very history: cannot happen. If it did, memory is
-            // behind the file: stop writing.
-            self.writer.poison();
-            return Err(self.record_error(e));
-        }
-        self.writer.settle();
+        let ids = write.entries.len();
+        self.settle(at, ids, Change::Entries(write))?;
         Ok(first)
     }
 
@@ -363,22 +367,15 @@ impl Store for JournaledHistory {
     /// write, or on another history, is refused before anything is written.
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), JournalError> {
         self.writer.usable()?;
-        if !self.history.is_current(&checked) {
-            return Err(self.record_error(crate::history::RecordError::Stale));
-        }
+        let checked = self
+            .history
+            .current(checked)
+            .map_err(|e| self.record_error(e))?;
         let at = self
             .writer
             .write(&RecordOut::Compaction(checked.compaction()))?;
-        if let Some(o) = &self.originals {
-            o.push(at, checked.summaries());
-        }
-        if let Err(e) = self.history.commit(checked) {
-            // Checked against this very history: cannot happen.
-            self.writer.poison();
-            return Err(self.record_error(e));
-        }
-        self.writer.settle();
-        Ok(())
+        let ids = checked.summaries();
+        self.settle(at, ids, Change::Compaction(checked))
     }
 
     fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), JournalError> {
