@@ -62,10 +62,6 @@ impl ProxyError {
     }
 
     /// A short machine-readable name of the error.
-    ///
-    /// ```
-    /// assert_eq!(favur_context_proxy::ProxyError::NotJson("x".into()).code(), "not_json");
-    /// ```
     pub fn code(&self) -> &'static str {
         match self {
             ProxyError::TooLarge { .. } => "body_too_large",

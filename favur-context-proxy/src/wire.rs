@@ -60,10 +60,6 @@ impl Wire {
     }
 
     /// The name used in logs and the sessions endpoint.
-    ///
-    /// ```
-    /// assert_eq!(favur_context_proxy::wire::Wire::Anthropic.name(), "anthropic");
-    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Wire::Chat => "chat",

@@ -125,7 +125,10 @@ fn insert_and_record_refuse_ambiguous_calls_and_record_nothing() {
     match OpenOptions::new().open(&path).unwrap_err() {
         JournalError::Corrupt { line, problem, .. } => {
             assert_eq!(line, 2);
-            assert!(matches!(problem, Corruption::CallId { .. }), "{problem:?}");
+            assert!(
+                matches!(problem, Corruption::Record(RecordError::CallId { .. })),
+                "{problem:?}"
+            );
         }
         other => panic!("{other:?}"),
     }

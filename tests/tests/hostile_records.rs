@@ -133,7 +133,7 @@ fn a_forged_record_is_refused_on_journal_replay() {
         let err = OpenOptions::new().open(&path).unwrap_err();
         let JournalError::Corrupt {
             line,
-            problem: Corruption::Compaction(found),
+            problem: Corruption::Record(RecordError::Compaction(found)),
             ..
         } = &err
         else {

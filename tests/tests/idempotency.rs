@@ -102,10 +102,10 @@ fn a_key_repeated_in_a_journal_is_refused_by_name() {
             &err,
             JournalError::Corrupt {
                 line: 4,
-                problem: Corruption::Key(KeyError::Recorded {
+                problem: Corruption::Record(RecordError::Key(KeyError::Recorded {
                     first: EntryId(0),
                     ..
-                }),
+                })),
                 ..
             }
         ),

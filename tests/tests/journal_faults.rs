@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use favur_context::compact::ApplyError;
 use favur_context::journal::{Corruption, JournalError, JournaledHistory, OpenOptions};
+use favur_context::store::RecordError;
 use favur_context::{EntryId, History, Retention, Store, fuzzy, strict};
 use tempfile::TempDir;
 
@@ -265,19 +266,19 @@ fn ids_out_of_order() {
     let (_d, path, lines) = base();
     assert_eq!(
         with_bad_fifth_line(&path, &lines, entry_line(5, r#""fuzzy""#).as_bytes()),
-        Corruption::IdOrder {
+        Corruption::Record(RecordError::IdOrder {
             expected: EntryId(3),
             found: EntryId(5)
-        }
+        })
     );
     // A repeated id is out of order too.
     let offset = write_with(&path, &lines[..3], lines[2].as_bytes(), &[]);
     assert_eq!(
         corrupt_at(&path, 4, offset),
-        Corruption::IdOrder {
+        Corruption::Record(RecordError::IdOrder {
             expected: EntryId(2),
             found: EntryId(1)
-        }
+        })
     );
 }
 
@@ -290,7 +291,7 @@ fn summary_outside_a_compaction() {
     );
     assert_eq!(
         with_bad_fifth_line(&path, &lines, line.as_bytes()),
-        Corruption::UnexpectedSummary { id: EntryId(3) }
+        Corruption::Record(RecordError::Summary { id: EntryId(3) })
     );
 }
 
@@ -303,7 +304,9 @@ fn compaction_naming_unknown_ids() {
             &lines,
             b"{\"compaction\":{\"tier\":1,\"edits\":[{\"drop\":{\"id\":99}}]}}\n"
         ),
-        Corruption::Compaction(ApplyError::NotInView { id: EntryId(99) })
+        Corruption::Record(RecordError::Compaction(ApplyError::NotInView {
+            id: EntryId(99)
+        }))
     );
     // The pinned entry (#0) is not in the view either.
     assert_eq!(
@@ -312,7 +315,9 @@ fn compaction_naming_unknown_ids() {
             &lines,
             b"{\"compaction\":{\"tier\":1,\"edits\":[{\"drop\":{\"id\":0}}]}}\n"
         ),
-        Corruption::Compaction(ApplyError::NotInView { id: EntryId(0) })
+        Corruption::Record(RecordError::Compaction(ApplyError::NotInView {
+            id: EntryId(0)
+        }))
     );
 }
 
@@ -555,10 +560,10 @@ fn bad_batches_are_damage_and_load_nothing_of_the_batch() {
     let skip = format!("{{\"batch\":[{},{}]}}\n", entry(3), entry(5));
     assert_eq!(
         with_bad_fifth_line(&path, &lines, skip.as_bytes()),
-        Corruption::IdOrder {
+        Corruption::Record(RecordError::IdOrder {
             expected: EntryId(4),
             found: EntryId(5)
-        }
+        })
     );
     let (h, report) = OpenOptions::new()
         .salvage(true)
@@ -573,7 +578,7 @@ fn bad_batches_are_damage_and_load_nothing_of_the_batch() {
     let line = format!("{{\"batch\":[{},{summary}]}}\n", entry(3));
     assert_eq!(
         with_bad_fifth_line(&path, &lines, line.as_bytes()),
-        Corruption::UnexpectedSummary { id: EntryId(4) }
+        Corruption::Record(RecordError::Summary { id: EntryId(4) })
     );
     // The control: a good batch loads whole.
     let good = format!("{{\"batch\":[{},{}]}}\n", entry(3), entry(4));

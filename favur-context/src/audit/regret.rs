@@ -11,10 +11,6 @@ use crate::model::retention::Retention;
 use crate::model::site::CallSite;
 
 /// The `tracing` target every regret event is emitted on.
-///
-/// ```
-/// assert_eq!(favur_context::audit::REGRET_TARGET, "favur_context::regret");
-/// ```
 pub const REGRET_TARGET: &str = "favur_context::regret";
 
 /// Where an entry stands in the view, as far as the ledger has seen.
@@ -72,13 +68,6 @@ impl fmt::Display for Fate {
 }
 
 /// What made an entry's eviction a regret.
-///
-/// ```
-/// use favur_context::audit::RegretKind;
-/// assert_eq!(RegretKind::Recall.label(), "recall");
-/// let k = RegretKind::RepeatedCall { tool: "bash".into(), call: "bash: ls src".into() };
-/// assert_eq!(k.label(), "repeated call");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum RegretKind {

@@ -358,11 +358,6 @@ impl Plan {
     }
 
     /// The tier planned (1-based).
-    ///
-    /// ```
-    /// let h = favur_context::History::new();
-    /// assert_eq!(favur_context::compact::Plan::new(&h, &Default::default(), 3).tier(), 3);
-    /// ```
     pub fn tier(&self) -> u8 {
         self.tier
     }
@@ -403,11 +398,6 @@ impl Plan {
     }
 
     /// The entries whose form changes (calls-only, placeholder, capped).
-    ///
-    /// ```
-    /// let h = favur_context::History::new();
-    /// assert!(favur_context::compact::Plan::new(&h, &Default::default(), 1).reforms().is_empty());
-    /// ```
     pub fn reforms(&self) -> &[PlannedReform] {
         &self.reforms
     }
@@ -485,11 +475,6 @@ impl Plan {
     }
 
     /// Whether the plan changes nothing.
-    ///
-    /// ```
-    /// let h = favur_context::History::new();
-    /// assert!(favur_context::compact::Plan::new(&h, &Default::default(), 1).is_empty());
-    /// ```
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty() && self.reforms.is_empty() && self.drops.is_empty()
     }

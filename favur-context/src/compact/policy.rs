@@ -17,10 +17,6 @@ pub const DEFAULT_SUMMARY_TOKENS_PER_ENTRY: u32 = 200;
 /// the first default tier's threshold (2,500 tokens of a 200,000-token window): a
 /// compaction must free at least a quarter of what tier 1 lets the request carry before
 /// it is worth rewriting the cached prefix (`docs/compaction.md` has the figures).
-///
-/// ```
-/// assert_eq!(favur_context::compact::DEFAULT_MIN_RECLAIM, 0.0125);
-/// ```
 pub const DEFAULT_MIN_RECLAIM: f64 = 0.0125;
 
 /// The default [`target`](Policy::target): a tier stops once usage is at or below half of
@@ -148,12 +144,6 @@ impl PolicyIn {
 
 impl Policy {
     /// A builder starting from the defaults.
-    ///
-    /// ```
-    /// use favur_context::Policy;
-    /// let p = Policy::builder().window_tokens(32_000).keep_recent(2).build().unwrap();
-    /// assert_eq!((p.window_tokens(), p.keep_recent()), (32_000, 2));
-    /// ```
     pub fn builder() -> PolicyBuilder {
         PolicyBuilder {
             policy: Policy::default(),

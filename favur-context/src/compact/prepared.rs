@@ -28,11 +28,6 @@ pub struct Prepared {
 
 impl Prepared {
     /// Whether a compaction was recorded.
-    ///
-    /// ```
-    /// use favur_context::{Compactor, History, Policy};
-    /// assert!(!Compactor::new(Policy::default()).prepare(&mut History::new()).unwrap().compacted());
-    /// ```
     pub fn compacted(&self) -> bool {
         self.report.is_some()
     }
@@ -65,12 +60,6 @@ pub enum PrepareError<E = RecordError> {
 
 impl<E> PrepareError<E> {
     /// The limit refusal, if that is what this is.
-    ///
-    /// ```
-    /// use favur_context::compact::{LimitExceeded, PrepareError};
-    /// let e: PrepareError = PrepareError::Limit(LimitExceeded { tokens: 9, window: 10, limit: 5 });
-    /// assert_eq!(e.limit().unwrap().tokens, 9);
-    /// ```
     pub fn limit(&self) -> Option<&LimitExceeded> {
         match self {
             PrepareError::Limit(l) => Some(l),

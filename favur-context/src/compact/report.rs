@@ -70,13 +70,6 @@ pub enum CommitError<E = RecordError> {
 }
 
 /// A summarizer failure the engine recovered from with the built-in summarizer.
-///
-/// ```
-/// use favur_context::compact::Fallback;
-/// use favur_context::EntryId;
-/// let f = Fallback { summary: EntryId(4), error: "timeout".into() };
-/// assert_eq!(f.summary, EntryId(4));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fallback {
     /// The summary written by the built-in summarizer instead.

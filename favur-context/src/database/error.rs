@@ -7,15 +7,6 @@ use crate::journal::{Corruption, JournalError};
 /// Why a database store ([`SqliteStore`](crate::store::SqliteStore),
 /// [`PgStore`](crate::store::PgStore)) could not open a session or write to it. Each error names
 /// the session, and a damaged row its sequence number.
-///
-/// ```
-/// use favur_context::store::StoreError;
-/// let e = StoreError::Fenced { session: "job-7".into(), epoch: 3 };
-/// assert_eq!(
-///     e.to_string(),
-///     "session `job-7`: this writer's claim (epoch 3) was taken over by another writer; it can never write again (nothing was written)"
-/// );
-/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {

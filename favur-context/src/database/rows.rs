@@ -6,7 +6,7 @@ use crate::database::StoreError;
 use crate::database::sealing::{RowSeal, check_read_back};
 use crate::history::RecallError;
 use crate::history::view::Compaction;
-use crate::history::{History, Write};
+use crate::history::{History, RecordError, Write};
 use crate::journal::{
     Corruption, RecordOut, RequestOverhead, apply_record, find_entry, parse_record,
 };
@@ -114,10 +114,10 @@ pub(crate) fn replay(
     }
     let next = history.next_id();
     if u64::try_from(row.first_id).ok() != Some(next.0) {
-        return Err(corrupt(Corruption::IdOrder {
+        return Err(corrupt(Corruption::Record(RecordError::IdOrder {
             expected: next,
             found: EntryId(row.first_id.max(0) as u64),
-        }));
+        })));
     }
     let record = parse_record(row.body).map_err(corrupt)?;
     let taken = apply_record(history, record).map_err(corrupt)?;
@@ -198,7 +198,7 @@ mod tests {
             err,
             StoreError::Corrupt {
                 seq: 1,
-                problem: Corruption::IdOrder { .. },
+                problem: Corruption::Record(RecordError::IdOrder { .. }),
                 ..
             }
         ));

@@ -8,16 +8,12 @@ use crate::database::StoreError;
 use crate::database::rows::Row;
 use crate::database::sealing::RowSeal;
 use crate::history::view::Compaction;
-use crate::history::{CheckedCompaction, History, Write};
+use crate::history::{Change, CheckedCompaction, History};
 use crate::history::{NewEntry, RecordError};
 use crate::journal::OpenOptions;
 use crate::model::entry::EntryId;
 
 /// The lease a claim holds by default: 30 s, renewed by every write.
-///
-/// ```
-/// assert_eq!(favur_context::store::DEFAULT_LEASE.as_secs(), 30);
-/// ```
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
 /// How a database store opens a session: the claim's lease and owner, the history's
@@ -47,11 +43,6 @@ impl SessionOptions {
     /// The defaults: a [`DEFAULT_LEASE`], a fresh owner token per open, the history
     /// settings of [`OpenOptions::new`] (originals evicted once they leave the view, read
     /// back from the database), no statement timeout.
-    ///
-    /// ```
-    /// let o = favur_context::store::SessionOptions::new();
-    /// assert_eq!(o.lease_duration(), favur_context::store::DEFAULT_LEASE);
-    /// ```
     pub fn new() -> Self {
         SessionOptions::default()
     }
@@ -61,20 +52,10 @@ impl SessionOptions {
         /// `renew`). Once it has run out another writer may take the session over, and this
         /// one is fenced. Keep it longer than the longest pause between writes (a model
         /// request).
-        ///
-        /// ```
-        /// use std::time::Duration;
-        /// let o = favur_context::store::SessionOptions::new().lease(Duration::from_millis(300));
-        /// assert_eq!(o.lease_duration().as_millis(), 300);
-        /// ```
         lease(lease: Duration) => lease = Some(lease);
     }
 
     /// The lease in force.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::store::SessionOptions::new().lease_duration().as_secs(), 30);
-    /// ```
     pub fn lease_duration(&self) -> Duration {
         self.lease.unwrap_or(DEFAULT_LEASE)
     }
@@ -83,35 +64,17 @@ impl SessionOptions {
         /// This writer's owner token (by default a fresh one per open). A writer that opens
         /// again with its own token takes its claim back at once, even while the lease runs
         /// (after a lost connection, say); the older handle is then fenced.
-        ///
-        /// ```
-        /// let o = favur_context::store::SessionOptions::new().owner("host-a/worker-1");
-        /// assert!(format!("{o:?}").contains("host-a/worker-1"));
-        /// ```
         owner(owner: impl Into<String>) => owner = Some(owner.into());
 
         /// The history's settings, as for a journal: the token counter (an existing session
         /// counted with another one is refused, [`StoreError::Counter`]), the framing tokens
         /// of a new session, and [`keep_originals`](OpenOptions::keep_originals). The file
         /// settings (durability, salvage, line limit) do not apply.
-        ///
-        /// ```
-        /// use favur_context::journal::OpenOptions;
-        /// use favur_context::store::SessionOptions;
-        /// let o = SessionOptions::new().history(OpenOptions::new().framing_tokens(0));
-        /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
-        /// ```
         history(options: OpenOptions) => history;
 
         /// PostgreSQL only: the server cancels any statement of this store that runs longer
         /// (`SET statement_timeout`), and the write fails with [`StoreError::Database`],
         /// nothing written.
-        ///
-        /// ```
-        /// use std::time::Duration;
-        /// let o = favur_context::store::SessionOptions::new().statement_timeout(Duration::from_secs(2));
-        /// assert!(format!("{o:?}").contains("2s"));
-        /// ```
         statement_timeout(timeout: Duration) => statement_timeout = Some(timeout);
     }
 
@@ -207,15 +170,6 @@ enum Stopped {
     Poisoned,
 }
 
-/// What a write changes in memory once its row is committed.
-#[derive(Debug)]
-pub(crate) enum Change {
-    Entries(Write),
-    Compaction(CheckedCompaction),
-    /// The request overhead from here on.
-    Overhead(u64),
-}
-
 /// A write ready to be persisted: its row, and what it changes once committed.
 #[derive(Debug)]
 pub(crate) struct Pending {
@@ -305,14 +259,13 @@ impl Core {
     /// The write recording `entries` (`None` for an empty batch).
     pub(crate) fn entries(&self, entries: Vec<NewEntry>) -> Result<Option<Pending>, StoreError> {
         self.usable()?;
-        if entries.is_empty() {
+        let Some(write) = self
+            .history
+            .draft_entries(entries)
+            .map_err(|source| self.record_error(source))?
+        else {
             return Ok(None);
-        }
-        // Counting tokens runs the user's counter: a panic there changes nothing.
-        let write = self.history.draft_write(entries);
-        self.history
-            .admits_write(&write)
-            .map_err(|source| self.record_error(source))?;
+        };
         Ok(Some(Pending {
             row: self.sealed(Row::entries(self.next_seq, &write)),
             change: Change::Entries(write),
@@ -333,9 +286,10 @@ impl Core {
     /// written) if it was checked before a later write or on another history.
     pub(crate) fn checked(&self, checked: CheckedCompaction) -> Result<Pending, StoreError> {
         self.usable()?;
-        if !self.history.is_current(&checked) {
-            return Err(self.record_error(RecordError::Stale));
-        }
+        let checked = self
+            .history
+            .current(checked)
+            .map_err(|source| self.record_error(source))?;
         let row = self.sealed(Row::compaction(
             self.next_seq,
             self.history.next_id(),
@@ -366,15 +320,7 @@ impl Core {
         let first = self.history.next_id();
         self.next_seq += 1;
         self.seal.advance(pending.row.mac.as_deref());
-        let result = match pending.change {
-            Change::Entries(write) => self.history.insert_write(write),
-            Change::Compaction(checked) => self.history.commit(checked),
-            Change::Overhead(tokens) => {
-                self.history.set_request_overhead_tokens(tokens);
-                Ok(())
-            }
-        };
-        if let Err(source) = result {
+        if let Err(source) = self.history.settle(pending.change) {
             // Drafted or checked against this very history: cannot happen. If it did,
             // memory is behind the database: stop writing.
             self.stopped = Some(Stopped::Poisoned);

@@ -175,13 +175,6 @@ impl SqliteStore {
 
     /// The history as recorded (as [`Store::history`], callable with both [`Store`] and
     /// [`AsyncStore`](crate::AsyncStore) in scope).
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// let store = favur_context::store::SqliteStore::open(dir.path().join("s.db"), "a")?;
-    /// assert!(store.history().view().is_empty());
-    /// # Ok::<(), favur_context::store::StoreError>(())
-    /// ```
     pub fn history(&self) -> &History {
         &self.core.history
     }
@@ -204,13 +197,6 @@ impl SqliteStore {
     }
 
     /// The database file.
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// let path = dir.path().join("s.db");
-    /// assert_eq!(favur_context::store::SqliteStore::open(&path, "a")?.path(), path);
-    /// # Ok::<(), favur_context::store::StoreError>(())
-    /// ```
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -8,13 +8,6 @@ use crate::history::view::ApplyError;
 use crate::model::entry::EntryId;
 
 /// A record does not apply to the history: nothing was recorded.
-///
-/// ```
-/// use favur_context::store::RecordError;
-/// use favur_context::EntryId;
-/// let e = RecordError::IdOrder { expected: EntryId(3), found: EntryId(5) };
-/// assert_eq!(e.to_string(), "entry has id #5, expected the next id #3");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RecordError {

@@ -62,10 +62,6 @@ impl Serialize for History {
 
 /// What to do when a history is reopened with another token counter than the one it was
 /// recorded with.
-///
-/// ```
-/// assert_ne!(favur_context::store::CounterChange::Refuse, favur_context::store::CounterChange::Recount);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CounterChange {
     /// Refuse to open it with a typed error naming both counters.

@@ -31,12 +31,6 @@ pub struct NewEntry {
 impl NewEntry {
     /// An entry to append. The call site is the macro's, or this call's for a value
     /// classified by its type.
-    ///
-    /// ```
-    /// use favur_context::store::NewEntry;
-    /// use favur_context::fuzzy;
-    /// assert!(!NewEntry::appended(fuzzy!(user: "hi")).is_pinned());
-    /// ```
     #[track_caller]
     pub fn appended<M: Classify>(message: M) -> Self {
         NewEntry {
@@ -47,12 +41,6 @@ impl NewEntry {
     }
 
     /// An entry to pin (see [`History::pin`](super::History::pin)).
-    ///
-    /// ```
-    /// use favur_context::store::NewEntry;
-    /// use favur_context::strict;
-    /// assert!(NewEntry::pinned(strict!(system: "sys")).is_pinned());
-    /// ```
     #[track_caller]
     pub fn pinned<M: Classify>(message: M) -> Self {
         NewEntry {
@@ -94,23 +82,11 @@ impl NewEntry {
     }
 
     /// The classified value.
-    ///
-    /// ```
-    /// use favur_context::store::NewEntry;
-    /// use favur_context::fuzzy;
-    /// assert_eq!(NewEntry::appended(fuzzy!(user: "hi")).classified().message().text(), "hi");
-    /// ```
     pub fn classified(&self) -> &Classified {
         &self.classified
     }
 
     /// Whether it is pinned.
-    ///
-    /// ```
-    /// use favur_context::store::NewEntry;
-    /// use favur_context::fuzzy;
-    /// assert!(!NewEntry::appended(fuzzy!(user: "hi")).is_pinned());
-    /// ```
     pub fn is_pinned(&self) -> bool {
         self.pinned
     }

@@ -14,18 +14,9 @@ use crate::model::entry::{Entry, EntryId};
 
 /// The longest idempotency key a write may carry, in bytes (provider reply and call ids
 /// are a few dozen).
-///
-/// ```
-/// assert_eq!(favur_context::store::MAX_KEY_BYTES, 256);
-/// ```
 pub const MAX_KEY_BYTES: usize = 256;
 
 /// What is wrong with the idempotency key of a write.
-///
-/// ```
-/// use favur_context::store::KeyError;
-/// assert_eq!(KeyError::Empty.to_string(), "an empty idempotency key");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum KeyError {

@@ -46,26 +46,12 @@ impl CheckedCompaction {
     }
 
     /// The compaction record, as a store persists it.
-    ///
-    /// ```
-    /// use favur_context::compact::Compaction;
-    /// use favur_context::History;
-    /// let checked = History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
-    /// assert!(checked.compaction().edits.is_empty());
-    /// ```
     pub fn compaction(&self) -> &Compaction {
         &self.compaction
     }
 
     /// The compaction record, its token counts set by the check (the history's own): to
     /// persist or apply elsewhere.
-    ///
-    /// ```
-    /// use favur_context::compact::Compaction;
-    /// use favur_context::History;
-    /// let checked = History::new().check(Compaction { tier: 2, edits: vec![], usage_after: None }).unwrap();
-    /// assert_eq!(checked.into_compaction().tier, 2);
-    /// ```
     pub fn into_compaction(self) -> Compaction {
         self.compaction
     }
@@ -77,12 +63,6 @@ impl CheckedCompaction {
     }
 
     /// How many ids its summaries take (from the history's next id on).
-    ///
-    /// ```
-    /// use favur_context::compact::Compaction;
-    /// use favur_context::History;
-    /// assert_eq!(History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap().summaries(), 0);
-    /// ```
     pub fn summaries(&self) -> usize {
         self.summaries.len()
     }

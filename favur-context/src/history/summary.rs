@@ -50,15 +50,6 @@ impl Summary {
     }
 
     /// The summary entry's id.
-    ///
-    /// ```
-    /// use favur_context::compact::Summary;
-    /// use favur_context::message::{CallSite, EntryKind};
-    /// use favur_context::{Entry, EntryId, Message, Retention};
-    /// let e = Entry::new(EntryId(4), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
-    ///     EntryKind::Summary { replaces: vec![EntryId(1)] }, Message::user("gist"));
-    /// assert_eq!(Summary::from(e).id(), EntryId(4));
-    /// ```
     pub fn id(&self) -> EntryId {
         match &self.0 {
             Held::Entry(e) => e.id,
@@ -68,15 +59,6 @@ impl Summary {
 
     /// The summary entry, if this record holds it (not in the records a history keeps:
     /// read those with [`History::recall`](crate::History::recall)).
-    ///
-    /// ```
-    /// use favur_context::compact::Summary;
-    /// use favur_context::message::{CallSite, EntryKind};
-    /// use favur_context::{Entry, EntryId, Message, Retention};
-    /// let e = Entry::new(EntryId(4), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
-    ///     EntryKind::Summary { replaces: vec![EntryId(1)] }, Message::user("gist"));
-    /// assert_eq!(Summary::from(e).entry().unwrap().message().text(), "gist");
-    /// ```
     pub fn entry(&self) -> Option<&Entry> {
         match &self.0 {
             Held::Entry(e) => Some(e),

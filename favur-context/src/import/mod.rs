@@ -78,11 +78,6 @@ use crate::model::retention::Retention;
 use classifying::Classifying;
 
 /// A transcript format [`parse`] reads.
-///
-/// ```
-/// use favur_context::import::Format;
-/// assert_eq!(Format::MiniSweAgent.to_string(), "mini-swe-agent");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     /// OpenAI Chat Completions messages: an array, or an object with `messages`.
@@ -104,10 +99,6 @@ pub enum Format {
 
 impl Format {
     /// The short name used in call sites (`import:<name>`).
-    ///
-    /// ```
-    /// assert_eq!(favur_context::import::Format::OpenAi.as_str(), "openai");
-    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Format::OpenAi => "openai",
@@ -303,36 +294,18 @@ pub struct Decision {
 
 impl Decision {
     /// Gives the message a [supersession key](crate::Classified::with_key).
-    ///
-    /// ```
-    /// use favur_context::import::Decision;
-    /// use favur_context::Retention;
-    /// assert_eq!(Decision::from(Retention::Strict).with_key("src/a.rs").key.as_deref(), Some("src/a.rs"));
-    /// ```
     pub fn with_key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
     }
 
     /// Names the rule that chose the class.
-    ///
-    /// ```
-    /// use favur_context::import::Decision;
-    /// use favur_context::Retention;
-    /// assert!(Decision::from(Retention::Strict).with_rule("task").rule.is_some());
-    /// ```
     pub fn with_rule(mut self, rule: impl Into<Cow<'static, str>>) -> Self {
         self.rule = Some(rule.into());
         self
     }
 
     /// Pins the message: it is recorded with [`History::pin`](crate::History::pin).
-    ///
-    /// ```
-    /// use favur_context::import::Decision;
-    /// use favur_context::Retention;
-    /// assert!(Decision::from(Retention::Strict).pinned().pin);
-    /// ```
     pub fn pinned(mut self) -> Self {
         self.pin = true;
         self
@@ -352,11 +325,6 @@ impl From<Retention> for Decision {
 
 /// A classifier declined to classify a message (e.g. no rule matched). Import collects
 /// every such message into [`ImportError::Unclassified`].
-///
-/// ```
-/// let u = favur_context::import::Unclassified("no rule matches".into());
-/// assert_eq!(u.to_string(), "no rule matches");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct Unclassified(pub String);
@@ -412,11 +380,6 @@ impl Transcript {
     }
 
     /// The format it was read from.
-    ///
-    /// ```
-    /// use favur_context::import::{parse, Format};
-    /// assert_eq!(parse(Format::Anthropic, r#"{"messages": []}"#).unwrap().format(), Format::Anthropic);
-    /// ```
     pub fn format(&self) -> Format {
         self.format
     }

@@ -6,17 +6,10 @@ use std::path::PathBuf;
 
 use super::JOURNAL_FORMAT;
 use crate::history::RecordError;
-use crate::history::view::ApplyError;
 use crate::model::entry::EntryId;
 
 /// What is wrong with a damaged journal line. Carried by [`JournalError::Corrupt`] and
 /// [`Salvaged`](crate::journal::Salvaged).
-///
-/// ```
-/// use favur_context::journal::Corruption;
-/// let c = Corruption::UnknownRecord { kind: "snapshot".into() };
-/// assert_eq!(c.to_string(), "unknown record type `snapshot`");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Corruption {
@@ -95,48 +88,18 @@ pub enum Corruption {
         /// What is wrong.
         message: String,
     },
-    /// An entry record whose id is not the next id.
-    #[error("entry has id {found}, expected the next id {expected}")]
-    IdOrder {
-        /// The next id.
-        expected: EntryId,
-        /// The id found.
-        found: EntryId,
-    },
-    /// An entry record of kind summary (summaries are only written by compactions).
-    #[error("entry {id} is a summary outside a compaction record")]
-    UnexpectedSummary {
-        /// The entry's id.
-        id: EntryId,
-    },
-    /// A compaction record that does not apply to the history read so far (it names
-    /// unknown ids, edits an entry twice, ...).
-    #[error("compaction does not apply: {0}")]
-    Compaction(ApplyError),
-    /// An entry whose tool calls cannot be paired unambiguously (an empty id, or two
-    /// calls of the message with one id).
-    #[error("entry {id}: {problem}")]
-    CallId {
-        /// The entry's id.
-        id: EntryId,
-        /// What is wrong.
-        problem: crate::model::message::CallIdError,
-    },
-    /// An entry with a malformed reasoning, image or document part.
-    #[error("entry {id}: {problem}")]
-    Part {
-        /// The entry's id.
-        id: EntryId,
-        /// What is wrong.
-        problem: crate::model::part_check::PartError,
-    },
+    /// A record that does not apply to the history read so far, with [`History`]'s own
+    /// checks: an entry whose id is not the next id, a summary entry outside a compaction
+    /// record, a compaction naming unknown ids or editing an entry twice, an entry whose
+    /// tool calls cannot be paired or with a malformed part, a keyed record whose key is
+    /// empty, too long or held by an earlier record.
+    ///
+    /// [`History`]: crate::History
+    #[error(transparent)]
+    Record(#[from] RecordError),
     /// A batch record that holds no entry.
     #[error("a batch record with no entries")]
     EmptyBatch,
-    /// A keyed record whose idempotency key is empty, too long, or held by an earlier
-    /// record.
-    #[error("keyed record: {0}")]
-    Key(crate::history::KeyError),
 }
 
 pub(super) fn fmt_id(id: Option<EntryId>) -> String {

@@ -59,6 +59,7 @@ mod error;
 mod export;
 mod format;
 mod fs;
+mod open;
 mod options;
 mod read;
 mod readback;
@@ -70,8 +71,6 @@ pub(crate) use sealed::record_in_line;
 mod writer;
 
 use std::fmt;
-use std::fs::TryLockError;
-use std::io::{self, BufReader};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -86,17 +85,15 @@ pub use options::{
     DEFAULT_MAX_LINE_BYTES, Durability, JOURNAL_FORMAT, OpenOptions, OpenReport, Salvaged, TornTail,
 };
 
-use crate::history::NewEntry;
 use crate::history::view::Compaction;
+use crate::history::{Change, NewEntry};
 use crate::history::{CheckedCompaction, History};
 use crate::model::entry::EntryId;
 use crate::store_trait::Store;
 pub(crate) use format::{Header, RecordOut, RequestOverhead};
-use fs::{JournalFile, move_aside, open_journal, sync_parent};
-use readback::FileOriginals;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use readback::find_entry;
-use scan::scan;
+use readback::{FileOriginals, Locator};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use scan::{apply_record, parse_record};
 use writer::Writer;
@@ -205,166 +202,9 @@ impl JournaledHistory {
         OpenOptions::new().open_or_create(path, setup)
     }
 
-    pub(crate) fn open_with(
-        path: &Path,
-        options: &OpenOptions,
-        setup: Option<Box<dyn FnOnce() -> Vec<NewEntry> + '_>>,
-    ) -> Result<JournaledHistory, JournalError> {
-        let io = |action: &'static str| {
-            move |source: io::Error| JournalError::Io {
-                path: path.to_path_buf(),
-                action,
-                source,
-            }
-        };
-        let file = open_journal(path, options.follow_symlinks)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(JournalError::Locked {
-                    path: path.to_path_buf(),
-                });
-            }
-            Err(TryLockError::Error(source)) => return Err(io("lock")(source)),
-        }
-        let file_len = file.metadata().map_err(io("read the length of"))?.len();
-        let originals = match options.keep_originals {
-            true => None,
-            false => Some(Arc::new(
-                FileOriginals::open(path, &file, Arc::clone(&options.counter))
-                    .map_err(io("open"))?,
-            )),
-        };
-        let mut history = options.new_history();
-        if let Some(o) = &originals {
-            history = history.with_originals(Arc::clone(o) as _);
-        }
-        let mut scan = scan(
-            BufReader::with_capacity(1 << 16, &file),
-            path,
-            options,
-            history,
-        )?;
-        let sync = options.durability != Durability::Flush;
-        let mut report = OpenReport {
-            created: scan.records == 0,
-            records: scan.records,
-            torn_tail: scan.torn.clone(),
-            salvaged: None,
-            seal_head: None,
-        };
-        if let Some(damage) = scan.damage {
-            if !options.salvage {
-                return Err(damage.into_error(path));
-            }
-            if !scan.header {
-                // Salvage keeps a journal's good records; this file has none to keep.
-                return Err(JournalError::NotAJournal {
-                    path: path.to_path_buf(),
-                });
-            }
-            let moved_to = move_aside(&file, path, damage.offset, file_len, sync)?;
-            tracing::warn!(
-                journal = %path.display(),
-                line = damage.line,
-                offset = damage.offset,
-                moved_to = %moved_to.display(),
-                "salvaged a damaged journal: {}", damage.problem
-            );
-            report.salvaged = Some(Salvaged {
-                line: damage.line,
-                offset: damage.offset,
-                problem: damage.problem,
-                moved_to: Some(moved_to),
-                bytes: file_len.saturating_sub(damage.offset),
-            });
-        }
-        if scan.end < file_len {
-            if let Some(torn) = &scan.torn {
-                tracing::warn!(
-                    journal = %path.display(),
-                    line = torn.line,
-                    offset = torn.offset,
-                    bytes = torn.bytes,
-                    "cut off a torn last record (an append that was never acknowledged)"
-                );
-            }
-            file.set_len(scan.end)
-                .map_err(io("cut off the damaged end of"))?;
-            if sync {
-                file.sync_data().map_err(io("sync"))?;
-            }
-        }
-        if let Some(o) = &originals {
-            o.set(scan.locators);
-        }
-        let resumed = scan.seal.chain.take();
-        let file = JournalFile {
-            file,
-            #[cfg(feature = "fault-injection")]
-            faults: options.faults,
-        };
-        if scan.unterminated {
-            // A complete last record whose `\n` was never written: kept, and ended.
-            tracing::warn!(journal = %path.display(), offset = scan.end, "kept a complete last record that lacked its newline");
-            file.append(b"\n", scan.end)
-                .map_err(io("end the last record of"))?;
-            scan.end += 1;
-        }
-        let mut writer = Writer::new(
-            file,
-            path,
-            scan.end,
-            options.durability,
-            options.max_line_bytes,
-        )
-        .map_err(io("read the metadata of"))?;
-        if let Some(chain) = resumed {
-            let sealer = sealed::Sealer::new(chain, std::mem::take(&mut scan.seal.table));
-            if let Some(o) = &originals {
-                o.seal(Arc::clone(&sealer.marks));
-            }
-            writer.seal = Some(sealer);
-        }
-        let mut journal = JournaledHistory {
-            history: scan.history,
-            writer,
-            originals,
-            report,
-        };
-        if !scan.header {
-            let header = Header {
-                format: JOURNAL_FORMAT,
-                framing_tokens: journal.history.framing_tokens(),
-                counter: Some(journal.history.counter().id().to_owned()),
-                seal: journal.start_seal(options),
-            };
-            journal.writer.write(&RecordOut::Journal(header))?;
-            journal.writer.settle();
-            if sync {
-                sync_parent(path);
-            }
-        }
-        journal.report.seal_head = journal.seal_head();
-        if let Some(setup) = setup
-            && journal.report.created
-        {
-            journal.record(setup())?;
-        }
-        Ok(journal)
-    }
-
     /// The history as recorded: view, pinned entries, usage, compactions,
     /// [`recall`](History::recall) of any original (evicted ones read back from the file),
     /// [`pending_calls`](History::pending_calls), and what rendering takes.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-hist-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert!(h.history().view().is_empty());
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn history(&self) -> &History {
         &self.history
     }
@@ -396,63 +236,28 @@ impl JournaledHistory {
             return Ok(());
         }
         let record = RecordOut::RequestOverhead(RequestOverhead { tokens });
-        self.writer.write(&record)?;
-        self.history.set_request_overhead_tokens(tokens);
-        self.writer.settle();
-        Ok(())
+        let at = self.writer.write(&record)?;
+        self.settle(at, 0, Change::Overhead(tokens))
     }
 
     /// What opening found: whether the journal is new, how many records were loaded, a
     /// torn last line cut off, damage salvaged.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-rep-{}.jsonl", std::process::id()));
-    /// # let _ = std::fs::remove_file(&path);
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert!(h.report().is_clean());
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn report(&self) -> &OpenReport {
         &self.report
     }
 
     /// The journal file.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-path-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert_eq!(h.path(), path);
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn path(&self) -> &Path {
         &self.writer.path
     }
 
     /// The durability setting in force.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-dur-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert_eq!(h.durability(), favur_context::journal::Durability::Flush);
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn durability(&self) -> Durability {
         self.writer.durability
     }
 
     /// Whether the journal takes no more writes ([`JournalError::Poisoned`]): a failed
     /// write could not be cut back, a sync failed, or a panic interrupted a write.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("favur-doc-poi-{}.jsonl", std::process::id()));
-    /// let h = favur_context::journal::JournaledHistory::open(&path)?;
-    /// assert!(!h.is_poisoned());
-    /// # drop(h); std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), favur_context::journal::JournalError>(())
-    /// ```
     pub fn is_poisoned(&self) -> bool {
         self.writer.is_poisoned()
     }
@@ -494,14 +299,19 @@ impl JournaledHistory {
         self.writer.seal.as_ref().and_then(|s| s.head())
     }
 
-    /// Seals a new journal when `options` has a key: its chain id, for the header.
-    fn start_seal(&mut self, options: &OpenOptions) -> Option<String> {
-        let (sealer, id) = sealed::Sealer::start(options.seal.as_ref()?);
+    /// Records in memory a change whose line (at `at`, taking `ids` ids) is written.
+    fn settle(&mut self, at: Locator, ids: usize, change: Change) -> Result<(), JournalError> {
         if let Some(o) = &self.originals {
-            o.seal(Arc::clone(&sealer.marks));
+            o.push(at, ids);
         }
-        self.writer.seal = Some(sealer);
-        Some(id)
+        if let Err(e) = self.history.settle(change) {
+            // Drafted or checked against this very history: cannot happen. If it did,
+            // memory is behind the file: stop writing.
+            self.writer.poison();
+            return Err(self.record_error(e));
+        }
+        self.writer.settle();
+        Ok(())
     }
 
     fn record_error(&self, source: crate::history::RecordError) -> JournalError {
@@ -525,27 +335,18 @@ impl Store for JournaledHistory {
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, JournalError> {
         self.writer.usable()?;
         let first = self.history.next_id();
-        if entries.is_empty() {
+        let Some(write) = self
+            .history
+            .draft_entries(entries)
+            .map_err(|e| self.record_error(e))?
+        else {
             return Ok(first);
-        }
-        // Counting tokens runs the user's counter: a panic there changes nothing.
-        let write = self.history.draft_write(entries);
-        self.history
-            .admits_write(&write)
-            .map_err(|e| self.record_error(e))?;
+        };
         let at = self
             .writer
             .write(&RecordOut::of(&write.entries, write.key.as_deref()))?;
-        if let Some(o) = &self.originals {
-            o.push(at, write.entries.len());
-        }
-        if let Err(e) = self.history.insert_write(write) {
-            // Drafted from this very history: cannot happen. If it did, memory is
-            // behind the file: stop writing.
-            self.writer.poison();
-            return Err(self.record_error(e));
-        }
-        self.writer.settle();
+        let ids = write.entries.len();
+        self.settle(at, ids, Change::Entries(write))?;
         Ok(first)
     }
 
@@ -566,22 +367,15 @@ impl Store for JournaledHistory {
     /// write, or on another history, is refused before anything is written.
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), JournalError> {
         self.writer.usable()?;
-        if !self.history.is_current(&checked) {
-            return Err(self.record_error(crate::history::RecordError::Stale));
-        }
+        let checked = self
+            .history
+            .current(checked)
+            .map_err(|e| self.record_error(e))?;
         let at = self
             .writer
             .write(&RecordOut::Compaction(checked.compaction()))?;
-        if let Some(o) = &self.originals {
-            o.push(at, checked.summaries());
-        }
-        if let Err(e) = self.history.commit(checked) {
-            // Checked against this very history: cannot happen.
-            self.writer.poison();
-            return Err(self.record_error(e));
-        }
-        self.writer.settle();
-        Ok(())
+        let ids = checked.summaries();
+        self.settle(at, ids, Change::Compaction(checked))
     }
 
     fn set_request_overhead_tokens(&mut self, tokens: u64) -> Result<(), JournalError> {

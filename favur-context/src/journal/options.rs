@@ -38,11 +38,6 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 ///
 /// After a power loss the last line may be torn or partly zeroed; opening cuts a torn
 /// last line off, and [`OpenOptions::salvage`] recovers from a damaged one.
-///
-/// ```
-/// use favur_context::journal::Durability;
-/// assert_eq!(Durability::default(), Durability::Flush);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Durability {
     /// Write each record to the operating system before acknowledging it; never sync.
@@ -77,12 +72,6 @@ pub struct TornTail {
 }
 
 /// Damage that [`OpenOptions::salvage`] recovered from: everything before it was loaded.
-///
-/// ```
-/// use favur_context::journal::{Corruption, Salvaged};
-/// let s = Salvaged { line: 5, offset: 300, problem: Corruption::NotARecord, moved_to: None, bytes: 40 };
-/// assert_eq!(s.line, 5);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Salvaged {
     /// The first damaged line, from 1.
@@ -99,11 +88,6 @@ pub struct Salvaged {
 }
 
 /// What opening a journal found.
-///
-/// ```
-/// let report = favur_context::journal::OpenReport::default();
-/// assert!(report.is_clean());
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OpenReport {
     /// The journal is new: it was created, or held no record (only a header, or a torn
@@ -187,11 +171,6 @@ impl OpenOptions {
     /// The defaults: [`Durability::Flush`], no salvage, [`DEFAULT_MAX_LINE_BYTES`],
     /// originals evicted once they leave the view, the [`HeuristicCounter`], and
     /// [`DEFAULT_FRAMING_TOKENS`] for a new journal.
-    ///
-    /// ```
-    /// let o = favur_context::journal::OpenOptions::new();
-    /// assert!(format!("{o:?}").contains("Flush"));
-    /// ```
     pub fn new() -> Self {
         OpenOptions {
             durability: Durability::Flush,
@@ -209,51 +188,25 @@ impl OpenOptions {
 
     setters! {
         /// When writes are synced to disk (see [`Durability`]).
-        ///
-        /// ```
-        /// use favur_context::journal::{Durability, OpenOptions};
-        /// let o = OpenOptions::new().durability(Durability::SyncEach);
-        /// assert!(format!("{o:?}").contains("SyncEach"));
-        /// ```
         durability(durability: Durability) => durability;
 
         /// On a damaged line, load everything before it instead of failing: the damaged line
         /// and everything after it are moved to `<journal>.damaged-<offset>` next to the
         /// journal, the journal is cut back to its last good record, and the
         /// [`OpenReport::salvaged`] says so. Off by default.
-        ///
-        /// ```
-        /// let o = favur_context::journal::OpenOptions::new().salvage(true);
-        /// assert!(format!("{o:?}").contains("salvage: true"));
-        /// ```
         salvage(salvage: bool) => salvage;
 
         /// The longest line accepted when reading, and the longest record written (a longer
         /// one is refused with [`JournalError::RecordTooLong`]). Capped at `u32::MAX`.
-        ///
-        /// ```
-        /// let o = favur_context::journal::OpenOptions::new().max_line_bytes(4096);
-        /// assert!(format!("{o:?}").contains("4096"));
-        /// ```
         max_line_bytes(limit: usize) => max_line_bytes = limit.min(u32::MAX as usize - 1);
 
         /// Keep every original in memory instead of evicting those that left the view (then
         /// [`History::entries`] holds every entry). Off by default: memory stays bounded by
         /// the view, and [`History::recall`] reads evicted originals back from the file.
-        ///
-        /// ```
-        /// let o = favur_context::journal::OpenOptions::new().keep_originals(true);
-        /// assert!(format!("{o:?}").contains("keep_originals: true"));
-        /// ```
         keep_originals(keep: bool) => keep_originals;
 
         /// The per-message framing tokens of a journal created by this open. An existing
         /// journal keeps the value in its header.
-        ///
-        /// ```
-        /// let o = favur_context::journal::OpenOptions::new().framing_tokens(0);
-        /// assert!(format!("{o:?}").contains("framing_tokens: 0"));
-        /// ```
         framing_tokens(framing: u32) => framing_tokens;
 
         /// Whether a journal path that is a symbolic link is followed. Off by default: such

@@ -60,6 +60,17 @@ fn may_be_header(torn: &[u8]) -> bool {
     torn.starts_with(HEADER_START) || torn.starts_with(SEALED_START)
 }
 
+/// Where a line read is in the file.
+#[derive(Clone, Copy)]
+struct LineAt {
+    /// The line number, from 1.
+    number: u64,
+    /// Byte offset of its start.
+    offset: u64,
+    /// Its length read, `\n` included.
+    bytes: u64,
+}
+
 /// Reads a journal, replaying every record into a history, until the end, a torn last
 /// line or the first damaged line.
 ///
@@ -71,117 +82,144 @@ pub(super) fn scan<R: BufRead>(
     options: &OpenOptions,
     history: History,
 ) -> Result<Scan, JournalError> {
-    let mut scan = Scan {
-        history,
-        locators: Vec::new(),
-        end: 0,
-        header: false,
-        records: 0,
-        torn: None,
-        damage: None,
-        unterminated: false,
-        seal: Reading {
-            key: options.seal.clone(),
-            ..Reading::default()
-        },
-    };
+    let mut scan = Scan::new(history, options);
     let limit = options.max_line_bytes as u64 + 1; // the content and its `\n`
     let mut buf = Vec::with_capacity(4096);
-    let mut line = 0u64;
+    let mut number = 0u64;
     loop {
         buf.clear();
-        let n = reader
-            .by_ref()
-            .take(limit)
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| JournalError::Io {
-                path: path.to_path_buf(),
-                action: "read",
-                source,
-            })?;
+        let n = read_until_newline(&mut reader, limit, &mut buf, path)?;
         if n == 0 {
             break;
         }
-        line += 1;
-        let offset = scan.end;
+        number += 1;
+        let at = LineAt {
+            number,
+            offset: scan.end,
+            bytes: n as u64,
+        };
         let (content, unterminated) = match buf.strip_suffix(b"\n") {
             Some(content) => (content, false),
-            None if n as u64 == limit => {
-                scan.damage = Some(Damage {
-                    line,
-                    offset,
-                    problem: Corruption::LineTooLong {
-                        limit: options.max_line_bytes,
-                    },
-                });
+            None if at.bytes == limit => {
+                let limit = options.max_line_bytes;
+                scan.damaged(at, Corruption::LineTooLong { limit });
                 break;
             }
             None => (&buf[..], true),
         };
-        let at = Locator {
-            offset,
+        if !scan.take(content, unterminated, at, path)? {
+            break;
+        }
+    }
+    Ok(scan)
+}
+
+/// Reads a line into `buf`, at most `limit` bytes of it: how many bytes were read (0 at
+/// the end).
+fn read_until_newline<R: BufRead>(
+    reader: &mut R,
+    limit: u64,
+    buf: &mut Vec<u8>,
+    path: &Path,
+) -> Result<usize, JournalError> {
+    reader
+        .by_ref()
+        .take(limit)
+        .read_until(b'\n', buf)
+        .map_err(|source| JournalError::Io {
+            path: path.to_path_buf(),
+            action: "read",
+            source,
+        })
+}
+
+impl Scan {
+    /// Nothing read yet into `history`.
+    fn new(history: History, options: &OpenOptions) -> Scan {
+        Scan {
+            history,
+            locators: Vec::new(),
+            end: 0,
+            header: false,
+            records: 0,
+            torn: None,
+            damage: None,
+            unterminated: false,
+            seal: Reading {
+                key: options.seal.clone(),
+                ..Reading::default()
+            },
+        }
+    }
+
+    /// Takes one line (`content`, without its `\n`): replayed, or the torn tail or the
+    /// damage it is, or the error that refuses the whole journal. Returns whether
+    /// reading goes on.
+    fn take(
+        &mut self,
+        content: &[u8],
+        unterminated: bool,
+        at: LineAt,
+        path: &Path,
+    ) -> Result<bool, JournalError> {
+        let locator = Locator {
+            offset: at.offset,
             // A kept unterminated record gets its `\n` when the journal is opened.
-            len: n as u32 + u32::from(unterminated),
+            len: at.bytes as u32 + u32::from(unterminated),
         };
-        let result = read_line(&mut scan, content, at);
-        match result {
-            Ok(()) if unterminated => {
-                // A complete record whose `\n` never reached the file: kept.
-                scan.unterminated = true;
-                scan.end += n as u64;
-                break;
-            }
-            Ok(()) => {}
-            Err(LineError::Version(found)) => {
-                return Err(JournalError::Version {
-                    path: path.to_path_buf(),
-                    found,
-                });
-            }
-            Err(LineError::Tampered(problem)) => {
-                return Err(JournalError::Tampered {
-                    path: path.to_path_buf(),
-                    line,
-                    seq: line - 1,
-                    problem,
-                });
-            }
-            Err(LineError::Counter(recorded)) => {
-                return Err(JournalError::Counter {
-                    path: path.to_path_buf(),
-                    given: scan.history.counter().id().to_owned(),
-                    recorded,
-                });
+        match read_line(self, content, locator) {
+            Ok(()) => {
+                self.end += at.bytes;
+                // A complete record whose `\n` never reached the file: kept, and the last.
+                self.unterminated = unterminated;
+                Ok(!unterminated)
             }
             Err(LineError::Corrupt(_))
-                if unterminated && (scan.header || may_be_header(content)) =>
+                if unterminated && (self.header || may_be_header(content)) =>
             {
                 // Torn mid-write: that append was never acknowledged.
-                scan.torn = Some(TornTail {
-                    line,
-                    offset,
-                    bytes: n as u64,
+                self.torn = Some(TornTail {
+                    line: at.number,
+                    offset: at.offset,
+                    bytes: at.bytes,
                 });
-                break;
+                Ok(false)
             }
             Err(LineError::Corrupt(problem)) => {
                 // Not a journal at all if its first line is not a header, cut or not.
-                let problem = if unterminated {
-                    Corruption::MissingHeader
-                } else {
-                    problem
+                let problem = match unterminated {
+                    true => Corruption::MissingHeader,
+                    false => problem,
                 };
-                scan.damage = Some(Damage {
-                    line,
-                    offset,
-                    problem,
-                });
-                break;
+                self.damaged(at, problem);
+                Ok(false)
             }
+            Err(LineError::Version(found)) => Err(JournalError::Version {
+                path: path.to_path_buf(),
+                found,
+            }),
+            Err(LineError::Tampered(problem)) => Err(JournalError::Tampered {
+                path: path.to_path_buf(),
+                line: at.number,
+                seq: at.number - 1,
+                problem,
+            }),
+            Err(LineError::Counter(recorded)) => Err(JournalError::Counter {
+                path: path.to_path_buf(),
+                given: self.history.counter().id().to_owned(),
+                recorded,
+            }),
         }
-        scan.end += n as u64;
     }
-    Ok(scan)
+
+    /// Notes the damaged line reading stops at.
+    fn damaged(&mut self, at: LineAt, problem: Corruption) {
+        self.damage = Some(Damage {
+            line: at.number,
+            offset: at.offset,
+            problem,
+        });
+    }
 }
 
 /// Reads one line: the header first, then records, each all or nothing.
@@ -230,21 +268,23 @@ pub(crate) fn apply_record(history: &mut History, record: RecordIn) -> Result<us
     match record {
         RecordIn::Journal(_) => Err(Corruption::UnexpectedHeader),
         RecordIn::Entry(entry) => {
-            history.insert(entry).map_err(corruption)?;
+            history.insert(entry)?;
             Ok(1)
         }
         RecordIn::Batch(entries) => apply_entries(history, entries),
         RecordIn::Keyed { key, entries } => {
-            history.admits_key(&key).map_err(|e| corruption(e.into()))?;
+            history
+                .admits_key(&key)
+                .map_err(|e| Corruption::Record(e.into()))?;
             let first = history.next_id();
             let n = apply_entries(history, entries)?;
             history.note_key(&key, first);
             Ok(n)
         }
         RecordIn::Compaction(compaction) => {
-            let checked = history.check(compaction).map_err(corruption)?;
+            let checked = history.check(compaction)?;
             let n = checked.summaries();
-            history.commit(checked).map_err(corruption)?;
+            history.commit(checked)?;
             Ok(n)
         }
         RecordIn::RequestOverhead(overhead) => {
@@ -262,37 +302,22 @@ fn apply_entries(history: &mut History, entries: Vec<Entry>) -> Result<usize, Co
     for (i, entry) in entries.iter().enumerate() {
         let expected = EntryId(history.next_id().0.saturating_add(i as u64));
         if entry.id != expected {
-            return Err(corruption(RecordError::IdOrder {
+            return Err(RecordError::IdOrder {
                 expected,
                 found: entry.id,
-            }));
+            }
+            .into());
         }
         if entry.kind.is_summary() {
-            return Err(corruption(RecordError::Summary { id: entry.id }));
+            return Err(RecordError::Summary { id: entry.id }.into());
         }
     }
-    history.admits_all(&entries).map_err(corruption)?;
+    history.admits_all(&entries)?;
     let n = entries.len();
     for entry in entries {
-        history.insert(entry).map_err(corruption)?;
+        history.insert(entry)?;
     }
     Ok(n)
-}
-
-/// The damage a record that does not apply is.
-fn corruption(e: RecordError) -> Corruption {
-    match e {
-        RecordError::Compaction(a) => Corruption::Compaction(a),
-        RecordError::IdOrder { expected, found } => Corruption::IdOrder { expected, found },
-        RecordError::Summary { id } => Corruption::UnexpectedSummary { id },
-        RecordError::CallId { id, problem } => Corruption::CallId { id, problem },
-        RecordError::Part { id, problem } => Corruption::Part { id, problem },
-        RecordError::Key(problem) => Corruption::Key(problem),
-        // A compaction checked just now is committed just now.
-        RecordError::Stale => Corruption::InvalidCompaction {
-            message: e.to_string(),
-        },
-    }
 }
 
 #[cfg(test)]

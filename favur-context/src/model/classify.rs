@@ -26,21 +26,11 @@ pub struct Classified {
 
 impl Classified {
     /// The message.
-    ///
-    /// ```
-    /// use favur_context::{Message, Retention};
-    /// assert_eq!(Message::user("x").classify(Retention::Fuzzy).message().text(), "x");
-    /// ```
     pub fn message(&self) -> &Message {
         &self.message
     }
 
     /// The class chosen for it.
-    ///
-    /// ```
-    /// use favur_context::{Message, Retention};
-    /// assert_eq!(Message::user("x").classify(Retention::Fuzzy).retention(), Retention::Fuzzy);
-    /// ```
     pub fn retention(&self) -> Retention {
         self.retention
     }
@@ -79,21 +69,11 @@ impl Classified {
     }
 
     /// The supersession key given with [`with_key`](Classified::with_key), if any.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::strict!(user: "the plan").key(), None);
-    /// ```
     pub fn key(&self) -> Option<&str> {
         key_of(&self.message)
     }
 
     /// Splits it into its parts.
-    ///
-    /// ```
-    /// use favur_context::{Message, Retention};
-    /// let (m, r, _site) = Message::user("x").classify(Retention::Strict).into_parts();
-    /// assert_eq!((m.text().as_str(), r), ("x", Retention::Strict));
-    /// ```
     pub fn into_parts(self) -> (Message, Retention, CallSite) {
         (self.message, self.retention, self.site)
     }

@@ -34,10 +34,6 @@ pub enum EntryKind {
 
 impl EntryKind {
     /// Whether this is a summary.
-    ///
-    /// ```
-    /// assert!(!favur_context::message::EntryKind::Appended.is_summary());
-    /// ```
     pub fn is_summary(&self) -> bool {
         matches!(self, EntryKind::Summary { .. })
     }

@@ -8,23 +8,14 @@ use favur_context_macros::retention;
 /// `new`, `text` and the conversion into a message of a ready-made kind: a `$role`
 /// message whose text starts with `$tag`, with the extension `"favur_kind": $kind`.
 macro_rules! kind_impls {
-    ($name:ident, $example:literal, $role:ident, $tag:literal, $kind:literal) => {
+    ($name:ident, $role:ident, $tag:literal, $kind:literal) => {
         impl $name {
             #[doc = concat!("A new ", stringify!($name), " with this text.")]
-            ///
-            /// ```
-            #[doc = concat!("let k = favur_context::message::kinds::", stringify!($name), "::new(\"", $example, "\");")]
-            #[doc = concat!("assert_eq!(k.text(), \"", $example, "\");")]
-            /// ```
             pub fn new(text: impl Into<String>) -> Self {
                 $name { text: text.into() }
             }
 
             /// Its text.
-            ///
-            /// ```
-            #[doc = concat!("assert_eq!(favur_context::message::kinds::", stringify!($name), "::new(\"x\").text(), \"x\");")]
-            /// ```
             pub fn text(&self) -> &str {
                 &self.text
             }
@@ -71,13 +62,7 @@ pub struct Directive {
     text: String,
 }
 
-kind_impls!(
-    Directive,
-    "use the new API",
-    user,
-    "[directive]",
-    "directive"
-);
+kind_impls!(Directive, user, "[directive]", "directive");
 
 /// A progress note in the agent's own journal ("step 3 of 5 done: parser fixed").
 /// Strict: the agent relies on it to know where it is. Appended as an assistant message
@@ -98,4 +83,4 @@ pub struct ProgressNote {
     text: String,
 }
 
-kind_impls!(ProgressNote, "done", assistant, "[progress]", "progress");
+kind_impls!(ProgressNote, assistant, "[progress]", "progress");

@@ -29,10 +29,6 @@ pub enum Role {
 
 impl Role {
     /// The lowercase name (`"system"`, `"user"`, `"assistant"`, `"tool"`).
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Role::Assistant.as_str(), "assistant");
-    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Role::System => "system",
@@ -131,12 +127,6 @@ impl From<String> for Arguments {
 }
 
 /// A request from the model to run a tool.
-///
-/// ```
-/// use favur_context::ToolCall;
-/// let call = ToolCall::new("call_1", "bash", serde_json::json!({"command": "ls"}));
-/// assert_eq!(call.name, "bash");
-/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The provider's id for this call; results answer it by this id.
@@ -174,11 +164,6 @@ impl ToolCall {
     }
 
     /// The same call with the provider's item id (see [`provider_id`](Self::provider_id)).
-    ///
-    /// ```
-    /// let call = favur_context::ToolCall::new("call_1", "ls", "{}").with_provider_id("fc_1");
-    /// assert_eq!(call.provider_id.as_deref(), Some("fc_1"));
-    /// ```
     pub fn with_provider_id(mut self, id: impl Into<String>) -> Self {
         self.provider_id = Some(id.into());
         self
@@ -311,12 +296,6 @@ impl From<ToolCall> for Part {
 
 impl From<ToolResult> for Part {
     /// A [`Part::ToolResult`].
-    ///
-    /// ```
-    /// use favur_context::message::{Part, ToolResult};
-    /// let part = Part::from(ToolResult { call_id: "c1".into(), content: "ok".into(), is_error: false });
-    /// assert!(matches!(part, Part::ToolResult(_)));
-    /// ```
     fn from(result: ToolResult) -> Self {
         Part::ToolResult(result)
     }
@@ -324,12 +303,6 @@ impl From<ToolResult> for Part {
 
 impl From<Reasoning> for Part {
     /// A [`Part::Reasoning`].
-    ///
-    /// ```
-    /// use favur_context::message::{Part, Reasoning};
-    /// let part = Part::from(Reasoning::anthropic("hmm", "sig"));
-    /// assert!(matches!(part, Part::Reasoning(_)));
-    /// ```
     fn from(reasoning: Reasoning) -> Self {
         Part::Reasoning(Box::new(reasoning))
     }
@@ -354,11 +327,6 @@ mod text_part {
 
 impl Part {
     /// The text of a text part.
-    ///
-    /// ```
-    /// use favur_context::message::Part;
-    /// assert_eq!(Part::Text("x".into()).text(), Some("x"));
-    /// ```
     pub fn text(&self) -> Option<&str> {
         match self {
             Part::Text(t) => Some(t),
@@ -408,39 +376,21 @@ impl Message {
     }
 
     /// A system message with one text part.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Message::system("be brief").role, favur_context::Role::System);
-    /// ```
     pub fn system(text: impl Into<String>) -> Self {
         Message::new(Role::System, vec![Part::Text(text.into())])
     }
 
     /// A user message with one text part.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Message::user("hi").text(), "hi");
-    /// ```
     pub fn user(text: impl Into<String>) -> Self {
         Message::new(Role::User, vec![Part::Text(text.into())])
     }
 
     /// An assistant message with one text part.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Message::assistant("ok").role, favur_context::Role::Assistant);
-    /// ```
     pub fn assistant(text: impl Into<String>) -> Self {
         Message::new(Role::Assistant, vec![Part::Text(text.into())])
     }
 
     /// An assistant message that makes the given tool calls.
-    ///
-    /// ```
-    /// use favur_context::{Message, ToolCall};
-    /// let m = Message::assistant_calls(vec![ToolCall::new("c1", "ls", serde_json::json!({}))]);
-    /// assert_eq!(m.tool_calls().count(), 1);
-    /// ```
     pub fn assistant_calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
         Message::new(Role::Assistant, calls.into_iter().map(Part::from).collect())
     }
@@ -466,11 +416,6 @@ impl Message {
     }
 
     /// A tool message carrying one result.
-    ///
-    /// ```
-    /// let m = favur_context::Message::tool_result("c1", "a.rs\nb.rs", false);
-    /// assert_eq!(m.tool_results().next().unwrap().call_id, "c1");
-    /// ```
     pub fn tool_result(
         call_id: impl Into<String>,
         content: impl Into<String>,
@@ -487,21 +432,12 @@ impl Message {
     }
 
     /// Adds a provider-specific field, kept verbatim.
-    ///
-    /// ```
-    /// let m = favur_context::Message::user("hi").with_extension("name", serde_json::json!("alice"));
-    /// assert_eq!(m.extensions["name"], "alice");
-    /// ```
     pub fn with_extension(mut self, key: impl Into<String>, value: Value) -> Self {
         self.extensions.insert(key.into(), value);
         self
     }
 
     /// The text parts joined by newlines (tool calls and results excluded).
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Message::assistant("a").text(), "a");
-    /// ```
     pub fn text(&self) -> String {
         let mut out = String::new();
         for t in self.parts.iter().filter_map(Part::text) {
@@ -538,10 +474,6 @@ impl Message {
     }
 
     /// The tool calls in this message.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Message::user("x").tool_calls().count(), 0);
-    /// ```
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.parts.iter().filter_map(|p| match p {
             Part::ToolCall(c) => Some(&**c),
@@ -550,10 +482,6 @@ impl Message {
     }
 
     /// The reasoning parts in this message.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Message::assistant("x").reasoning().count(), 0);
-    /// ```
     pub fn reasoning(&self) -> impl Iterator<Item = &Reasoning> {
         self.parts.iter().filter_map(|p| match p {
             Part::Reasoning(r) => Some(&**r),
@@ -562,10 +490,6 @@ impl Message {
     }
 
     /// The tool results in this message.
-    ///
-    /// ```
-    /// assert_eq!(favur_context::Message::tool_result("c", "x", true).tool_results().count(), 1);
-    /// ```
     pub fn tool_results(&self) -> impl Iterator<Item = &ToolResult> {
         self.parts.iter().filter_map(|p| match p {
             Part::ToolResult(r) => Some(r),

@@ -30,10 +30,6 @@ pub enum Provider {
 
 impl Provider {
     /// The lowercase name (`"openai"`, `"anthropic"`, `"gemini"`).
-    ///
-    /// ```
-    /// assert_eq!(favur_context::message::Provider::Anthropic.as_str(), "anthropic");
-    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
@@ -110,12 +106,6 @@ pub struct Reasoning {
 
 impl Reasoning {
     /// Reasoning from `provider` with no id, text, signature or payload yet.
-    ///
-    /// ```
-    /// use favur_context::message::{Provider, Reasoning};
-    /// let r = Reasoning::new(Provider::Gemini);
-    /// assert!(r.text.is_empty() && r.signature.is_none());
-    /// ```
     pub fn new(provider: Provider) -> Self {
         Reasoning {
             provider,
@@ -127,11 +117,6 @@ impl Reasoning {
     }
 
     /// An Anthropic `thinking` block: its text and signature.
-    ///
-    /// ```
-    /// let r = favur_context::message::Reasoning::anthropic("hmm", "sig");
-    /// assert_eq!(r.joined_text(), "hmm");
-    /// ```
     pub fn anthropic(thinking: impl Into<String>, signature: impl Into<String>) -> Self {
         Reasoning {
             text: vec![thinking.into()],
@@ -141,11 +126,6 @@ impl Reasoning {
     }
 
     /// An Anthropic `redacted_thinking` block: its opaque `data`.
-    ///
-    /// ```
-    /// let r = favur_context::message::Reasoning::anthropic_redacted("EnCrYpTeD");
-    /// assert_eq!(r.encrypted.as_deref(), Some("EnCrYpTeD"));
-    /// ```
     pub fn anthropic_redacted(data: impl Into<String>) -> Self {
         Reasoning {
             encrypted: Some(data.into()),
@@ -155,11 +135,6 @@ impl Reasoning {
 
     /// An OpenAI Responses `reasoning` item: its id, summary texts and, if the request
     /// was not stored, its `encrypted_content`.
-    ///
-    /// ```
-    /// let r = favur_context::message::Reasoning::openai("rs_1", ["first", "second"], None);
-    /// assert_eq!(r.text.len(), 2);
-    /// ```
     pub fn openai(
         id: impl Into<String>,
         summary: impl IntoIterator<Item = impl Into<String>>,
@@ -174,11 +149,6 @@ impl Reasoning {
     }
 
     /// A Gemini `thoughtSignature` (placed immediately before the part it signs).
-    ///
-    /// ```
-    /// let r = favur_context::message::Reasoning::gemini_signature("c2ln");
-    /// assert!(r.text.is_empty());
-    /// ```
     pub fn gemini_signature(signature: impl Into<String>) -> Self {
         Reasoning {
             signature: Some(signature.into()),
@@ -278,31 +248,16 @@ pub const MIN_DOCUMENT_TOKENS: u32 = 256;
 
 impl Media {
     /// Media of `media_type` with base64 `data`.
-    ///
-    /// ```
-    /// let m = favur_context::message::Media::base64("application/pdf", "JVBERi0=");
-    /// assert_eq!(m.media_type, "application/pdf");
-    /// ```
     pub fn base64(media_type: impl Into<String>, data: impl Into<String>) -> Self {
         Media::with_source(media_type, MediaSource::Base64 { data: data.into() })
     }
 
     /// Media of `media_type` at `url`.
-    ///
-    /// ```
-    /// let m = favur_context::message::Media::url("image/jpeg", "https://example.com/a.jpg");
-    /// assert!(matches!(m.source, favur_context::message::MediaSource::Url { .. }));
-    /// ```
     pub fn url(media_type: impl Into<String>, url: impl Into<String>) -> Self {
         Media::with_source(media_type, MediaSource::Url { url: url.into() })
     }
 
     /// Media of `media_type` uploaded as file `file_id`.
-    ///
-    /// ```
-    /// let m = favur_context::message::Media::file("application/pdf", "file_1");
-    /// assert!(matches!(m.source, favur_context::message::MediaSource::File { .. }));
-    /// ```
     pub fn file(media_type: impl Into<String>, file_id: impl Into<String>) -> Self {
         Media::with_source(
             media_type,
@@ -321,11 +276,6 @@ impl Media {
     }
 
     /// The same media with a file name or title.
-    ///
-    /// ```
-    /// let m = favur_context::message::Media::file("application/pdf", "file_1").named("spec.pdf");
-    /// assert_eq!(m.name.as_deref(), Some("spec.pdf"));
-    /// ```
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self

@@ -48,11 +48,6 @@ impl Retention {
     pub const ALL: [Retention; 3] = [Retention::Forgettable, Retention::Fuzzy, Retention::Strict];
 
     /// The lowercase name used in attributes, macros, files and reports.
-    ///
-    /// ```
-    /// use favur_context::Retention;
-    /// assert_eq!(Retention::Forgettable.as_str(), "forgettable");
-    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Retention::Forgettable => "forgettable",
@@ -62,11 +57,6 @@ impl Retention {
     }
 
     /// Position in [`Retention::ALL`] (0, 1 or 2), handy for per-class arrays.
-    ///
-    /// ```
-    /// use favur_context::Retention;
-    /// assert_eq!(Retention::Strict.index(), 2);
-    /// ```
     pub const fn index(self) -> usize {
         self as usize
     }
@@ -130,40 +120,20 @@ pub mod class {
 
     /// A compile-time retention class. Sealed: implemented only by [`Forgettable`],
     /// [`Fuzzy`] and [`Strict`].
-    ///
-    /// ```
-    /// use favur_context::message::class::{Class, Strict};
-    /// assert_eq!(Strict::RETENTION.as_str(), "strict");
-    /// ```
     pub trait Class: sealed::Sealed + Copy + Send + Sync + 'static {
         /// The runtime value of this class.
         const RETENTION: Retention;
     }
 
     /// The compile-time form of [`Retention::Forgettable`].
-    ///
-    /// ```
-    /// use favur_context::message::class::{Class, Forgettable};
-    /// assert_eq!(Forgettable::RETENTION, favur_context::Retention::Forgettable);
-    /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub struct Forgettable;
 
     /// The compile-time form of [`Retention::Fuzzy`].
-    ///
-    /// ```
-    /// use favur_context::message::class::{Class, Fuzzy};
-    /// assert_eq!(Fuzzy::RETENTION, favur_context::Retention::Fuzzy);
-    /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub struct Fuzzy;
 
     /// The compile-time form of [`Retention::Strict`].
-    ///
-    /// ```
-    /// use favur_context::message::class::{Class, Strict};
-    /// assert_eq!(Strict::RETENTION, favur_context::Retention::Strict);
-    /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub struct Strict;
 

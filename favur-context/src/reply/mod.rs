@@ -105,11 +105,6 @@ impl StopReason {
 }
 
 /// Tokens the provider reports for one request.
-///
-/// ```
-/// let u = favur_context::reply::Usage { input_tokens: 52, output_tokens: 18 };
-/// assert_eq!(u.input_tokens + u.output_tokens, 70);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {
     /// Tokens of the request as the provider counted them (Anthropic: including cache

@@ -45,11 +45,6 @@ pub mod async_openai {
     use crate::request::render::render_openai;
 
     /// A rendered message that async-openai's types cannot hold.
-    ///
-    /// ```
-    /// let e = favur_context::interop::async_openai::InteropError { index: 2, message: "x".into() };
-    /// assert_eq!(e.to_string(), "message 2 does not fit async-openai's types: x");
-    /// ```
     #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
     #[error("message {index} does not fit async-openai's types: {message}")]
     pub struct InteropError {

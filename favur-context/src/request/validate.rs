@@ -33,11 +33,6 @@ pub use media_types::{GEMINI_IMAGE_MEDIA_TYPES, OPENAI_IMAGE_MEDIA_TYPES};
 pub use responses::validate_responses_strict;
 
 /// A rule of a request format that a request breaks.
-///
-/// ```
-/// use favur_context::render::validate::Rule;
-/// assert_eq!(Rule::FirstNotUser.to_string(), "the first message must be a user turn");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Rule {

@@ -15,10 +15,6 @@ use unicode_normalization::UnicodeNormalization;
 
 /// Every character a reader takes as a line break: LF, CR, VT, FF, NEL, LINE SEPARATOR
 /// and PARAGRAPH SEPARATOR.
-///
-/// ```
-/// assert!(favur_context::render::LINE_BREAKS.contains(&'\u{2028}'));
-/// ```
 pub const LINE_BREAKS: [char; 7] = [
     '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
 ];

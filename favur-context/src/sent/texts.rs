@@ -111,10 +111,6 @@ pub fn placeholder_text(original: EntryId, summary: Option<EntryId>) -> String {
 
 /// The result rendered for a call that has no recorded result and is not the in-flight
 /// tail (the conversation went on without one).
-///
-/// ```
-/// assert_eq!(favur_context::render::missing_result(), "[no result was recorded for this call]");
-/// ```
 pub fn missing_result() -> &'static str {
     "[no result was recorded for this call]"
 }
@@ -202,9 +198,5 @@ pub(crate) fn escape_attr(s: &str) -> Cow<'_, str> {
 /// The text of the user turn inserted at the start of an Anthropic request whose first
 /// rendered message would otherwise be an assistant turn (the API requires a user turn
 /// first).
-///
-/// ```
-/// assert!(favur_context::render::FIRST_TURN_NOTE.starts_with("<context-note>"));
-/// ```
 pub const FIRST_TURN_NOTE: &str =
     "<context-note>The conversation continues from earlier context.</context-note>";

@@ -109,11 +109,6 @@ impl SealKey {
 }
 
 /// What is wrong with a sealed record, or with sealing a store.
-///
-/// ```
-/// use favur_context::store::Tamper;
-/// assert_eq!(Tamper::Mac.to_string(), "its MAC does not verify (the record, or one before it, was edited, added or removed, or the key is not the store's)");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Tamper {

@@ -6,7 +6,7 @@ use std::error::Error;
 
 use favur_context::compact::{BuiltinSummarizer, Ready};
 use favur_context::journal::Corruption;
-use favur_context::store::StoreError;
+use favur_context::store::{RecordError, StoreError};
 use favur_context::tools::ToolSet;
 use favur_context::{
     AsyncStore, Compactor, EntryId, History, Message, Policy, Retention, ToolCall, fuzzy, strict,
@@ -178,7 +178,7 @@ pub fn damages() -> Vec<(&'static str, Expected)> {
                     e,
                     StoreError::Corrupt {
                         seq: 2,
-                        problem: Corruption::IdOrder { .. },
+                        problem: Corruption::Record(RecordError::IdOrder { .. }),
                         ..
                     }
                 )

@@ -28,21 +28,10 @@ pub struct PolicyBuilder {
 impl PolicyBuilder {
     setters! {
         /// Sets the window.
-        ///
-        /// ```
-        /// assert_eq!(favur_context::Policy::builder().window_tokens(9).build().unwrap().window_tokens(), 9);
-        /// ```
         window_tokens(window_tokens: u64) => policy.window_tokens;
     }
 
     /// Replaces all tiers.
-    ///
-    /// ```
-    /// use favur_context::compact::{Action, Tier};
-    /// use favur_context::Policy;
-    /// let p = Policy::builder().tiers([Tier::new(0.3, Action::Summarize, Action::Summarize, Action::Keep)]).build().unwrap();
-    /// assert_eq!(p.tiers().len(), 1);
-    /// ```
     pub fn tiers(mut self, tiers: impl IntoIterator<Item = Tier>) -> Self {
         self.policy.tiers = tiers.into_iter().collect();
         self
@@ -67,39 +56,18 @@ impl PolicyBuilder {
 
     setters! {
         /// Sets the limit (a fraction of the window).
-        ///
-        /// ```
-        /// assert_eq!(favur_context::Policy::builder().limit(0.9).build().unwrap().limit(), 0.9);
-        /// ```
         limit(limit: f64) => policy.limit;
 
         /// Sets or clears the per-entry cap.
-        ///
-        /// ```
-        /// assert_eq!(favur_context::Policy::builder().entry_cap_tokens(Some(2_000)).build().unwrap().entry_cap_tokens(), Some(2_000));
-        /// ```
         entry_cap_tokens(cap: Option<u32>) => policy.entry_cap_tokens;
 
         /// Sets the most tokens one summary may take.
-        ///
-        /// ```
-        /// assert_eq!(favur_context::Policy::builder().summary_budget_tokens(99).build().unwrap().summary_budget_tokens(), 99);
-        /// ```
         summary_budget_tokens(budget: u32) => policy.summary_budget_tokens;
 
         /// Sets the budget a summary gets for each entry it merges.
-        ///
-        /// ```
-        /// let p = favur_context::Policy::builder().summary_tokens_per_entry(60).build().unwrap();
-        /// assert_eq!(p.summary_tokens_per_entry(), 60);
-        /// ```
         summary_tokens_per_entry(tokens: u32) => policy.summary_tokens_per_entry;
 
         /// Sets how many recent consumed exchanges stay verbatim.
-        ///
-        /// ```
-        /// assert_eq!(favur_context::Policy::builder().keep_recent(3).build().unwrap().keep_recent(), 3);
-        /// ```
         keep_recent(exchanges: usize) => policy.keep_recent;
 
         /// Tokens set aside for the model's answer (see [`Policy::reserve_output_tokens`]).

@@ -28,10 +28,6 @@ pub enum Action {
 
 impl Action {
     /// The lowercase name (`"keep"`, `"summarize"`, `"drop"`).
-    ///
-    /// ```
-    /// assert_eq!(favur_context::compact::Action::Drop.as_str(), "drop");
-    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Action::Keep => "keep",
@@ -71,12 +67,6 @@ pub struct Tier {
 
 impl Tier {
     /// A tier firing at `at` with the given action per class.
-    ///
-    /// ```
-    /// use favur_context::compact::{Action, Tier};
-    /// let t = Tier::new(0.25, Action::Drop, Action::Drop, Action::Drop);
-    /// assert_eq!(t.fuzzy, Action::Drop);
-    /// ```
     pub const fn new(at: f64, forgettable: Action, fuzzy: Action, strict: Action) -> Self {
         Tier {
             at,

@@ -56,11 +56,6 @@ use crate::reply::{Reply, StopReason, Usage};
 use crate::request::render::render_anthropic;
 
 /// A rendered message that rig's types cannot hold.
-///
-/// ```
-/// let e = favur_context::interop::rig::RigError { index: 2, message: "x".into() };
-/// assert_eq!(e.to_string(), "message 2 does not fit rig's types: x");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("message {index} does not fit rig's types: {message}")]
 pub struct RigError {

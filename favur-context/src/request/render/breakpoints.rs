@@ -39,11 +39,6 @@ pub enum BlockAt {
 
 /// Where a request's stable prefix ends and where its breakpoints are (see
 /// [`render_anthropic_cached`]).
-///
-/// ```
-/// let p = favur_context::render::CachePlacement::default();
-/// assert!(p.stable_end.is_none() && p.breakpoints.is_empty());
-/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CachePlacement {
     /// The last block of the stable prefix: what the next request repeats byte for byte

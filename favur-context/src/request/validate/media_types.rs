@@ -6,23 +6,11 @@
 /// The image media types the OpenAI formats (Chat Completions, Responses) accept: PNG,
 /// JPEG, WEBP and GIF (OpenAI's vision guide: "non-animated GIF"; whether a GIF is
 /// animated is not checked here).
-///
-/// ```
-/// use favur_context::render::validate::OPENAI_IMAGE_MEDIA_TYPES;
-/// assert!(OPENAI_IMAGE_MEDIA_TYPES.contains(&"image/webp"));
-/// assert!(!OPENAI_IMAGE_MEDIA_TYPES.contains(&"image/bmp"));
-/// ```
 pub const OPENAI_IMAGE_MEDIA_TYPES: [&str; 4] =
     ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
 /// The image media types Gemini accepts (Gemini's image understanding guide): PNG, JPEG,
 /// WEBP, HEIC and HEIF.
-///
-/// ```
-/// use favur_context::render::validate::GEMINI_IMAGE_MEDIA_TYPES;
-/// assert!(GEMINI_IMAGE_MEDIA_TYPES.contains(&"image/heic"));
-/// assert!(!GEMINI_IMAGE_MEDIA_TYPES.contains(&"image/gif"));
-/// ```
 pub const GEMINI_IMAGE_MEDIA_TYPES: [&str; 5] = [
     "image/png",
     "image/jpeg",

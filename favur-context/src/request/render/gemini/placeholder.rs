@@ -17,10 +17,6 @@ use serde_json::Value;
 
 /// The placeholder thought signature Google documents for function calls that have no
 /// signature of their own (see [`GeminiOptions::placeholder_signatures`]).
-///
-/// ```
-/// assert_eq!(favur_context::render::PLACEHOLDER_THOUGHT_SIGNATURE, "context_engineering_is_the_way_to_go");
-/// ```
 pub const PLACEHOLDER_THOUGHT_SIGNATURE: &str = "context_engineering_is_the_way_to_go";
 
 /// How [`render_gemini_with`](crate::render::render_gemini_with) renders: for now, whether
@@ -55,11 +51,6 @@ impl GeminiOptions {
     /// Sets whether the first call of each step of the current turn gets
     /// [`PLACEHOLDER_THOUGHT_SIGNATURE`] when it carries no signature of its own (a
     /// signature it has is always sent as it came).
-    ///
-    /// ```
-    /// use favur_context::render::GeminiOptions;
-    /// assert!(GeminiOptions::default().placeholder_signatures(true).signs_placeholders());
-    /// ```
     pub fn placeholder_signatures(mut self, on: bool) -> Self {
         self.placeholders = on;
         self
