@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::num::NonZeroU8;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -215,22 +216,23 @@ pub fn regret_suggestion(s: &SiteStats, regretted: u64, tiers: &[Tier]) -> Optio
 /// use favur_context::message::CallSite;
 /// use favur_context::{EntryId, Policy, Retention};
 /// use favur_context_cli::audit::avoidable;
+/// let (two, three) = (std::num::NonZeroU8::new(2).unwrap(), std::num::NonZeroU8::new(3).unwrap());
 /// let mut e = RegretEvent { kind: RegretKind::Recall, evicted: EntryId(1), site: CallSite::new("a.rs", 1, 1),
-///     class: Retention::Forgettable, fate: Fate::Dropped { tier: 2 }, cost_tokens: 9, at: EntryId(5) };
+///     class: Retention::Forgettable, fate: Fate::Dropped { tier: two }, cost_tokens: 9, at: EntryId(5) };
 /// let policy = Policy::default();
 /// let tiers = policy.tiers();
 /// assert!(avoidable(&e, tiers)); // at tier 2 strict is summarized, not dropped
-/// e.fate = Fate::Dropped { tier: 3 };
+/// e.fate = Fate::Dropped { tier: three };
 /// assert!(!avoidable(&e, tiers)); // tier 3 drops every class
 /// e.class = Retention::Strict;
-/// e.fate = Fate::Summarized { tier: 2 };
+/// e.fate = Fate::Summarized { tier: two };
 /// assert!(!avoidable(&e, tiers));
 /// ```
 pub fn avoidable(event: &RegretEvent, tiers: &[Tier]) -> bool {
     let Some(tier) = event
         .fate
         .tier()
-        .and_then(|t| tiers.get(usize::from(t).checked_sub(1)?))
+        .and_then(|t| tiers.get(usize::from(t.get() - 1)))
     else {
         return false;
     };
@@ -411,7 +413,7 @@ fn site_audit(
 /// the most any of their events cost to re-fetch.
 type Avoided<'a> = (u64, HashMap<(&'a str, EntryId), u64>);
 
-fn by_tier(m: &BTreeMap<u8, u64>) -> String {
+fn by_tier(m: &BTreeMap<NonZeroU8, u64>) -> String {
     if m.is_empty() {
         return "0".to_owned();
     }

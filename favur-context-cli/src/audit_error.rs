@@ -15,6 +15,7 @@ use crate::wiring::CliError;
 /// assert!(e.to_string().contains("--rules"));
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuditError {
     /// A transcript was given without `--rules` and `--policy`.
     #[error("{}: a transcript is audited by replaying it: give --rules and --policy", file.display())]

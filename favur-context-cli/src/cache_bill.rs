@@ -8,6 +8,7 @@
 //! `tokens x reuse` and the re-billed tokens (cache writes) `tokens x (1 - reuse)`.
 
 use std::fmt::Write as _;
+use std::num::NonZeroU8;
 
 use crate::replay::{Run, Step};
 use crate::report::{Row, Summary};
@@ -19,7 +20,7 @@ use crate::report::{Row, Summary};
 /// use favur_context_cli::replay::Step;
 /// use favur_context_cli::strategy::Event;
 /// let mut c = CompactionCache::default();
-/// let event = Some(Event { tier: 2, summarizer_calls: 1, fallbacks: 0 });
+/// let event = Some(Event { tier: std::num::NonZeroU8::new(2), summarizer_calls: 1, fallbacks: 0 });
 /// c.add_step(&Step { tokens: 1000, reuse: 0.25, event, ..Step::default() });
 /// c.add_step(&Step { tokens: 1000, reuse: 0.99, ..Step::default() }); // no compaction: not counted
 /// assert_eq!((c.compactions, c.rebilled, c.reads), (1, 750.0, 250.0));
@@ -86,8 +87,8 @@ impl CompactionCache {
 pub struct Bill {
     /// The request number in its transcript (from 0).
     pub step: usize,
-    /// The tier that fired (0 for a baseline).
-    pub tier: u8,
+    /// The tier that fired (`None` for a baseline).
+    pub tier: Option<NonZeroU8>,
     /// The request's tokens.
     pub tokens: u64,
     /// Tokens after the unchanged prefix (cache writes).

@@ -301,7 +301,12 @@ fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {:.0} | {:.0} |",
-                row.transcript, b.step, b.tier, b.tokens, b.rebilled, b.reads
+                row.transcript,
+                b.step,
+                b.tier.map_or_else(|| "–".to_owned(), |t| t.to_string()),
+                b.tokens,
+                b.rebilled,
+                b.reads
             );
         }
     }

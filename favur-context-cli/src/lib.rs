@@ -42,6 +42,7 @@ pub mod wiring;
 /// assert_eq!(e.to_string(), "internal error: x");
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     /// A compaction record could not be applied to the view.
     #[error("compaction could not be applied: {0}")]

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::num::NonZeroU8;
 
 use favur_context::Retention;
 use favur_context::import::rules::RuleRef;
@@ -117,8 +118,8 @@ pub struct Summary {
     pub total_tokens: u64,
     /// Largest request.
     pub peak_tokens: u64,
-    /// Compactions by tier (0 = a baseline's trim or mask).
-    pub compactions: BTreeMap<u8, u64>,
+    /// Compactions by tier (`None`: a baseline's trim or mask).
+    pub compactions: BTreeMap<Option<NonZeroU8>, u64>,
     /// Summarizer calls.
     pub summarizer_calls: u64,
     /// Summarizer fallbacks.
@@ -311,7 +312,7 @@ impl Summary {
     ///
     /// ```
     /// let mut s = favur_context_cli::report::Summary { requests: 200, ..Default::default() };
-    /// s.compactions.insert(1, 3);
+    /// s.compactions.insert(std::num::NonZeroU8::new(1), 3);
     /// assert_eq!(s.compactions_per_100(), 1.5);
     /// ```
     pub fn compactions_per_100(&self) -> f64 {
@@ -328,12 +329,9 @@ impl Summary {
         }
         self.compactions
             .iter()
-            .map(|(t, n)| {
-                if *t == 0 {
-                    format!("{n}")
-                } else {
-                    format!("t{t}:{n}")
-                }
+            .map(|(t, n)| match t {
+                None => format!("{n}"),
+                Some(t) => format!("t{t}:{n}"),
             })
             .collect::<Vec<_>>()
             .join(" ")

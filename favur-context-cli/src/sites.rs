@@ -170,6 +170,7 @@ pub struct Site {
 /// assert!(err.to_string().starts_with("bad.rs:1:"));
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SitesError {
     /// A file or directory could not be read or written.
     #[error("cannot {action} {}: {source}", path.display())]

@@ -192,6 +192,7 @@ impl ClassifiedTranscript {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TranscriptError {
     /// The file could not be read.
     #[error("cannot read transcript {}: {source}", path.display())]

@@ -154,6 +154,7 @@ pub fn load_policy(
 /// assert_eq!(e.to_string(), "policy: no such file");
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CliError {
     /// The rules file was rejected.
     #[error("{}", rules_message(path, source))]

@@ -3,6 +3,8 @@
 //! entry, a summary carries only user or assistant text, token counts are the history's
 //! own, and a record that fails is a typed error naming the entry.
 
+use std::num::NonZeroU8;
+
 use favur_context::compact::{ApplyError, Compaction, Edit};
 use favur_context::journal::{Corruption, JournalError, OpenOptions};
 use favur_context::message::{CallSite, EntryKind};
@@ -22,7 +24,7 @@ fn history() -> History {
 
 fn reform(id: u64, form: Form, tokens: u32) -> Compaction {
     Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![Edit::Reform {
             id: EntryId(id),
             form,
@@ -42,7 +44,7 @@ fn summary(id: u64, replaces: Vec<EntryId>, message: Message) -> Compaction {
         message,
     );
     Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Summarize {
             summary: summary.into(),
         }],

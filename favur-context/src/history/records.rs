@@ -23,7 +23,7 @@ use super::History;
 /// use favur_context::{fuzzy, History};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "old"));
-/// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+/// let checked = h.check(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
 /// assert_eq!(checked.compaction().tier, 2);
 /// assert_eq!(h.view().len(), 1); // nothing changed yet
 /// h.commit(checked).unwrap();
@@ -50,7 +50,7 @@ impl CheckedCompaction {
     /// ```
     /// use favur_context::compact::Compaction;
     /// use favur_context::History;
-    /// let checked = History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
+    /// let checked = History::new().check(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![], usage_after: None }).unwrap();
     /// assert!(checked.compaction().edits.is_empty());
     /// ```
     pub fn compaction(&self) -> &Compaction {
@@ -63,7 +63,7 @@ impl CheckedCompaction {
     /// ```
     /// use favur_context::compact::Compaction;
     /// use favur_context::History;
-    /// let checked = History::new().check(Compaction { tier: 2, edits: vec![], usage_after: None }).unwrap();
+    /// let checked = History::new().check(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![], usage_after: None }).unwrap();
     /// assert_eq!(checked.into_compaction().tier, 2);
     /// ```
     pub fn into_compaction(self) -> Compaction {
@@ -81,7 +81,7 @@ impl CheckedCompaction {
     /// ```
     /// use favur_context::compact::Compaction;
     /// use favur_context::History;
-    /// assert_eq!(History::new().check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap().summaries(), 0);
+    /// assert_eq!(History::new().check(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![], usage_after: None }).unwrap().summaries(), 0);
     /// ```
     pub fn summaries(&self) -> usize {
         self.summaries.len()
@@ -250,7 +250,7 @@ impl History {
     /// use favur_context::compact::{ApplyError, Compaction, Edit};
     /// use favur_context::store::RecordError;
     /// use favur_context::{EntryId, History};
-    /// let err = History::new().check(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(3) }], usage_after: None }).unwrap_err();
+    /// let err = History::new().check(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Drop { id: EntryId(3) }], usage_after: None }).unwrap_err();
     /// assert!(matches!(err, RecordError::Compaction(ApplyError::NotInView { .. })));
     /// ```
     pub fn check(&self, mut compaction: Compaction) -> Result<CheckedCompaction, RecordError> {
@@ -301,7 +301,7 @@ impl History {
     /// use favur_context::store::RecordError;
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
-    /// let checked = h.check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
+    /// let checked = h.check(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![], usage_after: None }).unwrap();
     /// h.append(fuzzy!(user: "moved on"));
     /// assert!(matches!(h.commit(checked), Err(RecordError::Stale)));
     /// ```
@@ -357,7 +357,7 @@ impl History {
     /// let mut copy = h.clone();
     /// let gist = Entry::new(h.next_id(), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
     ///     EntryKind::Summary { replaces: vec![old] }, Message::user("the gist"));
-    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Summarize { summary: gist.into() }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Summarize { summary: gist.into() }], usage_after: None }).unwrap();
     /// // The kept record names its summary by id: applied elsewhere, it is refused...
     /// let kept = h.compactions()[0].clone();
     /// assert!(matches!(copy.apply(kept), Err(RecordError::Compaction(ApplyError::SummaryNotHeld { .. }))));
@@ -385,7 +385,7 @@ impl History {
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "old"));
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
     /// assert!(h.view().is_empty());
     /// assert_eq!(h.recall(id).unwrap().message().text(), "old"); // still recallable
     /// ```
