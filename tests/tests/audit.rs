@@ -151,7 +151,7 @@ fn a_misclassified_tool_is_named_by_its_regret_events() {
         top.dropped
             .keys()
             .chain(top.summarized.keys())
-            .all(|t| (1..=3).contains(t))
+            .all(|t| (1..=3).contains(&t.get()))
     );
     // The rightly forgettable listing never came back: no regret for it.
     let listing = sites
@@ -410,7 +410,7 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     assert_eq!(in_view, h.view().tokens());
     let dropped: u64 = sites
         .iter()
-        .map(|s| s.dropped.get(&3).copied().unwrap_or(0))
+        .map(|s| s.dropped.get(&NonZeroU8::new(3).unwrap()).copied().unwrap_or(0))
         .sum();
     assert_eq!(dropped, 2);
     // Summaries are the compaction's, not a call site's: not counted as entries.
