@@ -170,6 +170,25 @@ fn a_forged_record_is_refused_by_from_json() {
     }
 }
 
+#[test]
+fn a_tier_0_compaction_is_refused_by_from_json() {
+    let mut doc: Value = serde_json::from_str(&history().to_json()).unwrap();
+    doc["compactions"] = json!([{ "tier": 0, "edits": [{ "drop": { "id": 0 } }] }]);
+    let err = History::from_json(&doc.to_string()).unwrap_err();
+    let LoadError::Compaction { index: 0, problem } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(problem.contains("tier 0"), "{problem}");
+    assert_eq!(
+        err.to_string(),
+        "compaction 0: invalid tier 0: tiers are numbered from 1"
+    );
+    // The same record at tier 1 loads.
+    doc["compactions"][0]["tier"] = json!(1);
+    let h = History::from_json(&doc.to_string()).unwrap();
+    assert_eq!(h.compactions()[0].tier, NonZeroU8::MIN);
+}
+
 /// A 10 MB entry recorded with 0 tokens.
 fn huge_entry_json(h: &History) -> Value {
     let mut e: Value = serde_json::to_value(&h.entries()[0]).unwrap();
