@@ -3,8 +3,8 @@
 
 mod common;
 
-use std::num::NonZeroU8;
 use std::collections::{HashMap, HashSet};
+use std::num::NonZeroU8;
 
 use favur_context::compact::View;
 use favur_context::message::kinds::Directive;

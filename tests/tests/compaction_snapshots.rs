@@ -303,7 +303,10 @@ fn seed_summary_texts() {
     let Seed { mut history, .. } = seed();
     let mut c = Compactor::new(Policy::default());
     let r1 = c.compact_at(&mut history, NonZeroU8::MIN).unwrap().unwrap();
-    let r2 = c.compact_at(&mut history, NonZeroU8::new(2).unwrap()).unwrap().unwrap();
+    let r2 = c
+        .compact_at(&mut history, NonZeroU8::new(2).unwrap())
+        .unwrap()
+        .unwrap();
     let mut out = String::new();
     for id in r1.summaries.iter().chain(&r2.summaries) {
         let e = history.recall(*id).unwrap();
@@ -423,7 +426,9 @@ fn keep_recent_keeps_the_last_exchanges_verbatim() {
     let policy = Policy::builder().keep_recent(2).build().unwrap();
     let mut c = Compactor::new(policy);
     let before = history.clone();
-    c.compact_at(&mut history, NonZeroU8::new(3).unwrap()).unwrap().unwrap();
+    c.compact_at(&mut history, NonZeroU8::new(3).unwrap())
+        .unwrap()
+        .unwrap();
     // The last two consumed exchanges (edit call + result, the assistant's note) and the
     // tail are verbatim; the earlier ones are gone.
     let kept: Vec<_> = history.view().items().iter().map(|i| i.id.0).collect();

@@ -212,7 +212,8 @@ fn text_from_tools_and_models_gives_no_structure() {
             .build()
             .unwrap(),
     );
-    c.compact_at(&mut h, NonZeroU8::MIN).expect("the log is summarized");
+    c.compact_at(&mut h, NonZeroU8::MIN)
+        .expect("the log is summarized");
     assert!(
         h.view()
             .items()

@@ -173,7 +173,9 @@ fn a_token_counter_panicking_on_a_summary_changes_nothing() {
     let mut h = filled(&path, &OpenOptions::new().counter(NoSummaries));
     let before = h.history().full_copy().unwrap();
     let mut compactor = Compactor::new(Policy::for_window(4_000).unwrap());
-    let caught = catch_unwind(AssertUnwindSafe(|| compactor.compact_at(&mut h, NonZeroU8::MIN)));
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        compactor.compact_at(&mut h, NonZeroU8::MIN)
+    }));
     assert!(caught.is_err(), "the counter did not panic");
     assert_eq!(h.history().view(), before.view());
     assert_eq!(h.history().next_id(), before.next_id());

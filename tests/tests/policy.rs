@@ -130,7 +130,10 @@ fn every_invalid_policy_gives_its_error() {
         );
     }
     // NaN is out of range, not silently accepted.
-    let err = b().threshold(NonZeroU8::new(1).unwrap(), f64::NAN).build().unwrap_err();
+    let err = b()
+        .threshold(NonZeroU8::new(1).unwrap(), f64::NAN)
+        .build()
+        .unwrap_err();
     assert!(matches!(
         err,
         PolicyError::ThresholdOutOfRange { index: 0, .. }

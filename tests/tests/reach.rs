@@ -61,7 +61,10 @@ fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
 fn target_zero_applies_the_tier_whole() {
     let (h, ids) = views(12, 400, |_| None);
     let whole = Policy::builder().target(0.0).build().unwrap();
-    assert_eq!(Plan::new(&h, &whole, NonZeroU8::new(2).unwrap()).drops(), &ids[..]);
+    assert_eq!(
+        Plan::new(&h, &whole, NonZeroU8::new(2).unwrap()).drops(),
+        &ids[..]
+    );
 }
 
 #[test]

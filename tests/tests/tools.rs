@@ -323,7 +323,9 @@ async fn recall_pages_through_an_original_longer_than_the_cap() {
     let original = h.append(strict!(tool_result("c1"): "{log}"));
     assert!(h.recall(original).unwrap().tokens() > 10 * cap);
     let mut compactor = Compactor::new(policy);
-    compactor.compact_at(&mut h, NonZeroU8::MIN).expect("in memory");
+    compactor
+        .compact_at(&mut h, NonZeroU8::MIN)
+        .expect("in memory");
     let item = h.view().items().iter().find(|i| i.id == original).unwrap();
     assert!(
         matches!(item.form, Form::Capped(_)),
@@ -370,7 +372,9 @@ async fn recall_pages_through_an_original_longer_than_the_cap() {
     assert!(pages > 5);
     assert_eq!(text, full, "the parts put together are the original");
     // The answers are under the cap: compaction does not cut them.
-    compactor.compact_at(&mut h, NonZeroU8::MIN).expect("in memory");
+    compactor
+        .compact_at(&mut h, NonZeroU8::MIN)
+        .expect("in memory");
     let capped_answers = h
         .view()
         .items()

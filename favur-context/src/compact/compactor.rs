@@ -135,8 +135,7 @@ impl<S> Compactor<S> {
     pub fn due(&self, history: &History) -> Option<NonZeroU8> {
         let usage = history.usage_tokens();
         let tier = self.policy.tier_for(usage)?;
-        (Some(tier) > self.covered(history) || usage >= self.policy.limit_tokens())
-            .then_some(tier)
+        (Some(tier) > self.covered(history) || usage >= self.policy.limit_tokens()).then_some(tier)
     }
 
     /// The tiers the last recorded compaction covered: those its usage after still

@@ -427,7 +427,7 @@ fn fence(tx: &rusqlite::Transaction<'_>, session: &str, mine: i64) -> Result<(),
         )
         .optional()
         .map_err(|e| Failure::Before(StoreError::database(session, "read the claim of", e)))?;
-    claim::still_mine(session, found.unwrap_or(-1), mine).map_err(Failure::Fenced)
+    claim::still_mine(session, found, mine).map_err(Failure::Fenced)
 }
 
 fn insert(

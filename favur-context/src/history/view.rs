@@ -356,9 +356,8 @@ pub struct Compaction {
 /// Reads a compaction's tier: the plain number, refused when 0 (no tier fires as 0).
 fn tier_number<'de, D: Deserializer<'de>>(d: D) -> Result<NonZeroU8, D::Error> {
     let n = u8::deserialize(d)?;
-    NonZeroU8::new(n).ok_or_else(|| {
-        serde::de::Error::custom("invalid tier 0: tiers are numbered from 1")
-    })
+    NonZeroU8::new(n)
+        .ok_or_else(|| serde::de::Error::custom("invalid tier 0: tiers are numbered from 1"))
 }
 
 /// Why a compaction record could not be applied. The view is unchanged when this is

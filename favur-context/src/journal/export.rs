@@ -154,9 +154,9 @@ pub(crate) fn write_journal<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::num::NonZeroU8;
     use crate::history::view::Compaction;
     use crate::{fuzzy, strict};
+    use std::num::NonZeroU8;
 
     fn drop_one(h: &mut History, id: EntryId) {
         let edits = vec![Edit::Drop { id }];
