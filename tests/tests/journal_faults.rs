@@ -327,17 +327,13 @@ fn malformed_compaction() {
 
 #[test]
 fn a_tier_0_compaction_is_refused() {
-    // Tiers are numbered from 1: a record of tier 0 is damage, named with its line and
-    // offset like any other malformed field.
     let (_d, path, lines) = base();
     let bad = b"{\"compaction\":{\"tier\":0,\"edits\":[{\"drop\":{\"id\":1}}]}}\n";
     let problem = with_bad_fifth_line(&path, &lines, bad);
-    assert_eq!(
-        problem.to_string(),
-        "malformed compaction: invalid tier 0: tiers are numbered from 1"
-    );
     assert!(matches!(problem, Corruption::InvalidCompaction { .. }));
-    // The same record at tier 1 loads.
+    let message = "malformed compaction: invalid tier 0: tiers are numbered from 1";
+    assert_eq!(problem.to_string(), message);
+    // Tiers are numbered from 1: the same record at tier 1 loads.
     let good = String::from_utf8_lossy(bad).replace("\"tier\":0", "\"tier\":1");
     write_with(&path, &lines, good.as_bytes(), &[]);
     let h = JournaledHistory::open(&path).unwrap();
