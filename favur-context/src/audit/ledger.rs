@@ -58,17 +58,18 @@ struct Call {
 /// history.append(strict!(tool_call: "c1", "bash", json!({"command": "cargo build"})));
 /// let first = history.append(forgettable!(tool_result("c1"): "error[E0308]: mismatched types"));
 /// ledger.observe(&history);
-/// history.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
+/// let two = std::num::NonZeroU8::new(2).unwrap();
+/// history.apply(Compaction { tier: two, edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
 /// ledger.observe(&history);
 /// history.append(strict!(tool_call: "c2", "bash", json!({"command": "cargo  build"})));
 /// history.append(forgettable!(tool_result("c2"): "error[E0308]: mismatched types"));
 /// let found = ledger.observe(&history);
 /// assert_eq!(found.len(), 1);
 /// assert!(matches!(found[0].kind, RegretKind::RepeatedCall { .. }));
-/// assert_eq!((found[0].evicted, found[0].fate), (first, Fate::Dropped { tier: std::num::NonZeroU8::new(2).unwrap() }));
+/// assert_eq!((found[0].evicted, found[0].fate), (first, Fate::Dropped { tier: two }));
 /// assert_eq!(found[0].site, *history.recall(first).unwrap().site());
 /// let site = &ledger.sites()[0];
-/// assert_eq!((site.regrets, site.entries, site.dropped[&2]), (1, 1, 1));
+/// assert_eq!((site.regrets, site.entries, site.dropped[&two]), (1, 1, 1));
 /// ```
 ///
 /// Call `observe` after each append and after each compaction (it reads only what is

@@ -24,7 +24,7 @@ use super::History;
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "old"));
 /// let checked = h.check(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
-/// assert_eq!(checked.compaction().tier, 2);
+/// assert_eq!(checked.compaction().tier.get(), 2);
 /// assert_eq!(h.view().len(), 1); // nothing changed yet
 /// h.commit(checked).unwrap();
 /// assert!(h.view().is_empty());
@@ -64,7 +64,7 @@ impl CheckedCompaction {
     /// use favur_context::compact::Compaction;
     /// use favur_context::History;
     /// let checked = History::new().check(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![], usage_after: None }).unwrap();
-    /// assert_eq!(checked.into_compaction().tier, 2);
+    /// assert_eq!(checked.into_compaction().tier.get(), 2);
     /// ```
     pub fn into_compaction(self) -> Compaction {
         self.compaction
