@@ -168,7 +168,7 @@ pub const LIVE_SUGGEST: (u64, f64, f64) = (3, 0.10, 0.20);
 /// use favur_context::{Policy, Retention};
 /// use favur_context_cli::audit::regret_suggestion;
 /// let mut s = SiteStats::new("src/agent.rs:40:9", Retention::Forgettable);
-/// s.dropped.insert(2, 10);
+/// s.dropped.insert(std::num::NonZeroU8::new(2).unwrap(), 10);
 /// s.regrets = 4;
 /// let found = regret_suggestion(&s, 4, Policy::default().tiers()).unwrap();
 /// assert_eq!((found.to, found.strength), (Retention::Strict, "moderate")); // fuzzy is treated like forgettable

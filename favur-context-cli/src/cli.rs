@@ -303,7 +303,8 @@ fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
                 "| {} | {} | {} | {} | {:.0} | {:.0} |",
                 row.transcript,
                 b.step,
-                b.tier.map_or_else(|| "–".to_owned(), |t| t.to_string()),
+                // A baseline's trim or mask has no tier: printed as 0, as before.
+                b.tier.map_or(0, std::num::NonZeroU8::get),
                 b.tokens,
                 b.rebilled,
                 b.reads
