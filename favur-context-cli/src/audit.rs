@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::num::NonZeroU8;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -179,7 +180,7 @@ pub fn avoidable(event: &RegretEvent, tiers: &[Tier]) -> bool {
     let Some(tier) = event
         .fate
         .tier()
-        .and_then(|t| tiers.get(usize::from(t).checked_sub(1)?))
+        .and_then(|t| tiers.get(usize::from(t.get() - 1)))
     else {
         return false;
     };
@@ -350,7 +351,7 @@ fn site_audit(
 /// the most any of their events cost to re-fetch.
 type Avoided<'a> = (u64, HashMap<(&'a str, EntryId), u64>);
 
-fn by_tier(m: &BTreeMap<u8, u64>) -> String {
+fn by_tier(m: &BTreeMap<NonZeroU8, u64>) -> String {
     if m.is_empty() {
         return "0".to_owned();
     }

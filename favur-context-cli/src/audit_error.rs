@@ -10,6 +10,7 @@ use crate::wiring::CliError;
 
 /// Why an audit failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuditError {
     /// A transcript was given without `--rules` and `--policy`.
     #[error("{}: a transcript is audited by replaying it: give --rules and --policy", file.display())]

@@ -7,6 +7,8 @@
 //! `tokens` tokens whose unchanged prefix is the share `reuse`, the cache reads are
 //! `tokens x reuse` and the re-billed tokens (cache writes) `tokens x (1 - reuse)`.
 
+use std::num::NonZeroU8;
+
 use crate::replay::{Run, Step};
 
 /// The cache figures of the requests right after a compaction, summed.
@@ -54,8 +56,8 @@ impl CompactionCache {
 pub struct Bill {
     /// The request number in its transcript (from 0).
     pub step: usize,
-    /// The tier that fired (0 for a baseline).
-    pub tier: u8,
+    /// The tier that fired (`None` for a baseline).
+    pub tier: Option<NonZeroU8>,
     /// The request's tokens.
     pub tokens: u64,
     /// Tokens after the unchanged prefix (cache writes).

@@ -257,7 +257,13 @@ fn dump_details(outcome: &Outcome, lost: &[(String, Vec<LostSpan>)]) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {:.0} | {:.0} |",
-                row.transcript, b.step, b.tier, b.tokens, b.rebilled, b.reads
+                row.transcript,
+                b.step,
+                // A baseline's trim or mask has no tier: printed as 0, as before.
+                b.tier.map_or(0, std::num::NonZeroU8::get),
+                b.tokens,
+                b.rebilled,
+                b.reads
             );
         }
     }

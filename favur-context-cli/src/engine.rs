@@ -47,7 +47,7 @@ impl Strategy for PolicyStrategy {
 
     fn before_request(&mut self, history: &mut History) -> Result<Before, ReplayError> {
         let event = self.compactor.compact(history)?.map(|r| Event {
-            tier: r.tier,
+            tier: Some(r.tier),
             summarizer_calls: u32::try_from(r.summarizer_calls).unwrap_or(u32::MAX),
             fallbacks: u32::try_from(r.fallbacks.len()).unwrap_or(u32::MAX),
         });

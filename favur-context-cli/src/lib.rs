@@ -50,6 +50,7 @@ mod tests;
 
 /// Why a replay failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     /// A compaction record could not be applied to the view.
     #[error("compaction could not be applied: {0}")]

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::num::NonZeroU8;
 
 use favur_context::Retention;
 use favur_context::import::rules::RuleRef;
@@ -61,8 +62,8 @@ pub struct Summary {
     pub total_tokens: u64,
     /// Largest request.
     pub peak_tokens: u64,
-    /// Compactions by tier (0 = a baseline's trim or mask).
-    pub compactions: BTreeMap<u8, u64>,
+    /// Compactions by tier (`None`: a baseline's trim or mask).
+    pub compactions: BTreeMap<Option<NonZeroU8>, u64>,
     /// Summarizer calls.
     pub summarizer_calls: u64,
     /// Summarizer fallbacks.
@@ -217,12 +218,9 @@ impl Summary {
         }
         self.compactions
             .iter()
-            .map(|(t, n)| {
-                if *t == 0 {
-                    format!("{n}")
-                } else {
-                    format!("t{t}:{n}")
-                }
+            .map(|(t, n)| match t {
+                None => format!("{n}"),
+                Some(t) => format!("t{t}:{n}"),
             })
             .collect::<Vec<_>>()
             .join(" ")

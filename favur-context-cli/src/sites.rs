@@ -143,6 +143,7 @@ pub struct Site {
 
 /// Why scanning or checking failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SitesError {
     /// A file or directory could not be read or written.
     #[error("cannot {action} {}: {source}", path.display())]

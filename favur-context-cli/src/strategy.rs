@@ -1,5 +1,7 @@
 //! What runs before each model request: the policy under test, or a baseline.
 
+use std::num::NonZeroU8;
+
 use favur_context::compact::{Compaction, Edit};
 use favur_context::render::Form;
 use favur_context::{EntryId, History, Message, Role};
@@ -9,8 +11,8 @@ use crate::ReplayError;
 /// What a strategy did before one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event {
-    /// The tier that fired (0 for a baseline's trim or mask).
-    pub tier: u8,
+    /// The tier that fired (`None` for a baseline's trim or mask).
+    pub tier: Option<NonZeroU8>,
     /// Summarizer calls made.
     pub summarizer_calls: u32,
     /// Summarizer failures that fell back to the built-in summarizer.
@@ -68,18 +70,20 @@ impl Strategy for NoCompaction {
 
 /// The index in the view where the in-flight tail starts: everything after the last
 /// assistant entry (which the model has not answered yet).
-/// Records a baseline's edits as a tier-0 compaction (no summarizer), if there are any.
+/// Records a baseline's edits as a compaction (no summarizer), if there are any. The
+/// record carries tier 1 (a record always has a tier); the event has none, so reports
+/// tell a baseline's trim or mask from the policy's tiers.
 fn apply_baseline(history: &mut History, edits: Vec<Edit>) -> Result<Before, ReplayError> {
     if edits.is_empty() {
         return Ok(Before::default());
     }
     history.apply(Compaction {
-        tier: 0,
+        tier: NonZeroU8::MIN,
         edits,
         usage_after: None,
     })?;
     Ok(Some(Event {
-        tier: 0,
+        tier: None,
         summarizer_calls: 0,
         fallbacks: 0,
     })

@@ -120,7 +120,7 @@ fn draw_panel(
         .map(|(i, tier)| {
             PathElement::new(
                 vec![(i as f64, 0.0), (i as f64, ymax)],
-                TIER_COLORS[usize::from(tier).min(3)].stroke_width(1),
+                TIER_COLORS[tier.map_or(0, |t| usize::from(t.get())).min(3)].stroke_width(1),
             )
         })
         .collect();

@@ -150,6 +150,7 @@ impl ClassifiedTranscript {
 
 /// Why a transcript could not be loaded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TranscriptError {
     /// The file could not be read.
     #[error("cannot read transcript {}: {source}", path.display())]

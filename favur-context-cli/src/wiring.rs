@@ -128,6 +128,7 @@ pub fn load_policy(
 
 /// Why the command failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CliError {
     /// The rules file was rejected.
     #[error("{}", rules_message(path, source))]

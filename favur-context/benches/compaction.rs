@@ -2,6 +2,7 @@
 //! and 100k entries of realistic sizes. Run with `cargo bench -p favur-context`.
 
 use std::hint::black_box;
+use std::num::NonZeroU8;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -109,6 +110,9 @@ fn history(n: usize) -> History {
     h
 }
 
+/// Tier 2.
+const TIER_2: NonZeroU8 = NonZeroU8::new(2).unwrap();
+
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
 fn config() -> Criterion {
@@ -158,7 +162,7 @@ fn bench_usage(c: &mut Criterion) {
 
 fn bench_plan(c: &mut Criterion) {
     let policy = Policy::default();
-    for tier in [1u8, 2] {
+    for tier in [NonZeroU8::MIN, TIER_2] {
         let mut g = c.benchmark_group(format!("plan_tier{tier}"));
         for n in SIZES {
             let h = history(n);
@@ -181,7 +185,7 @@ fn bench_compact(c: &mut Criterion) {
                 || h.clone(),
                 |mut h| {
                     let mut c = Compactor::new(Policy::default());
-                    c.compact_at(&mut h, 1).expect("compact");
+                    c.compact_at(&mut h, NonZeroU8::MIN).expect("compact");
                     h
                 },
                 BatchSize::LargeInput,

@@ -106,7 +106,7 @@ fn write_journal(path: &std::path::Path, n: usize, compact_every: Option<usize>)
             );
             history
                 .apply(Compaction {
-                    tier: 2,
+                    tier: std::num::NonZeroU8::new(2).expect("2 is not 0"),
                     edits: vec![
                         Edit::Summarize {
                             summary: summary.into(),

@@ -121,7 +121,7 @@ fn big_journal(n: u64) -> Vec<u8> {
         .map(|i| Edit::Drop { id: EntryId(i) })
         .collect();
     h.apply(Compaction {
-        tier: 2,
+        tier: std::num::NonZeroU8::new(2).expect("2 is not 0"),
         edits,
         usage_after: None,
     })

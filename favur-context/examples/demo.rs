@@ -113,7 +113,7 @@ impl Job {
     }
 
     fn announce(&self, r: &CompactionReport) {
-        let threshold = self.compactor.policy().tiers()[usize::from(r.tier) - 1].at * 100.0;
+        let threshold = self.compactor.policy().tier(r.tier).map_or(0.0, |t| t.at) * 100.0;
         println!();
         println!(
             "  >>> TIER {} FIRED (usage reached {threshold:.0}% of the window)",

@@ -180,7 +180,7 @@ pub trait Store {
     /// use favur_context::{fuzzy, History, Store};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "old"));
-    /// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+    /// let checked = h.check(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
     /// Store::apply_checked(&mut h, checked).unwrap();
     /// assert!(h.view().is_empty());
     /// ```

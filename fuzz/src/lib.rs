@@ -226,7 +226,7 @@ pub fn policy(data: &[u8]) {
         compactor
             .compact(&mut history)
             .expect("the engine's own compaction applies");
-        for tier in 1..=tiers {
+        for tier in (1..=tiers).filter_map(std::num::NonZeroU8::new) {
             compactor
                 .compact_at(&mut history, tier)
                 .expect("the engine's own compaction applies");

@@ -179,16 +179,14 @@ fn run(data: &[u8], path: &std::path::Path) {
                     .expect("a valid policy");
                 let tiers = policy.tiers().len() as u8;
                 let mut compactor = Compactor::new(policy);
-                let tier = input.next() % (tiers + 1);
-                if tier == 0 {
-                    compactor
+                match std::num::NonZeroU8::new(input.next() % (tiers + 1)) {
+                    None => compactor
                         .compact(&mut j)
-                        .expect("the engine's compaction applies");
-                } else {
-                    compactor
+                        .expect("the engine's compaction applies"),
+                    Some(tier) => compactor
                         .compact_at(&mut j, tier)
-                        .expect("the engine's compaction applies");
-                }
+                        .expect("the engine's compaction applies"),
+                };
             }
             6 => {
                 let before = state(&j);

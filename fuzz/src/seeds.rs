@@ -117,7 +117,7 @@ fn sample_journal() -> Vec<u8> {
         }
         let policy = Policy::from_toml_str(SAMPLE_POLICY).expect("the sample policy");
         favur_context::Compactor::new(policy)
-            .compact_at(&mut j, 2)
+            .compact_at(&mut j, const { std::num::NonZeroU8::new(2).unwrap() })
             .expect("compacts");
     }
     let bytes = std::fs::read(&path).unwrap_or_default();

@@ -55,7 +55,7 @@ fn prepare_async_on_a_journal_runs_as_a_spawned_task() {
     });
     let (done, journal) = task.join().unwrap();
     let report = done.unwrap().expect("tier 1 was due");
-    assert_eq!(report.tier, 1);
+    assert_eq!(report.tier.get(), 1);
     assert!(report.summarizer_calls > 0);
     assert!(report.fallbacks.is_empty());
     let view = journal.history().view().clone();

@@ -4,6 +4,7 @@
 mod common;
 
 use std::collections::HashMap;
+use std::num::NonZeroU8;
 use std::sync::{Arc, Mutex};
 
 use favur_context::audit::{Fate, Ledger, REGRET_TARGET, RegretEvent, RegretKind};
@@ -150,7 +151,7 @@ fn a_misclassified_tool_is_named_by_its_regret_events() {
         top.dropped
             .keys()
             .chain(top.summarized.keys())
-            .all(|t| (1..=3).contains(t))
+            .all(|t| (1..=3).contains(&t.get()))
     );
     // The rightly forgettable listing never came back: no regret for it.
     let listing = sites
@@ -334,7 +335,13 @@ fn a_recall_of_an_evicted_entry_is_a_regret_and_of_a_kept_one_is_not() {
     assert_eq!(found.len(), 1);
     assert_eq!(
         (found[0].kind.clone(), found[0].evicted, found[0].fate),
-        (RegretKind::Recall, gone, Fate::Dropped { tier: 2 })
+        (
+            RegretKind::Recall,
+            gone,
+            Fate::Dropped {
+                tier: NonZeroU8::new(2).unwrap()
+            }
+        )
     );
     assert_eq!(
         found[0].cost_tokens,
@@ -375,7 +382,7 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
         tokens: 2,
     };
     h.apply(Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![
             Edit::Summarize {
                 summary: summary.into(),
@@ -386,8 +393,18 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     })
     .unwrap();
     ledger.observe(&h);
-    assert_eq!(ledger.fate(a), Some(Fate::Summarized { tier: 1 }));
-    assert_eq!(ledger.fate(result), Some(Fate::Summarized { tier: 1 }));
+    assert_eq!(
+        ledger.fate(a),
+        Some(Fate::Summarized {
+            tier: NonZeroU8::MIN
+        })
+    );
+    assert_eq!(
+        ledger.fate(result),
+        Some(Fate::Summarized {
+            tier: NonZeroU8::MIN
+        })
+    );
     assert_eq!(ledger.fate(call), Some(Fate::Kept));
     // Tier 3 drops the summary: what it stood for is dropped, at tier 3.
     common::drop_at(&mut h, 3, summary_id);
@@ -395,13 +412,19 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     assert_eq!(
         (ledger.fate(a), ledger.fate(b)),
         (
-            Some(Fate::Dropped { tier: 3 }),
-            Some(Fate::Dropped { tier: 3 })
+            Some(Fate::Dropped {
+                tier: NonZeroU8::new(3).unwrap()
+            }),
+            Some(Fate::Dropped {
+                tier: NonZeroU8::new(3).unwrap()
+            })
         )
     );
     assert_eq!(
         ledger.fate(result),
-        Some(Fate::Summarized { tier: 1 }),
+        Some(Fate::Summarized {
+            tier: NonZeroU8::MIN
+        }),
         "a placeholder stays in the view"
     );
     let sites = ledger.sites();
@@ -409,7 +432,12 @@ fn fates_follow_summaries_placeholders_and_dropped_summaries() {
     assert_eq!(in_view, h.view().tokens());
     let dropped: u64 = sites
         .iter()
-        .map(|s| s.dropped.get(&3).copied().unwrap_or(0))
+        .map(|s| {
+            s.dropped
+                .get(&NonZeroU8::new(3).unwrap())
+                .copied()
+                .unwrap_or(0)
+        })
         .sum();
     assert_eq!(dropped, 2);
     // Summaries are the compaction's, not a call site's: not counted as entries.

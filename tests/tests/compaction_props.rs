@@ -4,6 +4,7 @@
 mod common;
 
 use std::collections::{HashMap, HashSet};
+use std::num::NonZeroU8;
 
 use favur_context::compact::View;
 use favur_context::message::kinds::Directive;
@@ -247,7 +248,8 @@ fn check_pairing(h: &History) -> Result<(), TestCaseError> {
 }
 
 /// Where each entry of `before` went, checked against the tier's rules.
-fn check_transition(before: &View, h: &History, tier: u8) -> Result<(), TestCaseError> {
+fn check_transition(before: &View, h: &History, tier: NonZeroU8) -> Result<(), TestCaseError> {
+    let tier = tier.get();
     let after: HashMap<EntryId, &favur_context::compact::ViewItem> =
         h.view().items().iter().map(|i| (i.id, i)).collect();
     let before_ids: HashSet<EntryId> = before.items().iter().map(|i| i.id).collect();
@@ -517,6 +519,7 @@ proptest! {
         let before = h.view().clone();
         let tail_before = tail(&h);
         let mut c = Compactor::new(Policy::default());
+        let tier = NonZeroU8::new(tier).unwrap();
         if c.compact_at(&mut h, tier).unwrap().is_some() {
             check_transition(&before, &h, tier)?;
             prop_assert_eq!(tail(&h), tail_before);

@@ -1,6 +1,8 @@
 //! The seed's scenario at every tier, exactly as issue 3 states it, with snapshots of the
 //! plans, the reports and the views.
 
+use std::num::NonZeroU8;
+
 use favur_context::compact::{CompactionReport, Plan};
 use favur_context::message::{EntryKind, kinds::Directive};
 use favur_context::render::Form;
@@ -170,7 +172,7 @@ fn usage_recount(h: &History) -> u64 {
 
 /// `tier` forced on `h`, which must have work for it.
 fn forced(c: &mut Compactor, h: &mut History, tier: u8) -> CompactionReport {
-    c.compact_at(h, tier)
+    c.compact_at(h, NonZeroU8::new(tier).expect("tiers are numbered from 1"))
         .unwrap()
         .unwrap_or_else(|| panic!("tier {tier} has work"))
 }
@@ -285,7 +287,7 @@ fn the_seed_scenario_holds_at_every_tier() {
 fn seed_plans_at_every_tier_from_the_same_history() {
     let Seed { history, .. } = seed();
     let policy = Policy::default();
-    for tier in 1..=3u8 {
+    for tier in (1..=3u8).filter_map(NonZeroU8::new) {
         let plan = Plan::new(&history, &policy, tier);
         assert_eq!(
             plan,
@@ -300,8 +302,11 @@ fn seed_plans_at_every_tier_from_the_same_history() {
 fn seed_summary_texts() {
     let Seed { mut history, .. } = seed();
     let mut c = Compactor::new(Policy::default());
-    let r1 = c.compact_at(&mut history, 1).unwrap().unwrap();
-    let r2 = c.compact_at(&mut history, 2).unwrap().unwrap();
+    let r1 = c.compact_at(&mut history, NonZeroU8::MIN).unwrap().unwrap();
+    let r2 = c
+        .compact_at(&mut history, NonZeroU8::new(2).unwrap())
+        .unwrap()
+        .unwrap();
     let mut out = String::new();
     for id in r1.summaries.iter().chain(&r2.summaries) {
         let e = history.recall(*id).unwrap();
@@ -331,11 +336,11 @@ fn tiers_fire_as_usage_climbs_and_not_again_until_the_next_threshold() {
         .unwrap();
     let mut c = Compactor::new(policy);
     let mut h = history.clone();
-    assert_eq!(c.due(&h), Some(1));
+    assert_eq!(c.due(&h), NonZeroU8::new(1));
     assert!(c.prepare(&mut h).unwrap().compacted());
     let view_len = h.view().len();
     assert!(view_len < history.view().len());
-    assert_eq!(c.last_report().unwrap().tier, 1);
+    assert_eq!(c.last_report().unwrap().tier.get(), 1);
     // Nothing new: the next request does not compact again.
     let n = h.compactions().len();
     c.prepare(&mut h).unwrap();
@@ -344,7 +349,7 @@ fn tiers_fire_as_usage_climbs_and_not_again_until_the_next_threshold() {
     let mut c2 = Compactor::new(Policy::for_window(usage * 100 / 15).unwrap());
     let mut h2 = history.clone();
     c2.prepare(&mut h2).unwrap();
-    assert_eq!(c2.last_report().unwrap().tier, 2);
+    assert_eq!(c2.last_report().unwrap().tier.get(), 2);
 }
 
 #[test]
@@ -366,7 +371,7 @@ fn the_limit_is_a_typed_error_and_nothing_is_lost() {
             assert_eq!(e.tokens, history.usage_tokens());
         }
     }
-    assert_eq!(c.last_report().unwrap().tier, 3);
+    assert_eq!(c.last_report().unwrap().tier.get(), 3);
     for e in before.entries() {
         assert_eq!(&*history.recall(e.id()).unwrap(), e);
     }
@@ -388,7 +393,7 @@ fn the_cap_shortens_in_the_view_and_keeps_the_original() {
         .build()
         .unwrap();
     let mut c = Compactor::new(policy);
-    c.compact_at(&mut history, 1).unwrap().unwrap();
+    c.compact_at(&mut history, NonZeroU8::MIN).unwrap().unwrap();
     let item = history
         .view()
         .items()
@@ -421,7 +426,9 @@ fn keep_recent_keeps_the_last_exchanges_verbatim() {
     let policy = Policy::builder().keep_recent(2).build().unwrap();
     let mut c = Compactor::new(policy);
     let before = history.clone();
-    c.compact_at(&mut history, 3).unwrap().unwrap();
+    c.compact_at(&mut history, NonZeroU8::new(3).unwrap())
+        .unwrap()
+        .unwrap();
     // The last two consumed exchanges (edit call + result, the assistant's note) and the
     // tail are verbatim; the earlier ones are gone.
     let kept: Vec<_> = history.view().items().iter().map(|i| i.id.0).collect();
@@ -456,7 +463,7 @@ fn a_failing_summarizer_falls_back_to_the_builtin_one() {
         ..
     } = seed();
     let mut c = Compactor::with_summarizer(Policy::default(), Down);
-    let r = c.compact_at(&mut history, 1).unwrap().unwrap();
+    let r = c.compact_at(&mut history, NonZeroU8::MIN).unwrap().unwrap();
     assert_eq!(r.fallbacks.len(), r.summaries.len());
     assert_eq!(r.summarizer_calls, r.summaries.len());
     assert!(

@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::num::NonZeroU8;
+
 use common::render_valid;
 use favur_context::message::Part;
 use favur_context::message::kinds::Directive;
@@ -52,7 +54,7 @@ fn a_kept_observation_keeps_its_command_in_plain_chat() {
     h.append(fuzzy!(assistant: "THOUGHT: done.\n\n```bash\necho COMPLETE\n```"));
     let mut c = Compactor::new(Policy::builder().min_reclaim(0.0).build().unwrap());
     let report = c
-        .compact_at(&mut h, 1)
+        .compact_at(&mut h, NonZeroU8::MIN)
         .expect("in memory")
         .expect("tier 1 summarizes the long thought");
     assert_eq!(report.summaries.len(), 1);
@@ -100,7 +102,7 @@ fn pinned_entries_stay_in_place_verbatim_at_every_tier() {
         before[3]["content"],
         "The task: fix the parser, keep the API."
     );
-    for tier in 1..=3 {
+    for tier in (1..=3).filter_map(NonZeroU8::new) {
         let mut t = h.clone();
         Compactor::new(Policy::builder().min_reclaim(0.0).build().unwrap())
             .compact_at(&mut t, tier)
@@ -147,7 +149,7 @@ fn pinned_entries_stay_in_place_verbatim_at_every_tier() {
     // A compaction naming a pin is refused.
     let err = h
         .apply(favur_context::compact::Compaction {
-            tier: 1,
+            tier: NonZeroU8::MIN,
             edits: vec![favur_context::compact::Edit::Drop { id: task }],
             usage_after: None,
         })
@@ -210,7 +212,8 @@ fn text_from_tools_and_models_gives_no_structure() {
             .build()
             .unwrap(),
     );
-    c.compact_at(&mut h, 1).expect("the log is summarized");
+    c.compact_at(&mut h, NonZeroU8::MIN)
+        .expect("the log is summarized");
     assert!(
         h.view()
             .items()
@@ -234,10 +237,10 @@ fn a_compaction_that_frees_too_little_waits_unless_the_limit_forces_it() {
     h.append(forgettable!(user: "{}", "an aside ".repeat(150)));
     h.append(fuzzy!(assistant: "ok"));
     // Tier 1 is due (over 5%), and would free a little.
-    let plan = favur_context::compact::Plan::new(&h, &base(0.0), 1);
+    let plan = favur_context::compact::Plan::new(&h, &base(0.0), NonZeroU8::MIN);
     assert!(plan.reclaim_estimate() > 0);
     assert!(plan.reclaim_estimate() < 400);
-    assert_eq!(Compactor::new(base(0.04)).due(&h), Some(1));
+    assert_eq!(Compactor::new(base(0.04)).due(&h), NonZeroU8::new(1));
     assert!(
         Compactor::new(base(0.04)).plan(&h).is_none(),
         "not worth the cache"

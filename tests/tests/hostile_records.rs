@@ -3,6 +3,8 @@
 //! entry, a summary carries only user or assistant text, token counts are the history's
 //! own, and a record that fails is a typed error naming the entry.
 
+use std::num::NonZeroU8;
+
 use favur_context::compact::{ApplyError, Compaction, Edit};
 use favur_context::journal::{Corruption, JournalError, OpenOptions};
 use favur_context::message::{CallSite, EntryKind};
@@ -22,7 +24,7 @@ fn history() -> History {
 
 fn reform(id: u64, form: Form, tokens: u32) -> Compaction {
     Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![Edit::Reform {
             id: EntryId(id),
             form,
@@ -42,7 +44,7 @@ fn summary(id: u64, replaces: Vec<EntryId>, message: Message) -> Compaction {
         message,
     );
     Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Summarize {
             summary: summary.into(),
         }],
@@ -166,6 +168,25 @@ fn a_forged_record_is_refused_by_from_json() {
         };
         assert!(problem.contains(&id.to_string()), "{problem}");
     }
+}
+
+#[test]
+fn a_tier_0_compaction_is_refused_by_from_json() {
+    let mut doc: Value = serde_json::from_str(&history().to_json()).unwrap();
+    doc["compactions"] = json!([{ "tier": 0, "edits": [{ "drop": { "id": 0 } }] }]);
+    let err = History::from_json(&doc.to_string()).unwrap_err();
+    let LoadError::Compaction { index: 0, problem } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(problem.contains("tier 0"), "{problem}");
+    assert_eq!(
+        err.to_string(),
+        "compaction 0: invalid tier 0: tiers are numbered from 1"
+    );
+    // The same record at tier 1 loads.
+    doc["compactions"][0]["tier"] = json!(1);
+    let h = History::from_json(&doc.to_string()).unwrap();
+    assert_eq!(h.compactions()[0].tier, NonZeroU8::MIN);
 }
 
 /// A 10 MB entry recorded with 0 tokens.

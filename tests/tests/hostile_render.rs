@@ -6,6 +6,8 @@
 mod common;
 mod marks;
 
+use std::num::NonZeroU8;
+
 use common::render_valid;
 use favur_context::message::{Part, ToolResult};
 use favur_context::{Compactor, History, Message, Policy, Retention, Role, ToolCall};
@@ -327,7 +329,7 @@ proptest! {
             .summary_tokens_per_entry(30)
             .build().expect("valid policy");
         let mut summarized = false;
-        for tier in 1..=policy.tiers().len() as u8 {
+        for tier in (1..=policy.tiers().len() as u8).filter_map(NonZeroU8::new) {
             let mut compacted = h.clone();
             Compactor::new(policy.clone()).compact_at(&mut compacted, tier).unwrap();
             summarized |= compacted

@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::num::NonZeroU8;
+
 use common::{Ls, reform};
 use favur_context::compact::{Compaction, Edit};
 use favur_context::journal::{Durability, JournalError, JournaledHistory, OpenOptions};
@@ -59,7 +61,7 @@ fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
     ids.push(h.append(fuzzy!(user: "a file view")).unwrap());
     let s = summary(h.history(), vec![ids[4], ids[5]], "ls was denied; looked");
     h.apply(Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![
             Edit::Summarize { summary: s.into() },
             Edit::Drop { id: ids[6] },
@@ -245,7 +247,7 @@ fn a_compaction_that_does_not_apply_writes_nothing() {
     let len = std::fs::metadata(&path).unwrap().len();
     let err = h
         .apply(Compaction {
-            tier: 1,
+            tier: NonZeroU8::MIN,
             edits: vec![Edit::Drop { id }, Edit::Drop { id }],
             usage_after: None,
         })
@@ -539,7 +541,7 @@ fn a_checked_compaction_is_written_once_and_only_while_current() {
     let (_dir, path, mut h) = open_new(OpenOptions::new());
     let id = h.append(fuzzy!(user: "x")).unwrap();
     let compaction = Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Drop { id }],
         usage_after: None,
     };

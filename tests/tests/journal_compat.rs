@@ -3,6 +3,7 @@
 //! as JSON and its OpenAI render; today's code must open it to the same history, view and
 //! render, and go on appending to it.
 
+use std::num::NonZeroU8;
 use std::path::PathBuf;
 
 use favur_context::journal::JournaledHistory;
@@ -66,7 +67,7 @@ fn a_journal_written_by_0_1_0_opens_to_the_same_history() {
     let id = h.append(fuzzy!(user: "written by today's code")).unwrap();
     assert_eq!(id, EntryId(50));
     let mut c = Compactor::new(Policy::for_window(2_000).unwrap());
-    c.compact_at(&mut h, 1).unwrap();
+    c.compact_at(&mut h, NonZeroU8::MIN).unwrap();
     // An old journal holds no request overhead: it opens with 0, and records one.
     assert_eq!(h.history().request_overhead_tokens(), 0);
     h.set_request_overhead_tokens(120).unwrap();

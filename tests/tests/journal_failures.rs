@@ -4,6 +4,7 @@
 //! changes nothing, or poisons the journal; a batch is in the file whole or not at all,
 //! as seen after reopening.
 
+use std::num::NonZeroU8;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
@@ -140,7 +141,7 @@ fn a_panicking_summarizer_changes_nothing() {
     // A window where tier 1 (summarize) is due, not tier 2.
     let window = h.history().usage_tokens() * 100 / 7;
     let mut compactor = Compactor::with_summarizer(Policy::for_window(window).unwrap(), Panicking);
-    assert_eq!(compactor.due(h.history()), Some(1));
+    assert_eq!(compactor.due(h.history()), NonZeroU8::new(1));
     let caught = catch_unwind(AssertUnwindSafe(|| compactor.prepare(&mut h)));
     assert!(caught.is_err(), "the summarizer did not panic");
     assert_eq!(h.history().view(), before.view());
@@ -172,7 +173,9 @@ fn a_token_counter_panicking_on_a_summary_changes_nothing() {
     let mut h = filled(&path, &OpenOptions::new().counter(NoSummaries));
     let before = h.history().full_copy().unwrap();
     let mut compactor = Compactor::new(Policy::for_window(4_000).unwrap());
-    let caught = catch_unwind(AssertUnwindSafe(|| compactor.compact_at(&mut h, 1)));
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        compactor.compact_at(&mut h, NonZeroU8::MIN)
+    }));
     assert!(caught.is_err(), "the counter did not panic");
     assert_eq!(h.history().view(), before.view());
     assert_eq!(h.history().next_id(), before.next_id());

@@ -331,6 +331,21 @@ fn malformed_compaction() {
 }
 
 #[test]
+fn a_tier_0_compaction_is_refused() {
+    let (_d, path, lines) = base();
+    let bad = b"{\"compaction\":{\"tier\":0,\"edits\":[{\"drop\":{\"id\":1}}]}}\n";
+    let problem = with_bad_fifth_line(&path, &lines, bad);
+    assert!(matches!(problem, Corruption::InvalidCompaction { .. }));
+    let message = "malformed compaction: invalid tier 0: tiers are numbered from 1";
+    assert_eq!(problem.to_string(), message);
+    // Tiers are numbered from 1: the same record at tier 1 loads.
+    let good = String::from_utf8_lossy(bad).replace("\"tier\":0", "\"tier\":1");
+    write_with(&path, &lines, good.as_bytes(), &[]);
+    let h = JournaledHistory::open(&path).unwrap();
+    assert_eq!(h.history().compactions()[0].tier.get(), 1);
+}
+
+#[test]
 fn enormous_line_is_refused_on_read() {
     let (_d, path, lines) = base();
     let huge = format!("{{\"entry\":\"{}\"}}\n", "x".repeat(5000));

@@ -2,6 +2,7 @@
 //! and mutated valid journals give a history or a typed error, never a panic. Bounded case
 //! counts keep it well under 20 s in a debug build.
 
+use std::num::NonZeroU8;
 use std::sync::OnceLock;
 
 use favur_context::compact::{Compaction, Edit};
@@ -36,7 +37,7 @@ fn valid_journal() -> &'static [u8] {
             Message::assistant("gist"),
         );
         h.apply(Compaction {
-            tier: 2,
+            tier: NonZeroU8::new(2).unwrap(),
             edits: vec![
                 Edit::Summarize {
                     summary: summary.into(),

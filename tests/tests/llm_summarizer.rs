@@ -5,6 +5,7 @@
 #[path = "../../favur-context/examples/stand_in/mod.rs"]
 mod stand_in;
 
+use std::num::NonZeroU8;
 use std::time::Duration;
 
 use favur_context::compact::{AsyncSummarizer, LlmConfig, LlmSummarizer, SummaryRequest};
@@ -24,7 +25,7 @@ fn history() -> History {
 fn request<'a>(entries: &'a [&'a favur_context::Entry], budget: u32) -> SummaryRequest<'a> {
     SummaryRequest {
         summary: EntryId(2),
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         retention: Retention::Strict,
         budget_tokens: budget,
         entries,

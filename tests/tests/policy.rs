@@ -1,5 +1,7 @@
 //! Policy configuration: every invalid policy gives its error; TOML and JSON round trips.
 
+use std::num::NonZeroU8;
+
 use Action::{Drop, Keep, Summarize};
 use favur_context::compact::{Action, PolicyError, Tier};
 use favur_context::{Policy, Retention};
@@ -25,10 +27,10 @@ fn defaults_are_the_design_table() {
     assert_eq!(p.limit(), 0.5);
     assert_eq!(p.keep_recent(), 0);
     assert_eq!(p.entry_cap_tokens(), None);
-    assert_eq!(p.tier_for(9_999), 0);
-    assert_eq!(p.tier_for(10_000), 1);
-    assert_eq!(p.tier_for(20_000), 2);
-    assert_eq!(p.tier_for(50_000), 3);
+    assert_eq!(p.tier_for(9_999), None);
+    assert_eq!(p.tier_for(10_000), NonZeroU8::new(1));
+    assert_eq!(p.tier_for(20_000), NonZeroU8::new(2));
+    assert_eq!(p.tier_for(50_000), NonZeroU8::new(3));
     assert_eq!(p.limit_tokens(), 100_000);
 }
 
@@ -43,7 +45,7 @@ fn every_invalid_policy_gives_its_error() {
         ),
         (b().tiers([]).build(), PolicyError::NoTiers, "tiers"),
         (
-            b().threshold(1, 0.0).build(),
+            b().threshold(NonZeroU8::new(1).unwrap(), 0.0).build(),
             PolicyError::ThresholdOutOfRange {
                 index: 0,
                 value: 0.0,
@@ -51,7 +53,7 @@ fn every_invalid_policy_gives_its_error() {
             "tiers[0].at",
         ),
         (
-            b().threshold(3, 1.5).build(),
+            b().threshold(NonZeroU8::new(3).unwrap(), 1.5).build(),
             PolicyError::ThresholdOutOfRange {
                 index: 2,
                 value: 1.5,
@@ -59,7 +61,7 @@ fn every_invalid_policy_gives_its_error() {
             "tiers[2].at",
         ),
         (
-            b().threshold(2, 0.05).build(),
+            b().threshold(NonZeroU8::new(2).unwrap(), 0.05).build(),
             PolicyError::ThresholdNotIncreasing {
                 index: 1,
                 value: 0.05,
@@ -128,7 +130,10 @@ fn every_invalid_policy_gives_its_error() {
         );
     }
     // NaN is out of range, not silently accepted.
-    let err = b().threshold(1, f64::NAN).build().unwrap_err();
+    let err = b()
+        .threshold(NonZeroU8::new(1).unwrap(), f64::NAN)
+        .build()
+        .unwrap_err();
     assert!(matches!(
         err,
         PolicyError::ThresholdOutOfRange { index: 0, .. }

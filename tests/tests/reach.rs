@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::num::NonZeroU8;
+
 use favur_context::compact::Plan;
 use favur_context::import::rules::{MessageFacts, RuleRef, Rules, RulesError};
 use favur_context::journal::OpenOptions;
@@ -33,7 +35,7 @@ fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
     let (h, ids) = views(12, 400, |_| None);
     let policy = Policy::default(); // tier 2 at 20,000 tokens, target 8,000
     assert!(h.usage_tokens() >= 20_000, "usage {}", h.usage_tokens());
-    let plan = Plan::new(&h, &policy, 2);
+    let plan = Plan::new(&h, &policy, NonZeroU8::new(2).unwrap());
     let dropped = plan.drops().to_vec();
     // A prefix of the oldest, nothing newer than a kept one.
     assert!(
@@ -42,7 +44,7 @@ fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
     );
     assert_eq!(dropped, ids[..dropped.len()].to_vec());
     let after = h.usage_tokens() - plan.reclaim_estimate();
-    let target = policy.target_tokens(2).unwrap();
+    let target = policy.target_tokens(NonZeroU8::new(2).unwrap()).unwrap();
     assert!(
         after <= target,
         "usage after {after} over the target {target}"
@@ -59,7 +61,10 @@ fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
 fn target_zero_applies_the_tier_whole() {
     let (h, ids) = views(12, 400, |_| None);
     let whole = Policy::builder().target(0.0).build().unwrap();
-    assert_eq!(Plan::new(&h, &whole, 2).drops(), &ids[..]);
+    assert_eq!(
+        Plan::new(&h, &whole, NonZeroU8::new(2).unwrap()).drops(),
+        &ids[..]
+    );
 }
 
 #[test]
@@ -69,7 +74,7 @@ fn superseded_material_goes_before_older_current_material() {
     let (h, ids) = views(8, 300, |i| {
         Some(if i == 0 { "b.rs".into() } else { "a.rs".into() })
     });
-    let plan = Plan::new(&h, &Policy::default(), 2);
+    let plan = Plan::new(&h, &Policy::default(), NonZeroU8::new(2).unwrap());
     assert!(plan.drops().contains(&ids[1]), "{:?}", plan.drops());
     assert!(
         !plan.drops().contains(&ids[0]),
@@ -112,7 +117,7 @@ fn keys_survive_a_journal_and_still_supersede() {
     j.append(fuzzy!(assistant: "ok")).unwrap();
     drop(j);
     let j = favur_context::journal::JournaledHistory::open(&path).unwrap();
-    let plan = Plan::new(j.history(), &Policy::default(), 2);
+    let plan = Plan::new(j.history(), &Policy::default(), NonZeroU8::new(2).unwrap());
     assert_eq!(plan.superseded().first(), Some(&ids[0]));
     assert!(!plan.superseded().contains(&ids[5]));
     // The key is the engine's: kept in the records, in no rendered request.
@@ -183,7 +188,7 @@ fn a_target_out_of_range_is_refused() {
         assert!(err.to_string().starts_with("target: "), "{err}");
     }
     let p = Policy::from_toml_str("target = 0.25\n").unwrap();
-    assert_eq!(p.target_tokens(1), Some(2_500));
+    assert_eq!(p.target_tokens(NonZeroU8::new(1).unwrap()), Some(2_500));
 }
 
 #[test]

@@ -8,6 +8,8 @@
 
 mod common;
 
+use std::num::NonZeroU8;
+
 use common::steps::{Step, append, budget, step};
 use favur_context::message::Part;
 use favur_context::render::{Renderer, render_anthropic, render_openai, render_responses};
@@ -167,7 +169,7 @@ proptest! {
         }
         // Every tier, applied on top of whatever the run left, then the run goes on.
         let tiers = compactor.policy().tiers().len() as u8;
-        for tier in 1..=tiers {
+        for tier in (1..=tiers).filter_map(NonZeroU8::new) {
             let mut c = budget.compactor();
             c.compact_at(&mut h, tier).unwrap();
             same(&mut both, &h)?;

@@ -3,6 +3,7 @@
 //! role changed to system, another key) is refused on open, on read and on read-back,
 //! naming the line and sequence; untouched, the journal opens to the view it wrote.
 
+use std::num::NonZeroU8;
 use std::path::Path;
 
 use favur_context::compact::{Compaction, Edit};
@@ -28,7 +29,7 @@ fn write(path: &Path) -> (History, EntryId) {
     h.append(fuzzy!(user: "bbbb")).unwrap();
     h.append(fuzzy!(assistant: "cccc")).unwrap();
     let drop = Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Drop { id: a }],
         usage_after: None,
     };

@@ -6,6 +6,8 @@
 //! the chain.
 #![cfg(feature = "sqlite")]
 
+use std::num::NonZeroU8;
+
 use favur_context::compact::{Compaction, Edit};
 use favur_context::journal::{JournalError, OpenOptions};
 use favur_context::store::{SealKey, SessionOptions, SqliteStore, StoreError, Tamper};
@@ -55,7 +57,7 @@ where
             Step::Assistant(t) => drop(store.append(fuzzy!(assistant: t)).unwrap()),
             Step::DropFirst => store
                 .apply(Compaction {
-                    tier: 2,
+                    tier: NonZeroU8::new(2).unwrap(),
                     edits: vec![Edit::Drop { id: first.unwrap() }],
                     usage_after: None,
                 })
@@ -376,7 +378,7 @@ mod postgres {
                 Step::Assistant(t) => drop(store.append(fuzzy!(assistant: t)).await.unwrap()),
                 Step::DropFirst => store
                     .apply(Compaction {
-                        tier: 2,
+                        tier: NonZeroU8::new(2).unwrap(),
                         edits: vec![Edit::Drop { id: first.unwrap() }],
                         usage_after: None,
                     })

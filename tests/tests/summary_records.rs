@@ -2,6 +2,8 @@
 //! history that evicted a summary still serializes, exports and re-applies its records
 //! in full (the summaries read back from the journal).
 
+use std::num::NonZeroU8;
+
 use favur_context::compact::{Compaction, Edit};
 use favur_context::journal::JournaledHistory;
 use favur_context::message::{CallSite, EntryKind};
@@ -25,7 +27,7 @@ fn an_evicted_summary_is_read_back_for_its_record() {
     );
     let s = gist.id();
     j.apply(Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![Edit::Summarize {
             summary: gist.into(),
         }],
@@ -35,7 +37,7 @@ fn an_evicted_summary_is_read_back_for_its_record() {
     j.append(fuzzy!(user: "later")).unwrap();
     // The summary leaves the view: evicted from memory, kept in the journal.
     j.apply(Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Drop { id: s }],
         usage_after: None,
     })

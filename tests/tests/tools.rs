@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::num::NonZeroU8;
+
 use favur_context::journal::JournaledHistory;
 use favur_context::tools::{ToolDefinition, ToolDefinitionError, ToolSet, ToolSetError};
 use favur_context::{History, Retention, Store, ToolCall, fuzzy, strict};
@@ -137,7 +139,7 @@ async fn recall_through_the_registry_reads_a_journal() {
         .append(fuzzy!(tool_result("c0"): "fn main() {{}}"))
         .unwrap();
     h.apply(favur_context::compact::Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![favur_context::compact::Edit::Drop { id: old }],
         usage_after: None,
     })
@@ -268,7 +270,7 @@ fn the_whole_request_is_budgeted() {
     assert_eq!(h.usage_tokens(), messages + definitions);
     assert_eq!(
         plain.due(&h),
-        Some(1),
+        Some(NonZeroU8::MIN),
         "with the tools array counted, tier 1 is due"
     );
 
@@ -284,7 +286,7 @@ fn the_whole_request_is_budgeted() {
         .reserve_output_tokens(100)
         .build()
         .unwrap();
-    assert_eq!(Compactor::new(reserved.clone()).due(&h), Some(1));
+    assert_eq!(Compactor::new(reserved.clone()).due(&h), NonZeroU8::new(1));
     assert_eq!(
         reserved.limit_tokens(),
         Policy::for_window(window).unwrap().limit_tokens() - 100
@@ -321,7 +323,9 @@ async fn recall_pages_through_an_original_longer_than_the_cap() {
     let original = h.append(strict!(tool_result("c1"): "{log}"));
     assert!(h.recall(original).unwrap().tokens() > 10 * cap);
     let mut compactor = Compactor::new(policy);
-    compactor.compact_at(&mut h, 1).expect("in memory");
+    compactor
+        .compact_at(&mut h, NonZeroU8::MIN)
+        .expect("in memory");
     let item = h.view().items().iter().find(|i| i.id == original).unwrap();
     assert!(
         matches!(item.form, Form::Capped(_)),
@@ -368,7 +372,9 @@ async fn recall_pages_through_an_original_longer_than_the_cap() {
     assert!(pages > 5);
     assert_eq!(text, full, "the parts put together are the original");
     // The answers are under the cap: compaction does not cut them.
-    compactor.compact_at(&mut h, 1).expect("in memory");
+    compactor
+        .compact_at(&mut h, NonZeroU8::MIN)
+        .expect("in memory");
     let capped_answers = h
         .view()
         .items()

@@ -6,7 +6,7 @@ use crate::strategy::Event;
 fn only_compacting_requests_are_billed_and_the_reused_part_is_read() {
     let mut c = CompactionCache::default();
     let event = Some(Event {
-        tier: 2,
+        tier: std::num::NonZeroU8::new(2),
         summarizer_calls: 1,
         fallbacks: 0,
     });

@@ -73,7 +73,7 @@ fn compactions_are_counted_per_hundred_requests() {
         requests: 200,
         ..Default::default()
     };
-    s.compactions.insert(1, 3);
+    s.compactions.insert(Some(std::num::NonZeroU8::MIN), 3);
     assert_eq!(s.compactions_per_100(), 1.5);
 }
 

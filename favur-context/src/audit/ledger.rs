@@ -58,17 +58,18 @@ struct Call {
 /// history.append(strict!(tool_call: "c1", "bash", json!({"command": "cargo build"})));
 /// let first = history.append(forgettable!(tool_result("c1"): "error[E0308]: mismatched types"));
 /// ledger.observe(&history);
-/// history.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
+/// let two = std::num::NonZeroU8::new(2).unwrap();
+/// history.apply(Compaction { tier: two, edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
 /// ledger.observe(&history);
 /// history.append(strict!(tool_call: "c2", "bash", json!({"command": "cargo  build"})));
 /// history.append(forgettable!(tool_result("c2"): "error[E0308]: mismatched types"));
 /// let found = ledger.observe(&history);
 /// assert_eq!(found.len(), 1);
 /// assert!(matches!(found[0].kind, RegretKind::RepeatedCall { .. }));
-/// assert_eq!((found[0].evicted, found[0].fate), (first, Fate::Dropped { tier: 2 }));
+/// assert_eq!((found[0].evicted, found[0].fate), (first, Fate::Dropped { tier: two }));
 /// assert_eq!(found[0].site, *history.recall(first).unwrap().site());
 /// let site = &ledger.sites()[0];
-/// assert_eq!((site.regrets, site.entries, site.dropped[&2]), (1, 1, 1));
+/// assert_eq!((site.regrets, site.entries, site.dropped[&two]), (1, 1, 1));
 /// ```
 ///
 /// Call `observe` after each append and after each compaction (it reads only what is
@@ -202,7 +203,7 @@ impl Ledger {
     /// let first = h.append(fuzzy!(user: "a.rs b.rs"));
     /// ledger.observe(&h);
     /// assert!(ledger.note_call(first, "bash", &ls).is_none());
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id: first }], usage_after: None }).unwrap();
     /// ledger.observe(&h);
     /// let again = h.append(fuzzy!(user: "a.rs b.rs"));
     /// ledger.observe(&h);
@@ -234,7 +235,7 @@ impl Ledger {
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let src = h.append(fuzzy!(user: "see src/parse.rs"));
-    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id: src }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(3).unwrap(), edits: vec![Edit::Drop { id: src }], usage_after: None }).unwrap();
     /// let at = h.append(fuzzy!(assistant: "opening src/parse.rs"));
     /// let mut ledger = Ledger::of(&h);
     /// let e = ledger.record_lost_reference(src, vec!["src/parse.rs".into()], at).unwrap();

@@ -19,7 +19,7 @@
 //! let line = line!() + 1;
 //! let trace = history.append(forgettable!(tool_error("c1"): "thread 'main' panicked at src/lib.rs:3:5"));
 //! ledger.observe(&history);
-//! history.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: trace }], usage_after: None }).unwrap();
+//! history.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id: trace }], usage_after: None }).unwrap();
 //! ledger.observe(&history);
 //!
 //! // The model asks for the trace back: a regret, charged to the `forgettable!` line.

@@ -32,7 +32,7 @@ impl Ledger {
     /// for n in 0..2 {
     ///     j.append(strict!(tool_call: "c", "bash", json!({"command": "cargo test"})))?;
     ///     let out = j.append(forgettable!(tool_result("c"): "test parse ... FAILED"))?;
-    ///     j.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: out }], usage_after: None })?;
+    ///     j.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id: out }], usage_after: None })?;
     /// }
     /// drop(j);
     /// let (ledger, _history, report) = Ledger::of_journal(std::fs::File::open(&path)?)?;

@@ -1,6 +1,7 @@
 //! Regret events: an entry that left the view and was needed again.
 
 use std::fmt;
+use std::num::NonZeroU8;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -16,10 +17,11 @@ pub const REGRET_TARGET: &str = "favur_context::regret";
 /// Where an entry stands in the view, as far as the ledger has seen.
 ///
 /// ```
+/// use std::num::NonZeroU8;
 /// use favur_context::audit::Fate;
 /// assert!(Fate::Kept.in_view());
-/// assert!(!Fate::Dropped { tier: 2 }.in_view());
-/// assert_eq!(Fate::Summarized { tier: 1 }.tier(), Some(1));
+/// assert!(!Fate::Dropped { tier: NonZeroU8::new(2).unwrap() }.in_view());
+/// assert_eq!(Fate::Summarized { tier: NonZeroU8::MIN }.tier(), Some(NonZeroU8::MIN));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case", tag = "fate")]
@@ -29,12 +31,12 @@ pub enum Fate {
     /// Its content was replaced by a summary (or by a placeholder pointing at one).
     Summarized {
         /// The tier that summarized it.
-        tier: u8,
+        tier: NonZeroU8,
     },
     /// Its content left the view without a summary (dropped, or a bare placeholder).
     Dropped {
         /// The tier that dropped it.
-        tier: u8,
+        tier: NonZeroU8,
     },
 }
 
@@ -49,7 +51,7 @@ impl Fate {
     /// The tier that took its content out of the view, if it left.
     ///
     /// See [`Fate`] for an example.
-    pub fn tier(self) -> Option<u8> {
+    pub fn tier(self) -> Option<NonZeroU8> {
         match self {
             Fate::Kept => None,
             Fate::Summarized { tier } | Fate::Dropped { tier } => Some(tier),
@@ -115,7 +117,7 @@ impl RegretKind {
 ///     evicted: EntryId(3),
 ///     site: CallSite::new("src/agent.rs", 40, 9),
 ///     class: Retention::Forgettable,
-///     fate: Fate::Dropped { tier: 2 },
+///     fate: Fate::Dropped { tier: std::num::NonZeroU8::new(2).unwrap() },
 ///     cost_tokens: 120,
 ///     at: EntryId(9),
 /// };
@@ -168,7 +170,8 @@ impl RegretEvent {
     /// Emits the event on [`REGRET_TARGET`] at `WARN` level, with the site, class, tier
     /// and cost as fields.
     pub(crate) fn emit(&self) {
-        let tier = self.fate.tier().unwrap_or(0);
+        // An event's entry has left the view, so it always has a tier.
+        let tier = self.fate.tier().map(NonZeroU8::get);
         tracing::warn!(
             target: "favur_context::regret",
             kind = self.kind.label(),

@@ -2,6 +2,7 @@
 //! report lists sites in.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroU8;
 
 use serde::Serialize;
 
@@ -33,7 +34,7 @@ pub fn site_key(site: &CallSite) -> String {
 /// use favur_context::audit::SiteStats;
 /// let mut a = SiteStats::new("src/a.rs:3:9", favur_context::Retention::Fuzzy);
 /// a.entries = 2;
-/// a.dropped.insert(2, 1);
+/// a.dropped.insert(std::num::NonZeroU8::new(2).unwrap(), 1);
 /// let mut b = a.clone();
 /// b.regrets = 1;
 /// a.merge(&b);
@@ -55,10 +56,10 @@ pub struct SiteStats {
     /// Entries whose content is still in the view.
     pub kept: u64,
     /// Entries summarized, by the tier that summarized them.
-    pub summarized: BTreeMap<u8, u64>,
+    pub summarized: BTreeMap<NonZeroU8, u64>,
     /// Entries dropped, by the tier that dropped them (including entries whose summary
     /// was dropped later).
-    pub dropped: BTreeMap<u8, u64>,
+    pub dropped: BTreeMap<NonZeroU8, u64>,
     /// Regret events whose evicted entry this site classified.
     pub regrets: u64,
     /// Tokens those re-fetches cost.

@@ -8,6 +8,7 @@
 //! [`Timeline::items_at`] derives the items of any request on demand.
 
 use std::collections::HashMap;
+use std::num::NonZeroU8;
 
 use serde::Serialize;
 
@@ -120,7 +121,7 @@ pub struct CompactionMark {
     /// that entry is an assistant message.
     pub at: EntryId,
     /// Its tier.
-    pub tier: u8,
+    pub tier: NonZeroU8,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -167,13 +168,13 @@ impl Timeline {
     /// let ls = h.append(forgettable!(user: "a.rs b.rs"));
     /// h.append(fuzzy!(assistant: "two files"));
     /// ledger.observe(&h);
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: ls }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id: ls }], usage_after: None }).unwrap();
     /// ledger.observe(&h);
     /// let last = h.append(fuzzy!(assistant: "done"));
     /// ledger.observe(&h);
     /// assert_eq!(ledger.timeline().items_at(EntryId(1)), vec![ls]);
     /// assert_eq!(ledger.timeline().items_at(last), vec![EntryId(1)]);
-    /// assert_eq!(ledger.timeline().compactions()[0].tier, 2);
+    /// assert_eq!(ledger.timeline().compactions()[0].tier.get(), 2);
     /// ```
     pub fn items_at(&self, at: EntryId) -> Vec<EntryId> {
         let t = at.0;
@@ -231,7 +232,7 @@ impl Timeline {
         });
     }
 
-    pub(super) fn mark(&mut self, at: u64, tier: u8) {
+    pub(super) fn mark(&mut self, at: u64, tier: NonZeroU8) {
         self.marks.push(CompactionMark {
             at: EntryId(at),
             tier,

@@ -1,6 +1,8 @@
 //! The engine: decides when a tier fires, plans, summarizes each run once, records the
 //! compaction, reports it, and refuses requests over the limit.
 
+use std::num::NonZeroU8;
+
 use super::report::{CommitError, CompactionReport, Fallback, LimitExceeded, emit};
 use super::summary_inputs::{RunInputs, run_inputs, summary_requests};
 use crate::compact::plan::{Plan, Run, Stamp};
@@ -41,7 +43,7 @@ use crate::store_trait::{AsyncStore, Store};
 /// let done = c.prepare(&mut h).unwrap();
 /// assert!(done.compacted());
 /// assert!(h.view().len() < 4);
-/// assert_eq!(done.report.unwrap().tier, 1);
+/// assert_eq!(done.report.unwrap().tier.get(), 1);
 /// ```
 #[derive(Debug, Clone)]
 pub struct Compactor<S = BuiltinSummarizer> {
@@ -97,27 +99,25 @@ impl<S> Compactor<S> {
     /// let c = Compactor::new(Policy::for_window(100).unwrap());
     /// assert_eq!(c.due(&h), None);
     /// h.append(strict!(user: "{}", "w ".repeat(20)));
-    /// assert_eq!(c.due(&h), Some(2));
+    /// assert_eq!(c.due(&h).map(|t| t.get()), Some(2));
     /// ```
-    pub fn due(&self, history: &History) -> Option<u8> {
+    pub fn due(&self, history: &History) -> Option<NonZeroU8> {
         let usage = history.usage_tokens();
-        let tier = self.policy.tier_for(usage);
-        if tier == 0 {
-            return None;
-        }
-        (tier > self.covered(history) || usage >= self.policy.limit_tokens()).then_some(tier)
+        let tier = self.policy.tier_for(usage)?;
+        (Some(tier) > self.covered(history) || usage >= self.policy.limit_tokens()).then_some(tier)
     }
 
     /// The tiers the last recorded compaction covered: those its usage after still
     /// reached (under this engine's policy), and none that usage now no longer reaches.
     /// Read from [`History::compactions`] alone, so that an engine made afresh over a
     /// reopened history decides exactly as the one that made the compactions.
-    fn covered(&self, history: &History) -> u8 {
+    /// `None` when it covered none (or there is none).
+    fn covered(&self, history: &History) -> Option<NonZeroU8> {
         let after = history
             .compactions()
             .last()
             .and_then(|c| c.usage_after)
-            .map_or(0, |u| self.policy.tier_for(u));
+            .and_then(|u| self.policy.tier_for(u));
         after.min(self.policy.tier_for(history.usage_tokens()))
     }
 
@@ -132,7 +132,7 @@ impl<S> Compactor<S> {
     /// h.append(fuzzy!(assistant: "ok"));
     /// let c = Compactor::new(Policy::for_window(1_000).unwrap());
     /// let plan = c.plan(&h).unwrap();
-    /// assert_eq!(plan.tier(), 2);
+    /// assert_eq!(plan.tier().get(), 2);
     /// ```
     pub fn plan(&self, history: &History) -> Option<Plan> {
         let tier = self.due(history)?;
@@ -166,7 +166,7 @@ impl<S> Compactor<S> {
     /// h.append(forgettable!(user: "{}", "x ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
     /// let mut c = Compactor::new(Policy::default());
-    /// let plan = favur_context::compact::Plan::new(&h, c.policy(), 1);
+    /// let plan = favur_context::compact::Plan::new(&h, c.policy(), std::num::NonZeroU8::MIN);
     /// let outcomes = plan.runs().iter().map(|_| Err(SummarizeError::new("timeout"))).collect();
     /// let report = c.commit(&mut h, plan, outcomes).unwrap();
     /// assert_eq!(report.fallbacks.len(), 1);
@@ -254,7 +254,7 @@ impl<S> Compactor<S> {
                 run.summary,
                 run.retention,
                 0,
-                CallSite::new("<compaction>", u32::from(plan.tier()), 0),
+                CallSite::new("<compaction>", u32::from(plan.tier().get()), 0),
                 EntryKind::Summary {
                     replaces: run.members.clone(),
                 },
@@ -366,13 +366,14 @@ impl<S: Summarizer> Compactor<S> {
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "listing ".repeat(20)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let r = Compactor::new(Policy::default()).compact_at(&mut h, 2).unwrap().unwrap();
+    /// let two = std::num::NonZeroU8::new(2).unwrap();
+    /// let r = Compactor::new(Policy::default()).compact_at(&mut h, two).unwrap().unwrap();
     /// assert_eq!(r.classes.forgettable.dropped.entries, 1);
     /// ```
     pub fn compact_at<St: Store>(
         &mut self,
         store: &mut St,
-        tier: u8,
+        tier: NonZeroU8,
     ) -> Result<Option<CompactionReport>, St::Error> {
         let plan = Plan::new(store.history(), &self.policy, tier);
         self.run_plan(store, plan)
@@ -480,7 +481,7 @@ impl<S: AsyncSummarizer> Compactor<S> {
     /// h.append(fuzzy!(assistant: "ok"));
     /// let mut c = Compactor::with_summarizer(Policy::for_window(10_000).unwrap(), Llm);
     /// let report = block_on(c.compact_async(&mut h)).unwrap().unwrap();
-    /// assert_eq!(report.tier, 1);
+    /// assert_eq!(report.tier.get(), 1);
     /// assert_eq!(report.summarizer_calls, 1); // one run, one call
     /// ```
     pub async fn compact_async<St: AsyncStore>(

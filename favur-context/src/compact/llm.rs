@@ -188,7 +188,7 @@ impl LlmSummarizer {
     /// let id = h.append(strict!(tool_error("c1"): "error[E0425]: cannot find value `x` in src/lib.rs:3:5"));
     /// let entry = h.recall(id).unwrap();
     /// let entries = [&*entry];
-    /// let req = SummaryRequest { summary: EntryId(1), tier: 2, retention: Retention::Strict, budget_tokens: 120, entries: &entries, context: &[], later: &[] };
+    /// let req = SummaryRequest { summary: EntryId(1), tier: std::num::NonZeroU8::new(2).unwrap(), retention: Retention::Strict, budget_tokens: 120, entries: &entries, context: &[], later: &[] };
     /// let llm = LlmSummarizer::new(LlmConfig::new("http://127.0.0.1:9", "m")).unwrap();
     /// let messages = llm.messages(&req);
     /// assert!(messages[0]["content"].as_str().unwrap().contains("120 tokens"));

@@ -1,6 +1,8 @@
 //! The planner: from the view, the entries' classes and the policy, decide what one
 //! compaction does. Pure and linear: no summarizer runs here, nothing is changed.
 
+use std::num::NonZeroU8;
+
 use serde::Serialize;
 
 use crate::compact::policy::Policy;
@@ -28,7 +30,7 @@ pub use outcome::{ByClass, ClassOutcome, Figures};
 /// let view = h.append(fuzzy!(user: "{}", "a view ".repeat(300)));
 /// let listing = h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
 /// h.append(fuzzy!(assistant: "ok"));
-/// let plan = Plan::new(&h, &Policy::default(), 1);
+/// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
 /// let run = &plan.runs()[0];
 /// assert_eq!(run.members, [view, listing]);
 /// assert_eq!(run.summary, h.next_id());
@@ -60,7 +62,7 @@ pub struct Run {
 /// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
 /// let listing = h.append(forgettable!(tool_result("c1"): "{}", "src/module.rs\n".repeat(200)));
 /// h.append(strict!(assistant: "two hundred files"));
-/// let plan = Plan::new(&h, &Policy::default(), 1);
+/// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
 /// // The call is strict and stays, so its result stays too, as a placeholder.
 /// let r = &plan.reforms()[0];
 /// assert_eq!(r.id, listing);
@@ -91,7 +93,7 @@ pub struct PlannedReform {
 /// h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "ls"})));
 /// h.append(forgettable!(tool_result("c1"): "{}", "src/module.rs\n".repeat(200)));
 /// h.append(strict!(assistant: "two hundred files"));
-/// let plan = Plan::new(&h, &Policy::default(), 1);
+/// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
 /// // The listing's call is strict and stays, so the listing becomes a placeholder
 /// // pointing at the summary that holds its gist.
 /// assert_eq!(plan.runs().len(), 1);
@@ -100,7 +102,7 @@ pub struct PlannedReform {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
-    tier: u8,
+    tier: NonZeroU8,
     usage_before: u64,
     runs: Vec<Run>,
     reforms: Vec<PlannedReform>,
@@ -160,7 +162,7 @@ impl Plan {
     /// The most a plan of `tier` can free now (see [`reclaim_estimate`](Plan::reclaim_estimate)),
     /// read from the view items in one pass: a plan is not worth making when even this
     /// is under the policy's minimum.
-    pub(crate) fn most_freed(history: &History, policy: &Policy, tier: u8) -> u64 {
+    pub(crate) fn most_freed(history: &History, policy: &Policy, tier: NonZeroU8) -> u64 {
         let Some(row) = policy.tier(tier) else {
             return 0;
         };
@@ -181,7 +183,7 @@ impl Plan {
         )
     }
 
-    /// Plans a compaction of `history` at `tier` (1-based) under `policy`.
+    /// Plans a compaction of `history` at `tier` (tiers are numbered from 1) under `policy`.
     ///
     /// The rules, all read from classes and positions only:
     /// - only consumed entries are compactable: those before the newest assistant entry;
@@ -213,11 +215,11 @@ impl Plan {
     /// h.append(fuzzy!(user: "look around, {}", "carefully ".repeat(20)));
     /// h.append(fuzzy!(assistant: "looked"));
     /// h.append(strict!(user: "now fix it")); // in flight
-    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap());
     /// assert_eq!(plan.drops().len(), 1); // fuzzy is dropped at tier 2...
-    /// assert_eq!(plan.tier(), 2);        // ...but the newest assistant entry is in flight
+    /// assert_eq!(plan.tier().get(), 2);  // ...but the newest assistant entry is in flight
     /// ```
-    pub fn new(history: &History, policy: &Policy, tier: u8) -> Plan {
+    pub fn new(history: &History, policy: &Policy, tier: NonZeroU8) -> Plan {
         let mut plan = Plan {
             tier,
             usage_before: history.usage_tokens(),
@@ -277,7 +279,7 @@ impl Plan {
         plan.unsettled = s.unsettled;
         if s.unsettled {
             tracing::warn!(
-                tier,
+                tier = tier.get(),
                 rounds = s.rounds,
                 "the compaction plan stopped unsettled: a run whose summary costs at least what it frees may remain"
             );
@@ -309,7 +311,7 @@ impl Plan {
     /// h.append(fuzzy!(user: "{}", "other file ".repeat(900)).with_key("b.rs"));
     /// h.append(fuzzy!(user: "{}", "new view of a.rs ".repeat(900)).with_key("a.rs"));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 2); // tier 2 drops fuzzy material
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap()); // tier 2 drops fuzzy material
     /// assert_eq!(plan.superseded(), &[old]);
     /// // The old view alone brings usage to the target (40% of 20,000 tokens): the other
     /// // views stay verbatim.
@@ -331,7 +333,7 @@ impl Plan {
     /// h.append(strict!(user: "the task"));
     /// h.append(forgettable!(user: "{}", "listing ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap());
     /// assert_eq!(plan.prefix_tokens(), u64::from(h.entries()[0].tokens()) + 4); // the task
     /// ```
     pub fn prefix_tokens(&self) -> u64 {
@@ -349,16 +351,16 @@ impl Plan {
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "listing ".repeat(400)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap());
     /// assert!(plan.reclaim_estimate() > 400); // the listing is dropped
-    /// assert_eq!(Plan::new(&History::new(), &Policy::default(), 2).reclaim_estimate(), 0);
+    /// assert_eq!(Plan::new(&History::new(), &Policy::default(), std::num::NonZeroU8::new(2).unwrap()).reclaim_estimate(), 0);
     /// ```
     pub fn reclaim_estimate(&self) -> u64 {
         self.reclaim
     }
 
-    /// The tier planned (1-based).
-    pub fn tier(&self) -> u8 {
+    /// The tier planned (tiers are numbered from 1).
+    pub fn tier(&self) -> NonZeroU8 {
         self.tier
     }
 
@@ -369,7 +371,7 @@ impl Plan {
     /// use favur_context::{fuzzy, History, Policy};
     /// let mut h = History::new();
     /// h.append(fuzzy!(user: "hi"));
-    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
     /// assert_eq!(plan.usage_before(), h.usage_tokens());
     /// h.append(fuzzy!(user: "more"));
     /// assert!(plan.usage_before() < h.usage_tokens()); // a plan is for the history as it was
@@ -389,7 +391,7 @@ impl Plan {
     /// h.append(strict!(user: "the plan")); // kept: closes the first run
     /// h.append(fuzzy!(user: "{}", "a view ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
     /// let ids: Vec<_> = plan.runs().iter().map(|r| r.summary.0).collect();
     /// assert_eq!(ids, [h.next_id().0, h.next_id().0 + 1]);
     /// ```
@@ -411,7 +413,7 @@ impl Plan {
     /// let listing = h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
     /// h.append(strict!(user: "the plan"));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 2); // tier 2 drops forgettable material
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap()); // tier 2 drops forgettable material
     /// assert_eq!(plan.drops(), &[listing]);
     /// assert!(plan.runs().is_empty()); // a summary of the short strict plan would not pay
     /// ```
@@ -427,7 +429,7 @@ impl Plan {
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(20)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 2);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap());
     /// assert_eq!(plan.outcome().forgettable.dropped.entries, 1);
     /// assert_eq!(plan.outcome().fuzzy.kept.entries, 1);
     /// ```
@@ -447,10 +449,10 @@ impl Plan {
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
     /// assert_eq!(plan.runs().len(), 1);
     /// assert_eq!(plan.settle_rounds(), 1); // the one run pays for its summary
-    /// assert_eq!(Plan::new(&h, &Policy::default(), 9).settle_rounds(), 0); // no tier 9
+    /// assert_eq!(Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(9).unwrap()).settle_rounds(), 0); // no tier 9
     /// ```
     pub fn settle_rounds(&self) -> usize {
         self.settle_rounds
@@ -466,7 +468,7 @@ impl Plan {
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
     /// assert!(!plan.unsettled());
     /// assert!(plan.reclaim_estimate() > 0);
     /// ```
@@ -487,13 +489,13 @@ impl Plan {
     /// let mut h = History::new();
     /// h.append(forgettable!(user: "{}", "spent ".repeat(300)));
     /// h.append(fuzzy!(assistant: "ok"));
-    /// let plan = Plan::new(&h, &Policy::default(), 1);
+    /// let plan = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN);
     /// assert_eq!(plan.run_entries(&h, &plan.runs()[0]).len(), 1);
     /// // A run smaller than its summary would be is kept as it is.
     /// let mut small = History::new();
     /// small.append(forgettable!(user: "spent"));
     /// small.append(fuzzy!(assistant: "ok"));
-    /// assert!(Plan::new(&small, &Policy::default(), 1).runs().is_empty());
+    /// assert!(Plan::new(&small, &Policy::default(), std::num::NonZeroU8::MIN).runs().is_empty());
     /// ```
     pub fn run_entries<'h>(&self, history: &'h History, run: &Run) -> Vec<&'h Entry> {
         run.members

@@ -1,6 +1,7 @@
 //! The compaction policy: the window, the tier thresholds, and what each tier does to each
 //! retention class. All of it is per-job configuration, loadable from TOML or JSON.
 
+use std::num::NonZeroU8;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -46,8 +47,8 @@ pub const DEFAULT_TARGET: f64 = 0.5;
 /// assert_eq!(p.tiers().len(), 3);
 /// assert_eq!(p.tiers()[1].action(Retention::Strict), Action::Summarize);
 /// assert_eq!(p.limit(), 0.5);
-/// assert_eq!(p.tier_for(10_000), 1); // 5% of 200k
-/// assert_eq!(p.tier_for(9_999), 0);
+/// assert_eq!(p.tier_for(10_000).map(|t| t.get()), Some(1)); // 5% of 200k
+/// assert_eq!(p.tier_for(9_999), None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Policy {
@@ -378,17 +379,16 @@ impl Policy {
         &self.tiers
     }
 
-    /// The tier numbered `n` (1-based), if any.
+    /// The tier numbered `n` (tiers are numbered from 1), if any.
     ///
     /// ```
+    /// use std::num::NonZeroU8;
     /// let p = favur_context::Policy::default();
-    /// assert_eq!(p.tier(3).unwrap().at, 0.25);
-    /// assert!(p.tier(0).is_none() && p.tier(4).is_none());
+    /// assert_eq!(p.tier(NonZeroU8::new(3).unwrap()).unwrap().at, 0.25);
+    /// assert!(p.tier(NonZeroU8::new(4).unwrap()).is_none());
     /// ```
-    pub fn tier(&self, n: u8) -> Option<&Tier> {
-        usize::from(n)
-            .checked_sub(1)
-            .and_then(|i| self.tiers.get(i))
+    pub fn tier(&self, n: NonZeroU8) -> Option<&Tier> {
+        self.tiers.get(usize::from(n.get() - 1))
     }
 
     /// The limit, as a fraction of the window: a request at or over it is refused.
@@ -463,10 +463,12 @@ impl Policy {
     /// compactions. `0` applies every tier whole, to every eligible entry at once.
     ///
     /// ```
+    /// use std::num::NonZeroU8;
     /// let p = favur_context::Policy::default();
     /// assert_eq!(p.target(), 0.5);
-    /// assert_eq!(p.target_tokens(2), Some(10_000)); // half of tier 2's 20,000 tokens
-    /// assert_eq!(p.target_tokens(9), None);        // no such tier
+    /// let (two, nine) = (NonZeroU8::new(2).unwrap(), NonZeroU8::new(9).unwrap());
+    /// assert_eq!(p.target_tokens(two), Some(10_000)); // half of tier 2's 20,000 tokens
+    /// assert_eq!(p.target_tokens(nine), None);        // no such tier
     /// ```
     pub fn target(&self) -> f64 {
         self.target
@@ -477,9 +479,9 @@ impl Policy {
     ///
     /// ```
     /// let whole = favur_context::Policy::builder().target(0.0).build().unwrap();
-    /// assert_eq!(whole.target_tokens(1), Some(0)); // the whole tier, every time
+    /// assert_eq!(whole.target_tokens(std::num::NonZeroU8::MIN), Some(0)); // the whole tier, every time
     /// ```
-    pub fn target_tokens(&self, n: u8) -> Option<u64> {
+    pub fn target_tokens(&self, n: NonZeroU8) -> Option<u64> {
         let threshold = self.threshold_tokens(self.tier(n)?.at);
         let t = (self.target * threshold as f64).floor();
         Some(if t <= 0.0 { 0 } else { t as u64 })
@@ -532,19 +534,21 @@ impl Policy {
         self.threshold_tokens(self.limit)
     }
 
-    /// The highest tier whose threshold `usage_tokens` reaches (0 for none).
+    /// The highest tier whose threshold `usage_tokens` reaches, `None` when it reaches
+    /// none.
     ///
     /// ```
     /// let p = favur_context::Policy::default();
-    /// assert_eq!(p.tier_for(0), 0);
-    /// assert_eq!(p.tier_for(20_000), 2);
-    /// assert_eq!(p.tier_for(199_000), 3);
+    /// assert_eq!(p.tier_for(0), None);
+    /// assert_eq!(p.tier_for(20_000).map(|t| t.get()), Some(2));
+    /// assert_eq!(p.tier_for(199_000).map(|t| t.get()), Some(3));
     /// ```
-    pub fn tier_for(&self, usage_tokens: u64) -> u8 {
-        let mut tier = 0u8;
-        for (i, t) in self.tiers.iter().enumerate() {
+    pub fn tier_for(&self, usage_tokens: u64) -> Option<NonZeroU8> {
+        let mut tier = None;
+        // Tier numbers follow positions; a valid policy has at most 255 tiers.
+        for (t, n) in self.tiers.iter().zip(1..=u8::MAX) {
             if usage_tokens >= self.threshold_tokens(t.at) {
-                tier = u8::try_from(i + 1).unwrap_or(u8::MAX);
+                tier = NonZeroU8::new(n);
             }
         }
         tier

@@ -2,6 +2,7 @@
 //! limit error and the commit errors; the tracing event it is emitted as.
 
 use std::fmt;
+use std::num::NonZeroU8;
 
 use serde::Serialize;
 
@@ -45,7 +46,7 @@ pub struct LimitExceeded {
 /// h.append(forgettable!(user: "old"));
 /// h.append(fuzzy!(assistant: "ok"));
 /// let mut c = Compactor::new(Policy::default());
-/// let plan = favur_context::compact::Plan::new(&h, c.policy(), 1);
+/// let plan = favur_context::compact::Plan::new(&h, c.policy(), std::num::NonZeroU8::MIN);
 /// h.append(fuzzy!(user: "more")); // the history moved on
 /// assert_eq!(c.commit(&mut h, plan, Vec::new()).unwrap_err(), CommitError::Stale);
 /// ```
@@ -88,7 +89,7 @@ pub struct Fallback {
 /// h.append(fuzzy!(assistant: "seen"));
 /// let mut c = Compactor::new(Policy::for_window(2_000).unwrap());
 /// let report = c.compact(&mut h).unwrap().unwrap();
-/// assert_eq!(report.tier, 2); // usage was above 10% of the window
+/// assert_eq!(report.tier.get(), 2); // usage was above 10% of the window
 /// assert!(report.usage_after < report.usage_before);
 /// assert_eq!(report.classes.forgettable.dropped.entries, 1);
 /// println!("{report}");
@@ -96,7 +97,7 @@ pub struct Fallback {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompactionReport {
     /// The tier applied.
-    pub tier: u8,
+    pub tier: NonZeroU8,
     /// Request tokens before.
     pub usage_before: u64,
     /// Request tokens after.
@@ -209,7 +210,7 @@ impl fmt::Display for CompactionReport {
 pub(crate) fn emit(report: &CompactionReport) {
     tracing::info!(
         target: "favur_context::compaction",
-        tier = report.tier,
+        tier = report.tier.get(),
         usage_before = report.usage_before,
         usage_after = report.usage_after,
         window = report.window,

@@ -5,6 +5,7 @@
 //! needs an async runtime from this crate: the engine only awaits the futures you give it.
 
 use std::future::Future;
+use std::num::NonZeroU8;
 
 use crate::model::entry::{Entry, EntryId};
 use crate::model::retention::Retention;
@@ -35,7 +36,7 @@ pub use builtin::BuiltinSummarizer;
 /// let id = h.append(fuzzy!(user: "hello"));
 /// let entry = h.recall(id).unwrap();
 /// let entries = [&*entry];
-/// let req = SummaryRequest { summary: EntryId(1), tier: 1, retention: Retention::Fuzzy, budget_tokens: 100, entries: &entries, context: &[], later: &[] };
+/// let req = SummaryRequest { summary: EntryId(1), tier: std::num::NonZeroU8::MIN, retention: Retention::Fuzzy, budget_tokens: 100, entries: &entries, context: &[], later: &[] };
 /// assert_eq!(req.entries.len(), 1);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -43,7 +44,7 @@ pub struct SummaryRequest<'a> {
     /// The id the summary entry will get.
     pub summary: EntryId,
     /// The tier that fired.
-    pub tier: u8,
+    pub tier: NonZeroU8,
     /// The class the summary will carry.
     pub retention: Retention,
     /// The budget for the summary text, in tokens.

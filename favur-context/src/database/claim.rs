@@ -31,9 +31,10 @@ pub(crate) fn claim(session: &str, holder: &Holder, me: &str) -> Result<i64, Sto
     }
 }
 
-/// `Ok` while the session's epoch, read in the writing transaction, is still `mine`.
-pub(crate) fn still_mine(session: &str, found: i64, mine: i64) -> Result<(), StoreError> {
-    if found == mine {
+/// `Ok` while the session's epoch, read in the writing transaction (`None`: the session
+/// has no claim row), is still `mine`.
+pub(crate) fn still_mine(session: &str, found: Option<i64>, mine: i64) -> Result<(), StoreError> {
+    if found == Some(mine) {
         return Ok(());
     }
     Err(StoreError::Fenced {
@@ -93,9 +94,13 @@ mod tests {
             ..live
         };
         assert_eq!(claim("s", &released, "b").unwrap(), 5);
-        assert!(still_mine("s", 5, 5).is_ok());
+        assert!(still_mine("s", Some(5), 5).is_ok());
         assert!(matches!(
-            still_mine("s", 6, 5),
+            still_mine("s", Some(6), 5),
+            Err(StoreError::Fenced { epoch: 5, .. })
+        ));
+        assert!(matches!(
+            still_mine("s", None, 5),
             Err(StoreError::Fenced { epoch: 5, .. })
         ));
         assert_ne!(owner_token(), owner_token());

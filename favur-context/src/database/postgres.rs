@@ -330,9 +330,9 @@ async fn transact(
         )
         .await
         .map_err(db("lock the claim of"))?;
-    let epoch: i64 = match found {
-        Some(r) => r.try_get(0).map_err(db("read the claim of"))?,
-        None => -1,
+    let epoch: Option<i64> = match found {
+        Some(r) => Some(r.try_get(0).map_err(db("read the claim of"))?),
+        None => None,
     };
     claim::still_mine(session, epoch, core.epoch).map_err(Failure::Fenced)?;
     for row in rows {

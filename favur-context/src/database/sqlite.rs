@@ -71,7 +71,7 @@ ALTER TABLE favur_records ADD COLUMN mac TEXT;
 /// let mut store = SqliteStore::open(&path, "job-1")?;
 /// store.pin(strict!(system: "You are a coding agent."))?;
 /// let listing = store.append(fuzzy!(tool_result("c1"): "Cargo.toml\nsrc/"))?;
-/// store.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: listing }], usage_after: None })?;
+/// store.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Drop { id: listing }], usage_after: None })?;
 /// assert_eq!(store.history().entries().len(), 1); // evicted from memory...
 /// let back = store.history().recall(listing).unwrap(); // ...read back from the database
 /// assert_eq!(back.message().tool_results().next().unwrap().content, "Cargo.toml\nsrc/");
@@ -413,7 +413,7 @@ fn fence(tx: &rusqlite::Transaction<'_>, session: &str, mine: i64) -> Result<(),
         )
         .optional()
         .map_err(|e| Failure::Before(StoreError::database(session, "read the claim of", e)))?;
-    claim::still_mine(session, found.unwrap_or(-1), mine).map_err(Failure::Fenced)
+    claim::still_mine(session, found, mine).map_err(Failure::Fenced)
 }
 
 fn insert(

@@ -254,7 +254,7 @@ impl History {
     /// let archive = Arc::new(Archive(full.entries().to_vec()));
     /// let mut h = History::new().with_originals(archive);
     /// h.insert(full.entries()[0].clone()).unwrap();
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: old }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id: old }], usage_after: None }).unwrap();
     /// assert!(h.entries().is_empty()); // evicted...
     /// assert_eq!(h.recall(old).unwrap().message().text(), "old"); // ...read back
     /// ```

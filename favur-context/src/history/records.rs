@@ -23,8 +23,8 @@ use super::History;
 /// use favur_context::{fuzzy, History};
 /// let mut h = History::new();
 /// let id = h.append(fuzzy!(user: "old"));
-/// let checked = h.check(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
-/// assert_eq!(checked.compaction().tier, 2);
+/// let checked = h.check(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+/// assert_eq!(checked.compaction().tier.get(), 2);
 /// assert_eq!(h.view().len(), 1); // nothing changed yet
 /// h.commit(checked).unwrap();
 /// assert!(h.view().is_empty());
@@ -230,7 +230,7 @@ impl History {
     /// use favur_context::compact::{ApplyError, Compaction, Edit};
     /// use favur_context::store::RecordError;
     /// use favur_context::{EntryId, History};
-    /// let err = History::new().check(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(3) }], usage_after: None }).unwrap_err();
+    /// let err = History::new().check(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Drop { id: EntryId(3) }], usage_after: None }).unwrap_err();
     /// assert!(matches!(err, RecordError::Compaction(ApplyError::NotInView { .. })));
     /// ```
     pub fn check(&self, mut compaction: Compaction) -> Result<CheckedCompaction, RecordError> {
@@ -281,7 +281,7 @@ impl History {
     /// use favur_context::store::RecordError;
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
-    /// let checked = h.check(Compaction { tier: 1, edits: vec![], usage_after: None }).unwrap();
+    /// let checked = h.check(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![], usage_after: None }).unwrap();
     /// h.append(fuzzy!(user: "moved on"));
     /// assert!(matches!(h.commit(checked), Err(RecordError::Stale)));
     /// ```
@@ -337,7 +337,7 @@ impl History {
     /// let mut copy = h.clone();
     /// let gist = Entry::new(h.next_id(), Retention::Fuzzy, 0, CallSite::new("x.rs", 1, 1),
     ///     EntryKind::Summary { replaces: vec![old] }, Message::user("the gist"));
-    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Summarize { summary: gist.into() }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Summarize { summary: gist.into() }], usage_after: None }).unwrap();
     /// // The kept record names its summary by id: applied elsewhere, it is refused...
     /// let kept = h.compactions()[0].clone();
     /// assert!(matches!(copy.apply(kept), Err(RecordError::Compaction(ApplyError::SummaryNotHeld { .. }))));
@@ -365,7 +365,7 @@ impl History {
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "old"));
-    /// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
     /// assert!(h.view().is_empty());
     /// assert_eq!(h.recall(id).unwrap().message().text(), "old"); // still recallable
     /// ```

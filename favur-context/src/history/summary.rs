@@ -29,7 +29,7 @@ use crate::model::entry::{Entry, EntryId};
 ///     EntryKind::Summary { replaces: vec![old] }, Message::user("the gist"));
 /// let summary = Summary::from(entry);
 /// assert_eq!(summary.entry().unwrap().message().text(), "the gist");
-/// h.apply(Compaction { tier: 1, edits: vec![Edit::Summarize { summary }], usage_after: None }).unwrap();
+/// h.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Summarize { summary }], usage_after: None }).unwrap();
 /// let Edit::Summarize { summary } = &h.compactions()[0].edits[0] else { unreachable!() };
 /// assert!(summary.entry().is_none()); // the history holds it:
 /// assert_eq!(h.recall(summary.id()).unwrap().message().text(), "the gist");

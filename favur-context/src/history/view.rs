@@ -6,7 +6,9 @@
 
 use std::sync::OnceLock;
 
-use serde::{Deserialize, Serialize};
+use std::num::NonZeroU8;
+
+use serde::{Deserialize, Deserializer, Serialize};
 
 pub use crate::history::summary::Summary;
 use crate::model::entry::{Entry, EntryId, EntryKind};
@@ -224,7 +226,7 @@ impl View {
     /// use favur_context::{fuzzy, History};
     /// let mut h = History::new();
     /// let id = h.append(fuzzy!(user: "hi"));
-    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(3).unwrap(), edits: vec![Edit::Drop { id }], usage_after: None }).unwrap();
     /// assert!(h.view().is_empty()); // the entry is still in the history
     /// assert_eq!(h.len(), 1);
     /// ```
@@ -241,7 +243,7 @@ impl View {
     /// let a = h.append(fuzzy!(user: "one two three"));
     /// h.append(fuzzy!(user: "four"));
     /// let both = h.view().tokens();
-    /// h.apply(Compaction { tier: 3, edits: vec![Edit::Drop { id: a }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::new(3).unwrap(), edits: vec![Edit::Drop { id: a }], usage_after: None }).unwrap();
     /// assert_eq!(h.view().tokens(), both - u64::from(h.entries()[0].tokens()));
     /// ```
     pub fn tokens(&self) -> u64 {
@@ -326,16 +328,20 @@ pub enum Edit {
 /// in one batch. The history is never edited; only the view is derived anew.
 ///
 /// ```
+/// use std::num::NonZeroU8;
 /// use favur_context::compact::{Compaction, Edit};
 /// use favur_context::EntryId;
-/// let c = Compaction { tier: 2, edits: vec![Edit::Drop { id: EntryId(0) }], usage_after: None };
+/// let tier = NonZeroU8::new(2).unwrap();
+/// let c = Compaction { tier, edits: vec![Edit::Drop { id: EntryId(0) }], usage_after: None };
 /// let json = serde_json::to_string(&c).unwrap(); // as a journal records it
 /// assert_eq!(json, r#"{"tier":2,"edits":[{"drop":{"id":0}}]}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compaction {
-    /// The tier that fired (1-based).
-    pub tier: u8,
+    /// The tier that fired (tiers are numbered from 1; a record with tier 0 is refused
+    /// when read).
+    #[serde(deserialize_with = "tier_number")]
+    pub tier: NonZeroU8,
     /// What it changed.
     pub edits: Vec<Edit>,
     /// Usage (tokens) right after it was applied, as the engine measured it; `None` in
@@ -347,6 +353,13 @@ pub struct Compaction {
     pub usage_after: Option<u64>,
 }
 
+/// Reads a compaction's tier: the plain number, refused when 0 (no tier fires as 0).
+fn tier_number<'de, D: Deserializer<'de>>(d: D) -> Result<NonZeroU8, D::Error> {
+    let n = u8::deserialize(d)?;
+    NonZeroU8::new(n)
+        .ok_or_else(|| serde::de::Error::custom("invalid tier 0: tiers are numbered from 1"))
+}
+
 /// Why a compaction record could not be applied. The view is unchanged when this is
 /// returned.
 ///
@@ -355,7 +368,7 @@ pub struct Compaction {
 /// use favur_context::store::RecordError;
 /// use favur_context::{EntryId, History};
 /// let mut h = History::new();
-/// let err = h.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: EntryId(9) }], usage_after: None }).unwrap_err();
+/// let err = h.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Drop { id: EntryId(9) }], usage_after: None }).unwrap_err();
 /// assert_eq!(err, RecordError::Compaction(ApplyError::NotInView { id: EntryId(9) }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 /// h.pin(strict!(system: "sys"));
 /// let old = h.append(fuzzy!(user: "old"));
 /// h.append(fuzzy!(user: "new"));
-/// h.apply(Compaction { tier: 2, edits: vec![Edit::Drop { id: old }], usage_after: None }).unwrap();
+/// h.apply(Compaction { tier: std::num::NonZeroU8::new(2).unwrap(), edits: vec![Edit::Drop { id: old }], usage_after: None }).unwrap();
 /// let mut journal = Vec::new();
 /// export_journal(&h, &mut journal)?;
 /// let (back, _) = History::from_journal(&journal[..]).unwrap();
@@ -156,11 +156,12 @@ mod tests {
     use super::*;
     use crate::history::view::Compaction;
     use crate::{fuzzy, strict};
+    use std::num::NonZeroU8;
 
     fn drop_one(h: &mut History, id: EntryId) {
         let edits = vec![Edit::Drop { id }];
         h.apply(Compaction {
-            tier: 2,
+            tier: NonZeroU8::new(2).unwrap(),
             edits,
             usage_after: None,
         })

@@ -119,7 +119,7 @@ use writer::Writer;
 /// let mut history = JournaledHistory::open(&path)?;
 /// history.pin(strict!(system: "You are a coding agent."))?;
 /// let listing = history.append(fuzzy!(tool_result("c1"): "Cargo.toml\nsrc/"))?;
-/// history.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: listing }], usage_after: None })?;
+/// history.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Drop { id: listing }], usage_after: None })?;
 /// assert_eq!(history.history().entries().len(), 1); // evicted from memory...
 /// let back = history.history().recall(listing).unwrap(); // ...read back
 /// assert_eq!(back.message().tool_results().next().unwrap().content, "Cargo.toml\nsrc/");

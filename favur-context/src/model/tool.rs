@@ -60,7 +60,7 @@ pub trait Tool {
     /// let first = h.run_tool(&ReadFile, &ToolCall::new("c1", "read_file", r#"{"path":"src/main.rs"}"#));
     /// h.run_tool(&ReadFile, &ToolCall::new("c2", "read_file", r#"{"path":"src/main.rs"}"#));
     /// h.append(fuzzy!(assistant: "read it twice"));
-    /// assert_eq!(Plan::new(&h, &Policy::default(), 2).superseded(), &[first]);
+    /// assert_eq!(Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap()).superseded(), &[first]);
     /// ```
     fn key(&self, arguments: &Value) -> Option<String> {
         let _ = arguments;

@@ -202,7 +202,7 @@ impl Form {
     /// let form = Form::capped(&h.recall(id).unwrap(), 20);
     /// let Form::Capped(m) = &form else { unreachable!() };
     /// assert!(m.text().contains("bytes elided by the per-entry cap"));
-    /// h.apply(Compaction { tier: 1, edits: vec![Edit::Reform { id, form, tokens: 0 }], usage_after: None }).unwrap();
+    /// h.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Reform { id, form, tokens: 0 }], usage_after: None }).unwrap();
     /// assert!(h.view().items()[0].tokens < h.entries()[0].tokens());
     /// ```
     pub fn capped(entry: &Entry, keep: usize) -> Form {

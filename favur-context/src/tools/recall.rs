@@ -32,7 +32,7 @@ use crate::tokens::counter::TokenCounter;
 /// # let _ = std::fs::remove_file(&path);
 /// let mut history = JournaledHistory::open(&path)?;
 /// let old = history.append(fuzzy!(tool_result("c1"): "fn main() {{}}"))?;
-/// history.apply(Compaction { tier: 1, edits: vec![Edit::Drop { id: old }], usage_after: None })?;
+/// history.apply(Compaction { tier: std::num::NonZeroU8::MIN, edits: vec![Edit::Drop { id: old }], usage_after: None })?;
 ///
 /// // The model asks for it back:
 /// let call = ToolCall::new("c2", RecallTool.name(), serde_json::json!({ "id": old.0 }));

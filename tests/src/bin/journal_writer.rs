@@ -13,6 +13,7 @@
 //! It runs until killed, or stops by itself after 30 seconds.
 
 use std::io::Write;
+use std::num::NonZeroU8;
 use std::time::{Duration, Instant};
 
 use favur_context::compact::{Compaction, Edit};
@@ -21,6 +22,9 @@ use favur_context::message::{CallSite, EntryKind};
 use favur_context::render::Form;
 use favur_context::store::NewEntry;
 use favur_context::{Compactor, Entry, Message, Policy, Retention, Store};
+
+/// The tier the writer compacts at.
+const TIER_2: NonZeroU8 = NonZeroU8::new(2).unwrap();
 
 fn main() {
     if let Err(e) = run() {
@@ -60,7 +64,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         out.flush()?;
         if n.is_multiple_of(10) {
             // The compaction engine, recording into the journal like into any store.
-            if compactor.compact_at(&mut history, 2)?.is_some() {
+            if compactor.compact_at(&mut history, TIER_2)?.is_some() {
                 writeln!(out, "C {} engine", history.history().next_id().0)?;
                 out.flush()?;
             }
@@ -127,7 +131,7 @@ fn compact(history: &mut JournaledHistory) -> Result<(), Box<dyn std::error::Err
         Message::assistant(format!("summary of {:?}", &items[..3])),
     );
     history.apply(Compaction {
-        tier: 2,
+        tier: TIER_2,
         edits: vec![
             Edit::Summarize {
                 summary: summary.into(),

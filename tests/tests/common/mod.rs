@@ -8,6 +8,8 @@ pub mod steps;
 #[allow(unused_imports)]
 pub use edits::drop_at;
 
+use std::num::NonZeroU8;
+
 use favur_context::tokens::TokenCounter;
 
 use favur_context::compact::{Compaction, Edit};
@@ -50,7 +52,7 @@ pub fn reform(id: EntryId, form: Form) -> Edit {
 
 pub fn apply(h: &mut History, edits: Vec<Edit>) {
     h.apply(Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits,
         usage_after: None,
     })

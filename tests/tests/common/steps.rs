@@ -2,6 +2,8 @@
 //! calls with one or several results, errors, missing and late results) and the policy
 //! they are compacted with.
 
+use std::num::NonZeroU8;
+
 use favur_context::message::{Part, ToolResult};
 use favur_context::{Compactor, History, Message, Policy, Retention, Role, ToolCall};
 use proptest::prelude::*;
@@ -235,13 +237,18 @@ pub fn at_every_tier_then_last(
     mut tier: impl FnMut(&History),
     mut last: impl FnMut(&History),
 ) {
-    let tiers = budget.policy().tiers().len() as u8;
-    for t in 1..=tiers {
+    let numbers: Vec<NonZeroU8> = (1..=budget.policy().tiers().len() as u8)
+        .filter_map(NonZeroU8::new)
+        .collect();
+    let Some(&highest) = numbers.last() else {
+        return;
+    };
+    for t in numbers {
         let mut forced = h.clone();
         let mut c = budget.compactor();
         c.compact_at(&mut forced, t).unwrap();
         tier(&forced);
-        c.compact_at(&mut forced, tiers).unwrap();
+        c.compact_at(&mut forced, highest).unwrap();
         last(&forced);
     }
 }

@@ -1,5 +1,6 @@
 //! The SQLite store against the journal, and its claims, bad rows and interchange.
 
+use std::num::NonZeroU8;
 use std::time::Duration;
 
 use favur_context::compact::{Compaction, Edit};
@@ -109,7 +110,7 @@ fn many_sessions_share_one_file_and_a_failed_write_records_nothing() {
     b.append(fuzzy!(user: "b0")).unwrap();
     b.append(fuzzy!(user: "b1")).unwrap();
     let bad = Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![Edit::Drop { id: EntryId(9) }],
         usage_after: None,
     };
@@ -206,7 +207,7 @@ fn a_checked_compaction_is_refused_once_stale_and_written_once_current() {
     let mut store = SqliteStore::open(db(&dir), "s").unwrap();
     let id = store.append(fuzzy!(user: "x")).unwrap();
     let compaction = Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Drop { id }],
         usage_after: None,
     };
@@ -244,7 +245,7 @@ fn a_count_edited_in_a_row_is_recounted_when_read_back() {
     store.append(fuzzy!(assistant: "read it")).unwrap();
     let counted = store.history().recall(long).unwrap().tokens();
     favur_context::Compactor::new(favur_context::Policy::for_window(4_000).unwrap())
-        .compact_at(&mut store, 2)
+        .compact_at(&mut store, NonZeroU8::new(2).unwrap())
         .unwrap();
     assert!(
         store.history().entries().iter().all(|e| e.id() != long),

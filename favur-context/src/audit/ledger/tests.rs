@@ -1,5 +1,7 @@
 //! Where compactions fall among the entry ids.
 
+use std::num::NonZeroU8;
+
 use super::positions;
 use crate::compact::Summary;
 use crate::history::view::{Compaction, Edit};
@@ -7,7 +9,7 @@ use crate::model::entry::EntryId;
 
 fn summarizing(first: u64) -> Compaction {
     Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![Edit::Summarize {
             summary: Summary::recorded(EntryId(first)),
         }],
@@ -17,7 +19,7 @@ fn summarizing(first: u64) -> Compaction {
 
 fn dropping() -> Compaction {
     Compaction {
-        tier: 3,
+        tier: NonZeroU8::new(3).unwrap(),
         edits: vec![Edit::Drop { id: EntryId(0) }],
         usage_after: None,
     }

@@ -13,7 +13,7 @@ use crate::model::retention::Retention;
 /// let mut h = History::new();
 /// h.append(forgettable!(user: "{}", "spent ".repeat(20)));
 /// h.append(fuzzy!(assistant: "ok"));
-/// let dropped = Plan::new(&h, &Policy::default(), 2).outcome().forgettable.dropped;
+/// let dropped = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::new(2).unwrap()).outcome().forgettable.dropped;
 /// assert_eq!(dropped.entries, 1);
 /// assert_eq!(dropped.tokens, u64::from(h.entries()[0].tokens()));
 /// ```
@@ -48,7 +48,7 @@ impl Figures {
 /// h.append(fuzzy!(user: "{}", "a view ".repeat(300)));
 /// h.append(forgettable!(user: "{}", "a listing ".repeat(300)));
 /// h.append(fuzzy!(assistant: "ok")); // in flight
-/// let o = Plan::new(&h, &Policy::default(), 1).outcome().fuzzy;
+/// let o = Plan::new(&h, &Policy::default(), std::num::NonZeroU8::MIN).outcome().fuzzy;
 /// // Each fuzzy entry counted once: the view summarized, the one in flight kept.
 /// assert_eq!((o.summarized.entries, o.kept.entries, o.dropped.entries), (1, 1, 0));
 /// ```

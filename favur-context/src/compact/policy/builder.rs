@@ -1,5 +1,7 @@
 //! Building a policy in code: every setter, then one validation.
 
+use std::num::NonZeroU8;
+
 use super::{Policy, PolicyError, Tier};
 
 /// Builds a [`Policy`], starting from the defaults; [`build`](PolicyBuilder::build)
@@ -37,18 +39,16 @@ impl PolicyBuilder {
         self
     }
 
-    /// Sets the threshold of tier `n` (1-based), keeping its actions. A tier that does
-    /// not exist is left alone.
+    /// Sets the threshold of tier `n` (tiers are numbered from 1), keeping its actions. A
+    /// tier that does not exist is left alone.
     ///
     /// ```
-    /// let p = favur_context::Policy::builder().threshold(1, 0.02).build().unwrap();
+    /// use std::num::NonZeroU8;
+    /// let p = favur_context::Policy::builder().threshold(NonZeroU8::MIN, 0.02).build().unwrap();
     /// assert_eq!(p.tiers()[0].at, 0.02);
     /// ```
-    pub fn threshold(mut self, n: u8, at: f64) -> Self {
-        if let Some(t) = usize::from(n)
-            .checked_sub(1)
-            .and_then(|i| self.policy.tiers.get_mut(i))
-        {
+    pub fn threshold(mut self, n: NonZeroU8, at: f64) -> Self {
+        if let Some(t) = self.policy.tiers.get_mut(usize::from(n.get() - 1)) {
             t.at = at;
         }
         self
@@ -94,7 +94,7 @@ impl PolicyBuilder {
         /// ```
         /// use favur_context::compact::PolicyError;
         /// use favur_context::Policy;
-        /// assert_eq!(Policy::builder().target(0.5).build().unwrap().target_tokens(1), Some(5_000));
+        /// assert_eq!(Policy::builder().target(0.5).build().unwrap().target_tokens(std::num::NonZeroU8::MIN), Some(5_000));
         /// let err = Policy::builder().target(1.0).build().unwrap_err();
         /// assert_eq!(err, PolicyError::TargetOutOfRange { value: 1.0 });
         /// ```
@@ -106,7 +106,7 @@ impl PolicyBuilder {
     /// ```
     /// use favur_context::compact::PolicyError;
     /// use favur_context::Policy;
-    /// let err = Policy::builder().threshold(2, 0.01).build().unwrap_err();
+    /// let err = Policy::builder().threshold(std::num::NonZeroU8::new(2).unwrap(), 0.01).build().unwrap_err();
     /// assert!(matches!(err, PolicyError::ThresholdNotIncreasing { index: 1, .. }));
     /// ```
     pub fn build(self) -> Result<Policy, PolicyError> {

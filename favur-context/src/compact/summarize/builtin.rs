@@ -60,7 +60,7 @@ use crate::model::entry::Entry;
 /// let c = h.append(strict!(assistant: "`build_tree` drops the last token."));
 /// let (a, b, c) = (h.recall(a).unwrap(), h.recall(b).unwrap(), h.recall(c).unwrap());
 /// let (entries, later) = ([&*a, &*b], [&*c]);
-/// let req = SummaryRequest { summary: EntryId(3), tier: 2, retention: Retention::Strict, budget_tokens: 200, entries: &entries, context: &[], later: &later };
+/// let req = SummaryRequest { summary: EntryId(3), tier: std::num::NonZeroU8::new(2).unwrap(), retention: Retention::Strict, budget_tokens: 200, entries: &entries, context: &[], later: &later };
 /// let text = BuiltinSummarizer::default().summarize(&req).unwrap();
 /// assert!(text.contains("#0 assistant → bash `cat src/lib.rs`"), "{text}");
 /// assert!(text.contains("#1 bash result of #0 (4 lines)"), "{text}");

@@ -1,5 +1,6 @@
 //! Unit tests of the record protocol.
 use std::borrow::Cow;
+use std::num::NonZeroU8;
 use std::sync::Arc;
 
 use super::*;
@@ -85,7 +86,7 @@ fn eviction_keeps_exactly_the_view_and_the_pinned() {
     let mut h = backed(&full);
     let s = summary(&h, vec![ids[0], ids[1], ids[2]]);
     let c = Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![
             Edit::Summarize { summary: s.into() },
             Edit::Drop { id: ids[4] },
@@ -135,7 +136,7 @@ fn a_clone_keeps_its_own_later_entries_in_memory() {
     // The copy records an entry the reader does not hold, then drops it and `a`.
     let b = copy.append(fuzzy!(user: "b"));
     copy.apply(Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Drop { id: a }, Edit::Drop { id: b }],
         usage_after: None,
     })
@@ -145,7 +146,7 @@ fn a_clone_keeps_its_own_later_entries_in_memory() {
     assert_eq!(copy.entry(b).unwrap().message().text(), "b"); // its own: kept
     // The original still evicts as usual.
     h.apply(Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Drop { id: a }],
         usage_after: None,
     })
@@ -159,14 +160,14 @@ fn a_failed_check_or_stale_commit_changes_nothing() {
     let id = h.append(fuzzy!(user: "x"));
     let before = h.clone();
     let bad = Compaction {
-        tier: 1,
+        tier: NonZeroU8::MIN,
         edits: vec![Edit::Drop { id }, Edit::Drop { id }],
         usage_after: None,
     };
     assert!(matches!(h.apply(bad), Err(RecordError::Compaction(_))));
     let checked = h
         .check(Compaction {
-            tier: 1,
+            tier: NonZeroU8::MIN,
             edits: vec![Edit::Drop { id }],
             usage_after: None,
         })
@@ -183,7 +184,7 @@ fn a_check_commits_only_to_the_history_it_was_made_on() {
     let id = h.append(fuzzy!(user: "x"));
     let mut copy = h.clone();
     let drop = || Compaction {
-        tier: 2,
+        tier: NonZeroU8::new(2).unwrap(),
         edits: vec![Edit::Drop { id }],
         usage_after: None,
     };

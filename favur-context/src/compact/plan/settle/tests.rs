@@ -1,6 +1,8 @@
 //! The settle rounds: a chain of tool exchanges where keeping each small run makes the
 //! run before it too small, one round at a time, until the rounds run out.
 
+use std::num::NonZeroU8;
+
 use super::MAX_SETTLE_ROUNDS;
 use crate::compact::plan::Plan;
 use crate::compact::policy::Policy;
@@ -39,14 +41,14 @@ fn chain(links: usize) -> History {
 #[test]
 fn each_link_of_the_chain_takes_one_more_round() {
     let rounds: Vec<usize> = (0..4)
-        .map(|links| Plan::new(&chain(links), &Policy::default(), 1).settle_rounds())
+        .map(|links| Plan::new(&chain(links), &Policy::default(), NonZeroU8::MIN).settle_rounds())
         .collect();
     assert_eq!(rounds, [1, 2, 3, 4]);
 }
 
 #[test]
 fn a_plan_that_settles_in_the_last_round_is_settled() {
-    let plan = Plan::new(&chain(3), &Policy::default(), 1);
+    let plan = Plan::new(&chain(3), &Policy::default(), NonZeroU8::MIN);
     assert_eq!(plan.settle_rounds(), MAX_SETTLE_ROUNDS);
     assert!(!plan.unsettled());
     assert_eq!(plan.runs().len(), 1);
@@ -54,7 +56,7 @@ fn a_plan_that_settles_in_the_last_round_is_settled() {
 
 #[test]
 fn a_chain_longer_than_the_rounds_is_reported_unsettled() {
-    let plan = Plan::new(&chain(4), &Policy::default(), 1);
+    let plan = Plan::new(&chain(4), &Policy::default(), NonZeroU8::MIN);
     assert_eq!(plan.settle_rounds(), MAX_SETTLE_ROUNDS);
     assert!(plan.unsettled());
     // The run the next round would have kept is still in the plan.
@@ -63,9 +65,9 @@ fn a_chain_longer_than_the_rounds_is_reported_unsettled() {
 
 #[test]
 fn only_a_plan_the_planner_gave_up_on_took_no_rounds() {
-    let empty = Plan::new(&History::new(), &Policy::default(), 1);
+    let empty = Plan::new(&History::new(), &Policy::default(), NonZeroU8::MIN);
     assert_eq!((empty.settle_rounds(), empty.unsettled()), (1, false));
     // Tier 9 is not in the policy: nothing is planned.
-    let none = Plan::new(&chain(4), &Policy::default(), 9);
+    let none = Plan::new(&chain(4), &Policy::default(), NonZeroU8::new(9).unwrap());
     assert_eq!((none.settle_rounds(), none.unsettled()), (0, false));
 }
