@@ -78,40 +78,13 @@ impl ClassifiedTranscript {
             transcript: id.to_owned(),
             source,
         })?;
-        let mut decisions = Vec::with_capacity(parsed.messages().len());
-        // Each message is classified once: the decisions by message index, handed to the
-        // import as they are.
-        let mut by_index: Vec<Option<favur_context::import::Decision>> =
-            vec![None; parsed.messages().len()];
-        let mut results = Vec::with_capacity(parsed.messages().len());
-        let mut answers = Vec::with_capacity(parsed.messages().len());
-        let mut unmatched = Vec::new();
-        for i in 0..parsed.messages().len() {
-            let Some(incoming) = parsed.incoming(i) else {
-                continue;
-            };
-            let text = incoming.text();
-            let arguments = incoming.arguments().map(|a| a.to_json_string());
-            let mut facts = MessageFacts::from_incoming(&incoming).with_text(&text);
-            facts.arguments = arguments.as_deref();
-            results.push(incoming.is_result());
-            answers.push(incoming.answers().cloned());
-            match rules.rule_for(&facts) {
-                Some(rule) => {
-                    let mut d = rules.decision(rule);
-                    d.key = rules.key_for(rule, &facts);
-                    if let Some(slot) = by_index.get_mut(i) {
-                        *slot = Some(d.clone());
-                    }
-                    decisions.push(Decided {
-                        class: d.class,
-                        rule,
-                        pin: d.pin,
-                    });
-                }
-                None => unmatched.push(UnmatchedMessage::of(&facts)),
-            }
-        }
+        let Decisions {
+            decisions,
+            by_index,
+            results,
+            answers,
+            unmatched,
+        } = Decisions::of(&parsed, rules);
         if !unmatched.is_empty() {
             return Err(TranscriptError::Unmatched {
                 transcript: id.to_owned(),
@@ -145,6 +118,60 @@ impl ClassifiedTranscript {
     /// The message at `index`.
     pub fn message(&self, index: usize) -> Option<&Message> {
         self.messages.get(index).map(|m| m.classified.message())
+    }
+}
+
+/// What the rules decided for each message of a parsed transcript, before the import:
+/// each message classified once.
+struct Decisions {
+    /// Per classified message, in order.
+    decisions: Vec<Decided>,
+    /// The decision by message index, handed to the import as it is.
+    by_index: Vec<Option<import::Decision>>,
+    /// Per message: whether it is a tool result.
+    results: Vec<bool>,
+    /// Per message: the call it answers.
+    answers: Vec<Option<ToolCall>>,
+    /// The messages no rule matched.
+    unmatched: Vec<UnmatchedMessage>,
+}
+
+impl Decisions {
+    fn of(parsed: &import::Transcript, rules: &Rules) -> Decisions {
+        let n = parsed.messages().len();
+        let mut out = Decisions {
+            decisions: Vec::with_capacity(n),
+            by_index: vec![None; n],
+            results: Vec::with_capacity(n),
+            answers: Vec::with_capacity(n),
+            unmatched: Vec::new(),
+        };
+        for i in 0..n {
+            let Some(incoming) = parsed.incoming(i) else {
+                continue;
+            };
+            let text = incoming.text();
+            let arguments = incoming.arguments().map(|a| a.to_json_string());
+            let mut facts = MessageFacts::from_incoming(&incoming).with_text(&text);
+            facts.arguments = arguments.as_deref();
+            out.results.push(incoming.is_result());
+            out.answers.push(incoming.answers().cloned());
+            let Some(rule) = rules.rule_for(&facts) else {
+                out.unmatched.push(UnmatchedMessage::of(&facts));
+                continue;
+            };
+            let mut d = rules.decision(rule);
+            d.key = rules.key_for(rule, &facts);
+            out.decisions.push(Decided {
+                class: d.class,
+                rule,
+                pin: d.pin,
+            });
+            if let Some(slot) = out.by_index.get_mut(i) {
+                *slot = Some(d);
+            }
+        }
+        out
     }
 }
 
