@@ -252,12 +252,7 @@ fn is_path_line(t: &str) -> bool {
     // line that starts like one (`t` is trimmed: it has more than one word if it has a
     // space at all).
     let several = has_whitespace(t);
-    let long_listing = several
-        && matches!(t.as_bytes().first(), Some(b'-' | b'd' | b'l'))
-        && t.as_bytes()
-            .get(1..10)
-            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
-        && t.split_whitespace().count() >= 8;
+    let long_listing = several && is_long_listing(t);
     if several && !long_listing {
         return false;
     }
@@ -267,6 +262,16 @@ fn is_path_line(t: &str) -> bool {
         && last.bytes().any(|b| b.is_ascii_alphabetic())
         && last.bytes().all(|b| PATH_BYTE[usize::from(b)])
         && (last.contains('/') || has_extension(last) || long_listing)
+}
+
+/// An `ls -l` row: a type and permission letters first (`drwxr-xr-x`), at least eight
+/// words.
+fn is_long_listing(t: &str) -> bool {
+    matches!(t.as_bytes().first(), Some(b'-' | b'd' | b'l'))
+        && t.as_bytes()
+            .get(1..10)
+            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
+        && t.split_whitespace().count() >= 8
 }
 
 /// The bytes of a listed path: ASCII letters and digits, `/ . _ - + @ ~`.

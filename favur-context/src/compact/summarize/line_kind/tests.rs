@@ -66,15 +66,11 @@ fn is_definition_reference(code: &str) -> bool {
         && t.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
-/// [`is_path_line`] as it read with `str::starts_with` and a search of the path bytes.
+/// [`is_path_line`] as it read with `str::contains` and a search of the path bytes (the
+/// `ls -l` row check is the library's own).
 fn is_path_line_reference(t: &str) -> bool {
     let several = t.contains(char::is_whitespace);
-    let long_listing = several
-        && t.starts_with(['-', 'd', 'l'])
-        && t.as_bytes()
-            .get(1..10)
-            .is_some_and(|p| p.iter().all(|b| b"rwxsStT-@+.".contains(b)))
-        && t.split_whitespace().count() >= 8;
+    let long_listing = several && super::is_long_listing(t);
     if several && !long_listing {
         return false;
     }
