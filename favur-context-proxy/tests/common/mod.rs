@@ -25,11 +25,18 @@ pub fn test_policy() -> Policy {
 
 /// Starts the proxy in this process on a free loopback port; returns its base URL.
 pub async fn start_proxy(upstream: &Upstream, store: StoreSpec) -> String {
-    let mut config = Config::new(&upstream.url, &upstream.url).unwrap();
+    let mut config = test_config(upstream, store);
     config.gemini_upstream = upstream.url.clone();
+    start_with(config).await
+}
+
+/// A proxy's configuration for the tests: `upstream` for OpenAI and Anthropic, the
+/// [`test_policy`], sessions on `store`.
+pub fn test_config(upstream: &Upstream, store: StoreSpec) -> Config {
+    let mut config = Config::new(&upstream.url, &upstream.url).unwrap();
     config.policy = test_policy();
     config.store = store;
-    start_with(config).await
+    config
 }
 
 pub async fn start_with(mut config: Config) -> String {
@@ -203,6 +210,39 @@ pub fn to_responses(trace: &[Value]) -> Vec<Value> {
         }
     }
     items
+}
+
+/// The request overhead the proxy counts for a body: its tool definitions and the like
+/// ([`Wire::overhead_text`](favur_context_proxy::wire::Wire::overhead_text)), counted by
+/// the histories' default counter.
+pub fn overhead(body: &Value) -> u64 {
+    use favur_context::tokens::TokenCounter;
+    let text = favur_context_proxy::wire::Wire::Chat.overhead_text(body);
+    if text.is_empty() {
+        0
+    } else {
+        u64::from(favur_context::tokens::HeuristicCounter.count_text(&text))
+    }
+}
+
+/// The OpenAI Responses requests of `trace`, one a request point (after a call or an
+/// assistant message), run directly: the bodies, what the engine sends for each (its
+/// `input`), and the run.
+pub fn responses_requests(trace: &[Value]) -> (Vec<Value>, Vec<Value>, Direct) {
+    let items = to_responses(trace);
+    let reply = |m: &Value| {
+        m["type"] == "function_call" || (m["type"] == "message" && m["role"] == "assistant")
+    };
+    let (mut direct, mut bodies, mut expected) = (Direct::new(), Vec::new(), Vec::new());
+    for i in request_points(&items, reply) {
+        let body = json!({"model": "m", "input": &items[..i]});
+        direct.step(Format::Responses, &body, overhead(&body));
+        expected.push(
+            json!({"input": favur_context::render::render_responses(&direct.history)["input"]}),
+        );
+        bodies.push(body);
+    }
+    (bodies, expected, direct)
 }
 
 /// The indexes at which a request is made: before each assistant message (the prefix

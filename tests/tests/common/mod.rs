@@ -104,6 +104,25 @@ pub fn history() -> History {
     History::with_counter(Words)
 }
 
+/// A compactor with the built-in summarizer, for a `window` of tokens with `reserve`
+/// kept for the output.
+pub fn builtin_compactor(
+    window: u64,
+    reserve: u32,
+) -> favur_context::Compactor<
+    favur_context::compact::Ready<favur_context::compact::BuiltinSummarizer>,
+> {
+    let policy = favur_context::Policy::builder()
+        .window_tokens(window)
+        .reserve_output_tokens(reserve)
+        .build()
+        .expect("a valid policy");
+    favur_context::Compactor::with_summarizer(
+        policy,
+        favur_context::compact::Ready(favur_context::compact::BuiltinSummarizer::default()),
+    )
+}
+
 /// Runs a future to completion on this thread, polling it with a no-op waker (the
 /// futures under test are woken by nothing but being polled again).
 pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
