@@ -540,11 +540,7 @@ fn reopening_with_another_counter_is_refused() {
 fn a_checked_compaction_is_written_once_and_only_while_current() {
     let (_dir, path, mut h) = open_new(OpenOptions::new());
     let id = h.append(fuzzy!(user: "x")).unwrap();
-    let compaction = Compaction {
-        tier: NonZeroU8::new(2).unwrap(),
-        edits: vec![Edit::Drop { id }],
-        usage_after: None,
-    };
+    let compaction = common::drop_record(2, id);
     // Checked, then the history moves on: refused, and nothing is written.
     let stale = h.history().check(compaction.clone()).unwrap();
     h.append(fuzzy!(user: "y")).unwrap();

@@ -70,51 +70,59 @@ pub fn trace(name: &str) -> Option<Vec<Value>> {
 
 /// The trace's messages as OpenAI Chat Completions messages (`exit` left out).
 pub fn to_chat(trace: &[Value]) -> Vec<Value> {
-    trace
-        .iter()
-        .filter(|m| m["role"] != "exit")
-        .map(|m| {
-            let mut out = json!({"role": m["role"], "content": m["content"]});
-            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
-                out["tool_calls"] = calls
-                    .iter()
-                    .map(|c| {
-                        json!({"id": c["id"], "type": "function",
-                        "function": {"name": c["name"], "arguments": c["arguments"]}})
-                    })
-                    .collect();
+    traces::chat_messages(trace, |c| c["arguments"].clone())
+}
+
+/// The calls of a trace's message `m` (none for a message without).
+fn calls(m: &Value) -> impl Iterator<Item = &Value> {
+    m.get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// The trace as a system prompt and turns, for the formats that merge consecutive turns
+/// of one role: `turn` gives a message's role and blocks from the message and its text;
+/// the blocks go under `key` of the last turn when that has the same role.
+fn merged_turns(
+    trace: &[Value],
+    key: &str,
+    mut turn: impl FnMut(&Value, &str) -> (&'static str, Vec<Value>),
+) -> (String, Vec<Value>) {
+    let mut system = String::new();
+    let mut turns: Vec<Value> = Vec::new();
+    for m in trace.iter().filter(|m| m["role"] != "exit") {
+        let text = m["content"].as_str().unwrap_or("");
+        if m["role"] == "system" {
+            system.push_str(text);
+            continue;
+        }
+        let (role, blocks) = turn(m, text);
+        match turns.last_mut() {
+            Some(last) if last["role"] == role => {
+                last[key].as_array_mut().unwrap().extend(blocks);
             }
-            if let Some(id) = m.get("tool_call_id") {
-                out["tool_call_id"] = id.clone();
+            _ => {
+                let mut next = json!({"role": role});
+                next[key] = Value::Array(blocks);
+                turns.push(next);
             }
-            out
-        })
-        .collect()
+        }
+    }
+    (system, turns)
 }
 
 /// The trace as an Anthropic request: `system` and alternating turns with `tool_use` and
 /// `tool_result` blocks.
 pub fn to_anthropic(trace: &[Value]) -> (String, Vec<Value>) {
-    let mut system = String::new();
-    let mut turns: Vec<Value> = Vec::new();
-    for m in trace.iter().filter(|m| m["role"] != "exit") {
-        let text = m["content"].as_str().unwrap_or("");
-        let (role, blocks) = match m["role"].as_str().unwrap() {
-            "system" => {
-                system.push_str(text);
-                continue;
-            }
+    merged_turns(trace, "content", |m, text| {
+        match m["role"].as_str().unwrap() {
             "assistant" => {
                 let mut b = Vec::new();
                 if !text.trim().is_empty() {
                     b.push(json!({"type": "text", "text": text}));
                 }
-                for c in m
-                    .get("tool_calls")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
+                for c in calls(m) {
                     let input: Value =
                         serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
                     b.push(json!({"type": "tool_use", "id": c["id"], "name": c["name"], "input": input}));
@@ -128,42 +136,23 @@ pub fn to_anthropic(trace: &[Value]) -> (String, Vec<Value>) {
                 ],
             ),
             _ => ("user", vec![json!({"type": "text", "text": text})]),
-        };
-        match turns.last_mut() {
-            Some(last) if last["role"] == role => {
-                last["content"].as_array_mut().unwrap().extend(blocks);
-            }
-            _ => turns.push(json!({"role": role, "content": blocks})),
         }
-    }
-    (system, turns)
+    })
 }
 
 /// The trace as a Gemini request: the system prompt's text and `contents` of `user` and
 /// `model` turns, calls as `functionCall` parts without ids (as Gemini returns them) and
 /// their results as `functionResponse` parts (`{"output": text}`) of the next user turn.
 pub fn to_gemini(trace: &[Value]) -> (String, Vec<Value>) {
-    let mut system = String::new();
     let mut names = std::collections::HashMap::new();
-    let mut turns: Vec<Value> = Vec::new();
-    for m in trace.iter().filter(|m| m["role"] != "exit") {
-        let text = m["content"].as_str().unwrap_or("");
-        let (role, parts) = match m["role"].as_str().unwrap() {
-            "system" => {
-                system.push_str(text);
-                continue;
-            }
+    merged_turns(trace, "parts", |m, text| {
+        match m["role"].as_str().unwrap() {
             "assistant" => {
                 let mut p = Vec::new();
                 if !text.trim().is_empty() {
                     p.push(json!({"text": text}));
                 }
-                for c in m
-                    .get("tool_calls")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
+                for c in calls(m) {
                     let args: Value =
                         serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
                     names.insert(c["id"].as_str().unwrap().to_owned(), c["name"].clone());
@@ -179,15 +168,8 @@ pub fn to_gemini(trace: &[Value]) -> (String, Vec<Value>) {
                 )
             }
             _ => ("user", vec![json!({"text": text})]),
-        };
-        match turns.last_mut() {
-            Some(last) if last["role"] == role => {
-                last["parts"].as_array_mut().unwrap().extend(parts);
-            }
-            _ => turns.push(json!({"role": role, "parts": parts})),
         }
-    }
-    (system, turns)
+    })
 }
 
 /// The trace as OpenAI Responses input items.
@@ -201,7 +183,7 @@ pub fn to_responses(trace: &[Value]) -> Vec<Value> {
                     items.push(json!({"type": "message", "role": "assistant",
                         "content": [{"type": "output_text", "text": text, "annotations": []}]}));
                 }
-                for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                for c in calls(m) {
                     items.push(json!({"type": "function_call", "call_id": c["id"], "name": c["name"], "arguments": c["arguments"]}));
                 }
             }

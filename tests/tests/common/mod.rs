@@ -6,7 +6,7 @@ pub mod parts;
 pub mod steps;
 
 #[allow(unused_imports)]
-pub use edits::drop_at;
+pub use edits::{drop_at, drop_record};
 
 use std::num::NonZeroU8;
 
@@ -192,7 +192,7 @@ pub(crate) use tool::tool;
 // The traces helpers are shared with the CLI's tests (favur-context-cli/tests/common).
 mod traces;
 #[allow(unused_imports)]
-pub use traces::{trace_files, traces_dir};
+pub use traces::{chat_messages, trace_files, traces_dir};
 
 /// Snapshot settings for JSON with its keys sorted, whichever order serde_json keeps them
 /// in (a build with a dependency that turns on serde_json's `preserve_order`, such as the
