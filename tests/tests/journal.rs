@@ -39,10 +39,7 @@ fn held(h: &JournaledHistory, id: EntryId) -> bool {
 /// A new journal `h.jsonl` with `options`, in a temporary folder that lives as long as
 /// the returned guard.
 fn open_new(options: OpenOptions) -> (tempfile::TempDir, std::path::PathBuf, JournaledHistory) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let h = options.open(&path).unwrap();
-    (dir, path, h)
+    common::new_journal("h.jsonl", options)
 }
 
 fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
@@ -192,9 +189,7 @@ fn keep_originals_holds_everything() {
 
 #[test]
 fn a_second_writer_is_refused_naming_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("locked.jsonl");
-    let mut first = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut first) = common::new_journal("locked.jsonl", OpenOptions::new());
     first.append(fuzzy!(user: "mine")).unwrap();
     let err = JournaledHistory::open(&path).unwrap_err();
     assert!(matches!(&err, JournalError::Locked { path: p } if p == &path));

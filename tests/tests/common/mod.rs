@@ -104,6 +104,22 @@ pub fn history() -> History {
     History::with_counter(Words)
 }
 
+/// A new journal `file` in a new folder, opened with `options`: the folder (kept while it
+/// lives), the journal's path and the journal.
+pub fn new_journal(
+    file: &str,
+    options: favur_context::journal::OpenOptions,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    favur_context::journal::JournaledHistory,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file);
+    let journal = options.open(&path).unwrap();
+    (dir, path, journal)
+}
+
 /// A compactor with the built-in summarizer, for a `window` of tokens with `reserve`
 /// kept for the output.
 pub fn builtin_compactor(
