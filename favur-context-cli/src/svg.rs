@@ -35,23 +35,40 @@ pub fn draw(path: &Path, panels: &[Panel<'_>], window: u64) -> Result<(), Replay
     let cols = 3usize;
     let rows = panels.len().div_ceil(cols).max(1);
     let (w, h) = (480u32 * cols as u32, 300u32 * rows as u32 + 40);
+    titled_svg(
+        path,
+        (w, h),
+        "chart",
+        "request tokens per step, stacked by class (grey: pinned + framing, green: forgettable, blue: fuzzy, red: strict); dashed: tier thresholds; vertical: compactions (tier colour)",
+        |body| {
+            let areas = body.split_evenly((rows, cols));
+            for (area, panel) in areas.iter().zip(panels) {
+                draw_panel(area, panel, window)?;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Draws an SVG file at `path` of `size` pixels: a white page, `title` in a band at its
+/// top, and what `body` draws on the rest. Errors name the file as the `what`.
+pub(crate) fn titled_svg(
+    path: &Path,
+    size: (u32, u32),
+    what: &str,
+    title: &str,
+    body: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> Result<(), String>,
+) -> Result<(), ReplayError> {
     let err = |e: String| ReplayError::Write {
-        what: format!("chart {}", path.display()),
+        what: format!("{what} {}", path.display()),
         source: std::io::Error::other(e),
     };
-    let root = SVGBackend::new(path, (w, h)).into_drawing_area();
+    let root = SVGBackend::new(path, size).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let (top, body) = root.split_vertically(40);
-    top.draw(&Text::new(
-        "request tokens per step, stacked by class (grey: pinned + framing, green: forgettable, blue: fuzzy, red: strict); dashed: tier thresholds; vertical: compactions (tier colour)",
-        (10, 12),
-        ("sans-serif", 13).into_font(),
-    ))
-    .map_err(|e| err(e.to_string()))?;
-    let areas = body.split_evenly((rows, cols));
-    for (area, panel) in areas.iter().zip(panels) {
-        draw_panel(area, panel, window).map_err(err)?;
-    }
+    let (top, rest) = root.split_vertically(40);
+    top.draw(&Text::new(title, (10, 12), ("sans-serif", 13).into_font()))
+        .map_err(|e| err(e.to_string()))?;
+    body(&rest).map_err(err)?;
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
 }

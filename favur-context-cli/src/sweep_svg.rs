@@ -48,24 +48,17 @@ impl Measure {
 
 /// Draws the sweep into an SVG file at `path`.
 pub fn draw_sweep(path: &Path, points: &[Point]) -> Result<(), ReplayError> {
-    let err = |e: String| ReplayError::Write {
-        what: format!("sweep chart {}", path.display()),
-        source: std::io::Error::other(e),
-    };
-    let root = SVGBackend::new(path, (1200, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let (top, body) = root.split_vertically(40);
-    top.draw(&Text::new(
+    crate::svg::titled_svg(
+        path,
+        (1200, 560),
+        "sweep chart",
         "window sweep: mean request tokens (x) against survival (y), one point per window (100k, 150k, 200k, 300k); labels: effective cost × no compaction",
-        (10, 12),
-        ("sans-serif", 13).into_font(),
-    ))
-    .map_err(|e| err(e.to_string()))?;
-    let (left, right) = body.split_horizontally(600);
-    panel(&left, points, Measure::Spans).map_err(err)?;
-    panel(&right, points, Measure::Refs).map_err(err)?;
-    root.present().map_err(|e| err(e.to_string()))?;
-    Ok(())
+        |body| {
+            let (left, right) = body.split_horizontally(600);
+            panel(&left, points, Measure::Spans)?;
+            panel(&right, points, Measure::Refs)
+        },
+    )
 }
 
 /// The strategies of `points`, in order of first appearance.

@@ -12,13 +12,11 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{
-    Direct, Upstream, request_points, start_proxy, to_anthropic, to_chat, to_gemini, to_responses,
-    trace, traces,
+    Direct, Upstream, overhead, request_points, responses_requests, start_proxy, to_anthropic,
+    to_chat, to_gemini, trace, traces,
 };
 use favur_context::import::Format;
-use favur_context::render::{
-    GeminiOptions, render_anthropic, render_gemini_with, render_openai, render_responses,
-};
+use favur_context::render::{GeminiOptions, render_anthropic, render_gemini_with, render_openai};
 use favur_context_proxy::config::StoreSpec;
 use favur_context_proxy::wire::Wire;
 use serde_json::{Value, json};
@@ -129,17 +127,7 @@ async fn the_official_sdks_work_through_the_proxy() {
         }
         runs.push(sdk_run("chat", stream, bodies, want));
 
-        let items = to_responses(&trace);
-        let reply = |m: &Value| {
-            m["type"] == "function_call" || (m["type"] == "message" && m["role"] == "assistant")
-        };
-        let (mut d, mut bodies, mut want) = (Direct::new(), Vec::new(), Vec::new());
-        for i in request_points(&items, reply) {
-            let body = json!({"model": "m", "input": &items[..i]});
-            d.step(Format::Responses, &body, overhead(&body));
-            want.push(json!({"input": render_responses(&d.history)["input"]}));
-            bodies.push(body);
-        }
+        let (bodies, want, _) = responses_requests(&trace);
         runs.push(sdk_run("responses", stream, bodies, want));
 
         let (system, turns) = to_anthropic(&trace);
@@ -289,16 +277,4 @@ async fn an_unmodified_mini_swe_agent_completes_a_recorded_task() {
         "compactions {}, smaller {smaller}",
         direct.compactions
     );
-}
-
-/// The request overhead the proxy counts for a body: its tool definitions and the like
-/// ([`Wire::overhead_text`]), counted by the histories' default counter.
-fn overhead(body: &Value) -> u64 {
-    use favur_context::tokens::TokenCounter;
-    let text = favur_context_proxy::wire::Wire::Chat.overhead_text(body);
-    if text.is_empty() {
-        0
-    } else {
-        u64::from(favur_context::tokens::HeuristicCounter.count_text(&text))
-    }
 }

@@ -5,11 +5,11 @@
 mod common;
 
 use common::{
-    Direct, Upstream, holds, request_points, start_proxy, to_anthropic, to_chat, to_responses,
-    trace,
+    Direct, Upstream, holds, overhead, request_points, responses_requests, start_proxy,
+    to_anthropic, to_chat, trace,
 };
 use favur_context::import::Format;
-use favur_context::render::{render_anthropic, render_openai, render_responses};
+use favur_context::render::{render_anthropic, render_openai};
 use favur_context_proxy::config::StoreSpec;
 use serde_json::{Value, json};
 
@@ -30,13 +30,7 @@ async fn send(client: &reqwest::Client, url: &str, body: &Value) -> bytes::Bytes
 
 /// Checks what the upstream saw against the direct run and the client's answers.
 fn check(upstream: &Upstream, expected: &[Value], answers: &[bytes::Bytes], task: &str) {
-    assert_eq!(
-        upstream.invalid(),
-        Vec::<String>::new(),
-        "the upstream refused requests"
-    );
-    let seen = upstream.seen();
-    assert_eq!(seen.len(), expected.len());
+    let seen = upstream.seen_valid(expected.len(), "the upstream refused requests");
     for (i, ((s, want), answer)) in seen.iter().zip(expected).zip(answers).enumerate() {
         let got: Value = serde_json::from_slice(&s.body).unwrap();
         for (key, value) in want.as_object().unwrap() {
@@ -129,29 +123,11 @@ async fn a_tool_calling_agent_is_compacted_in_chat_anthropic_and_responses() {
     // OpenAI Responses.
     let upstream = Upstream::start().await;
     let proxy = start_proxy(&upstream, StoreSpec::Memory).await;
-    let items = to_responses(&trace);
-    let reply = |m: &Value| {
-        m["type"] == "function_call" || (m["type"] == "message" && m["role"] == "assistant")
-    };
-    let (mut direct, mut expected, mut answers) = (Direct::new(), Vec::new(), Vec::new());
-    for i in request_points(&items, reply) {
-        let body = json!({"model": "m", "input": &items[..i]});
-        direct.step(Format::Responses, &body, overhead(&body));
-        expected.push(json!({"input": render_responses(&direct.history)["input"]}));
-        answers.push(send(&client, &format!("{proxy}/v1/responses"), &body).await);
+    let (bodies, expected, direct) = responses_requests(&trace);
+    let mut answers = Vec::new();
+    for body in &bodies {
+        answers.push(send(&client, &format!("{proxy}/v1/responses"), body).await);
     }
     assert!(direct.compactions >= 2);
     check(&upstream, &expected, &answers, &task);
-}
-
-/// The request overhead the proxy counts for a body: its tool definitions and the like
-/// ([`Wire::overhead_text`]), counted by the histories' default counter.
-fn overhead(body: &Value) -> u64 {
-    use favur_context::tokens::TokenCounter;
-    let text = favur_context_proxy::wire::Wire::Chat.overhead_text(body);
-    if text.is_empty() {
-        0
-    } else {
-        u64::from(favur_context::tokens::HeuristicCounter.count_text(&text))
-    }
 }

@@ -255,10 +255,7 @@ async fn let_go_and_read_back(store: StoreSpec) {
         return;
     };
     let upstream = Upstream::start().await;
-    let mut config =
-        favur_context_proxy::config::Config::new(&upstream.url, &upstream.url).unwrap();
-    config.policy = test_policy();
-    config.store = store;
+    let mut config = common::test_config(&upstream, store);
     config.idle_unload = Some(std::time::Duration::from_millis(1000));
     let proxy = common::start_with(config).await;
     let chat = to_chat(&trace);
@@ -301,10 +298,8 @@ async fn two_proxies_on_one_postgres_database_take_a_session_over_in_turn() {
         return;
     };
     let upstream = Upstream::start().await;
-    let mut config =
-        favur_context_proxy::config::Config::new(&upstream.url, &upstream.url).unwrap();
-    config.policy = test_policy();
-    config.store = format!("postgres:{}", server.config()).parse().unwrap();
+    let store = format!("postgres:{}", server.config()).parse().unwrap();
+    let config = common::test_config(&upstream, store);
     let proxies = [
         common::start_with(config.clone()).await,
         common::start_with(config).await,

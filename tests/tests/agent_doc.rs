@@ -84,7 +84,7 @@ mod common;
 use favur_context::compact::{BuiltinSummarizer, Ready};
 use favur_context::journal::JournaledHistory;
 use favur_context::tools::{AsyncTool, ToolFuture};
-use favur_context::{History, Policy, Retention, retention};
+use favur_context::{History, Retention, retention};
 
 /// Shows a file: long, so the window fills and the loop compacts.
 struct ReadFile;
@@ -141,12 +141,7 @@ fn tools() -> ToolSet {
 }
 
 fn compactor() -> Compactor<Ready<BuiltinSummarizer>> {
-    let policy = Policy::builder()
-        .window_tokens(20_000)
-        .reserve_output_tokens(500)
-        .build()
-        .expect("a valid policy");
-    Compactor::with_summarizer(policy, Ready(BuiltinSummarizer::default()))
+    common::builtin_compactor(20_000, 500)
 }
 
 /// How many steps the scripted model takes before it answers.

@@ -7,7 +7,7 @@ mod common;
 use std::future::Future;
 
 use favur_context::compact::{AsyncSummarizer, SummarizeError, SummaryRequest};
-use favur_context::journal::JournaledHistory;
+use favur_context::journal::{JournaledHistory, OpenOptions};
 use favur_context::{Compactor, History, Policy, Store, forgettable, fuzzy, strict};
 
 /// The bounds of `tokio::spawn`, on a plain thread.
@@ -40,9 +40,7 @@ fn fill(h: &mut impl Store) {
 
 #[test]
 fn prepare_async_on_a_journal_runs_as_a_spawned_task() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut journal = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut journal) = common::new_journal("h.jsonl", OpenOptions::new());
     fill(&mut journal);
     let window = journal.history().usage_tokens() * 100 / 7;
     let mut compactor = Compactor::with_summarizer(Policy::for_window(window).unwrap(), Llm);

@@ -42,6 +42,23 @@ fn renders_inert(text: &str) {
     }
 }
 
+/// `text` in every wrapper (summary block, orphan result, system note): quoted, and a
+/// reader sees nothing in its body through `seen`.
+fn each_wrapper_quotes<T: std::fmt::Debug + PartialEq>(
+    text: &str,
+    seen: impl Fn(&str) -> Option<T>,
+) {
+    for wrapped in [
+        summary_block(EntryId(9), &[EntryId(2)], text),
+        orphan_result(EntryId(5), "c7", text, false),
+        system_note(text),
+    ] {
+        let (inner, quoted) = marks::body(&wrapped);
+        assert!(quoted, "{wrapped:?}");
+        assert_eq!(seen(inner), None, "{wrapped:?}");
+    }
+}
+
 /// A forged tag: a reader sees the mark in it, and sees none once neutralised, on its
 /// own, in every wrapper and in every format.
 fn tag_is_neutralised(forgery: &str) {
@@ -55,15 +72,7 @@ fn tag_is_neutralised(forgery: &str) {
         "{forgery:?} was left as it is"
     );
     assert_eq!(marks::tag_mark(&out), None, "{out:?}");
-    for wrapped in [
-        summary_block(EntryId(9), &[EntryId(2)], forgery),
-        orphan_result(EntryId(5), "c7", forgery, false),
-        system_note(forgery),
-    ] {
-        let (inner, quoted) = marks::body(&wrapped);
-        assert!(quoted, "{wrapped:?}");
-        assert_eq!(marks::tag_mark(inner), None, "{wrapped:?}");
-    }
+    each_wrapper_quotes(forgery, marks::tag_mark);
     renders_inert(forgery);
 }
 
@@ -73,15 +82,7 @@ fn role_line_is_quoted(text: &str) {
         marks::role_line(text).is_some(),
         "the text reads as a turn: {text:?}"
     );
-    for wrapped in [
-        summary_block(EntryId(9), &[EntryId(2)], text),
-        orphan_result(EntryId(5), "c7", text, false),
-        system_note(text),
-    ] {
-        let (inner, quoted) = marks::body(&wrapped);
-        assert!(quoted, "{wrapped:?}");
-        assert_eq!(marks::role_line(inner), None, "{wrapped:?}");
-    }
+    each_wrapper_quotes(text, marks::role_line);
     assert_eq!(marks::role_line(&neutralize_quoted(text)), None);
     renders_inert(text);
 }

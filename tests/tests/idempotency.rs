@@ -2,6 +2,8 @@
 //! key is recorded once, across reopening and interchange; a key repeated in the file is
 //! refused by name; journals written before keys open as they did.
 
+mod common;
+
 use favur_context::journal::{
     Corruption, JournalError, JournaledHistory, OpenOptions, export_journal,
 };
@@ -43,9 +45,7 @@ fn a_keyed_write_retried_on_the_in_memory_history_is_recorded_once() {
 
 #[test]
 fn a_journal_keeps_its_keys_across_reopening_and_export() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("j.jsonl");
-    let mut j = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut j) = common::new_journal("j.jsonl", OpenOptions::new());
     j.pin(strict!(system: "sys")).unwrap();
     let first = j.record_once("resp_1", reply(1)).unwrap();
     let single = j
@@ -82,9 +82,7 @@ fn a_journal_keeps_its_keys_across_reopening_and_export() {
 
 #[test]
 fn a_key_repeated_in_a_journal_is_refused_by_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("j.jsonl");
-    let mut j = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut j) = common::new_journal("j.jsonl", OpenOptions::new());
     j.append_once("resp_1", fuzzy!(assistant: "a")).unwrap();
     j.append(fuzzy!(user: "b")).unwrap();
     drop(j);

@@ -39,10 +39,7 @@ fn held(h: &JournaledHistory, id: EntryId) -> bool {
 /// A new journal `h.jsonl` with `options`, in a temporary folder that lives as long as
 /// the returned guard.
 fn open_new(options: OpenOptions) -> (tempfile::TempDir, std::path::PathBuf, JournaledHistory) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let h = options.open(&path).unwrap();
-    (dir, path, h)
+    common::new_journal("h.jsonl", options)
 }
 
 fn populate(h: &mut JournaledHistory) -> Vec<EntryId> {
@@ -192,9 +189,7 @@ fn keep_originals_holds_everything() {
 
 #[test]
 fn a_second_writer_is_refused_naming_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("locked.jsonl");
-    let mut first = JournaledHistory::open(&path).unwrap();
+    let (_dir, path, mut first) = common::new_journal("locked.jsonl", OpenOptions::new());
     first.append(fuzzy!(user: "mine")).unwrap();
     let err = JournaledHistory::open(&path).unwrap_err();
     assert!(matches!(&err, JournalError::Locked { path: p } if p == &path));
@@ -540,11 +535,7 @@ fn reopening_with_another_counter_is_refused() {
 fn a_checked_compaction_is_written_once_and_only_while_current() {
     let (_dir, path, mut h) = open_new(OpenOptions::new());
     let id = h.append(fuzzy!(user: "x")).unwrap();
-    let compaction = Compaction {
-        tier: NonZeroU8::new(2).unwrap(),
-        edits: vec![Edit::Drop { id }],
-        usage_after: None,
-    };
+    let compaction = common::drop_record(2, id);
     // Checked, then the history moves on: refused, and nothing is written.
     let stale = h.history().check(compaction.clone()).unwrap();
     h.append(fuzzy!(user: "y")).unwrap();

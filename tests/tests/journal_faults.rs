@@ -2,6 +2,8 @@
 //! variant and the line and byte offset it names, or, for a torn tail and salvage, exactly
 //! what was cut, kept and moved aside.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use favur_context::compact::ApplyError;
@@ -13,9 +15,7 @@ use tempfile::TempDir;
 /// A journal with a header, a pinned entry and two appended entries (lines 1 to 4), and
 /// its lines (each with its `\n`).
 fn base() -> (TempDir, PathBuf, Vec<String>) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.jsonl");
-    let mut h = JournaledHistory::open(&path).unwrap();
+    let (dir, path, mut h) = common::new_journal("h.jsonl", OpenOptions::new());
     h.pin(strict!(system: "You are careful.")).unwrap();
     h.append(fuzzy!(user: "one")).unwrap();
     h.append(fuzzy!(assistant: "two")).unwrap();

@@ -2,6 +2,8 @@
 //! and mutated valid journals give a history or a typed error, never a panic. Bounded case
 //! counts keep it well under 20 s in a debug build.
 
+mod common;
+
 use std::num::NonZeroU8;
 use std::sync::OnceLock;
 
@@ -18,9 +20,7 @@ use proptest::strategy::ValueTree;
 fn valid_journal() -> &'static [u8] {
     static JOURNAL: OnceLock<Vec<u8>> = OnceLock::new();
     JOURNAL.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("valid.jsonl");
-        let mut h = JournaledHistory::open(&path).unwrap();
+        let (_dir, path, mut h) = common::new_journal("valid.jsonl", OpenOptions::new());
         h.pin(strict!(system: "be careful")).unwrap();
         let a = h.append(fuzzy!(user: "one")).unwrap();
         let b = h

@@ -133,53 +133,32 @@ fn a_record_with_malformed_media_or_empty_reasoning_is_refused() {
             m,
         )
     };
+    // What a record holding `m` is refused for (it must be its part).
+    let problem = |h: &mut History, m: Message| {
+        let e = entry(h, m);
+        match h.insert(e).unwrap_err() {
+            RecordError::Part { problem, .. } => problem,
+            err => panic!("{err}"),
+        }
+    };
     let bad = Message::new(
         Role::User,
         vec![Part::Image(Box::new(Media::base64("", "AAAA")))],
     );
-    let err = h.insert(entry(&h, bad)).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RecordError::Part {
-                problem: PartError::EmptyMediaType,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_eq!(problem(&mut h, bad), PartError::EmptyMediaType);
     let no_url = Message::new(
         Role::User,
         vec![Part::Document(Box::new(Media::url("application/pdf", "")))],
     );
-    let err = h.insert(entry(&h, no_url)).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RecordError::Part {
-                problem: PartError::EmptySource("url"),
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_eq!(problem(&mut h, no_url), PartError::EmptySource("url"));
     let empty = Message::new(
         Role::Assistant,
         vec![Part::Reasoning(Box::new(Reasoning::new(
             Provider::Anthropic,
         )))],
     );
-    let err = h.insert(entry(&h, empty)).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RecordError::Part {
-                problem: PartError::EmptyReasoning { .. },
-                ..
-            }
-        ),
-        "{err}"
-    );
+    let err = problem(&mut h, empty);
+    assert!(matches!(err, PartError::EmptyReasoning { .. }), "{err}");
     assert!(h.is_empty());
 }
 

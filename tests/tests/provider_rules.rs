@@ -166,35 +166,27 @@ fn each_renderer_sends_the_image_types_its_provider_supports_and_notes_the_other
     let anthropic = render_anthropic(&h).to_value();
     validate_anthropic_strict(&anthropic).unwrap();
     let strs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    // Chat notes every tool result's media anyway.
-    assert_eq!(
-        sent(&chat, &types),
+    // Each format's media sent, then those noted. Chat notes every tool result's media
+    // anyway.
+    let (gif_png, bmp_heic) = (["image/gif", "image/png"], ["image/bmp", "image/heic"]);
+    let cases = [
+        ("chat", &chat, gif_png, bmp_heic),
+        ("responses", &responses, gif_png, bmp_heic),
         (
-            strs(&["image/gif", "image/png"]),
-            strs(&["image/bmp", "image/heic"])
-        )
-    );
-    assert_eq!(
-        sent(&responses, &types),
-        (
-            strs(&["image/gif", "image/png"]),
-            strs(&["image/bmp", "image/heic"])
-        )
-    );
-    assert_eq!(
-        sent(&gemini, &types),
-        (
-            strs(&["image/heic", "image/png"]),
-            strs(&["image/bmp", "image/gif"])
-        )
-    );
-    assert_eq!(
-        sent(&anthropic, &types),
-        (
-            strs(&["image/gif", "image/png"]),
-            strs(&["image/bmp", "image/heic"])
-        )
-    );
+            "gemini",
+            &gemini,
+            ["image/heic", "image/png"],
+            ["image/bmp", "image/gif"],
+        ),
+        ("anthropic", &anthropic, gif_png, bmp_heic),
+    ];
+    for (format, request, media, noted) in cases {
+        assert_eq!(
+            sent(request, &types),
+            (strs(&media), strs(&noted)),
+            "{format}"
+        );
+    }
     // The tool's BMP is a note in its result, in every format.
     let output = &responses["input"][2]["output"];
     assert_eq!(responses["input"][2]["type"], "function_call_output");

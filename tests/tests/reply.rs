@@ -265,18 +265,21 @@ fn openai_stream_assembles_whatever_the_chunk_boundaries() {
     }
 }
 
+/// The error `s` gives for the event `refused`, pushed after the event `first` (taken).
+fn refused_after(s: &mut ReplyStream, first: &str, refused: &str) -> String {
+    s.push_data(first).unwrap();
+    s.push_data(refused).unwrap_err().to_string()
+}
+
 #[test]
 fn openai_stream_errors_name_the_event() {
     let mut s = ReplyStream::openai();
-    s.push_data(r#"{"choices":[{"index":0,"delta":{"content":"a"}}]}"#)
-        .unwrap();
-    let err = s
-        .push_data(
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"name":"x"}}]}}]}"#,
-        )
-        .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        refused_after(
+            &mut s,
+            r#"{"choices":[{"index":0,"delta":{"content":"a"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"name":"x"}}]}}]}"#,
+        ),
         "stream event 1: choices[0].delta.tool_calls[0].index: missing or not an integer"
     );
     let mut s = ReplyStream::openai();
@@ -348,15 +351,12 @@ fn anthropic_stream_assembles_text_and_input_json() {
 #[test]
 fn anthropic_stream_errors_name_event_and_block() {
     let mut s = ReplyStream::anthropic();
-    s.push_data(r#"{"type":"message_start","message":{"usage":{"input_tokens":1}}}"#)
-        .unwrap();
-    let err = s
-        .push_data(
-            r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}"#,
-        )
-        .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        refused_after(
+            &mut s,
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":1}}}"#,
+            r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}"#,
+        ),
         "stream event 1: delta for content block 3, which was never started"
     );
     s.push_data(

@@ -42,6 +42,16 @@ enum Step {
     DropFirst,
 }
 
+/// A new database with the sealed session `session`, [`run`] on it: the database's
+/// folder (kept while it lives), its path, the store and the id of `user aaaa`.
+fn sealed_run(session: &str) -> (tempfile::TempDir, std::path::PathBuf, SqliteStore, EntryId) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    let mut store = SqliteStore::open_with(&path, session, &sealed()).unwrap();
+    let first = run(&mut store);
+    (dir, path, store, first)
+}
+
 fn run<S: Store>(store: &mut S) -> EntryId
 where
     S::Error: std::fmt::Debug,
@@ -184,10 +194,7 @@ fn every_edit_of_a_sealed_sqlite_session_is_refused_with_its_sequence() {
 
 #[test]
 fn a_sealed_sqlite_session_needs_its_key_and_an_unsealed_one_refuses_a_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.db");
-    let mut store = SqliteStore::open_with(&path, "k", &sealed()).unwrap();
-    run(&mut store);
+    let (_dir, path, store, _) = sealed_run("k");
     drop(store);
     let other = SessionOptions::new().seal_key(key(8));
     let err = SqliteStore::open_with(&path, "k", &other).unwrap_err();
@@ -214,10 +221,7 @@ fn a_sealed_sqlite_session_needs_its_key_and_an_unsealed_one_refuses_a_key() {
 
 #[test]
 fn a_deleted_newest_row_shows_only_against_a_head_kept_elsewhere() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.db");
-    let mut store = SqliteStore::open_with(&path, "t", &sealed()).unwrap();
-    run(&mut store);
+    let (_dir, path, store, _) = sealed_run("t");
     let head = store.seal_head().unwrap();
     drop(store);
     let conn = Connection::open(&path).unwrap();
@@ -235,10 +239,7 @@ fn a_deleted_newest_row_shows_only_against_a_head_kept_elsewhere() {
 
 #[test]
 fn a_sealed_sqlite_row_edited_after_open_is_refused_on_read_back_and_export() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.db");
-    let mut store = SqliteStore::open_with(&path, "r", &sealed()).unwrap();
-    let a = run(&mut store);
+    let (_dir, path, store, a) = sealed_run("r");
     drop(store);
     let store = SqliteStore::open_with(&path, "r", &sealed()).unwrap();
     assert_eq!(store.history().recall(a).unwrap().message().text(), "aaaa");
@@ -256,10 +257,7 @@ fn a_sealed_sqlite_row_edited_after_open_is_refused_on_read_back_and_export() {
 
 #[test]
 fn export_and_import_keep_the_chain_and_import_converts_explicitly() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.db");
-    let mut store = SqliteStore::open_with(&path, "src", &sealed()).unwrap();
-    run(&mut store);
+    let (_dir, path, store, _) = sealed_run("src");
     let mut journal = Vec::new();
     store.export_journal(&mut journal).unwrap();
     let view = store.history().view().clone();

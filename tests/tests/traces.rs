@@ -7,14 +7,14 @@ mod common;
 
 use std::path::Path;
 
-use common::{render_valid, trace_files, traces_dir};
+use common::{chat_messages, render_valid, trace_files, traces_dir};
 use favur_context::compact::CompactionReport;
 use favur_context::import::shell::ShellCommandClassifier;
 use favur_context::import::{self, Format, ImportedMessage};
 use favur_context::render::render_openai;
 use favur_context::render::validate::{validate_anthropic, validate_openai};
 use favur_context::{Compactor, History, Policy, Role};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const WINDOWS: [u64; 3] = [8_000, 32_000, 128_000];
 
@@ -114,31 +114,12 @@ fn every_trace_replays_to_valid_requests_at_every_window() {
 /// `prompt_tokens` left out; flat calls nested; arguments re-serialized compactly, the
 /// documented normalisation).
 fn as_openai(doc: &Value) -> Vec<Value> {
-    doc["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] != "exit")
-        .map(|m| {
-            let mut out = json!({"role": m["role"], "content": m["content"]});
-            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
-                out["tool_calls"] = calls
-                    .iter()
-                    .map(|c| {
-                        let args: Value =
-                            serde_json::from_str(c["arguments"].as_str().expect("string"))
-                                .expect("JSON arguments");
-                        json!({"id": c["id"], "type": "function",
-                               "function": {"name": c["name"], "arguments": args.to_string()}})
-                    })
-                    .collect();
-            }
-            if let Some(id) = m.get("tool_call_id") {
-                out["tool_call_id"] = id.clone();
-            }
-            out
-        })
-        .collect()
+    let messages = doc["messages"].as_array().expect("messages");
+    chat_messages(messages, |c| {
+        let args: Value =
+            serde_json::from_str(c["arguments"].as_str().expect("string")).expect("JSON arguments");
+        Value::String(args.to_string())
+    })
 }
 
 fn normalised(v: &Value) -> String {

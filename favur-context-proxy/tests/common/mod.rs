@@ -25,11 +25,18 @@ pub fn test_policy() -> Policy {
 
 /// Starts the proxy in this process on a free loopback port; returns its base URL.
 pub async fn start_proxy(upstream: &Upstream, store: StoreSpec) -> String {
-    let mut config = Config::new(&upstream.url, &upstream.url).unwrap();
+    let mut config = test_config(upstream, store);
     config.gemini_upstream = upstream.url.clone();
+    start_with(config).await
+}
+
+/// A proxy's configuration for the tests: `upstream` for OpenAI and Anthropic, the
+/// [`test_policy`], sessions on `store`.
+pub fn test_config(upstream: &Upstream, store: StoreSpec) -> Config {
+    let mut config = Config::new(&upstream.url, &upstream.url).unwrap();
     config.policy = test_policy();
     config.store = store;
-    start_with(config).await
+    config
 }
 
 pub async fn start_with(mut config: Config) -> String {
@@ -63,51 +70,59 @@ pub fn trace(name: &str) -> Option<Vec<Value>> {
 
 /// The trace's messages as OpenAI Chat Completions messages (`exit` left out).
 pub fn to_chat(trace: &[Value]) -> Vec<Value> {
-    trace
-        .iter()
-        .filter(|m| m["role"] != "exit")
-        .map(|m| {
-            let mut out = json!({"role": m["role"], "content": m["content"]});
-            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
-                out["tool_calls"] = calls
-                    .iter()
-                    .map(|c| {
-                        json!({"id": c["id"], "type": "function",
-                        "function": {"name": c["name"], "arguments": c["arguments"]}})
-                    })
-                    .collect();
+    traces::chat_messages(trace, |c| c["arguments"].clone())
+}
+
+/// The calls of a trace's message `m` (none for a message without).
+fn calls(m: &Value) -> impl Iterator<Item = &Value> {
+    m.get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// The trace as a system prompt and turns, for the formats that merge consecutive turns
+/// of one role: `turn` gives a message's role and blocks from the message and its text;
+/// the blocks go under `key` of the last turn when that has the same role.
+fn merged_turns(
+    trace: &[Value],
+    key: &str,
+    mut turn: impl FnMut(&Value, &str) -> (&'static str, Vec<Value>),
+) -> (String, Vec<Value>) {
+    let mut system = String::new();
+    let mut turns: Vec<Value> = Vec::new();
+    for m in trace.iter().filter(|m| m["role"] != "exit") {
+        let text = m["content"].as_str().unwrap_or("");
+        if m["role"] == "system" {
+            system.push_str(text);
+            continue;
+        }
+        let (role, blocks) = turn(m, text);
+        match turns.last_mut() {
+            Some(last) if last["role"] == role => {
+                last[key].as_array_mut().unwrap().extend(blocks);
             }
-            if let Some(id) = m.get("tool_call_id") {
-                out["tool_call_id"] = id.clone();
+            _ => {
+                let mut next = json!({"role": role});
+                next[key] = Value::Array(blocks);
+                turns.push(next);
             }
-            out
-        })
-        .collect()
+        }
+    }
+    (system, turns)
 }
 
 /// The trace as an Anthropic request: `system` and alternating turns with `tool_use` and
 /// `tool_result` blocks.
 pub fn to_anthropic(trace: &[Value]) -> (String, Vec<Value>) {
-    let mut system = String::new();
-    let mut turns: Vec<Value> = Vec::new();
-    for m in trace.iter().filter(|m| m["role"] != "exit") {
-        let text = m["content"].as_str().unwrap_or("");
-        let (role, blocks) = match m["role"].as_str().unwrap() {
-            "system" => {
-                system.push_str(text);
-                continue;
-            }
+    merged_turns(trace, "content", |m, text| {
+        match m["role"].as_str().unwrap() {
             "assistant" => {
                 let mut b = Vec::new();
                 if !text.trim().is_empty() {
                     b.push(json!({"type": "text", "text": text}));
                 }
-                for c in m
-                    .get("tool_calls")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
+                for c in calls(m) {
                     let input: Value =
                         serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
                     b.push(json!({"type": "tool_use", "id": c["id"], "name": c["name"], "input": input}));
@@ -121,42 +136,23 @@ pub fn to_anthropic(trace: &[Value]) -> (String, Vec<Value>) {
                 ],
             ),
             _ => ("user", vec![json!({"type": "text", "text": text})]),
-        };
-        match turns.last_mut() {
-            Some(last) if last["role"] == role => {
-                last["content"].as_array_mut().unwrap().extend(blocks);
-            }
-            _ => turns.push(json!({"role": role, "content": blocks})),
         }
-    }
-    (system, turns)
+    })
 }
 
 /// The trace as a Gemini request: the system prompt's text and `contents` of `user` and
 /// `model` turns, calls as `functionCall` parts without ids (as Gemini returns them) and
 /// their results as `functionResponse` parts (`{"output": text}`) of the next user turn.
 pub fn to_gemini(trace: &[Value]) -> (String, Vec<Value>) {
-    let mut system = String::new();
     let mut names = std::collections::HashMap::new();
-    let mut turns: Vec<Value> = Vec::new();
-    for m in trace.iter().filter(|m| m["role"] != "exit") {
-        let text = m["content"].as_str().unwrap_or("");
-        let (role, parts) = match m["role"].as_str().unwrap() {
-            "system" => {
-                system.push_str(text);
-                continue;
-            }
+    merged_turns(trace, "parts", |m, text| {
+        match m["role"].as_str().unwrap() {
             "assistant" => {
                 let mut p = Vec::new();
                 if !text.trim().is_empty() {
                     p.push(json!({"text": text}));
                 }
-                for c in m
-                    .get("tool_calls")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
+                for c in calls(m) {
                     let args: Value =
                         serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
                     names.insert(c["id"].as_str().unwrap().to_owned(), c["name"].clone());
@@ -172,15 +168,8 @@ pub fn to_gemini(trace: &[Value]) -> (String, Vec<Value>) {
                 )
             }
             _ => ("user", vec![json!({"text": text})]),
-        };
-        match turns.last_mut() {
-            Some(last) if last["role"] == role => {
-                last["parts"].as_array_mut().unwrap().extend(parts);
-            }
-            _ => turns.push(json!({"role": role, "parts": parts})),
         }
-    }
-    (system, turns)
+    })
 }
 
 /// The trace as OpenAI Responses input items.
@@ -194,7 +183,7 @@ pub fn to_responses(trace: &[Value]) -> Vec<Value> {
                     items.push(json!({"type": "message", "role": "assistant",
                         "content": [{"type": "output_text", "text": text, "annotations": []}]}));
                 }
-                for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                for c in calls(m) {
                     items.push(json!({"type": "function_call", "call_id": c["id"], "name": c["name"], "arguments": c["arguments"]}));
                 }
             }
@@ -203,6 +192,39 @@ pub fn to_responses(trace: &[Value]) -> Vec<Value> {
         }
     }
     items
+}
+
+/// The request overhead the proxy counts for a body: its tool definitions and the like
+/// ([`Wire::overhead_text`](favur_context_proxy::wire::Wire::overhead_text)), counted by
+/// the histories' default counter.
+pub fn overhead(body: &Value) -> u64 {
+    use favur_context::tokens::TokenCounter;
+    let text = favur_context_proxy::wire::Wire::Chat.overhead_text(body);
+    if text.is_empty() {
+        0
+    } else {
+        u64::from(favur_context::tokens::HeuristicCounter.count_text(&text))
+    }
+}
+
+/// The OpenAI Responses requests of `trace`, one a request point (after a call or an
+/// assistant message), run directly: the bodies, what the engine sends for each (its
+/// `input`), and the run.
+pub fn responses_requests(trace: &[Value]) -> (Vec<Value>, Vec<Value>, Direct) {
+    let items = to_responses(trace);
+    let reply = |m: &Value| {
+        m["type"] == "function_call" || (m["type"] == "message" && m["role"] == "assistant")
+    };
+    let (mut direct, mut bodies, mut expected) = (Direct::new(), Vec::new(), Vec::new());
+    for i in request_points(&items, reply) {
+        let body = json!({"model": "m", "input": &items[..i]});
+        direct.step(Format::Responses, &body, overhead(&body));
+        expected.push(
+            json!({"input": favur_context::render::render_responses(&direct.history)["input"]}),
+        );
+        bodies.push(body);
+    }
+    (bodies, expected, direct)
 }
 
 /// The indexes at which a request is made: before each assistant message (the prefix

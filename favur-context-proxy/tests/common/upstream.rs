@@ -63,6 +63,16 @@ impl Upstream {
     pub fn invalid(&self) -> Vec<String> {
         self.log.lock().unwrap().invalid.clone()
     }
+
+    /// What the upstream received, checked: no request invalid (else `what`, with the
+    /// reasons) and `count` of them.
+    #[track_caller]
+    pub fn seen_valid(&self, count: usize, what: &str) -> Vec<Seen> {
+        assert_eq!(self.invalid(), Vec::<String>::new(), "{what}");
+        let seen = self.seen();
+        assert_eq!(seen.len(), count);
+        seen
+    }
 }
 
 async fn answer(State(log): State<Arc<Mutex<Log>>>, request: Request) -> Response<Body> {

@@ -9,12 +9,18 @@ use favur_context::{EntryId, Store};
 /// 1), as a compactor would; panics if `tier` is 0 or the store refuses it.
 #[track_caller]
 pub fn drop_at<S: Store>(store: &mut S, tier: u8, id: EntryId) {
-    let compaction = Compaction {
+    if let Err(e) = Store::apply(store, drop_record(tier, id)) {
+        panic!("dropping {id} at tier {tier}: {e}");
+    }
+}
+
+/// The compaction record of `tier` (from 1) that drops entry `id`, as a compactor writes
+/// it; panics if `tier` is 0.
+#[track_caller]
+pub fn drop_record(tier: u8, id: EntryId) -> Compaction {
+    Compaction {
         tier: NonZeroU8::new(tier).expect("tiers are numbered from 1"),
         edits: vec![Edit::Drop { id }],
         usage_after: None,
-    };
-    if let Err(e) = Store::apply(store, compaction) {
-        panic!("dropping {id} at tier {tier}: {e}");
     }
 }

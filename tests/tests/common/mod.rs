@@ -6,7 +6,7 @@ pub mod parts;
 pub mod steps;
 
 #[allow(unused_imports)]
-pub use edits::drop_at;
+pub use edits::{drop_at, drop_record};
 
 use std::num::NonZeroU8;
 
@@ -104,6 +104,41 @@ pub fn history() -> History {
     History::with_counter(Words)
 }
 
+/// A new journal `file` in a new folder, opened with `options`: the folder (kept while it
+/// lives), the journal's path and the journal.
+pub fn new_journal(
+    file: &str,
+    options: favur_context::journal::OpenOptions,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    favur_context::journal::JournaledHistory,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file);
+    let journal = options.open(&path).unwrap();
+    (dir, path, journal)
+}
+
+/// A compactor with the built-in summarizer, for a `window` of tokens with `reserve`
+/// kept for the output.
+pub fn builtin_compactor(
+    window: u64,
+    reserve: u32,
+) -> favur_context::Compactor<
+    favur_context::compact::Ready<favur_context::compact::BuiltinSummarizer>,
+> {
+    let policy = favur_context::Policy::builder()
+        .window_tokens(window)
+        .reserve_output_tokens(reserve)
+        .build()
+        .expect("a valid policy");
+    favur_context::Compactor::with_summarizer(
+        policy,
+        favur_context::compact::Ready(favur_context::compact::BuiltinSummarizer::default()),
+    )
+}
+
 /// Runs a future to completion on this thread, polling it with a no-op waker (the
 /// futures under test are woken by nothing but being polled again).
 pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -173,7 +208,7 @@ pub(crate) use tool::tool;
 // The traces helpers are shared with the CLI's tests (favur-context-cli/tests/common).
 mod traces;
 #[allow(unused_imports)]
-pub use traces::{trace_files, traces_dir};
+pub use traces::{chat_messages, trace_files, traces_dir};
 
 /// Snapshot settings for JSON with its keys sorted, whichever order serde_json keeps them
 /// in (a build with a dependency that turns on serde_json's `preserve_order`, such as the

@@ -48,3 +48,32 @@ pub fn trace_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files.sort();
     files
 }
+
+/// A trace's `messages` as OpenAI Chat Completions messages: the exit record left out,
+/// flat calls nested, each call's `arguments` as `arguments` gives them.
+pub fn chat_messages(
+    messages: &[serde_json::Value],
+    arguments: impl Fn(&serde_json::Value) -> serde_json::Value,
+) -> Vec<serde_json::Value> {
+    use serde_json::{Value, json};
+    messages
+        .iter()
+        .filter(|m| m["role"] != "exit")
+        .map(|m| {
+            let mut out = json!({"role": m["role"], "content": m["content"]});
+            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                out["tool_calls"] = calls
+                    .iter()
+                    .map(|c| {
+                        json!({"id": c["id"], "type": "function",
+                        "function": {"name": c["name"], "arguments": arguments(c)}})
+                    })
+                    .collect();
+            }
+            if let Some(id) = m.get("tool_call_id") {
+                out["tool_call_id"] = id.clone();
+            }
+            out
+        })
+        .collect()
+}

@@ -34,12 +34,7 @@ pub fn tools() -> ToolSet {
 
 /// The budgeted loop's compactor: the loop's window, with an output reserve.
 pub fn budgeted_compactor() -> Compactor<Ready<BuiltinSummarizer>> {
-    let policy = Policy::builder()
-        .window_tokens(3_000)
-        .reserve_output_tokens(60)
-        .build()
-        .expect("a valid policy");
-    Compactor::with_summarizer(policy, Ready(BuiltinSummarizer::default()))
+    crate::common::builtin_compactor(3_000, 60)
 }
 
 /// [`agent_loop`] with the whole request budget: the tools' definitions as the request

@@ -206,11 +206,7 @@ fn a_checked_compaction_is_refused_once_stale_and_written_once_current() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = SqliteStore::open(db(&dir), "s").unwrap();
     let id = store.append(fuzzy!(user: "x")).unwrap();
-    let compaction = Compaction {
-        tier: NonZeroU8::new(2).unwrap(),
-        edits: vec![Edit::Drop { id }],
-        usage_after: None,
-    };
+    let compaction = crate::common::drop_record(2, id);
     let stale = store.history().check(compaction.clone()).unwrap();
     store.append(fuzzy!(user: "y")).unwrap();
     let err = store.apply_checked(stale).unwrap_err();

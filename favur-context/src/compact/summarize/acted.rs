@@ -390,26 +390,35 @@ mod tests {
     use super::*;
     use crate::{History, fuzzy, strict};
 
-    #[test]
-    fn typed_identifiers_point_at_the_lines_that_hold_them() {
+    /// Runs `check` on what `turn` (an assistant turn after an output) typed.
+    fn after_turn(turn: &str, check: impl FnOnce(&Typed<'_>)) {
         let mut h = History::new();
         h.append(fuzzy!(user: "the output the turns act on"));
-        let a = h.append(fuzzy!(assistant: "THOUGHT: `_construct_form` builds the pk key wrongly.\n\n```bash\nsed -i 's/pk_key = x/pk_key = y/' a.py\n```"));
+        let a = h.append(fuzzy!(assistant: turn));
         let later = [h.entry(a).unwrap()];
-        let typed = Typed::new(&later);
-        let none = |_: &str| false;
-        let hit = typed
-            .line("    def _construct_form(self, i, **kwargs):", 0, &none)
-            .unwrap();
-        assert_eq!(hit.recency, 1);
-        assert!(
-            typed
-                .line("    pk_key = '%s-%s' % (i, j)", 0, &none)
-                .is_some()
+        check(&Typed::new(&later));
+    }
+
+    #[test]
+    fn typed_identifiers_point_at_the_lines_that_hold_them() {
+        after_turn(
+            "THOUGHT: `_construct_form` builds the pk key wrongly.\n\n```bash\nsed -i 's/pk_key = x/pk_key = y/' a.py\n```",
+            |typed| {
+                let none = |_: &str| false;
+                let hit = typed
+                    .line("    def _construct_form(self, i, **kwargs):", 0, &none)
+                    .unwrap();
+                assert_eq!(hit.recency, 1);
+                assert!(
+                    typed
+                        .line("    pk_key = '%s-%s' % (i, j)", 0, &none)
+                        .is_some()
+                );
+                assert_eq!(typed.line("    return self.forms", 0, &none), None);
+                // A common word alone points at nothing.
+                assert_eq!(typed.line("    def build(self):", 0, &none), None);
+            },
         );
-        assert_eq!(typed.line("    return self.forms", 0, &none), None);
-        // A common word alone points at nothing.
-        assert_eq!(typed.line("    def build(self):", 0, &none), None);
     }
 
     #[test]
@@ -447,31 +456,25 @@ mod tests {
 
     #[test]
     fn words_in_many_lines_are_common() {
-        let mut h = History::new();
-        h.append(fuzzy!(user: "the output the turns act on"));
-        let a = h.append(fuzzy!(assistant: "```bash\necho queryset_filter\n```"));
-        let later = [h.entry(a).unwrap()];
-        let typed = Typed::new(&later);
-        let lines: Vec<&str> = (0..5).map(|_| "x = queryset_filter(y)").collect();
-        let frequent = Frequent::of(&typed, &lines);
-        assert!(frequent.is_common("queryset_filter"));
-        let common = |w: &str| frequent.is_common(w);
-        assert_eq!(typed.line("x = queryset_filter(y)", 0, &common), None);
+        after_turn("```bash\necho queryset_filter\n```", |typed| {
+            let lines: Vec<&str> = (0..5).map(|_| "x = queryset_filter(y)").collect();
+            let frequent = Frequent::of(typed, &lines);
+            assert!(frequent.is_common("queryset_filter"));
+            let common = |w: &str| frequent.is_common(w);
+            assert_eq!(typed.line("x = queryset_filter(y)", 0, &common), None);
+        });
     }
 
     #[test]
     fn plain_words_point_at_code_not_at_sentences() {
-        let mut h = History::new();
-        h.append(fuzzy!(user: "the output the turns act on"));
-        let a = h.append(fuzzy!(assistant: "```bash\nmerge lists --order\n```"));
-        let later = [h.entry(a).unwrap()];
-        let typed = Typed::new(&later);
-        let none = |_: &str| false;
-        assert_eq!(
-            typed.line("Merge two lists keeping their relative order.", 0, &none),
-            None
-        );
-        assert!(typed.line("order = merge(lists)", 0, &none).is_some());
+        after_turn("```bash\nmerge lists --order\n```", |typed| {
+            let none = |_: &str| false;
+            assert_eq!(
+                typed.line("Merge two lists keeping their relative order.", 0, &none),
+                None
+            );
+            assert!(typed.line("order = merge(lists)", 0, &none).is_some());
+        });
     }
 
     #[test]

@@ -177,14 +177,15 @@ fn file_view_and_a_later_turn() -> History {
     h
 }
 
+/// The entries 0, 1 and 2 of `h` (a call, its output and the turn after).
+fn first_three(h: &History) -> [&Entry; 3] {
+    [0, 1, 2].map(|i| h.entry(EntryId(i)).unwrap())
+}
+
 #[test]
 fn a_line_acted_on_is_kept_verbatim_with_its_number_and_its_definition() {
     let h = file_view_and_a_later_turn();
-    let (call, view, later) = (
-        h.entry(EntryId(0)).unwrap(),
-        h.entry(EntryId(1)).unwrap(),
-        h.entry(EntryId(2)).unwrap(),
-    );
+    let [call, view, later] = first_three(&h);
     let text = BuiltinSummarizer::default().summarize_run(&[call, view], &[], &[later], 200);
     // The line the agent edits, as it was printed after its number (indent included).
     assert!(
@@ -237,11 +238,7 @@ fn the_most_recent_acted_lines_come_first_within_the_budget() {
 #[test]
 fn the_turns_of_the_run_after_an_output_act_on_its_lines() {
     let h = file_view_and_a_later_turn();
-    let (call, view, turn) = (
-        h.entry(EntryId(0)).unwrap(),
-        h.entry(EntryId(1)).unwrap(),
-        h.entry(EntryId(2)).unwrap(),
-    );
+    let [call, view, turn] = first_three(&h);
     // The turn that edits the line is a member of the run, after the view.
     let text = BuiltinSummarizer::default().summarize_run(&[call, view, turn], &[], &[], 300);
     assert!(
@@ -267,11 +264,7 @@ fn region_view(lines: usize, hot: &[usize]) -> (History, String) {
     h.append(strict!(tool_result("c1"): "{view}"));
     h.append(strict!(assistant: "Now I change {}.", typed.join(" and ")));
     let text = {
-        let (call, out, later) = (
-            h.entry(EntryId(0)).unwrap(),
-            h.entry(EntryId(1)).unwrap(),
-            h.entry(EntryId(2)).unwrap(),
-        );
+        let [call, out, later] = first_three(&h);
         BuiltinSummarizer::default().summarize_run(&[call, out], &[], &[later], 4000)
     };
     (h, text)
