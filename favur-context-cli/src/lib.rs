@@ -44,8 +44,6 @@ mod wiring;
 pub use commands::main;
 
 #[cfg(test)]
-mod test_support;
-#[cfg(test)]
 mod tests;
 
 /// Why a replay failed.

@@ -4,7 +4,7 @@ use super::{Job, dump_line, render_report, run};
 use crate::ReplayError;
 use crate::engine::{LibRenderer, PolicyStrategy};
 use crate::strategy::Strategy;
-use crate::test_support::{four_turns, rules};
+use crate::tests::common::{four_turns, rules};
 
 #[test]
 fn a_run_reports_the_policy_and_three_baselines() -> Result<(), ReplayError> {
@@ -28,7 +28,7 @@ fn a_run_reports_the_policy_and_three_baselines() -> Result<(), ReplayError> {
     };
     let outcome = run(&job)?;
     assert_eq!(outcome.totals.len(), 4);
-    assert!(render_report(&outcome, &rules, policy.tiers()).contains("| t | policy | 2 |"));
+    assert!(render_report(&outcome, &rules, policy.tiers()).contains("| hand | policy | 2 |"));
     Ok(())
 }
 

@@ -2,7 +2,7 @@ use clap::Parser;
 use favur_context::{History, Policy, fuzzy};
 
 use super::{Kind, ObserveArgs, audit_transcript, kind_of, load_audited};
-use crate::test_support::prepared;
+use crate::tests::common::prepared;
 
 #[test]
 fn a_policy_named_on_the_command_line_takes_its_window() -> Result<(), crate::audit::AuditError> {

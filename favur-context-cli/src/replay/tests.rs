@@ -1,7 +1,7 @@
 use super::{Run, Step, replay};
 use crate::engine::LibRenderer;
 use crate::strategy::NoCompaction;
-use crate::test_support::{four_turns, prepared};
+use crate::tests::common::{four_turns, prepared};
 
 #[test]
 fn references_are_identifiers_an_assistant_names_from_an_earlier_output() {

@@ -4,7 +4,7 @@ use super::{Row, Summary, Tally, breakdown, cache_table, side_by_side};
 use crate::cache_bill::CompactionCache;
 use crate::replay::replay;
 use crate::strategy::NoCompaction;
-use crate::test_support::{four_turns, rules};
+use crate::tests::common::{four_turns, rules};
 
 #[test]
 fn a_share_exists_only_when_something_was_counted() {

@@ -1,6 +1,6 @@
 use super::{match_mask, match_trim, mean_tokens};
 use crate::strategy::{NoCompaction, TrimOldest};
-use crate::test_support::four_turns;
+use crate::tests::common::four_turns;
 
 #[test]
 fn the_trim_budget_found_gives_the_mean_it_reports() -> Result<(), crate::ReplayError> {

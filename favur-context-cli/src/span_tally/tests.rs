@@ -3,7 +3,7 @@ use crate::fate::Fate;
 use crate::replay::Step;
 use crate::spans::SpanOutcome;
 use crate::tally::Tally;
-use crate::test_support::prepared;
+use crate::tests::common::prepared;
 
 #[test]
 fn a_step_is_tallied_in_total_and_by_the_class_of_its_source() {

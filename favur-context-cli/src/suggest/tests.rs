@@ -3,7 +3,7 @@ use favur_context::{Policy, Retention};
 
 use super::{misclassification, suggestions};
 use crate::report::{RuleEvidence, Summary, Tally};
-use crate::test_support::rules;
+use crate::tests::common::rules;
 
 #[test]
 fn a_rule_whose_references_were_mostly_dropped_is_told_to_become_strict() {

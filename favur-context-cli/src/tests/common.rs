@@ -63,3 +63,24 @@ pub fn prepare(json: Value, rules: &Rules) -> Prepared {
             .expect("hand transcript imports"),
     )
 }
+
+/// One rule putting every message in `class`.
+pub fn rules(class: &str) -> Rules {
+    Rules::from_toml(&format!("[[rule]]\nname = \"all\"\nclass = \"{class}\"\n"))
+        .expect("one-rule file parses")
+}
+
+/// An OpenAI-format transcript with every message fuzzy, ready to replay.
+pub fn prepared(json: Value) -> Prepared {
+    prepare(json, &rules("fuzzy"))
+}
+
+/// Two user turns and two assistant replies, the first naming a file.
+pub fn four_turns() -> Prepared {
+    prepared(chat(&[
+        ("user", "Fix it."),
+        ("assistant", "Looking at src/parser.rs."),
+        ("user", "Go on."),
+        ("assistant", "Done."),
+    ]))
+}

@@ -4,7 +4,7 @@
 
 mod audit;
 mod cached;
-mod common;
+pub(crate) mod common;
 mod dump;
 mod metrics;
 mod report;

@@ -4,7 +4,7 @@ use favur_context::import::rules::Rules;
 use serde_json::json;
 
 use super::{ClassifiedTranscript, TranscriptError, detect_format, load};
-use crate::test_support::rules;
+use crate::tests::common::rules;
 
 #[test]
 fn each_message_is_classified_by_the_rules() -> Result<(), TranscriptError> {
