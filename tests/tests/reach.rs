@@ -224,3 +224,63 @@ fn a_tool_set_gives_its_tools_keys_to_their_results() {
     let unknown = common::block_on(tools.run(&ToolCall::new("c2", "nope", "{}"), &h));
     assert_eq!(unknown.key(), None);
 }
+
+/// The task, then `n` strict outputs of ~`size` words each, then the assistant's answer.
+fn strict_views(n: usize, size: usize) -> History {
+    let mut h = History::new();
+    h.pin(strict!(user: "the task"));
+    for i in 0..n {
+        let lines: String = (0..size / 8)
+            .map(|k| format!("    value_{i}_{k} = compute(alpha, beta)\n"))
+            .collect();
+        h.append(strict!(user: "view {i}:\n{lines}"));
+    }
+    h.append(fuzzy!(assistant: "read them all"));
+    h
+}
+
+#[test]
+fn strict_summaries_grow_into_the_room_the_reach_leaves_and_reach_no_further() {
+    let h = strict_views(14, 1_400);
+    let two = NonZeroU8::new(2).unwrap();
+    let grown = Policy::default();
+    let fixed = Policy::builder()
+        .strict_summary_tokens_per_entry(Some(200))
+        .build()
+        .unwrap();
+    let (a, b) = (Plan::new(&h, &grown, two), Plan::new(&h, &fixed, two));
+    let members =
+        |p: &Plan| -> Vec<EntryId> { p.runs().iter().flat_map(|r| r.members.clone()).collect() };
+    // The same reach: the growth never summarizes an entry more.
+    assert!(!members(&b).is_empty());
+    assert_eq!(members(&a), members(&b));
+    let budget = |p: &Plan| -> u32 { p.runs().iter().map(|r| r.budget_tokens).sum() };
+    let per_entry = budget(&a) / members(&a).len() as u32;
+    assert!(
+        budget(&a) > budget(&b) && per_entry <= grown.strict_summary_tokens_per_entry(),
+        "grown {} (per entry {per_entry}), fixed {}",
+        budget(&a),
+        budget(&b)
+    );
+    // And it still frees nine tenths of what the target asks.
+    let target = grown.target_tokens(two).unwrap();
+    let need = h.usage_tokens() - target;
+    assert!(
+        a.reclaim_estimate() * 10 >= need * 9,
+        "{} of {need}",
+        a.reclaim_estimate()
+    );
+}
+
+#[test]
+fn a_strict_budget_below_the_per_entry_budget_is_refused() {
+    let err = Policy::builder()
+        .summary_tokens_per_entry(300)
+        .strict_summary_tokens_per_entry(Some(250))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "strict_summary_tokens_per_entry: 250 is less than summary_tokens_per_entry 300; a summary of strict material may grow, not shrink"
+    );
+}

@@ -148,14 +148,81 @@ const MIN_SUMMARY_BUDGET: u32 = 48;
 /// The budget of a run's summary: it grows with the material merged, the policy's
 /// tokens per entry for each member, never more than three quarters of the members' own
 /// tokens; at least [`MIN_SUMMARY_BUDGET`], at most the policy's summary budget.
-fn summary_budget(member_tokens: u32, members: usize, policy: &Policy) -> u32 {
+fn summary_budget(member_tokens: u32, members: usize, per_entry: u32, policy: &Policy) -> u32 {
     let members = u32::try_from(members).unwrap_or(u32::MAX);
-    policy
-        .summary_tokens_per_entry()
+    per_entry
         .saturating_mul(members)
         .min(member_tokens / 4 * 3)
         .max(MIN_SUMMARY_BUDGET)
         .min(policy.summary_budget_tokens())
+}
+
+/// What share of what a tier must free a plan may leave unfreed so that its summaries of
+/// strict material can grow (nine tenths of it must still be freed): see [`grown`].
+const GROWTH_FLOOR: (u64, u64) = (9, 10);
+
+/// The plan of `fates` (the tier's reach, chosen with summaries at the policy's tokens
+/// per entry) with its summaries of strict material given the most tokens per entry, up
+/// to the policy's [`strict_summary_tokens_per_entry`](Policy::strict_summary_tokens_per_entry),
+/// that still frees nine tenths of `need` and the policy's `min_reclaim`. Strict means the
+/// exact text will matter: the room the reach leaves goes to more of its exact lines,
+/// never to a reach further into newer material. None if no larger budget frees enough.
+fn grown(p: &phases::Planner<'_>, fates: &[phases::Fate], need: u64) -> Option<Settled> {
+    let floor =
+        (need.saturating_mul(GROWTH_FLOOR.0) / GROWTH_FLOOR.1).max(p.policy.min_reclaim_tokens());
+    let at = |strict_per_entry: u32| {
+        let q = phases::Planner {
+            strict_per_entry,
+            ..*p
+        };
+        settle(&q, fates.to_vec()).filter(|s| s.reclaim() >= floor)
+    };
+    let (mut lo, mut hi) = (
+        p.strict_per_entry,
+        p.policy.strict_summary_tokens_per_entry(),
+    );
+    if hi <= lo {
+        return None;
+    }
+    if let Some(s) = at(hi) {
+        return Some(s);
+    }
+    // The largest budget that frees enough, to within a sixteenth of the range.
+    let mut best = None;
+    for _ in 0..4 {
+        let mid = lo + (hi - lo) / 2;
+        if mid <= lo {
+            break;
+        }
+        match at(mid) {
+            Some(s) => {
+                lo = mid;
+                best = Some(s);
+            }
+            None => hi = mid,
+        }
+    }
+    best
+}
+
+/// The settled plan of a tier that takes the oldest eligible material (`order`:
+/// superseded first) and stops once it frees `need`, its strict summaries then
+/// [`grown`] into the room left; the whole tier if even that frees less.
+fn reached(
+    p: &phases::Planner<'_>,
+    base: Vec<phases::Fate>,
+    order: &[usize],
+    need: u64,
+) -> Option<Settled> {
+    let whole = settle(p, base.clone());
+    if whole.as_ref().map_or(0, Settled::reclaim) < need {
+        return whole;
+    }
+    let k = reach::smallest(order.len(), need, |k| {
+        settle(p, reach::limited(&base, order, k)).map_or(0, |s| s.reclaim())
+    });
+    let fates = reach::limited(&base, order, k);
+    grown(p, &fates, need).or_else(|| settle(p, fates))
 }
 
 impl Plan {
@@ -244,6 +311,7 @@ impl Plan {
             counter: history.counter(),
             framing: u64::from(history.framing_tokens()),
             frame: history.summary_frame(),
+            strict_per_entry: policy.summary_tokens_per_entry(),
         };
         let end = phases::prefix(p.items, policy.keep_recent());
         let base = phases::fates(p.items, end, row);
@@ -256,25 +324,19 @@ impl Plan {
             (policy.target() > 0.0 && need > 0).then(|| need.max(policy.min_reclaim_tokens()))
         });
         let settled = match need {
-            // The tier takes the oldest eligible material (superseded first) and stops
-            // once it frees what brings usage to the target.
-            Some(need) if order.len() > 1 => {
-                let whole = settle(&p, base.clone());
-                if whole.as_ref().map_or(0, Settled::reclaim) < need {
-                    whole
-                } else {
-                    let k = reach::smallest(order.len(), need, |k| {
-                        settle(&p, reach::limited(&base, &order, k)).map_or(0, |s| s.reclaim())
-                    });
-                    settle(&p, reach::limited(&base, &order, k))
-                }
-            }
+            Some(need) if order.len() > 1 => reached(&p, base, &order, need),
             _ => settle(&p, base),
         };
         let Some(mut s) = settled else {
             return plan;
         };
-        phases::finish_budgets(&mut s.runs.runs, policy);
+        phases::finish_budgets(
+            &phases::Planner {
+                strict_per_entry: s.strict_per_entry,
+                ..p
+            },
+            &mut s.runs.runs,
+        );
         plan.settle_rounds = s.rounds;
         plan.unsettled = s.unsettled;
         if s.unsettled {

@@ -4,9 +4,10 @@
 use std::num::NonZeroU8;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::model::retention::Retention;
+use input::PolicyIn;
 
 /// The default window: 200,000 tokens.
 pub const DEFAULT_WINDOW_TOKENS: u64 = 200_000;
@@ -58,6 +59,8 @@ pub struct Policy {
     entry_cap_tokens: Option<u32>,
     summary_budget_tokens: u32,
     summary_tokens_per_entry: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict_summary_tokens_per_entry: Option<u32>,
     keep_recent: usize,
     #[serde(skip_serializing_if = "is_zero")]
     reserve_output_tokens: u32,
@@ -79,6 +82,7 @@ impl Default for Policy {
             entry_cap_tokens: None,
             summary_budget_tokens: DEFAULT_SUMMARY_BUDGET_TOKENS,
             summary_tokens_per_entry: DEFAULT_SUMMARY_TOKENS_PER_ENTRY,
+            strict_summary_tokens_per_entry: None,
             keep_recent: 0,
             reserve_output_tokens: 0,
             min_reclaim: DEFAULT_MIN_RECLAIM,
@@ -94,53 +98,6 @@ fn default_tiers() -> Vec<Tier> {
         Tier::new(0.10, Drop, Drop, Summarize),
         Tier::new(0.25, Drop, Drop, Drop),
     ]
-}
-
-/// The serde form of a policy. Every field is optional and falls back to the default.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PolicyIn {
-    window_tokens: Option<u64>,
-    tiers: Option<Vec<Tier>>,
-    limit: Option<f64>,
-    entry_cap_tokens: Option<u32>,
-    summary_budget_tokens: Option<u32>,
-    summary_tokens_per_entry: Option<u32>,
-    keep_recent: Option<usize>,
-    reserve_output_tokens: Option<u32>,
-    min_reclaim: Option<f64>,
-    target: Option<f64>,
-}
-
-impl<'de> Deserialize<'de> for Policy {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = PolicyIn::deserialize(d)?;
-        raw.into_policy().map_err(serde::de::Error::custom)
-    }
-}
-
-impl PolicyIn {
-    fn into_policy(self) -> Result<Policy, PolicyError> {
-        let d = Policy::default();
-        let p = Policy {
-            window_tokens: self.window_tokens.unwrap_or(d.window_tokens),
-            tiers: self.tiers.unwrap_or(d.tiers),
-            limit: self.limit.unwrap_or(d.limit),
-            entry_cap_tokens: self.entry_cap_tokens,
-            summary_budget_tokens: self
-                .summary_budget_tokens
-                .unwrap_or(d.summary_budget_tokens),
-            summary_tokens_per_entry: self
-                .summary_tokens_per_entry
-                .unwrap_or(d.summary_tokens_per_entry),
-            keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
-            reserve_output_tokens: self.reserve_output_tokens.unwrap_or(0),
-            min_reclaim: self.min_reclaim.unwrap_or(d.min_reclaim),
-            target: self.target.unwrap_or(d.target),
-        };
-        p.validate()?;
-        Ok(p)
-    }
 }
 
 impl Policy {
@@ -294,6 +251,14 @@ impl Policy {
         if self.summary_tokens_per_entry == 0 {
             return Err(PolicyError::ZeroSummaryPerEntry);
         }
+        if let Some(strict) = self.strict_summary_tokens_per_entry
+            && strict < self.summary_tokens_per_entry
+        {
+            return Err(PolicyError::StrictSummaryBelowPerEntry {
+                strict,
+                per_entry: self.summary_tokens_per_entry,
+            });
+        }
         if self.entry_cap_tokens == Some(0) {
             return Err(PolicyError::ZeroEntryCap);
         }
@@ -430,6 +395,27 @@ impl Policy {
         self.summary_tokens_per_entry
     }
 
+    /// The most a summary of strict material gets for each entry it merges, where there is
+    /// room: a tier chooses how far it reaches with summaries at
+    /// [`summary_tokens_per_entry`](Policy::summary_tokens_per_entry), then gives its
+    /// strict summaries up to this many tokens per entry while the plan still frees nine
+    /// tenths of what its [target](Policy::target) asks (and `min_reclaim`). Unless set,
+    /// twice `summary_tokens_per_entry`; set it equal to that for summaries that never
+    /// grow. It may not be less.
+    ///
+    /// ```
+    /// use favur_context::Policy;
+    /// assert_eq!(Policy::default().strict_summary_tokens_per_entry(), 400);
+    /// let p = Policy::from_toml_str("summary_tokens_per_entry = 300").unwrap();
+    /// assert_eq!(p.strict_summary_tokens_per_entry(), 600);
+    /// let err = Policy::from_toml_str("strict_summary_tokens_per_entry = 100").unwrap_err();
+    /// assert!(err.to_string().contains("strict_summary_tokens_per_entry: 100 is less than summary_tokens_per_entry 200"));
+    /// ```
+    pub fn strict_summary_tokens_per_entry(&self) -> u32 {
+        self.strict_summary_tokens_per_entry
+            .unwrap_or(self.summary_tokens_per_entry.saturating_mul(2))
+    }
+
     /// How many of the most recent consumed exchanges stay verbatim whatever their class
     /// (0, the default, is the design's behaviour). An exchange is an assistant entry
     /// and the entries after it up to the next assistant entry.
@@ -557,6 +543,7 @@ impl Policy {
 
 mod builder;
 mod error;
+mod input;
 mod tier;
 
 pub use builder::PolicyBuilder;

@@ -66,6 +66,7 @@ fn is_exchange_part(item: &ViewItem) -> bool {
 }
 
 /// What every phase reads.
+#[derive(Clone, Copy)]
 pub(super) struct Planner<'h> {
     pub(super) history: &'h History,
     pub(super) items: &'h [ViewItem],
@@ -76,9 +77,21 @@ pub(super) struct Planner<'h> {
     /// What a summary block costs beyond its text: with no id range, and per range
     /// (counted once, with the widest ids, so the estimate is never short).
     pub(super) frame: (u64, u64),
+    /// The tokens a summary of strict material is given per entry it merges (the
+    /// policy's, or more where the room allows: see `plan::grown`).
+    pub(super) strict_per_entry: u32,
 }
 
 impl<'h> Planner<'h> {
+    /// The tokens `run`'s summary is given per entry it merges: a summary of strict
+    /// material may have more (exact text matters there), others have the policy's.
+    pub(super) fn per_entry(&self, run: &Run) -> u32 {
+        match run.retention {
+            Retention::Strict => self.strict_per_entry,
+            _ => self.policy.summary_tokens_per_entry(),
+        }
+    }
+
     /// By id, not by index: a journaled history holds only the originals still in the
     /// view (and pinned ones), so an entry's index need not be its id.
     pub(super) fn entry(&self, i: usize) -> Option<&'h Entry> {
@@ -422,6 +435,7 @@ pub(super) fn summary_cost(p: &Planner<'_>, run: &Run) -> u64 {
     u64::from(summary_budget(
         run.budget_tokens,
         run.members.len(),
+        p.per_entry(run),
         p.policy,
     )) + p.frame.0
         + ranges * p.frame.1
@@ -520,8 +534,10 @@ pub(super) fn pairing_changes(items: &[ViewItem], fate: &[Fate], newly: &[usize]
 }
 
 /// Sets each run's budget from its members' tokens.
-pub(super) fn finish_budgets(runs: &mut [Run], policy: &Policy) {
+pub(super) fn finish_budgets(p: &Planner<'_>, runs: &mut [Run]) {
     for run in runs {
-        run.budget_tokens = summary_budget(run.budget_tokens, run.members.len(), policy);
+        let per_entry = p.per_entry(run);
+        run.budget_tokens =
+            summary_budget(run.budget_tokens, run.members.len(), per_entry, p.policy);
     }
 }

@@ -23,6 +23,8 @@ pub(super) struct Settled {
     /// Whether the rounds ran out with a run still not worth its summary (one the next
     /// round would have kept).
     pub(super) unsettled: bool,
+    /// The tokens each summary of strict material was given per entry it merges.
+    pub(super) strict_per_entry: u32,
 }
 
 impl Settled {
@@ -88,5 +90,6 @@ pub(super) fn settle(p: &Planner<'_>, base: Vec<Fate>) -> Option<Settled> {
         costs,
         rounds: round,
         unsettled,
+        strict_per_entry: p.strict_per_entry,
     })
 }

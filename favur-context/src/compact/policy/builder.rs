@@ -67,6 +67,10 @@ impl PolicyBuilder {
         /// Sets the budget a summary gets for each entry it merges.
         summary_tokens_per_entry(tokens: u32) => policy.summary_tokens_per_entry;
 
+        /// Sets the most a summary of strict material gets per entry where there is room
+        /// (see [`Policy::strict_summary_tokens_per_entry`]).
+        strict_summary_tokens_per_entry(tokens: Option<u32>) => policy.strict_summary_tokens_per_entry;
+
         /// Sets how many recent consumed exchanges stay verbatim.
         keep_recent(exchanges: usize) => policy.keep_recent;
 

@@ -85,6 +85,16 @@ pub enum PolicyError {
     /// `summary_tokens_per_entry` is 0.
     #[error("summary_tokens_per_entry: each entry a summary merges needs at least one token")]
     ZeroSummaryPerEntry,
+    /// `strict_summary_tokens_per_entry` is less than `summary_tokens_per_entry`.
+    #[error(
+        "strict_summary_tokens_per_entry: {strict} is less than summary_tokens_per_entry {per_entry}; a summary of strict material may grow, not shrink"
+    )]
+    StrictSummaryBelowPerEntry {
+        /// The strict budget per entry given.
+        strict: u32,
+        /// The policy's budget per entry.
+        per_entry: u32,
+    },
     /// `reserve_output_tokens` reaches the limit: every request would be refused.
     #[error(
         "reserve_output_tokens: {reserve} tokens reserved for the answer leave no room under the limit"
