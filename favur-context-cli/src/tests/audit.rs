@@ -56,6 +56,13 @@ fn the_wrong_rule_stands_out_and_the_shipped_rules_get_no_unbacked_suggestion() 
     let d = common::temp("traces");
     let wrong = audit_traces(&files, &wrong_rules(&d));
     let shipped = audit_traces(&files, std::path::Path::new(common::RULES));
+    let regrets = the_wrong_rule_comes_first(&wrong, &shipped);
+    the_shipped_rules_fit(&shipped, &wrong, regrets);
+}
+
+/// The wrong rule (test runs forgettable) is the audit's first site, the one whose
+/// avoidable regret it raised the most; returns its regret count.
+fn the_wrong_rule_comes_first(wrong: &AuditReport, shipped: &AuditReport) -> u64 {
     let avoidable = |report: &AuditReport, site: &str| {
         report
             .sites
@@ -72,28 +79,28 @@ fn the_wrong_rule_stands_out_and_the_shipped_rules_get_no_unbacked_suggestion() 
         top.rule.as_deref(),
         Some("test and script runs"),
         "{}",
-        render_text(&wrong)
+        render_text(wrong)
     );
     let raised = wrong
         .sites
         .iter()
         .max_by_key(|s| {
             s.avoidable
-                .saturating_sub(avoidable(&shipped, &s.stats.site))
+                .saturating_sub(avoidable(shipped, &s.stats.site))
         })
         .expect("sites");
     assert_eq!(raised.stats.site, top.stats.site);
     assert_eq!(top.stats.class, Retention::Forgettable);
     assert!(top.avoidable > 0 && top.avoidable_tokens > 0);
     assert!(top.avoidable_tokens <= top.stats.regret_tokens);
-    assert_eq!(avoidable(&shipped, &top.stats.site), 0);
+    assert_eq!(avoidable(shipped, &top.stats.site), 0);
     assert!(
         wrong
             .sites
             .windows(2)
             .all(|w| w[0].avoidable_tokens >= w[1].avoidable_tokens),
         "{}",
-        render_text(&wrong)
+        render_text(wrong)
     );
     // Its regret count is the number of events naming one of its entries.
     let named = wrong
@@ -104,11 +111,17 @@ fn the_wrong_rule_stands_out_and_the_shipped_rules_get_no_unbacked_suggestion() 
         })
         .count();
     assert_eq!(top.stats.regrets, named as u64);
-    assert!(render_text(&wrong).contains(&format!(
+    assert!(render_text(wrong).contains(&format!(
         "| `import:mini-swe-agent/test and script runs` | forgettable | {} |",
         top.stats.entries
     )));
+    top.stats.regrets
+}
 
+/// The shipped rules classify test runs strict (fewer re-fetches than the wrong rule's
+/// `wrong_regrets`), get no suggestion the evidence does not back, and count every entry
+/// once.
+fn the_shipped_rules_fit(shipped: &AuditReport, wrong: &AuditReport, wrong_regrets: u64) {
     let row = shipped
         .sites
         .iter()
@@ -116,7 +129,7 @@ fn the_wrong_rule_stands_out_and_the_shipped_rules_get_no_unbacked_suggestion() 
         .expect("row");
     assert_eq!((row.stats.class, row.avoidable), (Retention::Strict, 0));
     // The same entries, classified right, cost fewer re-fetches.
-    assert!(row.stats.regrets < top.stats.regrets);
+    assert!(row.stats.regrets < wrong_regrets);
     // A suggestion needs the replay's evidence (references lost) to reach the thresholds.
     for s in &shipped.sites {
         assert!(

@@ -239,6 +239,59 @@ fn missing_file_is_an_io_error_naming_it() {
     assert!(e.to_string().contains("/no/such/dir/rules.toml"));
 }
 
+/// Shell commands and the class and rule the shipped rules give their output.
+const SHELL_CASES: [(&str, Retention, &str); 13] = [
+    ("ls -la", Retention::Forgettable, "listings and searches"),
+    (
+        "cd /testbed && grep -rn foo django",
+        Retention::Forgettable,
+        "listings and searches",
+    ),
+    (
+        "find . -name '*.py'",
+        Retention::Forgettable,
+        "listings and searches",
+    ),
+    (
+        "cat django/db/models/base.py",
+        Retention::Strict,
+        "file views",
+    ),
+    ("sed -n '100,200p' a.py", Retention::Strict, "file views"),
+    (
+        "nl -ba a.py | sed -n '1,20p'",
+        Retention::Strict,
+        "file views",
+    ),
+    (
+        "sed -i 's/a/b/' a.py",
+        Retention::Forgettable,
+        "edits and file writes",
+    ),
+    (
+        "cat <<'EOF' > reproduce.py\nprint(1)\nEOF",
+        Retention::Forgettable,
+        "edits and file writes",
+    ),
+    (
+        "python reproduce_issue.py",
+        Retention::Strict,
+        "test and script runs",
+    ),
+    (
+        "cd /testbed && python -m pytest tests/x.py",
+        Retention::Strict,
+        "test and script runs",
+    ),
+    (
+        "./tests/runtests.py forms_tests",
+        Retention::Strict,
+        "test and script runs",
+    ),
+    ("git diff", Retention::Fuzzy, "diffs"),
+    ("echo hello", Retention::Fuzzy, "other tool output"),
+];
+
 #[test]
 fn shipped_rules_file_parses_and_classifies_shell_commands() {
     let rules = Rules::load(common::RULES).unwrap();
@@ -255,58 +308,7 @@ fn shipped_rules_file_parses_and_classifies_shell_commands() {
             .classify(&f)
             .map(|d| (d.class, d.rule.unwrap_or_default().into_owned()))
     };
-    let cases = [
-        ("ls -la", Retention::Forgettable, "listings and searches"),
-        (
-            "cd /testbed && grep -rn foo django",
-            Retention::Forgettable,
-            "listings and searches",
-        ),
-        (
-            "find . -name '*.py'",
-            Retention::Forgettable,
-            "listings and searches",
-        ),
-        (
-            "cat django/db/models/base.py",
-            Retention::Strict,
-            "file views",
-        ),
-        ("sed -n '100,200p' a.py", Retention::Strict, "file views"),
-        (
-            "nl -ba a.py | sed -n '1,20p'",
-            Retention::Strict,
-            "file views",
-        ),
-        (
-            "sed -i 's/a/b/' a.py",
-            Retention::Forgettable,
-            "edits and file writes",
-        ),
-        (
-            "cat <<'EOF' > reproduce.py\nprint(1)\nEOF",
-            Retention::Forgettable,
-            "edits and file writes",
-        ),
-        (
-            "python reproduce_issue.py",
-            Retention::Strict,
-            "test and script runs",
-        ),
-        (
-            "cd /testbed && python -m pytest tests/x.py",
-            Retention::Strict,
-            "test and script runs",
-        ),
-        (
-            "./tests/runtests.py forms_tests",
-            Retention::Strict,
-            "test and script runs",
-        ),
-        ("git diff", Retention::Fuzzy, "diffs"),
-        ("echo hello", Retention::Fuzzy, "other tool output"),
-    ];
-    for (command, class, rule) in cases {
+    for (command, class, rule) in SHELL_CASES {
         assert_eq!(
             class_of(command),
             Some((class, rule.to_owned())),
