@@ -272,6 +272,9 @@ impl Plan {
     ///   oldest, and stops at the smallest reach that brings usage to the policy's
     ///   [target](Policy::target) (freeing at least `min_reclaim`); with no target, or
     ///   usage already under it (a tier applied by hand), it is applied whole.
+    /// - with the reach chosen, its summaries of strict material are given up to
+    ///   [`strict_summary_tokens_per_entry`](Policy::strict_summary_tokens_per_entry) per
+    ///   entry, the most for which it still frees nine tenths of what the target asks.
     ///
     /// A tier that does not exist in the policy gives an empty plan.
     ///
