@@ -207,13 +207,17 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// The session as opened: `history` replayed from its first `next_seq` rows with
+    /// `seal`, which then seals the rows written (see [`RowSeal::writing`]).
     pub(crate) fn new(
         session: &str,
         history: History,
+        mut seal: RowSeal,
         next_seq: i64,
         epoch: i64,
         owner: String,
     ) -> Core {
+        seal.writing(next_seq);
         Core {
             session: session.to_owned(),
             history,
@@ -221,7 +225,7 @@ impl Core {
             created: false,
             epoch,
             owner,
-            seal: RowSeal::default(),
+            seal,
             stopped: None,
         }
     }
