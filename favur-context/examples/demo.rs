@@ -77,15 +77,6 @@ struct Job {
 }
 
 impl Job {
-    /// The agent reads `path` (tool call `id`): the call, its fuzzy result `content`,
-    /// then a request.
-    fn read_file(&mut self, id: &str, path: &str, content: String) {
-        self.h
-            .append(fuzzy!(tool_call: id, "read_file", json!({"path": path})));
-        self.h.append(fuzzy!(tool_result(id): "{}", content));
-        self.request(&format!("{path} (fuzzy)"));
-    }
-
     /// What the agent loop does before every model request: compact if needed, get the view.
     fn request(&mut self, what: &str) -> bool {
         self.step += 1;
@@ -246,13 +237,15 @@ fn main() {
         .append(forgettable!(tool_result("c1"): "{}", listing()));
     job.watched.push(("the directory listing", listing_id));
     job.request("directory listing (forgettable)");
-    job.read_file(
-        "c2",
-        "Cargo.toml",
-        "[package]\nname = \"demo\"\nedition = \"2024\"\n\n[dependencies]\nthiserror = \"2\"\n"
-            .into(),
-    );
-    job.read_file("c3", "src/parse/mod.rs", source("parse", 90));
+    job.h
+        .append(fuzzy!(tool_call: "c2", "read_file", json!({"path": "Cargo.toml"})));
+    job.h.append(fuzzy!(tool_result("c2"): "[package]\nname = \"demo\"\nedition = \"2024\"\n\n[dependencies]\nthiserror = \"2\"\n"));
+    job.request("Cargo.toml (fuzzy)");
+    job.h
+        .append(fuzzy!(tool_call: "c3", "read_file", json!({"path": "src/parse/mod.rs"})));
+    job.h
+        .append(fuzzy!(tool_result("c3"): "{}", source("parse", 90)));
+    job.request("src/parse/mod.rs (fuzzy)");
 
     // Reproduce: the stack trace is strict.
     job.h
@@ -268,7 +261,11 @@ fn main() {
         .append(fuzzy!(tool_call: "c5", "bash", json!({"command": "grep -rn parse_list src/"})));
     job.h.append(forgettable!(tool_result("c5"): "{}", (0..30).map(|i| format!("src/parse/mod.rs:{}:    parse_list(tokens)\n", 100 + i * 3)).collect::<String>()));
     job.request("grep hits (forgettable)");
-    job.read_file("c6", "src/parse/tokens.rs", source("token", 110));
+    job.h
+        .append(fuzzy!(tool_call: "c6", "read_file", json!({"path": "src/parse/tokens.rs"})));
+    job.h
+        .append(fuzzy!(tool_result("c6"): "{}", source("token", 110)));
+    job.request("src/parse/tokens.rs (fuzzy)");
     job.h.append(ProgressNote::new(
         "step 1: cause found, parse_list returns after the first value",
     ));
@@ -285,7 +282,11 @@ fn main() {
     job.watched.push(("the directive", directive_id));
     job.request("DIRECTIVE from a person (strict)");
 
-    job.read_file("c8", "tests/parse.rs", source("test", 120));
+    job.h
+        .append(fuzzy!(tool_call: "c8", "read_file", json!({"path": "tests/parse.rs"})));
+    job.h
+        .append(fuzzy!(tool_result("c8"): "{}", source("test", 120)));
+    job.request("tests/parse.rs (fuzzy)");
     job.h.append(fuzzy!(tool_call: "c9", "edit_file", json!({"path": "tests/parse.rs", "append": "#[test] fn nested_lists_regression() { .. }"})));
     job.h
         .append(fuzzy!(tool_result("c9"): "applied: 9 lines added to tests/parse.rs"));
