@@ -8,7 +8,7 @@
 use favur_context::compact::CompactionReport;
 use favur_context::message::{EntryKind, kinds::Directive, kinds::ProgressNote};
 use favur_context::render::Form;
-use favur_context::{Compactor, EntryId, History, Policy, forgettable, fuzzy, strict};
+use favur_context::{Classified, Compactor, EntryId, History, Policy, forgettable, fuzzy, strict};
 use serde_json::json;
 
 const WINDOW: u64 = 40_000;
@@ -77,6 +77,13 @@ struct Job {
 }
 
 impl Job {
+    /// The agent's tool call and its result, then the next request (`what`).
+    fn exchange(&mut self, call: Classified, result: Classified, what: &str) {
+        self.h.append(call);
+        self.h.append(result);
+        self.request(what);
+    }
+
     /// What the agent loop does before every model request: compact if needed, get the view.
     fn request(&mut self, what: &str) -> bool {
         self.step += 1;
@@ -146,17 +153,23 @@ impl Job {
     }
 }
 
+/// How a view item's form reads: what became of its entry, and the tag shown after its
+/// class (none for a verbatim one).
+fn form_words(form: &Form) -> [&'static str; 2] {
+    match form {
+        Form::Verbatim => ["still there, verbatim", ""],
+        Form::CallsOnly => ["only its tool calls remain", ", calls only"],
+        Form::Placeholder { .. } => ["a placeholder pointing at a summary", ", placeholder"],
+        Form::Capped(_) => ["shortened by the cap", ", capped"],
+        Form::Command => ["only its command remains", ", command only"],
+    }
+}
+
 /// What became of an entry: verbatim, reshaped, inside a summary, or out of the view.
 fn fate(h: &History, id: EntryId) -> String {
     let class = h.recall(id).map(|e| e.retention().as_str()).unwrap_or("?");
     if let Some(item) = h.view().items().iter().find(|i| i.id == id) {
-        let form = match &item.form {
-            Form::Verbatim => "still there, verbatim",
-            Form::CallsOnly => "only its tool calls remain",
-            Form::Placeholder { .. } => "a placeholder pointing at a summary",
-            Form::Capped(_) => "shortened by the cap",
-            Form::Command => "only its command remains",
-        };
+        let [form, _] = form_words(&item.form);
         return format!("({class}, {id}) {form}");
     }
     for item in h.view().items() {
@@ -231,15 +244,16 @@ fn main() {
         .append(forgettable!(tool_result("c1"): "{}", listing()));
     job.watched.push(("the directory listing", listing_id));
     job.request("directory listing (forgettable)");
-    job.h
-        .append(fuzzy!(tool_call: "c2", "read_file", json!({"path": "Cargo.toml"})));
-    job.h.append(fuzzy!(tool_result("c2"): "[package]\nname = \"demo\"\nedition = \"2024\"\n\n[dependencies]\nthiserror = \"2\"\n"));
-    job.request("Cargo.toml (fuzzy)");
-    job.h
-        .append(fuzzy!(tool_call: "c3", "read_file", json!({"path": "src/parse/mod.rs"})));
-    job.h
-        .append(fuzzy!(tool_result("c3"): "{}", source("parse", 90)));
-    job.request("src/parse/mod.rs (fuzzy)");
+    job.exchange(
+        fuzzy!(tool_call: "c2", "read_file", json!({"path": "Cargo.toml"})),
+        fuzzy!(tool_result("c2"): "[package]\nname = \"demo\"\nedition = \"2024\"\n\n[dependencies]\nthiserror = \"2\"\n"),
+        "Cargo.toml (fuzzy)",
+    );
+    job.exchange(
+        fuzzy!(tool_call: "c3", "read_file", json!({"path": "src/parse/mod.rs"})),
+        fuzzy!(tool_result("c3"): "{}", source("parse", 90)),
+        "src/parse/mod.rs (fuzzy)",
+    );
 
     // Reproduce: the stack trace is strict.
     job.h
@@ -255,11 +269,11 @@ fn main() {
         .append(fuzzy!(tool_call: "c5", "bash", json!({"command": "grep -rn parse_list src/"})));
     job.h.append(forgettable!(tool_result("c5"): "{}", (0..30).map(|i| format!("src/parse/mod.rs:{}:    parse_list(tokens)\n", 100 + i * 3)).collect::<String>()));
     job.request("grep hits (forgettable)");
-    job.h
-        .append(fuzzy!(tool_call: "c6", "read_file", json!({"path": "src/parse/tokens.rs"})));
-    job.h
-        .append(fuzzy!(tool_result("c6"): "{}", source("token", 110)));
-    job.request("src/parse/tokens.rs (fuzzy)");
+    job.exchange(
+        fuzzy!(tool_call: "c6", "read_file", json!({"path": "src/parse/tokens.rs"})),
+        fuzzy!(tool_result("c6"): "{}", source("token", 110)),
+        "src/parse/tokens.rs (fuzzy)",
+    );
     job.h.append(ProgressNote::new(
         "step 1: cause found, parse_list returns after the first value",
     ));
@@ -276,11 +290,11 @@ fn main() {
     job.watched.push(("the directive", directive_id));
     job.request("DIRECTIVE from a person (strict)");
 
-    job.h
-        .append(fuzzy!(tool_call: "c8", "read_file", json!({"path": "tests/parse.rs"})));
-    job.h
-        .append(fuzzy!(tool_result("c8"): "{}", source("test", 120)));
-    job.request("tests/parse.rs (fuzzy)");
+    job.exchange(
+        fuzzy!(tool_call: "c8", "read_file", json!({"path": "tests/parse.rs"})),
+        fuzzy!(tool_result("c8"): "{}", source("test", 120)),
+        "tests/parse.rs (fuzzy)",
+    );
     job.h.append(fuzzy!(tool_call: "c9", "edit_file", json!({"path": "tests/parse.rs", "append": "#[test] fn nested_lists_regression() { .. }"})));
     job.h
         .append(fuzzy!(tool_result("c9"): "applied: 9 lines added to tests/parse.rs"));
@@ -397,13 +411,7 @@ fn main() {
         } else {
             shown.role.as_str()
         };
-        let form = match &item.form {
-            Form::Verbatim => "",
-            Form::CallsOnly => ", calls only",
-            Form::Placeholder { .. } => ", placeholder",
-            Form::Capped(_) => ", capped",
-            Form::Command => ", command only",
-        };
+        let [_, form] = form_words(&item.form);
         println!(
             "  [{} {kind}, {}{form}, {} tok]",
             item.id,

@@ -7,7 +7,6 @@
 mod common;
 
 use common::{trace_files, traces_dir};
-use favur_context::store::{CounterChange, LoadError};
 use favur_context::tokens::{BpeCounter, Encoding, TiktokenCounter, TokenCounter};
 use favur_context::{History, fuzzy};
 use serde_json::Value;
@@ -96,16 +95,11 @@ fn counts_are_tiktokens_where_texts_split_oddly() {
 fn a_history_reopens_with_the_bpe_counter() {
     let mut h = History::with_counter(BpeCounter::o200k());
     h.append(fuzzy!(user: "tiktoken is great!"));
-    let json = h.to_json();
-    let back = History::from_json(&json).unwrap();
-    assert_eq!(back.counter().id(), "bpe-openai/o200k_base");
-    assert_eq!(back.usage_tokens(), h.usage_tokens());
-    // Tiktoken's counter has another id: named explicitly, it is refused, not taken as
-    // the same counter.
-    let err = History::from_json_with(&json, TiktokenCounter::o200k(), CounterChange::Refuse)
-        .unwrap_err();
-    assert!(
-        matches!(&err, LoadError::Counter { recorded, given } if recorded == "bpe-openai/o200k_base" && given == "tiktoken/o200k_base"),
-        "{err}"
+    // Tiktoken's counter has another id: named explicitly, it is refused.
+    common::reopens_with_its_counter(
+        &h,
+        "bpe-openai/o200k_base",
+        TiktokenCounter::o200k(),
+        "tiktoken/o200k_base",
     );
 }

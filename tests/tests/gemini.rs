@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::parts::{assistant, call, document, text, thinking, user};
+use common::parts::{after_reasoning_of_both, assistant, call, document, text, thinking, user};
 use common::steps::{append, at_every_tier, run, step};
 use common::{trace_files, traces_dir};
 use favur_context::import::shell::ShellCommandClassifier;
@@ -198,16 +198,7 @@ fn a_round_trip_is_stable_and_other_formats_do_not_send_gemini_signatures() {
 
 #[test]
 fn reasoning_from_other_providers_is_not_sent_to_gemini() {
-    let mut h = History::new();
-    h.append(Message::user("go").classify(Retention::Strict));
-    h.append(
-        assistant([
-            thinking(Reasoning::anthropic("thinking", "anthropic-sig")),
-            thinking(Reasoning::openai("rs_1", ["summary"], Some("enc".into()))),
-            text("done"),
-        ])
-        .classify(Retention::Strict),
-    );
+    let h = after_reasoning_of_both(text("done"), Retention::Strict);
     let body = strict_valid(&h);
     assert_eq!(
         body["contents"][1],

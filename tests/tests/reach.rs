@@ -193,27 +193,12 @@ fn a_target_out_of_range_is_refused() {
 
 #[test]
 fn a_tool_set_gives_its_tools_keys_to_their_results() {
-    use favur_context::tools::{Tool, ToolSet};
-    use favur_context::{ToolCall, retention};
-    struct ReadFile;
-    #[retention(strict)]
-    impl Tool for ReadFile {
-        fn name(&self) -> &str {
-            "read_file"
-        }
-        fn description(&self) -> &str {
-            "Show a file"
-        }
-        fn parameters(&self) -> serde_json::Value {
-            serde_json::json!({"type": "object", "properties": {"path": {"type": "string"}}})
-        }
-        fn call(&self, _: &serde_json::Value) -> Result<String, String> {
-            Ok("fn main() {}".into())
-        }
-        fn key(&self, arguments: &serde_json::Value) -> Option<String> {
-            arguments["path"].as_str().map(str::to_owned)
-        }
-    }
+    use favur_context::ToolCall;
+    use favur_context::tools::ToolSet;
+    common::tool!(ReadFile: strict, "read_file", "Show a file",
+        serde_json::json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        |_| Ok("fn main() {}".into()),
+        key: |arguments| arguments["path"].as_str().map(str::to_owned));
     let tools = ToolSet::new(favur_context::Retention::Fuzzy)
         .with_sync(ReadFile)
         .unwrap();

@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::parts::{assistant, call, document, image, result, text, thinking, tool, user};
+use common::parts::{
+    after_reasoning_of_both, assistant, call, document, image, result, text, thinking, tool, user,
+};
 use common::render_valid;
 use common::steps::{at_every_tier_then_last, budget_in, started, words};
 use favur_context::import::{self, Format, IncomingMessage};
@@ -520,16 +522,7 @@ fn the_responses_validator_names_each_rule() {
 
 #[test]
 fn reasoning_from_another_provider_is_not_sent_and_media_are_never_dropped() {
-    let mut h = History::new();
-    h.append(Message::user("go").classify(Retention::Strict));
-    h.append(
-        assistant([
-            thinking(Reasoning::anthropic("think", "SIG-A")),
-            thinking(Reasoning::openai("rs_1", ["summary"], Some("ENC-O".into()))),
-            call("c1", "shot", "{}"),
-        ])
-        .classify(Retention::Fuzzy),
-    );
+    let mut h = after_reasoning_of_both(call("c1", "shot", "{}"), Retention::Fuzzy);
     h.append(
         tool([
             result("c1", "done"),

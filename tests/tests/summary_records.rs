@@ -2,12 +2,13 @@
 //! history that evicted a summary still serializes, exports and re-applies its records
 //! in full (the summaries read back from the journal).
 
+mod common;
+
 use std::num::NonZeroU8;
 
 use favur_context::compact::{Compaction, Edit};
 use favur_context::journal::JournaledHistory;
-use favur_context::message::{CallSite, EntryKind};
-use favur_context::{Entry, History, Message, Retention, Store, fuzzy};
+use favur_context::{History, Store, fuzzy};
 
 #[test]
 fn an_evicted_summary_is_read_back_for_its_record() {
@@ -15,22 +16,10 @@ fn an_evicted_summary_is_read_back_for_its_record() {
     let mut j = JournaledHistory::open(dir.path().join("h.jsonl")).expect("open");
     let a = j.append(fuzzy!(user: "first exchange")).unwrap();
     let b = j.append(fuzzy!(assistant: "second exchange")).unwrap();
-    let gist = Entry::new(
-        j.history().next_id(),
-        Retention::Fuzzy,
-        0,
-        CallSite::new("t.rs", 1, 1),
-        EntryKind::Summary {
-            replaces: vec![a, b],
-        },
-        Message::user("the gist of both"),
-    );
-    let s = gist.id();
+    let (s, gist) = common::summarize(j.history(), &[a, b], "the gist of both");
     j.apply(Compaction {
         tier: NonZeroU8::MIN,
-        edits: vec![Edit::Summarize {
-            summary: gist.into(),
-        }],
+        edits: vec![gist],
         usage_after: None,
     })
     .unwrap();

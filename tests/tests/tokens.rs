@@ -2,8 +2,10 @@
 //! `cargo test -p favur-context-tests --features tiktoken --test tokens`.
 #![cfg(feature = "tiktoken")]
 
+mod common;
+
 use favur_context::journal::{JournalError, JournaledHistory, OpenOptions};
-use favur_context::store::{CounterChange, LoadError};
+use favur_context::store::CounterChange;
 use favur_context::tokens::{Encoding, HeuristicCounter, TiktokenCounter, TokenCounter};
 use favur_context::{History, Store, fuzzy, strict};
 
@@ -53,17 +55,13 @@ fn model_names_map_to_encodings() {
 fn a_history_reopens_with_its_own_counter() {
     let mut h = History::with_counter(TiktokenCounter::o200k());
     h.append(strict!(user: "tiktoken is great!"));
-    let json = h.to_json();
     // Named in the document; from_json picks the same counter back, no silent switch.
-    let back = History::from_json(&json).unwrap();
-    assert_eq!(back.counter().id(), "tiktoken/o200k_base");
-    assert_eq!(back.usage_tokens(), h.usage_tokens());
     // Another counter named explicitly: refused, or recounted when asked.
-    let err = History::from_json_with(&json, TiktokenCounter::cl100k(), CounterChange::Refuse)
-        .unwrap_err();
-    assert!(
-        matches!(&err, LoadError::Counter { recorded, given } if recorded == "tiktoken/o200k_base" && given == "tiktoken/cl100k_base"),
-        "{err}"
+    let json = common::reopens_with_its_counter(
+        &h,
+        "tiktoken/o200k_base",
+        TiktokenCounter::cl100k(),
+        "tiktoken/cl100k_base",
     );
     let recounted =
         History::from_json_with(&json, HeuristicCounter, CounterChange::Recount).unwrap();

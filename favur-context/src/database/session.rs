@@ -207,13 +207,17 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// The session as opened: `history` replayed from its first `next_seq` rows with
+    /// `seal`, which then seals the rows written (see [`RowSeal::writing`]).
     pub(crate) fn new(
         session: &str,
         history: History,
+        mut seal: RowSeal,
         next_seq: i64,
         epoch: i64,
         owner: String,
     ) -> Core {
+        seal.writing(next_seq);
         Core {
             session: session.to_owned(),
             history,
@@ -221,7 +225,7 @@ impl Core {
             created: false,
             epoch,
             owner,
-            seal: RowSeal::default(),
+            seal,
             stopped: None,
         }
     }
@@ -259,11 +263,7 @@ impl Core {
     /// The write recording `entries` (`None` for an empty batch).
     pub(crate) fn entries(&self, entries: Vec<NewEntry>) -> Result<Option<Pending>, StoreError> {
         self.usable()?;
-        let Some(write) = self
-            .history
-            .draft_entries(entries)
-            .map_err(|source| self.record_error(source))?
-        else {
+        let Some(write) = self.recorded(self.history.draft_entries(entries))? else {
             return Ok(None);
         };
         Ok(Some(Pending {
@@ -275,10 +275,7 @@ impl Core {
     /// The write applying `compaction`, checked against the view.
     pub(crate) fn compaction(&self, compaction: Compaction) -> Result<Pending, StoreError> {
         self.usable()?;
-        let checked = self
-            .history
-            .check(compaction)
-            .map_err(|source| self.record_error(source))?;
+        let checked = self.recorded(self.history.check(compaction))?;
         self.checked(checked)
     }
 
@@ -286,10 +283,7 @@ impl Core {
     /// written) if it was checked before a later write or on another history.
     pub(crate) fn checked(&self, checked: CheckedCompaction) -> Result<Pending, StoreError> {
         self.usable()?;
-        let checked = self
-            .history
-            .current(checked)
-            .map_err(|source| self.record_error(source))?;
+        let checked = self.recorded(self.history.current(checked))?;
         let row = self.sealed(Row::compaction(
             self.next_seq,
             self.history.next_id(),
@@ -335,6 +329,11 @@ impl Core {
             session: self.session.clone(),
             source,
         }
+    }
+
+    /// What the history answered, a refusal as this session's [`record_error`](Self::record_error).
+    fn recorded<T>(&self, answer: Result<T, RecordError>) -> Result<T, StoreError> {
+        answer.map_err(|source| self.record_error(source))
     }
 
     /// `Err` unless the session takes an import: writable and holding no records.

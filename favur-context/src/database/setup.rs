@@ -55,31 +55,6 @@ impl SqliteStore {
         }
         Ok(store)
     }
-
-    /// Whether [`open_or_create`](SqliteStore::open_or_create) found the session new and
-    /// wrote its setup entries (false for every other open).
-    pub fn created(&self) -> bool {
-        self.core.created
-    }
-
-    /// The newest row of a sealed session (its sequence number and MAC), `None` for an
-    /// unsealed or empty one: see [`SessionOptions::seal_key`]. Keep it outside the
-    /// database to detect, on the next open, that its newest rows were deleted.
-    ///
-    /// ```
-    /// use favur_context::store::{SealKey, SessionOptions, SqliteStore};
-    /// use favur_context::{fuzzy, Store};
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// let options = SessionOptions::new().seal_key(SealKey::new([5u8; 32]).unwrap());
-    /// let mut store = SqliteStore::open_with(dir.path().join("s.db"), "job", &options)?;
-    /// assert!(store.seal_head().is_none());
-    /// store.append(fuzzy!(user: "hi"))?;
-    /// assert_eq!(store.seal_head().unwrap().seq, 0);
-    /// # Ok::<(), favur_context::store::StoreError>(())
-    /// ```
-    pub fn seal_head(&self) -> Option<crate::store_trait::seal::SealHead> {
-        self.core.seal_head()
-    }
 }
 
 #[cfg(feature = "postgres")]
@@ -106,17 +81,46 @@ impl PgStore {
         }
         Ok(store)
     }
-
-    /// Whether [`open_or_create`](PgStore::open_or_create) found the session new and
-    /// wrote its setup entries (false for every other open).
-    pub fn created(&self) -> bool {
-        self.core.created
-    }
-
-    /// The newest row of a sealed session (its sequence number and MAC), `None` for an
-    /// unsealed or empty one: see [`SessionOptions::seal_key`]. Keep it outside the
-    /// database to detect, on the next open, that its newest rows were deleted.
-    pub fn seal_head(&self) -> Option<crate::store_trait::seal::SealHead> {
-        self.core.seal_head()
-    }
 }
+
+/// The accessors of what an open found, the same on both database stores; the attributes
+/// given end `seal_head`'s documentation (an example).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+macro_rules! setup_accessors {
+    ($store:ident $(, $(#[$seal_doc:meta])*)?) => {
+        impl $store {
+            /// Whether [`open_or_create`](Self::open_or_create) found the session new and
+            /// wrote its setup entries (false for every other open).
+            pub fn created(&self) -> bool {
+                self.core.created
+            }
+
+            /// The newest row of a sealed session (its sequence number and MAC), `None` for an
+            /// unsealed or empty one: see [`SessionOptions::seal_key`]. Keep it outside the
+            /// database to detect, on the next open, that its newest rows were deleted.
+            $($(#[$seal_doc])*)?
+            pub fn seal_head(&self) -> Option<crate::store_trait::seal::SealHead> {
+                self.core.seal_head()
+            }
+        }
+    };
+}
+
+#[cfg(feature = "sqlite")]
+setup_accessors!(
+    SqliteStore,
+    ///
+    /// ```
+    /// use favur_context::store::{SealKey, SessionOptions, SqliteStore};
+    /// use favur_context::{fuzzy, Store};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let options = SessionOptions::new().seal_key(SealKey::new([5u8; 32]).unwrap());
+    /// let mut store = SqliteStore::open_with(dir.path().join("s.db"), "job", &options)?;
+    /// assert!(store.seal_head().is_none());
+    /// store.append(fuzzy!(user: "hi"))?;
+    /// assert_eq!(store.seal_head().unwrap().seq, 0);
+    /// # Ok::<(), favur_context::store::StoreError>(())
+    /// ```
+);
+#[cfg(feature = "postgres")]
+setup_accessors!(PgStore);

@@ -320,6 +320,15 @@ impl JournaledHistory {
             source,
         }
     }
+
+    /// What the history answered, a refusal as this journal's
+    /// [`record_error`](Self::record_error).
+    fn recorded<T>(
+        &self,
+        answer: Result<T, crate::history::RecordError>,
+    ) -> Result<T, JournalError> {
+        answer.map_err(|source| self.record_error(source))
+    }
 }
 
 impl Store for JournaledHistory {
@@ -335,11 +344,7 @@ impl Store for JournaledHistory {
     fn record(&mut self, entries: Vec<NewEntry>) -> Result<EntryId, JournalError> {
         self.writer.usable()?;
         let first = self.history.next_id();
-        let Some(write) = self
-            .history
-            .draft_entries(entries)
-            .map_err(|e| self.record_error(e))?
-        else {
+        let Some(write) = self.recorded(self.history.draft_entries(entries))? else {
             return Ok(first);
         };
         let at = self
@@ -355,10 +360,7 @@ impl Store for JournaledHistory {
     /// [`OpenOptions::keep_originals`]). On any error nothing changed.
     fn apply(&mut self, compaction: Compaction) -> Result<(), JournalError> {
         self.writer.usable()?;
-        let checked = self
-            .history
-            .check(compaction)
-            .map_err(|e| self.record_error(e))?;
+        let checked = self.recorded(self.history.check(compaction))?;
         self.apply_checked(checked)
     }
 
@@ -367,10 +369,7 @@ impl Store for JournaledHistory {
     /// write, or on another history, is refused before anything is written.
     fn apply_checked(&mut self, checked: CheckedCompaction) -> Result<(), JournalError> {
         self.writer.usable()?;
-        let checked = self
-            .history
-            .current(checked)
-            .map_err(|e| self.record_error(e))?;
+        let checked = self.recorded(self.history.current(checked))?;
         let at = self
             .writer
             .write(&RecordOut::Compaction(checked.compaction()))?;

@@ -1,10 +1,9 @@
 //! How an entry came to be in the history ([`EntryKind`]), and how an entry stores it: in
 //! one word, since almost every entry is appended.
 
-use std::fmt;
 use std::ops::Deref;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::model::entry_id::EntryId;
 
@@ -76,23 +75,7 @@ impl PartialEq<EntryKind> for Kind {
     }
 }
 
-impl fmt::Debug for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (**self).fmt(f)
-    }
-}
-
-impl Serialize for Kind {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Kind {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        EntryKind::deserialize(d).map(Kind::from)
-    }
-}
+as_held_value!(Kind => EntryKind);
 
 #[cfg(test)]
 mod tests {

@@ -27,22 +27,9 @@ pub enum Role {
     Tool,
 }
 
-impl Role {
+named_variants! {
     /// The lowercase name (`"system"`, `"user"`, `"assistant"`, `"tool"`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Role::System => "system",
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::Tool => "tool",
-        }
-    }
-}
-
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
+    Role { System => "system", User => "user", Assistant => "assistant", Tool => "tool" }
 }
 
 /// The arguments of a tool call: parsed JSON, or the raw text when the model produced

@@ -28,21 +28,9 @@ pub enum Provider {
     Gemini,
 }
 
-impl Provider {
+named_variants! {
     /// The lowercase name (`"openai"`, `"anthropic"`, `"gemini"`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Provider::OpenAi => "openai",
-            Provider::Anthropic => "anthropic",
-            Provider::Gemini => "gemini",
-        }
-    }
-}
-
-impl std::fmt::Display for Provider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
+    Provider { OpenAi => "openai", Anthropic => "anthropic", Gemini => "gemini" }
 }
 
 /// A model's reasoning (thinking), kept as the provider sent it so that it can be sent

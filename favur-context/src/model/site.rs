@@ -1,6 +1,6 @@
 //! Where an entry was classified and appended.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
@@ -114,23 +114,7 @@ impl From<CallSite> for Site {
     }
 }
 
-impl fmt::Debug for Site {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (**self).fmt(f)
-    }
-}
-
-impl Serialize for Site {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Site {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        CallSite::deserialize(d).map(Site::from)
-    }
-}
+as_held_value!(Site => CallSite);
 
 /// The distinct sites a history's entries were recorded from, each held once. Bounded:
 /// past [`Sites::MAX`] distinct sites (data naming a new site per entry), new ones are

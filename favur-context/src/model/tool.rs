@@ -7,6 +7,24 @@ use serde_json::{Value, json};
 
 use crate::model::retention::Retention;
 
+/// The tool traits' classified sides: each the trait the `#[retention(...)]` attribute
+/// implements on a tool's impl block, with the class of all its results. `$note` says which
+/// block to mark when it is missing.
+macro_rules! classified_traits {
+    ($($(#[$doc:meta])* $name:ident: $tool:ident, $note:literal;)*) => {$(
+        $(#[$doc])*
+        #[diagnostic::on_unimplemented(
+            message = "tool `{Self}` has no retention class",
+            label = "the results of this tool would have no retention class",
+            note = $note
+        )]
+        pub trait $name: $tool {
+            /// The class of every result this tool produces.
+            const RETENTION: Retention;
+        }
+    )*};
+}
+
 /// A tool an agent exposes to its model.
 ///
 /// Mark the impl with `#[retention(...)]` so that every result the tool produces is
@@ -68,32 +86,6 @@ pub trait Tool {
     }
 }
 
-/// A [`Tool`] whose results carry a retention class, declared with `#[retention(...)]` on
-/// its `impl Tool` block.
-///
-/// ```
-/// use favur_context::tools::{ClassifiedTool, Tool};
-/// use favur_context::{retention, Retention};
-/// struct Cat;
-/// #[retention(fuzzy)]
-/// impl Tool for Cat {
-///     fn name(&self) -> &str { "cat" }
-///     fn description(&self) -> &str { "Show a file" }
-///     fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
-///     fn call(&self, _: &serde_json::Value) -> Result<String, String> { Ok(String::new()) }
-/// }
-/// assert_eq!(<Cat as ClassifiedTool>::RETENTION, Retention::Fuzzy);
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "tool `{Self}` has no retention class",
-    label = "the results of this tool would have no retention class",
-    note = "mark its `impl Tool for {Self}` block with `#[retention(forgettable)]`, `#[retention(fuzzy)]` or `#[retention(strict)]`"
-)]
-pub trait ClassifiedTool: Tool {
-    /// The class of every result this tool produces.
-    const RETENTION: Retention;
-}
-
 /// The future an [`AsyncTool`] returns: `Ok(output)` or `Err(error text)`, boxed and
 /// `Send` so a tool set can hold tools of different types and run them on any executor.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, String>> + Send + 'a>>;
@@ -145,16 +137,30 @@ pub trait AsyncTool: Send + Sync {
     }
 }
 
-/// An [`AsyncTool`] whose results carry a retention class, declared with
-/// `#[retention(...)]` on its `impl AsyncTool` block.
-#[diagnostic::on_unimplemented(
-    message = "tool `{Self}` has no retention class",
-    label = "the results of this tool would have no retention class",
-    note = "mark its `impl AsyncTool for {Self}` block with `#[retention(forgettable)]`, `#[retention(fuzzy)]` or `#[retention(strict)]`"
-)]
-pub trait ClassifiedAsyncTool: AsyncTool {
-    /// The class of every result this tool produces.
-    const RETENTION: Retention;
+classified_traits! {
+    /// A [`Tool`] whose results carry a retention class, declared with `#[retention(...)]` on
+    /// its `impl Tool` block.
+    ///
+    /// ```
+    /// use favur_context::tools::{ClassifiedTool, Tool};
+    /// use favur_context::{retention, Retention};
+    /// struct Cat;
+    /// #[retention(fuzzy)]
+    /// impl Tool for Cat {
+    ///     fn name(&self) -> &str { "cat" }
+    ///     fn description(&self) -> &str { "Show a file" }
+    ///     fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+    ///     fn call(&self, _: &serde_json::Value) -> Result<String, String> { Ok(String::new()) }
+    /// }
+    /// assert_eq!(<Cat as ClassifiedTool>::RETENTION, Retention::Fuzzy);
+    /// ```
+    ClassifiedTool: Tool,
+    "mark its `impl Tool for {Self}` block with `#[retention(forgettable)]`, `#[retention(fuzzy)]` or `#[retention(strict)]`";
+
+    /// An [`AsyncTool`] whose results carry a retention class, declared with
+    /// `#[retention(...)]` on its `impl AsyncTool` block.
+    ClassifiedAsyncTool: AsyncTool,
+    "mark its `impl AsyncTool for {Self}` block with `#[retention(forgettable)]`, `#[retention(fuzzy)]` or `#[retention(strict)]`";
 }
 
 /// A synchronous [`ClassifiedTool`] run as an [`AsyncTool`] (its future is ready at

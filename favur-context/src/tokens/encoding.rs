@@ -67,3 +67,107 @@ impl Encoding {
         }
     }
 }
+
+/// An exact counter: the struct (documented by the attributes given) over a `&'static
+/// $tokenizer` of each encoding, named `$prefix` then the encoding's name, with its
+/// `Debug` (the encoding only), constructors by encoding and by model, the counter whose
+/// id this is, [`encoding`](Encoding), and the [`TokenCounter`](crate::tokens::TokenCounter)
+/// impl that counts `text` with `tokenizer` as `$count` says.
+macro_rules! encoding_counter {
+    (
+        $(#[$doc:meta])*
+        $counter:ident(&'static $tokenizer:ty), $prefix:literal,
+        $o200k:expr,
+        $cl100k:expr,
+        |$t:ident, $text:ident| $count:expr $(,)?
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub struct $counter {
+            encoding: Encoding,
+            tokenizer: &'static $tokenizer,
+            id: &'static str,
+        }
+
+        impl std::fmt::Debug for $counter {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($counter))
+                    .field("encoding", &self.encoding)
+                    .finish()
+            }
+        }
+
+        impl $counter {
+            /// The counter for `encoding`. The first call for an encoding loads its embedded
+            /// vocabulary (a fraction of a second); later ones share it.
+            pub fn new(encoding: Encoding) -> Self {
+                let (tokenizer, id) = match encoding {
+                    Encoding::O200kBase => ($o200k, concat!($prefix, "o200k_base")),
+                    Encoding::Cl100kBase => ($cl100k, concat!($prefix, "cl100k_base")),
+                };
+                $counter {
+                    encoding,
+                    tokenizer,
+                    id,
+                }
+            }
+
+            /// `o200k_base`.
+            ///
+            #[doc = concat!("```
+use favur_context::tokens::{", stringify!($counter), ", TokenCounter};
+assert_eq!(", stringify!($counter), "::o200k().count_text(\"fn main() {}\"), 4);
+```")]
+            pub fn o200k() -> Self {
+                $counter::new(Encoding::O200kBase)
+            }
+
+            /// `cl100k_base`.
+            ///
+            #[doc = concat!("```
+use favur_context::tokens::{", stringify!($counter), ", TokenCounter};
+assert_eq!(", stringify!($counter), "::cl100k().id(), \"", $prefix, "cl100k_base\");
+```")]
+            pub fn cl100k() -> Self {
+                $counter::new(Encoding::Cl100kBase)
+            }
+
+            /// The counter for an OpenAI model's encoding (see [`Encoding::for_model`]); `None`
+            /// for a model whose tokenizer is not an OpenAI one.
+            ///
+            #[doc = concat!("```
+use favur_context::tokens::{", stringify!($counter), ", Encoding};
+assert_eq!(", stringify!($counter), "::for_model(\"gpt-4o\").unwrap().encoding(), Encoding::O200kBase);
+assert!(", stringify!($counter), "::for_model(\"claude-sonnet-4\").is_none());
+```")]
+            pub fn for_model(model: &str) -> Option<Self> {
+                Encoding::for_model(model).map($counter::new)
+            }
+
+            /// The counter whose [`id`](crate::tokens::TokenCounter::id) this is.
+            pub(crate) fn from_id(id: &str) -> Option<Self> {
+                Encoding::ALL
+                    .into_iter()
+                    .find(|e| id.strip_prefix($prefix) == Some(e.name()))
+                    .map($counter::new)
+            }
+
+            /// The encoding.
+            pub fn encoding(&self) -> Encoding {
+                self.encoding
+            }
+        }
+
+        impl crate::tokens::TokenCounter for $counter {
+            fn id(&self) -> &str {
+                self.id
+            }
+
+            fn count_text(&self, $text: &str) -> u32 {
+                let $t = self.tokenizer;
+                u32::try_from($count).unwrap_or(u32::MAX)
+            }
+        }
+    };
+}
+pub(crate) use encoding_counter;

@@ -22,11 +22,7 @@ fn main() {
         eprintln!("frozen_writer: the lease is not a number of milliseconds: {lease}");
         std::process::exit(2);
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
+    favur_context_tests::block_on(async {
         let options = SessionOptions::new()
             .owner("frozen")
             .lease(Duration::from_millis(lease));

@@ -40,11 +40,7 @@ fn main() {
         eprintln!("usage: store_fleet_worker <config> <stop file> <lease ms> <max> <session>...");
         std::process::exit(2);
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let code = runtime.block_on(run(&args));
+    let code = favur_context_tests::block_on(run(&args));
     std::process::exit(code);
 }
 

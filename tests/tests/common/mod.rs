@@ -20,7 +20,29 @@ use favur_context::render::validate::{
     validate_responses_strict,
 };
 use favur_context::render::{render_anthropic, render_openai, render_responses};
+use favur_context::store::{CounterChange, LoadError};
 use favur_context::{Entry, EntryId, History, Message, Retention};
+
+/// `h` reopens with its own counter (`id`, named in its document) and the same usage,
+/// and `other` (`other_id`), named explicitly, is refused, not taken as the same counter:
+/// `h`'s document.
+pub fn reopens_with_its_counter(
+    h: &History,
+    id: &str,
+    other: impl TokenCounter + 'static,
+    other_id: &str,
+) -> String {
+    let json = h.to_json();
+    let back = History::from_json(&json).unwrap();
+    assert_eq!(back.counter().id(), id);
+    assert_eq!(back.usage_tokens(), h.usage_tokens());
+    let err = History::from_json_with(&json, other, CounterChange::Refuse).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Counter { recorded, given } if recorded == id && given == other_id),
+        "{err}"
+    );
+    json
+}
 
 /// A summary entry with the next id of `h`, replacing `replaces`.
 pub fn summary(h: &History, replaces: &[EntryId], text: &str) -> Entry {

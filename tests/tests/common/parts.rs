@@ -2,7 +2,7 @@
 //! test's turn reads as one list of parts: `assistant([thinking(..), text(..), call(..)])`.
 
 use favur_context::message::{Arguments, Media, Part, Reasoning, ToolResult};
-use favur_context::{Message, Role, ToolCall};
+use favur_context::{History, Message, Retention, Role, ToolCall};
 
 /// A text part.
 pub fn text(text: impl Into<String>) -> Part {
@@ -51,6 +51,23 @@ pub fn assistant(parts: impl IntoIterator<Item = Part>) -> Message {
 /// A tool message of these parts.
 pub fn tool(parts: impl IntoIterator<Item = Part>) -> Message {
     Message::new(Role::Tool, parts.into_iter().collect())
+}
+
+/// A history of a strict user "go", then an assistant turn (`class`) of reasoning from
+/// Anthropic (signature `SIG-A`) and from OpenAI (encrypted `ENC-O`), and `last`: what
+/// only each provider's own format may carry.
+pub fn after_reasoning_of_both(last: Part, class: Retention) -> History {
+    let mut h = History::new();
+    h.append(Message::user("go").classify(Retention::Strict));
+    h.append(
+        assistant([
+            thinking(Reasoning::anthropic("think", "SIG-A")),
+            thinking(Reasoning::openai("rs_1", ["summary"], Some("ENC-O".into()))),
+            last,
+        ])
+        .classify(class),
+    );
+    h
 }
 
 /// The kind of each part of `m`, in order: `text`, `reasoning`, `call`, `result`,

@@ -1,16 +1,22 @@
 //! Test tools in one line each: `tool!(Name: class, "name", "description", parameters,
-//! |arguments| body)` defines a unit struct and its `#[retention(class)]` impl of
+//! |arguments| body)` (then, optionally, `key: |arguments| key` for the tool's
+//! supersession key) defines a unit struct and its `#[retention(class)]` impl of
 //! [`Tool`](favur_context::tools::Tool) (or, with `async`, of
 //! [`AsyncTool`](favur_context::tools::AsyncTool), the body inside the returned future).
 
 /// Defines a classified test tool (see the module docs).
 #[allow(unused_macros)]
 macro_rules! tool {
-    ($name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:pat_param| $body:expr) => {
+    ($name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:pat_param| $body:expr $(, key: |$key_args:ident| $key:expr)? $(,)?) => {
         $crate::common::tool!(@impl $name, $class, favur_context::tools::Tool, $tool, $description, $parameters, {
             fn call(&self, $args: &serde_json::Value) -> Result<String, String> {
                 $body
             }
+            $(
+                fn key(&self, $key_args: &serde_json::Value) -> Option<String> {
+                    $key
+                }
+            )?
         });
     };
     (async $name:ident: $class:ident, $tool:literal, $description:literal, $parameters:expr, |$args:ident| $body:expr) => {
@@ -20,7 +26,7 @@ macro_rules! tool {
             }
         });
     };
-    (@impl $name:ident, $class:ident, $trait:path, $tool:literal, $description:literal, $parameters:expr, { $call:item }) => {
+    (@impl $name:ident, $class:ident, $trait:path, $tool:literal, $description:literal, $parameters:expr, { $($call:item)* }) => {
         struct $name;
 
         #[favur_context::retention($class)]
@@ -34,7 +40,7 @@ macro_rules! tool {
             fn parameters(&self) -> serde_json::Value {
                 $parameters
             }
-            $call
+            $($call)*
         }
     };
 }

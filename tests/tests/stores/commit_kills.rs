@@ -13,20 +13,11 @@ use std::time::Duration;
 
 use favur_context::store::{PgStore, SessionOptions, StoreError};
 use favur_context::{AsyncStore, fuzzy};
-use favur_context_tests::pg::{Server, with_server};
-use tokio_postgres::{Client, NoTls};
+use favur_context_tests::pg::Server;
 
-use super::agent::block_on;
+use super::postgres::{client, with_pg};
 
 const ROUNDS: usize = 10;
-
-async fn client(server: &Server) -> Client {
-    let (client, connection) = tokio_postgres::connect(&server.config(), NoTls)
-        .await
-        .expect("a connection");
-    tokio::spawn(connection);
-    client
-}
 
 /// How a round's commit is held when the postmaster dies.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,87 +82,84 @@ async fn install_trigger(server: &Server) {
 
 #[test]
 fn postmaster_kills_at_commit_time_retried_through_the_key_lose_nothing_and_duplicate_nothing() {
-    with_server("postgres commit-time kills", |server| {
-        let config = server.config();
+    with_pg("postgres commit-time kills", async |server, config| {
         let options = SessionOptions::new().owner("worker-k");
-        block_on(async {
-            let mut store = PgStore::open_with(&config, "k", &options).await.unwrap();
-            store.append(fuzzy!(user: "task")).await.unwrap();
-            store.close().await.unwrap();
-            install_trigger(server).await;
-            let mut acked = vec!["task".to_owned()];
-            let (mut landed, mut not_landed) = (0, 0);
-            for round in 0..ROUNDS {
-                let hold = if round % 2 == 0 {
-                    Hold::AfterCommitRecord
-                } else {
-                    Hold::BeforeCommitRecord
-                };
-                let mut store = PgStore::open_with(&config, "k", &options).await.unwrap();
-                assert_eq!(
-                    crate::common::texts(store.history()),
-                    acked,
-                    "round {round}"
-                );
-                store.append(fuzzy!(user: "ask {round}")).await.unwrap();
-                acked.push(format!("ask {round}"));
-                hold_commits(server, hold).await;
-
-                let key = format!("reply-{round}");
-                let write = store.append_once(&key, fuzzy!(assistant: "reply {round}"));
-                let kill = async {
-                    tokio::time::sleep(Duration::from_millis(700)).await;
-                    server.kill_postmaster().unwrap();
-                };
-                let (err, ()) = tokio::join!(write, kill);
-                let err = err.unwrap_err();
-                assert!(
-                    matches!(err, StoreError::Uncertain { .. }),
-                    "round {round} ({hold:?}): {err}"
-                );
-                drop(store);
-                restart_unheld(server, hold).await;
-
-                // Reopened by the same owner; looked at; retried through the key.
-                let mut store = PgStore::open_with(&config, "k", &options).await.unwrap();
-                let was_there = store.history().recorded_with_key(&key).is_some();
-                match hold {
-                    Hold::AfterCommitRecord => assert!(was_there, "round {round}: not landed"),
-                    Hold::BeforeCommitRecord => assert!(!was_there, "round {round}: landed"),
-                }
-                if was_there {
-                    landed += 1;
-                } else {
-                    not_landed += 1;
-                }
-                let len = store.history().len();
-                let first = store
-                    .append_once(&key, fuzzy!(assistant: "reply {round}"))
-                    .await
-                    .unwrap();
-                // A retry of a landed write writes nothing; one that did not land, once.
-                assert_eq!(store.history().len(), len + usize::from(!was_there));
-                assert_eq!(
-                    store
-                        .append_once(&key, fuzzy!(assistant: "again"))
-                        .await
-                        .unwrap(),
-                    first
-                );
-                acked.push(format!("reply {round}"));
-                store.close().await.unwrap();
-            }
-            let store = PgStore::open_with(&config, "k", &options).await.unwrap();
-            let texts = crate::common::texts(store.history());
-            store.close().await.unwrap();
-            let duplicated = texts.len().saturating_sub(acked.len());
-            let lost = acked.iter().filter(|t| !texts.contains(t)).count();
-            eprintln!(
-                "commit-time kills: {ROUNDS} postmaster SIGKILLs, {landed} writes had landed, {not_landed} had not, {} acknowledged entries, lost {lost}, duplicated {duplicated}",
-                acked.len()
+        let mut store = PgStore::open_with(config, "k", &options).await.unwrap();
+        store.append(fuzzy!(user: "task")).await.unwrap();
+        store.close().await.unwrap();
+        install_trigger(server).await;
+        let mut acked = vec!["task".to_owned()];
+        let (mut landed, mut not_landed) = (0, 0);
+        for round in 0..ROUNDS {
+            let hold = if round % 2 == 0 {
+                Hold::AfterCommitRecord
+            } else {
+                Hold::BeforeCommitRecord
+            };
+            let mut store = PgStore::open_with(config, "k", &options).await.unwrap();
+            assert_eq!(
+                crate::common::texts(store.history()),
+                acked,
+                "round {round}"
             );
-            assert_eq!(texts, acked, "every write exactly once, in order");
-            assert!(landed >= 1 && not_landed >= 1);
-        });
+            store.append(fuzzy!(user: "ask {round}")).await.unwrap();
+            acked.push(format!("ask {round}"));
+            hold_commits(server, hold).await;
+
+            let key = format!("reply-{round}");
+            let write = store.append_once(&key, fuzzy!(assistant: "reply {round}"));
+            let kill = async {
+                tokio::time::sleep(Duration::from_millis(700)).await;
+                server.kill_postmaster().unwrap();
+            };
+            let (err, ()) = tokio::join!(write, kill);
+            let err = err.unwrap_err();
+            assert!(
+                matches!(err, StoreError::Uncertain { .. }),
+                "round {round} ({hold:?}): {err}"
+            );
+            drop(store);
+            restart_unheld(server, hold).await;
+
+            // Reopened by the same owner; looked at; retried through the key.
+            let mut store = PgStore::open_with(config, "k", &options).await.unwrap();
+            let was_there = store.history().recorded_with_key(&key).is_some();
+            match hold {
+                Hold::AfterCommitRecord => assert!(was_there, "round {round}: not landed"),
+                Hold::BeforeCommitRecord => assert!(!was_there, "round {round}: landed"),
+            }
+            if was_there {
+                landed += 1;
+            } else {
+                not_landed += 1;
+            }
+            let len = store.history().len();
+            let first = store
+                .append_once(&key, fuzzy!(assistant: "reply {round}"))
+                .await
+                .unwrap();
+            // A retry of a landed write writes nothing; one that did not land, once.
+            assert_eq!(store.history().len(), len + usize::from(!was_there));
+            assert_eq!(
+                store
+                    .append_once(&key, fuzzy!(assistant: "again"))
+                    .await
+                    .unwrap(),
+                first
+            );
+            acked.push(format!("reply {round}"));
+            store.close().await.unwrap();
+        }
+        let store = PgStore::open_with(config, "k", &options).await.unwrap();
+        let texts = crate::common::texts(store.history());
+        store.close().await.unwrap();
+        let duplicated = texts.len().saturating_sub(acked.len());
+        let lost = acked.iter().filter(|t| !texts.contains(t)).count();
+        eprintln!(
+            "commit-time kills: {ROUNDS} postmaster SIGKILLs, {landed} writes had landed, {not_landed} had not, {} acknowledged entries, lost {lost}, duplicated {duplicated}",
+            acked.len()
+        );
+        assert_eq!(texts, acked, "every write exactly once, in order");
+        assert!(landed >= 1 && not_landed >= 1);
     });
 }

@@ -13,12 +13,21 @@ use tokio_postgres::{Client, NoTls};
 use super::agent::{agent_loop, assert_refused, assert_same, block_on, damages, three_rows};
 
 /// A plain client of the server, for what the tests do behind the store's back.
-async fn client(server: &Server) -> Client {
+pub(super) async fn client(server: &Server) -> Client {
     let (client, connection) = tokio_postgres::connect(&server.config(), NoTls)
         .await
         .expect("a connection");
     tokio::spawn(connection);
     client
+}
+
+/// Runs `test` in a runtime against a new server (see [`with_server`]), with the server's
+/// config.
+pub(super) fn with_pg(name: &str, test: impl AsyncFnOnce(&mut Server, &str)) {
+    with_server(name, |server| {
+        let config = server.config();
+        block_on(test(server, &config));
+    });
 }
 
 /// The texts of the session's entries, reopened.
@@ -32,243 +41,223 @@ async fn reopened_texts(config: &str, session: &str) -> Vec<String> {
 
 #[test]
 fn the_same_agent_code_gives_the_same_history_on_postgres() {
-    with_server("postgres agent loop", |server| {
-        let config = server.config();
+    with_pg("postgres agent loop", async |_server, config| {
         let dir = tempfile::tempdir().unwrap();
-        block_on(async {
-            let mut memory = History::new();
-            agent_loop(&mut memory, 0, 12).await.unwrap();
-            let mut journal = JournaledHistory::open(dir.path().join("a.jsonl")).unwrap();
-            agent_loop(&mut journal, 0, 12).await.unwrap();
-            let mut pg = PgStore::open(&config, "agent").await.unwrap();
-            agent_loop(&mut pg, 0, 12).await.unwrap();
-            // Recall of evicted originals reads the database, from inside the runtime.
-            assert!(pg.history().entries().len() < pg.history().len());
-            assert_same(pg.history(), &memory, "postgres");
-            assert_same(pg.history(), journal.history(), "postgres and journal");
-            pg.close().await.unwrap();
+        let mut memory = History::new();
+        agent_loop(&mut memory, 0, 12).await.unwrap();
+        let mut journal = JournaledHistory::open(dir.path().join("a.jsonl")).unwrap();
+        agent_loop(&mut journal, 0, 12).await.unwrap();
+        let mut pg = PgStore::open(config, "agent").await.unwrap();
+        agent_loop(&mut pg, 0, 12).await.unwrap();
+        // Recall of evicted originals reads the database, from inside the runtime.
+        assert!(pg.history().entries().len() < pg.history().len());
+        assert_same(pg.history(), &memory, "postgres");
+        assert_same(pg.history(), journal.history(), "postgres and journal");
+        pg.close().await.unwrap();
 
-            let mut pg = PgStore::open(&config, "agent").await.unwrap();
-            assert_same(pg.history(), &memory, "reopened");
-            agent_loop(&mut memory, 12, 3).await.unwrap();
-            agent_loop(&mut pg, 12, 3).await.unwrap();
-            assert_same(pg.history(), &memory, "resumed");
+        let mut pg = PgStore::open(config, "agent").await.unwrap();
+        assert_same(pg.history(), &memory, "reopened");
+        agent_loop(&mut memory, 12, 3).await.unwrap();
+        agent_loop(&mut pg, 12, 3).await.unwrap();
+        assert_same(pg.history(), &memory, "resumed");
 
-            // Interchange: out as a journal, in as another session, the same history.
-            let path = dir.path().join("exported.jsonl");
-            pg.export_journal(std::fs::File::create(&path).unwrap())
-                .await
-                .unwrap();
-            assert_same(
-                JournaledHistory::open(&path).unwrap().history(),
-                &memory,
-                "exported",
-            );
-            let file = std::fs::File::open(&path).unwrap();
-            let back = PgStore::import_journal(&config, "imported", file, &SessionOptions::new())
-                .await
-                .unwrap();
-            assert_same(back.history(), &memory, "imported");
-            pg.close().await.unwrap();
-            back.close().await.unwrap();
-        });
+        // Interchange: out as a journal, in as another session, the same history.
+        let path = dir.path().join("exported.jsonl");
+        pg.export_journal(std::fs::File::create(&path).unwrap())
+            .await
+            .unwrap();
+        assert_same(
+            JournaledHistory::open(&path).unwrap().history(),
+            &memory,
+            "exported",
+        );
+        let file = std::fs::File::open(&path).unwrap();
+        let back = PgStore::import_journal(config, "imported", file, &SessionOptions::new())
+            .await
+            .unwrap();
+        assert_same(back.history(), &memory, "imported");
+        pg.close().await.unwrap();
+        back.close().await.unwrap();
     });
 }
 
 #[test]
 fn one_writer_per_session_and_a_writer_taken_over_never_writes_again() {
-    with_server("postgres claims", |server| {
-        let config = server.config();
-        block_on(async {
-            let mut first = PgStore::open(&config, "s").await.unwrap();
-            first.append(fuzzy!(user: "one")).await.unwrap();
-            let err = PgStore::open(&config, "s").await.unwrap_err();
-            assert!(
-                matches!(&err, StoreError::Claimed { session, owner, .. } if session == "s" && owner == first.claim().owner()),
-                "{err}"
-            );
-            // Another session on the same server is free.
-            PgStore::open(&config, "t")
-                .await
-                .unwrap()
-                .close()
-                .await
-                .unwrap();
-            first.close().await.unwrap();
+    with_pg("postgres claims", async |server, config| {
+        let mut first = PgStore::open(config, "s").await.unwrap();
+        first.append(fuzzy!(user: "one")).await.unwrap();
+        let err = PgStore::open(config, "s").await.unwrap_err();
+        assert!(
+            matches!(&err, StoreError::Claimed { session, owner, .. } if session == "s" && owner == first.claim().owner()),
+            "{err}"
+        );
+        // Another session on the same server is free.
+        PgStore::open(config, "t")
+            .await
+            .unwrap()
+            .close()
+            .await
+            .unwrap();
+        first.close().await.unwrap();
 
-            let expired = SessionOptions::new().lease(Duration::ZERO);
-            let mut old = PgStore::open_with(&config, "s", &expired).await.unwrap();
-            old.append(fuzzy!(user: "two")).await.unwrap();
-            let mut new = PgStore::open(&config, "s").await.unwrap();
-            assert_eq!((old.claim().epoch(), new.claim().epoch()), (2, 3));
-            for attempt in ["three", "four"] {
-                let err = old.append(fuzzy!(user: "{attempt}")).await.unwrap_err();
-                assert!(matches!(err, StoreError::Fenced { epoch: 2, .. }), "{err}");
-            }
-            assert!(old.claim().is_fenced());
-            new.append(fuzzy!(user: "five")).await.unwrap();
-            new.close().await.unwrap();
-            assert_eq!(reopened_texts(&config, "s").await, ["one", "two", "five"]);
-            let c = client(server).await;
-            let stale: i64 = c
-                .query_one(
-                    "SELECT count(*) FROM favur_records r JOIN favur_sessions s USING (session) WHERE r.epoch > s.epoch",
-                    &[],
-                )
-                .await
-                .unwrap()
-                .get(0);
-            assert_eq!(stale, 0);
-        });
+        let expired = SessionOptions::new().lease(Duration::ZERO);
+        let mut old = PgStore::open_with(config, "s", &expired).await.unwrap();
+        old.append(fuzzy!(user: "two")).await.unwrap();
+        let mut new = PgStore::open(config, "s").await.unwrap();
+        assert_eq!((old.claim().epoch(), new.claim().epoch()), (2, 3));
+        for attempt in ["three", "four"] {
+            let err = old.append(fuzzy!(user: "{attempt}")).await.unwrap_err();
+            assert!(matches!(err, StoreError::Fenced { epoch: 2, .. }), "{err}");
+        }
+        assert!(old.claim().is_fenced());
+        new.append(fuzzy!(user: "five")).await.unwrap();
+        new.close().await.unwrap();
+        assert_eq!(reopened_texts(config, "s").await, ["one", "two", "five"]);
+        let c = client(server).await;
+        let stale: i64 = c
+            .query_one(
+                "SELECT count(*) FROM favur_records r JOIN favur_sessions s USING (session) WHERE r.epoch > s.epoch",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(stale, 0);
     });
 }
 
 #[test]
 fn bad_rows_and_a_newer_schema_are_typed_errors() {
-    with_server("postgres bad rows", |server| {
-        let config = server.config();
-        block_on(async {
-            let c = client(server).await;
-            for (i, (sql, expected)) in damages().into_iter().enumerate() {
-                let session = format!("job-{i}");
-                let mut s = PgStore::open(&config, &session).await.unwrap();
-                three_rows(&mut s).await;
-                s.close().await.unwrap();
-                let sql = sql.replace("$S", &session);
-                c.batch_execute(&sql).await.unwrap();
-                let err = PgStore::open(&config, &session).await.unwrap_err();
-                assert_refused(&session, &sql, expected, &err);
-                // Nothing was loaded, and the claim was given back: the same error again.
-                let again = PgStore::open(&config, &session).await.unwrap_err();
-                assert_refused(&session, &sql, expected, &again);
-            }
-        });
+    with_pg("postgres bad rows", async |server, config| {
+        let c = client(server).await;
+        for (i, (sql, expected)) in damages().into_iter().enumerate() {
+            let session = format!("job-{i}");
+            let mut s = PgStore::open(config, &session).await.unwrap();
+            three_rows(&mut s).await;
+            s.close().await.unwrap();
+            let sql = sql.replace("$S", &session);
+            c.batch_execute(&sql).await.unwrap();
+            let err = PgStore::open(config, &session).await.unwrap_err();
+            assert_refused(&session, &sql, expected, &err);
+            // Nothing was loaded, and the claim was given back: the same error again.
+            let again = PgStore::open(config, &session).await.unwrap_err();
+            assert_refused(&session, &sql, expected, &again);
+        }
     });
 }
 
 #[test]
 fn a_server_restart_mid_run_loses_nothing_acknowledged() {
-    with_server("postgres restart", |server| {
-        let config = server.config();
+    with_pg("postgres restart", async |server, config| {
         let options = SessionOptions::new().owner("worker-a");
-        block_on(async {
-            let mut store = PgStore::open_with(&config, "r", &options).await.unwrap();
-            let mut acked = Vec::new();
-            for i in 0..5 {
-                store.append(fuzzy!(user: "m{i}")).await.unwrap();
-                acked.push(format!("m{i}"));
-            }
-            server.stop().unwrap();
-            let err = store.append(fuzzy!(user: "lost")).await.unwrap_err();
-            assert!(
-                matches!(err, StoreError::Database { ref session, .. } if session == "r"),
-                "{err}"
-            );
-            let err = PgStore::open_with(&config, "r", &options)
-                .await
-                .unwrap_err();
-            assert!(matches!(err, StoreError::Database { .. }), "{err}");
-            server.resume().unwrap();
-            // The old connection is gone: still a typed error, never a panic.
-            assert!(store.append(fuzzy!(user: "lost too")).await.is_err());
-            // Reopened by the same owner: the claim is taken back at once, all there.
-            let mut store = PgStore::open_with(&config, "r", &options).await.unwrap();
-            store.append(fuzzy!(user: "after")).await.unwrap();
-            acked.push("after".into());
-            store.close().await.unwrap();
-            assert_eq!(reopened_texts(&config, "r").await, acked);
-        });
+        let mut store = PgStore::open_with(config, "r", &options).await.unwrap();
+        let mut acked = Vec::new();
+        for i in 0..5 {
+            store.append(fuzzy!(user: "m{i}")).await.unwrap();
+            acked.push(format!("m{i}"));
+        }
+        server.stop().unwrap();
+        let err = store.append(fuzzy!(user: "lost")).await.unwrap_err();
+        assert!(
+            matches!(err, StoreError::Database { ref session, .. } if session == "r"),
+            "{err}"
+        );
+        let err = PgStore::open_with(config, "r", &options).await.unwrap_err();
+        assert!(matches!(err, StoreError::Database { .. }), "{err}");
+        server.resume().unwrap();
+        // The old connection is gone: still a typed error, never a panic.
+        assert!(store.append(fuzzy!(user: "lost too")).await.is_err());
+        // Reopened by the same owner: the claim is taken back at once, all there.
+        let mut store = PgStore::open_with(config, "r", &options).await.unwrap();
+        store.append(fuzzy!(user: "after")).await.unwrap();
+        acked.push("after".into());
+        store.close().await.unwrap();
+        assert_eq!(reopened_texts(config, "r").await, acked);
     });
 }
 
 #[test]
 fn a_dropped_connection_and_a_statement_timeout_are_typed_errors_then_recovered() {
-    with_server("postgres connection faults", |server| {
-        let config = server.config();
+    with_pg("postgres connection faults", async |server, config| {
         let options = SessionOptions::new()
             .owner("worker-b")
             .statement_timeout(Duration::from_millis(300));
-        block_on(async {
-            let c = client(server).await;
-            let mut store = PgStore::open_with(&config, "f", &options).await.unwrap();
-            store.append(fuzzy!(user: "m0")).await.unwrap();
+        let c = client(server).await;
+        let mut store = PgStore::open_with(config, "f", &options).await.unwrap();
+        store.append(fuzzy!(user: "m0")).await.unwrap();
 
-            // A statement timeout: another session holds the claim row's lock.
-            c.batch_execute("BEGIN; SELECT * FROM favur_sessions WHERE session = 'f' FOR UPDATE")
-                .await
-                .unwrap();
-            let err = store.append(fuzzy!(user: "timed out")).await.unwrap_err();
-            assert!(matches!(err, StoreError::Database { .. }), "{err}");
-            assert!(err.to_string().contains("statement timeout"), "{err}");
-            c.batch_execute("ROLLBACK").await.unwrap();
-            // Nothing was written, and the store goes on.
-            store.append(fuzzy!(user: "m1")).await.unwrap();
-
-            // A dropped connection: the server terminates the store's backend.
-            c.batch_execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'",
-            )
+        // A statement timeout: another session holds the claim row's lock.
+        c.batch_execute("BEGIN; SELECT * FROM favur_sessions WHERE session = 'f' FOR UPDATE")
             .await
             .unwrap();
-            let err = store.append(fuzzy!(user: "dropped")).await.unwrap_err();
-            assert!(matches!(err, StoreError::Database { .. }), "{err}");
-            let mut store = PgStore::open_with(&config, "f", &options).await.unwrap();
-            store.append(fuzzy!(user: "m2")).await.unwrap();
-            store.close().await.unwrap();
-            assert_eq!(reopened_texts(&config, "f").await, ["m0", "m1", "m2"]);
-        });
+        let err = store.append(fuzzy!(user: "timed out")).await.unwrap_err();
+        assert!(matches!(err, StoreError::Database { .. }), "{err}");
+        assert!(err.to_string().contains("statement timeout"), "{err}");
+        c.batch_execute("ROLLBACK").await.unwrap();
+        // Nothing was written, and the store goes on.
+        store.append(fuzzy!(user: "m1")).await.unwrap();
+
+        // A dropped connection: the server terminates the store's backend.
+        c.batch_execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'",
+        )
+        .await
+        .unwrap();
+        let err = store.append(fuzzy!(user: "dropped")).await.unwrap_err();
+        assert!(matches!(err, StoreError::Database { .. }), "{err}");
+        let mut store = PgStore::open_with(config, "f", &options).await.unwrap();
+        store.append(fuzzy!(user: "m2")).await.unwrap();
+        store.close().await.unwrap();
+        assert_eq!(reopened_texts(config, "f").await, ["m0", "m1", "m2"]);
     });
 }
 
 #[test]
 fn a_commit_lost_midway_says_the_write_may_have_landed() {
-    with_server("postgres commit outcome unknown", |server| {
-        let config = server.config();
+    with_pg("postgres commit outcome unknown", async |server, config| {
         let options = SessionOptions::new().owner("worker-u");
-        block_on(async {
-            let c = client(server).await;
-            let mut store = PgStore::open_with(&config, "u", &options).await.unwrap();
-            store.append(fuzzy!(user: "m0")).await.unwrap();
-            // A deferred trigger makes COMMIT itself take 3 s; the server drops the
-            // store's connection 1 s into it.
+        let c = client(server).await;
+        let mut store = PgStore::open_with(config, "u", &options).await.unwrap();
+        store.append(fuzzy!(user: "m0")).await.unwrap();
+        // A deferred trigger makes COMMIT itself take 3 s; the server drops the
+        // store's connection 1 s into it.
+        c.batch_execute(
+            "CREATE FUNCTION favur_slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+               $$ BEGIN PERFORM pg_sleep(3); RETURN NULL; END $$;
+             CREATE CONSTRAINT TRIGGER favur_slow AFTER INSERT ON favur_records
+               DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION favur_slow_commit();",
+        )
+        .await
+        .unwrap();
+        let killer = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
             c.batch_execute(
-                "CREATE FUNCTION favur_slow_commit() RETURNS trigger LANGUAGE plpgsql AS
-                   $$ BEGIN PERFORM pg_sleep(3); RETURN NULL; END $$;
-                 CREATE CONSTRAINT TRIGGER favur_slow AFTER INSERT ON favur_records
-                   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION favur_slow_commit();",
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND query LIKE 'COMMIT%'",
             )
             .await
             .unwrap();
-            let killer = tokio::spawn(async move {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                c.batch_execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND query LIKE 'COMMIT%'",
-                )
-                .await
-                .unwrap();
-                c
-            });
-            let err = store.append(fuzzy!(user: "in doubt")).await.unwrap_err();
-            let c = killer.await.unwrap();
-            assert!(matches!(err, StoreError::Uncertain { .. }), "{err:?}");
-            assert!(err.to_string().contains("may have landed"), "{err}");
-            assert!(err.to_string().contains("session `u`"), "{err}");
-            // The store takes no more writes until it is reopened.
-            let err = store.append(fuzzy!(user: "after")).await.unwrap_err();
-            assert!(matches!(err, StoreError::Poisoned { .. }), "{err}");
-            drop(store);
-            c.batch_execute("DROP TRIGGER favur_slow ON favur_records")
-                .await
-                .unwrap();
-            // Reopened by the same owner (no wait for its own lease) and looked at: here
-            // the commit did not land.
-            let reopen = options
-                .clone()
-                .history(OpenOptions::new().keep_originals(true));
-            let store = PgStore::open_with(&config, "u", &reopen).await.unwrap();
-            assert_eq!(crate::common::texts(store.history()), ["m0"]);
-            store.close().await.unwrap();
+            c
         });
+        let err = store.append(fuzzy!(user: "in doubt")).await.unwrap_err();
+        let c = killer.await.unwrap();
+        assert!(matches!(err, StoreError::Uncertain { .. }), "{err:?}");
+        assert!(err.to_string().contains("may have landed"), "{err}");
+        assert!(err.to_string().contains("session `u`"), "{err}");
+        // The store takes no more writes until it is reopened.
+        let err = store.append(fuzzy!(user: "after")).await.unwrap_err();
+        assert!(matches!(err, StoreError::Poisoned { .. }), "{err}");
+        drop(store);
+        c.batch_execute("DROP TRIGGER favur_slow ON favur_records")
+            .await
+            .unwrap();
+        // Reopened by the same owner (no wait for its own lease) and looked at: here
+        // the commit did not land.
+        let reopen = options
+            .clone()
+            .history(OpenOptions::new().keep_originals(true));
+        let store = PgStore::open_with(config, "u", &reopen).await.unwrap();
+        assert_eq!(crate::common::texts(store.history()), ["m0"]);
+        store.close().await.unwrap();
     });
 }
 

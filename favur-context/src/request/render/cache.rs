@@ -119,8 +119,11 @@ impl<O: Default, M: Copy> State<O, M> {
     ///
     /// A point where calls were left open is kept only while no item after it could
     /// answer one: in a view that only grew, none of the new items is a result for one
-    /// of them; after a compaction, never.
-    fn start(&mut self, key: Key, history: &History) -> Option<Resume<M>> {
+    /// of them; after a compaction, never. The view's summary blocks are brought up to
+    /// date first.
+    fn start(&mut self, history: &History, summaries: &mut SummaryBlocks) -> Option<Resume<M>> {
+        summaries.update(history);
+        let key = Key::of(history);
         let view = history.view().items();
         let same = self
             .key
@@ -286,9 +289,8 @@ impl Renderer {
     /// assert_eq!(r.openai(&h)[2]["content"], "step 2");
     /// ```
     pub fn openai(&mut self, history: &History) -> &Value {
-        self.summaries.update(history);
         let state = &mut self.openai;
-        let resume = state.start(Key::of(history), history);
+        let resume = state.start(history, &mut self.summaries);
         let (output, spare) = &mut state.output;
         let mut messages = match std::mem::take(output) {
             Value::Array(messages) => messages,
@@ -338,9 +340,8 @@ impl Renderer {
     /// assert_eq!(r.anthropic(&h).messages.len(), 3);
     /// ```
     pub fn anthropic(&mut self, history: &History) -> &AnthropicRequest {
-        self.summaries.update(history);
         let state = &mut self.anthropic;
-        let resume = state.start(Key::of(history), history);
+        let resume = state.start(history, &mut self.summaries);
         let (request, turns) = &mut state.output;
         turns.messages = std::mem::take(&mut request.messages);
         // The last turn at a mark may still grow: the turns before it are as they were.
@@ -392,9 +393,8 @@ impl Renderer {
     /// assert_eq!(r.responses(&h)["input"][1]["role"], "assistant");
     /// ```
     pub fn responses(&mut self, history: &History) -> &Value {
-        self.summaries.update(history);
         let state = &mut self.responses;
-        let resume = state.start(Key::of(history), history);
+        let resume = state.start(history, &mut self.summaries);
         let (body, items) = &mut state.output;
         items.input = match body.get_mut("input") {
             Some(Value::Array(input)) => std::mem::take(input),
