@@ -19,7 +19,31 @@ use crate::model::entry::EntryId;
 use crate::store_trait::{AsyncStore, SCHEMA_VERSION};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = migrations!(integer = "BIGINT", time = "TIMESTAMPTZ");
+const MIGRATIONS: &[&str] = &[
+    "
+CREATE TABLE favur_sessions (
+    session        TEXT PRIMARY KEY,
+    framing_tokens INTEGER NOT NULL,
+    counter        TEXT NOT NULL,
+    epoch          BIGINT NOT NULL,
+    owner          TEXT,
+    lease_until    TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE favur_records (
+    session  TEXT NOT NULL REFERENCES favur_sessions (session),
+    seq      BIGINT NOT NULL,
+    first_id BIGINT NOT NULL,
+    ids      BIGINT NOT NULL,
+    epoch    BIGINT NOT NULL,
+    body     TEXT NOT NULL,
+    PRIMARY KEY (session, seq)
+);
+CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
+",
+    "
+ALTER TABLE favur_records ADD COLUMN mac TEXT;
+",
+];
 
 /// Rows read per query when replaying a session (memory stays bounded while opening).
 const PAGE: i64 = 2_000;

@@ -21,7 +21,31 @@ use crate::model::entry::EntryId;
 use crate::store_trait::{SCHEMA_VERSION, Store};
 
 /// The schema, one script per version: `MIGRATIONS[v]` takes version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = migrations!(integer = "INTEGER", time = "INTEGER");
+const MIGRATIONS: &[&str] = &[
+    "
+CREATE TABLE favur_sessions (
+    session        TEXT PRIMARY KEY,
+    framing_tokens INTEGER NOT NULL,
+    counter        TEXT NOT NULL,
+    epoch          INTEGER NOT NULL,
+    owner          TEXT,
+    lease_until    INTEGER NOT NULL
+);
+CREATE TABLE favur_records (
+    session  TEXT NOT NULL REFERENCES favur_sessions (session),
+    seq      INTEGER NOT NULL,
+    first_id INTEGER NOT NULL,
+    ids      INTEGER NOT NULL,
+    epoch    INTEGER NOT NULL,
+    body     TEXT NOT NULL,
+    PRIMARY KEY (session, seq)
+);
+CREATE INDEX favur_records_by_id ON favur_records (session, first_id);
+",
+    "
+ALTER TABLE favur_records ADD COLUMN mac TEXT;
+",
+];
 
 /// A session of a SQLite database: a [`Store`] whose every append and compaction is one
 /// row (the journal's record encoding), committed before it is acknowledged; opening the
