@@ -258,6 +258,50 @@ fn strict_summaries_grow_into_the_room_the_reach_leaves_and_reach_no_further() {
 }
 
 #[test]
+fn only_summaries_of_strict_material_grow() {
+    use favur_context::Retention;
+    use favur_context::compact::{Action, Tier};
+    // One tier that summarizes every class; strict views, then (after a pin that closes
+    // the run) fuzzy ones: one strict run and one fuzzy run, oldest first.
+    let mut h = History::new();
+    h.pin(strict!(user: "the task"));
+    for i in 0..6 {
+        let lines: String = (0..180)
+            .map(|k| format!("    value_{i}_{k} = compute(alpha, beta)\n"))
+            .collect();
+        h.append(strict!(user: "strict view {i}:\n{lines}"));
+    }
+    h.pin(strict!(user: "a standing instruction"));
+    for i in 0..6 {
+        let lines = format!("line{i} of the fuzzy file\n").repeat(250);
+        h.append(fuzzy!(user: "fuzzy view {i}:\n{lines}"));
+    }
+    h.append(fuzzy!(assistant: "read them all"));
+    let all = Action::Summarize;
+    let policy = Policy::builder()
+        .tiers([Tier::new(0.05, all, all, all)])
+        .limit(0.5)
+        .build()
+        .unwrap();
+    let plan = Plan::new(&h, &policy, NonZeroU8::MIN);
+    let per_entry = |class: Retention| -> Vec<u32> {
+        plan.runs()
+            .iter()
+            .filter(|r| r.retention == class)
+            .map(|r| r.budget_tokens / r.members.len() as u32)
+            .collect()
+    };
+    let (fuzzy, strict) = (per_entry(Retention::Fuzzy), per_entry(Retention::Strict));
+    assert_eq!(fuzzy.len(), 1, "{:?}", plan.runs());
+    assert_eq!(strict.len(), 1, "{:?}", plan.runs());
+    assert_eq!(fuzzy[0], policy.summary_tokens_per_entry());
+    assert!(
+        strict[0] > policy.summary_tokens_per_entry(),
+        "strict {strict:?}"
+    );
+}
+
+#[test]
 fn a_strict_budget_below_the_per_entry_budget_is_refused() {
     let err = Policy::builder()
         .summary_tokens_per_entry(300)

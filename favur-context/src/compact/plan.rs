@@ -161,13 +161,23 @@ fn summary_budget(member_tokens: u32, members: usize, per_entry: u32, policy: &P
 /// strict material can grow (nine tenths of it must still be freed): see [`grown`].
 const GROWTH_FLOOR: (u64, u64) = (9, 10);
 
-/// The plan of `fates` (the tier's reach, chosen with summaries at the policy's tokens
-/// per entry) with its summaries of strict material given the most tokens per entry, up
-/// to the policy's [`strict_summary_tokens_per_entry`](Policy::strict_summary_tokens_per_entry),
-/// that still frees nine tenths of `need` and the policy's `min_reclaim`. Strict means the
+/// `settled`, the plan of `fates` (the tier's reach, chosen with summaries at the
+/// policy's tokens per entry), with its summaries of strict material given the most
+/// tokens per entry, up to the policy's
+/// [`strict_summary_tokens_per_entry`](Policy::strict_summary_tokens_per_entry), that
+/// still frees nine tenths of `need` and the policy's `min_reclaim`. Strict means the
 /// exact text will matter: the room the reach leaves goes to more of its exact lines,
-/// never to a reach further into newer material. None if no larger budget frees enough.
-fn grown(p: &phases::Planner<'_>, fates: &[phases::Fate], need: u64) -> Option<Settled> {
+/// never to a reach further into newer material. A plan with no strict summary, or no
+/// room, is returned as it is, with no re-planning.
+fn grown(p: &phases::Planner<'_>, fates: &[phases::Fate], need: u64, settled: Settled) -> Settled {
+    let (mut lo, mut hi) = (
+        p.strict_per_entry,
+        p.policy.strict_summary_tokens_per_entry(),
+    );
+    let strict = |s: &Settled| s.runs.runs.iter().any(|r| r.retention == Retention::Strict);
+    if hi <= lo || !strict(&settled) {
+        return settled;
+    }
     let floor =
         (need.saturating_mul(GROWTH_FLOOR.0) / GROWTH_FLOOR.1).max(p.policy.min_reclaim_tokens());
     let at = |strict_per_entry: u32| {
@@ -177,18 +187,11 @@ fn grown(p: &phases::Planner<'_>, fates: &[phases::Fate], need: u64) -> Option<S
         };
         settle(&q, fates.to_vec()).filter(|s| s.reclaim() >= floor)
     };
-    let (mut lo, mut hi) = (
-        p.strict_per_entry,
-        p.policy.strict_summary_tokens_per_entry(),
-    );
-    if hi <= lo {
-        return None;
-    }
     if let Some(s) = at(hi) {
-        return Some(s);
+        return s;
     }
     // The largest budget that frees enough, to within a sixteenth of the range.
-    let mut best = None;
+    let mut best = settled;
     for _ in 0..4 {
         let mid = lo + (hi - lo) / 2;
         if mid <= lo {
@@ -197,7 +200,7 @@ fn grown(p: &phases::Planner<'_>, fates: &[phases::Fate], need: u64) -> Option<S
         match at(mid) {
             Some(s) => {
                 lo = mid;
-                best = Some(s);
+                best = s;
             }
             None => hi = mid,
         }
@@ -222,7 +225,8 @@ fn reached(
         settle(p, reach::limited(&base, order, k)).map_or(0, |s| s.reclaim())
     });
     let fates = reach::limited(&base, order, k);
-    grown(p, &fates, need).or_else(|| settle(p, fates))
+    let settled = settle(p, fates.clone())?;
+    Some(grown(p, &fates, need, settled))
 }
 
 impl Plan {
