@@ -44,6 +44,13 @@ impl Summarizer for Builtin {
     fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
         self.0.summarize(request)
     }
+
+    fn summarize_runs(
+        &self,
+        requests: &[SummaryRequest<'_>],
+    ) -> Vec<Result<String, SummarizeError>> {
+        self.0.summarize_runs(requests)
+    }
 }
 
 impl AsyncSummarizer for Builtin {

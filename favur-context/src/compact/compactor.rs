@@ -387,11 +387,10 @@ impl<S: Summarizer> Compactor<S> {
         if plan.is_empty() {
             return Ok(None);
         }
-        let outcomes: Vec<_> = {
+        let outcomes = {
             let inputs = run_inputs(store.history(), &plan);
-            summary_requests(&plan, &inputs)
-                .map(|request| self.summarizer.summarize(&request))
-                .collect()
+            let requests: Vec<_> = summary_requests(&plan, &inputs).collect();
+            self.summarizer.summarize_runs(&requests)
         };
         committed(self.commit(store, plan, outcomes))
     }

@@ -92,7 +92,9 @@ impl SummarizeError {
     }
 }
 
-/// Writes the text of one summary, synchronously. Called once per run, never per entry.
+/// Writes the text of one summary, synchronously. Called once per run, never per entry:
+/// the engine hands every run of a compaction to [`summarize_runs`](Self::summarize_runs)
+/// at once, which calls [`summarize`](Self::summarize) on each unless overridden.
 ///
 /// The engine adds a header naming the ids the summary replaces, so the text need only
 /// hold the gist. An empty text counts as a failure.
@@ -105,10 +107,30 @@ impl SummarizeError {
 ///         Ok(format!("{} entries", r.entries.len()))
 ///     }
 /// }
+/// let mut h = favur_context::History::new();
+/// let id = h.append(favur_context::forgettable!(user: "a listing"));
+/// let entry = h.recall(id).unwrap();
+/// let entries = [&*entry];
+/// let request = SummaryRequest { summary: favur_context::EntryId(1), tier: std::num::NonZeroU8::MIN, retention: favur_context::Retention::Forgettable, budget_tokens: 50, entries: &entries, context: &[], later: &[] };
+/// let texts = Count.summarize_runs(&[request]);
+/// assert_eq!(texts.len(), 1);
+/// assert_eq!(texts[0].as_deref().unwrap(), "1 entries");
 /// ```
 pub trait Summarizer {
     /// The summary text of `request.entries`, within about `request.budget_tokens`.
     fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError>;
+
+    /// The summary texts of the runs of one compaction, one per request, in order. By
+    /// default [`summarize`](Self::summarize) on each; override it to read what the runs
+    /// share once (the [`BuiltinSummarizer`] reads the agent's later turns once). Each
+    /// text must be what `summarize` would give for its request: a summarizer may be
+    /// called either way (the asynchronous path and the fallback call `summarize`).
+    fn summarize_runs(
+        &self,
+        requests: &[SummaryRequest<'_>],
+    ) -> Vec<Result<String, SummarizeError>> {
+        requests.iter().map(|r| self.summarize(r)).collect()
+    }
 }
 
 /// Writes the text of one summary, asynchronously (an LLM call). Use it with

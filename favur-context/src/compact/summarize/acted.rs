@@ -7,8 +7,9 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::model::entry::Entry;
-use crate::model::message::{Arguments, Part, Role};
+mod log;
+
+pub(crate) use log::TypedLog;
 
 /// At most this many bytes of one later entry are read (a long heredoc is read up to it).
 const MAX_TYPED_BYTES: usize = 16 * 1024;
@@ -33,15 +34,20 @@ const COMMON: [&str; 60] = [
 /// value is more recent, and a line is acted on only by a turn recorded after it).
 pub(crate) type Recency = u64;
 
-/// What the agent typed after a run was observed, read once per summary.
-#[derive(Debug, Default)]
-pub(crate) struct Typed<'a> {
-    /// Identifiers, each with the most recent turn that typed it.
-    words: HashMap<&'a str, Recency>,
-    /// Lines of code (trimmed), each with the most recent turn that typed it.
-    lines: HashMap<&'a str, Recency>,
-    /// Quoted strings, most recent last, with their searchers.
+/// What the turns of one run typed (the run's own turns and those after it), read from
+/// the [`TypedLog`] of the turns of every run of a compaction: each thing typed with
+/// its most recent turn among the run's turns.
+#[derive(Debug)]
+pub(crate) struct Typed<'l, 'a> {
+    log: &'l TypedLog<'a>,
+    /// The ids of the run's entries, context and later turns, sorted: the turns that
+    /// count for it.
+    turns: Vec<Recency>,
+    /// Quoted strings the run's turns typed, the most recent [`MAX_QUOTED`], each with
+    /// its latest turn and its searcher.
     quoted: Vec<(memchr::memmem::Finder<'a>, Recency)>,
+    /// Whether the run's turns typed nothing.
+    empty: bool,
 }
 
 /// Why a line counts as acted on, as [`Typed::line`] reads it.
@@ -53,146 +59,51 @@ pub(crate) struct Acted {
     pub(crate) strength: u16,
 }
 
-impl<'a> Typed<'a> {
-    /// What the assistant turns among `turns` typed (their text and tool-call
-    /// arguments), each by its id: the turns of a run and those after it.
-    pub(crate) fn new(turns: &[&'a Entry]) -> Self {
-        let mut typed = Typed {
-            words: HashMap::with_capacity(256),
-            lines: HashMap::with_capacity(64),
-            quoted: Vec::new(),
-        };
-        let mut quoted: Vec<(&'a str, Recency)> = Vec::new();
-        let mut turns: Vec<&'a Entry> = turns
-            .iter()
-            .copied()
-            .filter(|e| e.message().role == Role::Assistant && !e.kind().is_summary())
-            .collect();
-        // The earliest first, so each thing typed keeps its latest turn.
-        turns.sort_unstable_by_key(|e| e.id());
-        turns.dedup_by_key(|e| e.id());
-        for e in turns {
-            let m = e.message();
-            let turn = e.id().0;
-            let mut budget = MAX_TYPED_BYTES;
-            for part in &m.parts {
-                match part {
-                    Part::Text(t) => typed.read_text(t, turn, &mut budget, &mut quoted),
-                    Part::ToolCall(c) => match &c.arguments {
-                        Arguments::Json(v) => {
-                            typed.read_json(v, turn, &mut budget, &mut quoted);
-                        }
-                        Arguments::Invalid(raw) => {
-                            typed.read_code(raw, turn, &mut budget, &mut quoted);
-                        }
-                    },
-                    _ => {}
-                }
-            }
-        }
-        // The most recent quoted strings, each once (its latest turn).
-        quoted.reverse();
+impl<'l, 'a> Typed<'l, 'a> {
+    /// What the turns among `turns` (the ids of a run's entries, context and later
+    /// turns) typed, as `log` holds it.
+    pub(crate) fn of(log: &'l TypedLog<'a>, mut turns: Vec<Recency>) -> Self {
+        turns.sort_unstable();
+        turns.dedup();
+        let member = |r: &Recency| turns.binary_search(r).is_ok();
+        let empty = !log.typed_turns.iter().any(member);
+        // The most recent quoted strings, each once (its latest turn among the run's).
         let mut seen = foldhash::HashSet::default();
-        quoted.retain(|(q, _)| seen.insert(*q));
-        quoted.truncate(MAX_QUOTED);
-        typed.quoted = quoted
-            .into_iter()
-            .map(|(q, r)| (memchr::memmem::Finder::new(q.as_bytes()), r))
+        let quoted = log
+            .quoted
+            .iter()
+            .rev()
+            .filter(|(q, r)| member(r) && seen.insert(*q))
+            .take(MAX_QUOTED)
+            .map(|(q, r)| (memchr::memmem::Finder::new(q.as_bytes()), *r))
             .collect();
-        typed
+        Typed {
+            log,
+            turns,
+            quoted,
+            empty,
+        }
+    }
+
+    /// Whether the turn `r` counts for this run.
+    fn member(&self, r: Recency) -> bool {
+        self.turns.binary_search(&r).is_ok()
+    }
+
+    /// The latest of `typed_by` (ascending turn ids) that counts for this run and came
+    /// after `seen`.
+    fn latest(&self, typed_by: Option<&Vec<Recency>>, seen: Recency) -> Option<Recency> {
+        typed_by?
+            .iter()
+            .rev()
+            .take_while(|&&r| r > seen)
+            .copied()
+            .find(|&r| self.member(r))
     }
 
     /// Whether nothing was typed.
     pub(crate) fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.lines.is_empty() && self.quoted.is_empty()
-    }
-
-    /// Every string value of a tool call's arguments, read as code.
-    fn read_json(
-        &mut self,
-        v: &'a serde_json::Value,
-        turn: Recency,
-        budget: &mut usize,
-        quoted: &mut Vec<(&'a str, Recency)>,
-    ) {
-        match v {
-            serde_json::Value::String(s) => self.read_code(s, turn, budget, quoted),
-            serde_json::Value::Array(a) => {
-                for x in a {
-                    self.read_json(x, turn, budget, quoted);
-                }
-            }
-            serde_json::Value::Object(o) => {
-                for x in o.values() {
-                    self.read_json(x, turn, budget, quoted);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// A text the agent wrote: fenced blocks and `inline code` are code, the rest prose
-    /// (only its marked names count: `snake_case`, `CamelCase`, dotted names, paths).
-    fn read_text(
-        &mut self,
-        text: &'a str,
-        turn: Recency,
-        budget: &mut usize,
-        quoted: &mut Vec<(&'a str, Recency)>,
-    ) {
-        let mut in_fence = false;
-        for line in super::text::text_lines(text) {
-            if super::text::trim_start(line).starts_with("```") {
-                in_fence = !in_fence;
-                continue;
-            }
-            if in_fence {
-                self.read_code(line, turn, budget, quoted);
-                continue;
-            }
-            // Inline code: the odd pieces between backticks.
-            for (k, piece) in line.split('`').enumerate() {
-                if k % 2 == 1 {
-                    self.read_code(piece, turn, budget, quoted);
-                } else {
-                    for name in super::name_scan::names(piece) {
-                        self.add_words(name, turn, true);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Code the agent typed: its lines, quoted strings and identifiers.
-    fn read_code(
-        &mut self,
-        code: &'a str,
-        turn: Recency,
-        budget: &mut usize,
-        quoted: &mut Vec<(&'a str, Recency)>,
-    ) {
-        for line in super::text::text_lines(code) {
-            if *budget < line.len() {
-                return;
-            }
-            *budget -= line.len();
-            let t = super::text::trim(line);
-            if t.len() >= MIN_TYPED_LINE {
-                self.lines.insert(t, turn);
-            }
-            quoted.extend(quoted_strings(t).map(|q| (q, turn)));
-            self.add_words(t, turn, false);
-        }
-    }
-
-    /// The [`code_words`] of `text` (at least three bytes, not [`COMMON`]); only the
-    /// [`is_distinct`] ones if `distinct_only` (prose names few things by a common word).
-    fn add_words(&mut self, text: &'a str, turn: Recency, distinct_only: bool) {
-        for w in code_words(text) {
-            if !COMMON.contains(&w) && (!distinct_only || is_distinct(w)) {
-                self.words.insert(w, turn);
-            }
-        }
+        self.empty
     }
 
     /// Whether the agent acted on `line` (of an entry recorded at `seen`) since: the
@@ -214,7 +125,7 @@ impl<'a> Typed<'a> {
         let raise = |r: Recency, best: &mut Option<Recency>| {
             *best = Some(best.map_or(r, |b| b.max(r)));
         };
-        if let Some(&r) = self.lines.get(t).filter(|&&r| r > seen) {
+        if let Some(r) = self.latest(self.log.lines.get(t), seen) {
             raise(r, &mut best);
             strength += 4;
             exact = true;
@@ -231,7 +142,7 @@ impl<'a> Typed<'a> {
             if matched.contains(&w) || common(w) {
                 continue;
             }
-            if let Some(&r) = self.words.get(w).filter(|&&r| r > seen) {
+            if let Some(r) = self.latest(self.log.words.get(w), seen) {
                 matched.push(w);
                 raise(r, &mut best);
                 strength += 1;
@@ -254,10 +165,15 @@ impl<'a> Typed<'a> {
 
     /// The typed identifiers `line` holds (each once), to count how many lines of an
     /// entry each points at.
-    pub(crate) fn typed_words<'l>(&self, line: &'l str, out: &mut Vec<&'l str>) {
+    pub(crate) fn typed_words<'w>(&self, line: &'w str, out: &mut Vec<&'w str>) {
         out.clear();
         for w in code_words(line) {
-            if self.words.contains_key(w) && !out.contains(&w) {
+            let typed = self
+                .log
+                .words
+                .get(w)
+                .is_some_and(|by| by.iter().rev().any(|&r| self.member(r)));
+            if typed && !out.contains(&w) {
                 out.push(w);
             }
         }
@@ -366,7 +282,7 @@ pub(crate) struct Frequent<'l> {
 
 impl<'l> Frequent<'l> {
     /// Counts, for each typed word, the lines of `lines` that hold it.
-    pub(crate) fn of(typed: &Typed<'_>, lines: &[&'l str]) -> Self {
+    pub(crate) fn of(typed: &Typed<'_, '_>, lines: &[&'l str]) -> Self {
         let mut counts: HashMap<&'l str, u32> = HashMap::new();
         let mut words = Vec::new();
         for line in lines {
@@ -391,12 +307,12 @@ mod tests {
     use crate::{History, fuzzy, strict};
 
     /// Runs `check` on what `turn` (an assistant turn after an output) typed.
-    fn after_turn(turn: &str, check: impl FnOnce(&Typed<'_>)) {
+    fn after_turn(turn: &str, check: impl FnOnce(&Typed<'_, '_>)) {
         let mut h = History::new();
         h.append(fuzzy!(user: "the output the turns act on"));
         let a = h.append(fuzzy!(assistant: turn));
-        let later = [h.entry(a).unwrap()];
-        check(&Typed::new(&later));
+        let log = TypedLog::new([h.entry(a).unwrap()]);
+        check(&Typed::of(&log, vec![a.0]));
     }
 
     #[test]
@@ -425,8 +341,8 @@ mod tests {
     fn a_turn_recorded_before_a_line_does_not_act_on_it() {
         let mut h = History::new();
         let a = h.append(fuzzy!(assistant: "I will read `compute_total` next."));
-        let later = [h.entry(a).unwrap()];
-        let typed = Typed::new(&later);
+        let log = TypedLog::new([h.entry(a).unwrap()]);
+        let typed = Typed::of(&log, vec![a.0]);
         let none = |_: &str| false;
         let line = "    total = compute_total(items)";
         // A line of an entry recorded after the turn is not acted on by it.
@@ -440,8 +356,8 @@ mod tests {
         h.append(fuzzy!(user: "the output the turns act on"));
         let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "grep -n \"connection refused\" log.txt"})));
         let b = h.append(strict!(tool_call: "c2", "bash", serde_json::json!({"command": "cat <<'EOF' > x.py\n        result = compute(alpha, beta)\nEOF"})));
-        let later = [h.entry(a).unwrap(), h.entry(b).unwrap()];
-        let typed = Typed::new(&later);
+        let log = TypedLog::new([h.entry(a).unwrap(), h.entry(b).unwrap()]);
+        let typed = Typed::of(&log, vec![a.0, b.0]);
         let none = |_: &str| false;
         let q = typed
             .line("ERROR: connection refused by peer", 0, &none)

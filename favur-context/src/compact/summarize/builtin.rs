@@ -1,6 +1,6 @@
 //! The built-in summarizer: deterministic, no model, no network.
 
-use super::acted::Typed;
+use super::acted::{Typed, TypedLog};
 use super::budget::{self, Cap, FIRST_PASS_ACTED, Picks, cost, first_pass_cap};
 use super::entry::{self, Digest, Reading};
 use super::item::Item;
@@ -94,13 +94,30 @@ impl Default for BuiltinSummarizer {
 
 impl Summarizer for BuiltinSummarizer {
     fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
-        Ok(self.summarize_run(
-            request.entries,
-            request.context,
-            request.later,
-            request.budget_tokens,
-        ))
+        let log = TypedLog::new(turns_of(request));
+        Ok(self.summarize_run(request, &log))
     }
+
+    /// Reads what the agent typed in the turns of every run once, not once per run (the
+    /// runs of a compaction share most of their later turns); each summary is the one
+    /// [`summarize`](Summarizer::summarize) gives alone.
+    fn summarize_runs(
+        &self,
+        requests: &[SummaryRequest<'_>],
+    ) -> Vec<Result<String, SummarizeError>> {
+        let log = TypedLog::new(requests.iter().flat_map(turns_of));
+        requests
+            .iter()
+            .map(|r| Ok(self.summarize_run(r, &log)))
+            .collect()
+    }
+}
+
+/// The entries a request's summary reads what the agent typed from: its run's, the
+/// turns that opened them, and the turns after it.
+fn turns_of<'a>(request: &SummaryRequest<'a>) -> impl Iterator<Item = &'a Entry> {
+    let (entries, context, later) = (request.entries, request.context, request.later);
+    entries.iter().chain(context).chain(later).copied()
 }
 
 /// The most tokens the hot regions of one entry take of a summary's `budget`.
@@ -125,30 +142,53 @@ impl BuiltinSummarizer {
     /// assert!(text.contains("src/lib.rs src/parse.rs Cargo.toml"), "{text}");
     /// ```
     pub fn summarize_entries(&self, entries: &[&Entry], budget_tokens: u32) -> String {
-        self.summarize_run(entries, &[], &[], budget_tokens)
+        let log = TypedLog::new(entries.iter().copied());
+        let typed = Typed::of(&log, entries.iter().map(|e| e.id().0).collect());
+        self.summarize_reading(entries, &[], &typed, budget_tokens)
     }
 
-    fn summarize_run(
+    /// The summary of `request`'s run, reading what its turns typed from `log` (which
+    /// holds at least them).
+    fn summarize_run<'a>(&self, request: &SummaryRequest<'a>, log: &TypedLog<'a>) -> String {
+        // What the agent typed: in the turns of the run and after it (a line is acted on
+        // by a turn recorded after its entry).
+        let typed = Typed::of(log, turns_of(request).map(|e| e.id().0).collect());
+        self.summarize_reading(
+            request.entries,
+            request.context,
+            &typed,
+            request.budget_tokens,
+        )
+    }
+
+    /// The summary of `entries` as a request with this `context` and these `later`
+    /// turns gives it (for tests that build no request).
+    #[cfg(test)]
+    fn summarize_parts<'a>(
         &self,
-        entries: &[&Entry],
-        context: &[&Entry],
-        later: &[&Entry],
+        entries: &[&'a Entry],
+        context: &[&'a Entry],
+        later: &[&'a Entry],
+        budget_tokens: u32,
+    ) -> String {
+        let turns = || entries.iter().chain(context).chain(later).copied();
+        let log = TypedLog::new(turns());
+        let typed = Typed::of(&log, turns().map(|e| e.id().0).collect());
+        self.summarize_reading(entries, context, &typed, budget_tokens)
+    }
+
+    fn summarize_reading<'a>(
+        &self,
+        entries: &[&'a Entry],
+        context: &[&'a Entry],
+        typed: &Typed<'_, 'a>,
         budget_tokens: u32,
     ) -> String {
         let budget = budget_tokens as usize;
         let producers = Producers::new(entries, context);
-        // What the agent typed: in the turns of the run and after it (a line is acted on
-        // by a turn recorded after its entry).
-        let turns: Vec<&Entry> = entries
-            .iter()
-            .chain(context)
-            .chain(later)
-            .copied()
-            .collect();
-        let typed = Typed::new(&turns);
         let reading = Reading {
             producers: &producers,
-            typed: &typed,
+            typed,
             head_lines: self.head_lines,
             limit: self.max_line_bytes,
         };

@@ -33,7 +33,7 @@ pub(super) struct Digest<'a> {
 /// did after the run.
 pub(super) struct Reading<'r, 'a> {
     pub(super) producers: &'r Producers<'a>,
-    pub(super) typed: &'r Typed<'a>,
+    pub(super) typed: &'r Typed<'r, 'a>,
     /// Lines of a person's or the agent's text kept at most.
     pub(super) head_lines: usize,
     /// Longest line kept (but acted-on lines), in bytes.

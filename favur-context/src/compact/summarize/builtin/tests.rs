@@ -42,7 +42,7 @@ fn plain_chat_observations_name_their_command() {
     let a = h.append(fuzzy!(assistant: "THOUGHT: look\n\n```bash\nls src\n```"));
     let b =
         h.append(fuzzy!(user: "<returncode>0</returncode>\n<output>\nlib.rs\nparse.rs\n</output>"));
-    let text = BuiltinSummarizer::default().summarize_run(
+    let text = BuiltinSummarizer::default().summarize_parts(
         &[h.entry(b).unwrap()],
         &[h.entry(a).unwrap()],
         &[],
@@ -186,7 +186,7 @@ fn first_three(h: &History) -> [&Entry; 3] {
 fn a_line_acted_on_is_kept_verbatim_with_its_number_and_its_definition() {
     let h = file_view_and_a_later_turn();
     let [call, view, later] = first_three(&h);
-    let text = BuiltinSummarizer::default().summarize_run(&[call, view], &[], &[later], 200);
+    let text = BuiltinSummarizer::default().summarize_parts(&[call, view], &[], &[later], 200);
     // The line the agent edits, as it was printed after its number (indent included).
     assert!(
         text.contains("\n  10|         return subtotal - subtotal * self.discount_rate\n"),
@@ -199,7 +199,7 @@ fn a_line_acted_on_is_kept_verbatim_with_its_number_and_its_definition() {
     assert!(!text.contains("len(self.items)"), "{text}");
     assert!(!text.contains("names:"), "{text}");
     // Without the later turn, the line is not kept.
-    let alone = BuiltinSummarizer::default().summarize_run(&[call, view], &[], &[], 200);
+    let alone = BuiltinSummarizer::default().summarize_parts(&[call, view], &[], &[], 200);
     assert!(!alone.contains("discount_rate\n"), "{alone}");
     assert!(alone.contains("12|     def count(self):"), "{alone}");
 }
@@ -221,7 +221,7 @@ fn the_most_recent_acted_lines_come_first_within_the_budget() {
     let later: Vec<&Entry> = turns.iter().map(|&id| h.entry(id).unwrap()).collect();
     let entries = [h.entry(view).unwrap()];
     for budget in [30u32, 120, 200, 800] {
-        let text = BuiltinSummarizer::default().summarize_run(&entries, &[], &later, budget);
+        let text = BuiltinSummarizer::default().summarize_parts(&entries, &[], &later, budget);
         let tokens = crate::tokens::TokenCounter::count_text(&counter, &text);
         assert!(tokens <= budget, "{tokens} > {budget}: {text}");
         if budget >= 120 {
@@ -240,7 +240,7 @@ fn the_turns_of_the_run_after_an_output_act_on_its_lines() {
     let h = file_view_and_a_later_turn();
     let [call, view, turn] = first_three(&h);
     // The turn that edits the line is a member of the run, after the view.
-    let text = BuiltinSummarizer::default().summarize_run(&[call, view, turn], &[], &[], 300);
+    let text = BuiltinSummarizer::default().summarize_parts(&[call, view, turn], &[], &[], 300);
     assert!(
         text.contains("\n  10|         return subtotal - subtotal * self.discount_rate\n"),
         "{text}"
@@ -265,7 +265,7 @@ fn region_view(lines: usize, hot: &[usize]) -> (History, String) {
     h.append(strict!(assistant: "Now I change {}.", typed.join(" and ")));
     let text = {
         let [call, out, later] = first_three(&h);
-        BuiltinSummarizer::default().summarize_run(&[call, out], &[], &[later], 4000)
+        BuiltinSummarizer::default().summarize_parts(&[call, out], &[], &[later], 4000)
     };
     (h, text)
 }
@@ -323,7 +323,7 @@ fn the_end_of_a_short_block_is_kept_with_its_region() {
         h.entry(b).unwrap(),
         h.entry(c).unwrap(),
     );
-    let text = BuiltinSummarizer::default().summarize_run(&[a, b], &[], &[c], 4000);
+    let text = BuiltinSummarizer::default().summarize_parts(&[a, b], &[], &[c], 4000);
     assert!(
         text.contains("\n  5|     out.sort()\n  6|     return out\n"),
         "{text}"
@@ -390,4 +390,45 @@ fn a_definition_keeps_the_first_line_of_its_docs_with_its_number() {
     for gone in ["Rounded half up", "return sum(", "# x"] {
         assert!(!text.contains(gone), "kept {gone:?}:\n{text}");
     }
+}
+
+#[test]
+fn summaries_of_a_compaction_s_runs_read_only_their_own_turns() {
+    let h = file_view_and_a_later_turn();
+    let [call, view, later] = first_three(&h);
+    let request = |entries, later| SummaryRequest {
+        summary: EntryId(9),
+        tier: std::num::NonZeroU8::MIN,
+        retention: crate::Retention::Strict,
+        budget_tokens: 200,
+        entries,
+        context: &[],
+        later,
+    };
+    let (view_run, turn_run, none) = ([call, view], [later], []);
+    let s = BuiltinSummarizer::default();
+    // The view's run alone does not count the turn (another run's member) as acting
+    // on its lines; read together, each run still reads only its own turns.
+    let alone = [request(&view_run, &none), request(&turn_run, &none)];
+    let together = s.summarize_runs(&alone);
+    for (r, text) in alone.iter().zip(&together) {
+        assert_eq!(text.as_ref().unwrap(), &s.summarize(r).unwrap());
+    }
+    let view_text = together[0].as_ref().unwrap();
+    assert!(!view_text.contains("discount_rate\n"), "{view_text}");
+    // Given as the view's later turn, the same turn points at the line it edits.
+    let acted = [request(&view_run, &turn_run), request(&turn_run, &none)];
+    let together = s.summarize_runs(&acted);
+    assert_eq!(
+        together[0].as_ref().unwrap(),
+        &s.summarize(&acted[0]).unwrap()
+    );
+    assert!(
+        together[0]
+            .as_ref()
+            .unwrap()
+            .contains("return subtotal - subtotal * self.discount_rate\n"),
+        "{:?}",
+        together[0]
+    );
 }
