@@ -5,8 +5,10 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::quoted_strings;
-use super::{COMMON, MAX_TYPED_BYTES, MIN_TYPED_LINE, Recency, code_words, is_distinct};
+use super::{
+    COMMON, MAX_TYPED_BYTES, MIN_TYPED_LINE, Recency, code_words, is_distinct, quoted_strings,
+};
+use crate::compact::summarize::{name_scan, text};
 use crate::model::entry::Entry;
 use crate::model::message::{Arguments, Part, Role};
 
@@ -89,10 +91,10 @@ impl<'a> Reading<'_, 'a> {
 
     /// A text the agent wrote: fenced blocks and `inline code` are code, the rest prose
     /// (only its marked names count: `snake_case`, `CamelCase`, dotted names, paths).
-    fn text(&mut self, text: &'a str) {
+    fn text(&mut self, written: &'a str) {
         let mut in_fence = false;
-        for line in crate::compact::summarize::text::text_lines(text) {
-            if crate::compact::summarize::text::trim_start(line).starts_with("```") {
+        for line in text::text_lines(written) {
+            if text::trim_start(line).starts_with("```") {
                 in_fence = !in_fence;
                 continue;
             }
@@ -105,7 +107,7 @@ impl<'a> Reading<'_, 'a> {
                 if k % 2 == 1 {
                     self.code(piece);
                 } else {
-                    for name in crate::compact::summarize::name_scan::names(piece) {
+                    for name in name_scan::names(piece) {
                         self.words(name, true);
                     }
                 }
@@ -115,12 +117,12 @@ impl<'a> Reading<'_, 'a> {
 
     /// Code the agent typed: its lines, quoted strings and identifiers.
     fn code(&mut self, code: &'a str) {
-        for line in crate::compact::summarize::text::text_lines(code) {
+        for line in text::text_lines(code) {
             if self.budget < line.len() {
                 return;
             }
             self.budget -= line.len();
-            let t = crate::compact::summarize::text::trim(line);
+            let t = text::trim(line);
             if t.len() >= MIN_TYPED_LINE {
                 push(&mut self.log.lines, t, self.turn);
                 self.typed = true;
@@ -133,10 +135,10 @@ impl<'a> Reading<'_, 'a> {
         }
     }
 
-    /// The [`code_words`] of `text` (at least three bytes, not [`COMMON`]); only the
+    /// The [`code_words`] of `written` (at least three bytes, not [`COMMON`]); only the
     /// [`is_distinct`] ones if `distinct_only` (prose names few things by a common word).
-    fn words(&mut self, text: &'a str, distinct_only: bool) {
-        for w in code_words(text) {
+    fn words(&mut self, written: &'a str, distinct_only: bool) {
+        for w in code_words(written) {
             if !COMMON.contains(&w) && (!distinct_only || is_distinct(w)) {
                 push(&mut self.log.words, w, self.turn);
                 self.typed = true;
