@@ -60,6 +60,13 @@ impl AsyncSummarizer for Builtin {
     ) -> impl Future<Output = Result<String, SummarizeError>> + Send {
         std::future::ready(self.0.summarize(request))
     }
+
+    fn summarize_runs_now(
+        &self,
+        requests: &[SummaryRequest<'_>],
+    ) -> Option<Vec<Result<String, SummarizeError>>> {
+        Some(self.0.summarize_runs(requests))
+    }
 }
 
 /// Runs a PostgreSQL store call to its end from a blocking thread (`spawn_blocking`:

@@ -264,3 +264,82 @@ fn a_history_reopened_at_any_step_compacts_as_an_uninterrupted_one() {
     }
     assert!(compared > 100, "only {compared} requests compared");
 }
+
+/// The built-in summarizer awaited run by run, as an LLM summarizer is (each run alone).
+struct RunByRun;
+
+impl favur_context::compact::AsyncSummarizer for RunByRun {
+    async fn summarize(
+        &self,
+        r: &favur_context::compact::SummaryRequest<'_>,
+    ) -> Result<String, favur_context::compact::SummarizeError> {
+        common::pending_once().await;
+        favur_context::compact::Summarizer::summarize(
+            &favur_context::compact::BuiltinSummarizer::default(),
+            r,
+        )
+    }
+}
+
+#[test]
+fn the_builtin_summaries_of_a_compaction_are_the_same_read_together_or_run_by_run() {
+    use favur_context::compact::{BuiltinSummarizer, Ready};
+    let Some(dir) = traces_dir() else { return };
+    let (mut compactions, mut shared) = (0, 0);
+    for path in trace_files(&dir).iter() {
+        let (_, messages) = load(path);
+        let policy = || Policy::for_window(32_000).expect("valid window");
+        // The engine's synchronous path reads all runs together (`summarize_runs`), the
+        // asynchronous one over `Ready` too (`summarize_runs_now`); run by run is each
+        // summary alone.
+        let mut together = (History::new(), Compactor::new(policy()));
+        let mut ready = (
+            History::new(),
+            Compactor::with_summarizer(policy(), Ready(BuiltinSummarizer::default())),
+        );
+        let mut alone = (
+            History::new(),
+            Compactor::with_summarizer(policy(), RunByRun),
+        );
+        for m in &messages {
+            if m.classified.message().role == Role::Assistant {
+                let a = together.1.prepare(&mut together.0).unwrap().report;
+                let b = common::block_on(ready.1.prepare_async(&mut ready.0))
+                    .unwrap()
+                    .report;
+                let c = common::block_on(alone.1.prepare_async(&mut alone.0))
+                    .unwrap()
+                    .report;
+                assert_eq!(a, b, "{}", path.display());
+                assert_eq!(a, c, "{}", path.display());
+                if let Some(r) = a {
+                    compactions += 1;
+                    shared += usize::from(r.summarizer_calls > 1);
+                }
+            }
+            for h in [&mut together.0, &mut ready.0, &mut alone.0] {
+                if m.pin {
+                    h.pin(m.classified.clone());
+                } else {
+                    h.append(m.classified.clone());
+                }
+            }
+        }
+        assert_eq!(
+            together.0.entries(),
+            alone.0.entries(),
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            together.0.entries(),
+            ready.0.entries(),
+            "{}",
+            path.display()
+        );
+    }
+    assert!(
+        shared > 0,
+        "no compaction of {compactions} summarized more than one run"
+    );
+}

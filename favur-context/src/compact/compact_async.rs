@@ -8,7 +8,8 @@ use crate::history::History;
 
 impl<S: AsyncSummarizer> Compactor<S> {
     /// Summarizes every run of `plan` with the async summarizer, one awaited call per
-    /// run, in the order of [`Plan::runs`]: the outcomes
+    /// run (or all at once, if it has them without awaiting:
+    /// [`AsyncSummarizer::summarize_runs_now`]), in the order of [`Plan::runs`]: the outcomes
     /// [`commit`](Compactor::commit) takes.
     ///
     /// ```
@@ -34,9 +35,13 @@ impl<S: AsyncSummarizer> Compactor<S> {
         plan: &Plan,
     ) -> Vec<Result<String, SummarizeError>> {
         let inputs = run_inputs(history, plan);
-        let mut outcomes = Vec::with_capacity(inputs.len());
-        for request in summary_requests(plan, &inputs) {
-            outcomes.push(self.summarizer().summarize(&request).await);
+        let requests: Vec<_> = summary_requests(plan, &inputs).collect();
+        if let Some(outcomes) = self.summarizer().summarize_runs_now(&requests) {
+            return outcomes;
+        }
+        let mut outcomes = Vec::with_capacity(requests.len());
+        for request in &requests {
+            outcomes.push(self.summarizer().summarize(request).await);
         }
         outcomes
     }

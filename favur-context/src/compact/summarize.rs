@@ -173,6 +173,32 @@ pub trait AsyncSummarizer {
         &self,
         request: &SummaryRequest<'_>,
     ) -> impl Future<Output = Result<String, SummarizeError>> + Send;
+
+    /// The summary texts of every run of one compaction at once, if this summarizer has
+    /// them without awaiting anything (a synchronous summarizer behind [`Ready`] does:
+    /// its [`Summarizer::summarize_runs`]). `None`, the default, makes the engine await
+    /// [`summarize`](Self::summarize) run by run. Each text must be what `summarize`
+    /// would give for its request.
+    ///
+    /// ```
+    /// use favur_context::compact::{AsyncSummarizer, BuiltinSummarizer, Ready, SummaryRequest};
+    /// use favur_context::{forgettable, EntryId, History, Retention};
+    /// let mut h = History::new();
+    /// let id = h.append(forgettable!(tool_result("c1"): "src/lib.rs\nsrc/parse.rs"));
+    /// let entry = h.recall(id).unwrap();
+    /// let entries = [&*entry];
+    /// let request = SummaryRequest { summary: EntryId(1), tier: std::num::NonZeroU8::MIN, retention: Retention::Forgettable, budget_tokens: 50, entries: &entries, context: &[], later: &[] };
+    /// let now = Ready(BuiltinSummarizer::default()).summarize_runs_now(&[request]).unwrap();
+    /// let text = now[0].as_deref().unwrap();
+    /// assert!(text.contains("src/lib.rs src/parse.rs"), "{text}");
+    /// ```
+    fn summarize_runs_now(
+        &self,
+        requests: &[SummaryRequest<'_>],
+    ) -> Option<Vec<Result<String, SummarizeError>>> {
+        let _ = requests;
+        None
+    }
 }
 
 /// Makes any [`Summarizer`] usable where an [`AsyncSummarizer`] is expected (its future
@@ -192,5 +218,12 @@ impl<S: Summarizer> AsyncSummarizer for Ready<S> {
         request: &SummaryRequest<'_>,
     ) -> impl Future<Output = Result<String, SummarizeError>> + Send {
         std::future::ready(self.0.summarize(request))
+    }
+
+    fn summarize_runs_now(
+        &self,
+        requests: &[SummaryRequest<'_>],
+    ) -> Option<Vec<Result<String, SummarizeError>>> {
+        Some(self.0.summarize_runs(requests))
     }
 }
