@@ -376,8 +376,7 @@ impl<'r, 'a> Lines<'r, 'a> {
             && let Some((order, number, code)) = above
             && self.items.last().is_none_or(|it| it.order != order)
         {
-            let text = verbatim_line(number, code, 160);
-            self.push(LineKind::Doc, order, text);
+            self.push(LineKind::Doc, order, kept_definition(number, code));
         }
         if doc && !after {
             self.doc_above = Some((self.total, number, code));
@@ -442,11 +441,7 @@ impl<'r, 'a> Lines<'r, 'a> {
                 self.push(r.kind, order, text);
             }
             LineKind::Definition | LineKind::Doc => {
-                let text = match r.number {
-                    Some(_) => verbatim_line(r.number, r.code, 160),
-                    None => cut_borrowed(text::trim(r.code), 120),
-                };
-                self.push(r.kind, order, text);
+                self.push(r.kind, order, kept_definition(r.number, r.code));
             }
             LineKind::Error | LineKind::Outcome | LineKind::Hit => {
                 self.push(r.kind, order, cut_borrowed(trimmed, limit));
@@ -463,6 +458,15 @@ impl<'r, 'a> Lines<'r, 'a> {
             context: None,
             region: false,
         });
+    }
+}
+
+/// A definition or its doc line as a summary keeps it: verbatim with its number when it
+/// is known (`120|     def parse(self, x):`), else trimmed (`def parse(self, x):`).
+fn kept_definition(number: Option<usize>, code: &str) -> Cow<'_, str> {
+    match number {
+        Some(_) => verbatim_line(number, code, 160),
+        None => cut_borrowed(text::trim(code), 120),
     }
 }
 

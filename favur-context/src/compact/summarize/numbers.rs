@@ -55,13 +55,15 @@ impl Numbering {
         }
         self.first?;
         let t = text::trim(line);
-        if t.starts_with('<') && t.ends_with('>') {
+        if let Some(tags) = wrapper_tags(t) {
             // mini-swe-agent's markup: the output starts after `<output>`; past an
             // elision the places are not known.
-            if t == "<output>" || t == "<output_head>" {
-                self.next = self.first;
-            } else if !t.starts_with("<returncode>") {
-                self.next = None;
+            for tag in tags {
+                match tag {
+                    "<output>" | "<output_head>" => self.next = self.first,
+                    "<returncode>" => {}
+                    _ => self.next = None,
+                }
             }
             return None;
         }
@@ -74,6 +76,42 @@ impl Numbering {
     pub(crate) fn own(&self) -> bool {
         self.own
     }
+}
+
+/// The tags of a line of mini-swe-agent's markup around an output, in order, if the line
+/// is nothing else: `<returncode>` for `<returncode>0</returncode>`, `<output>`,
+/// `</warning>` and `<output_head>` for `</warning><output_head>`, `<elided_chars>` ...
+/// `None` for any other line, such as a line of HTML in the file shown
+/// (`<link href="a.css">`, `</div>`), which is one of the file's lines.
+fn wrapper_tags(t: &str) -> Option<Vec<&str>> {
+    const TAGS: [&str; 6] = [
+        "returncode",
+        "output",
+        "output_head",
+        "output_tail",
+        "elided_chars",
+        "warning",
+    ];
+    let mut tags = Vec::new();
+    let mut rest = t;
+    while !rest.is_empty() {
+        let inner = rest.strip_prefix('<')?;
+        let closing = inner.starts_with('/');
+        let name_end = inner.find('>')?;
+        let name = &inner[usize::from(closing)..name_end];
+        if !TAGS.contains(&name) {
+            return None;
+        }
+        let tag = &rest[..name_end + 2];
+        rest = &rest[name_end + 2..];
+        if name == "returncode" && !closing {
+            // `<returncode>0</returncode>`: the code and the closing tag with it.
+            let close = rest.find("</returncode>")?;
+            rest = &rest[close + "</returncode>".len()..];
+        }
+        tags.push(tag);
+    }
+    (!tags.is_empty()).then_some(tags)
 }
 
 /// The first line number of a command that prints one file's lines: `cat FILE` and
@@ -211,5 +249,46 @@ mod tests {
         assert_eq!(verbatim_line(None, "\tx", 400), "| \tx");
         assert!(is_kept_verbatim("11|     x = 1"));
         assert!(!is_kept_verbatim("| 11: x"));
+    }
+
+    #[test]
+    fn lines_of_html_in_a_file_are_its_lines_and_only_the_wrapper_is_markup() {
+        let texts = [
+            "<returncode>0</returncode>\n<output>\n<div>\n<link href=\"a.css\" rel=\"stylesheet\">\n</div>\nx = 1\n</output>",
+        ];
+        let mut n = Numbering::of(&texts, Some("head -5 page.html"));
+        n.start_text();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        assert_eq!(got, [None, None, Some(1), Some(2), Some(3), Some(4), None]);
+        // Past an elision the places are not known.
+        let texts = [
+            "<output_head>\na = 1\n</output_head>\n<elided_chars>\n90 characters elided\n</elided_chars>\n<output_tail>\nb = 2\n</output_tail>",
+        ];
+        let mut n = Numbering::of(&texts, Some("cat a.py"));
+        n.start_text();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        assert_eq!(
+            got,
+            [None, Some(1), None, None, None, None, None, None, None]
+        );
+        // A long output: the warning, then its head on the warning's last line.
+        let texts = [
+            "<returncode>0</returncode>\n<warning>\nThe output was too long.\n</warning><output_head>\nimport os\n</output_head>",
+        ];
+        let mut n = Numbering::of(&texts, Some("cat a.py"));
+        n.start_text();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        assert_eq!(got, [None, None, None, None, Some(1), None]);
+        assert_eq!(
+            wrapper_tags("<returncode>1</returncode>"),
+            Some(vec!["<returncode>"])
+        );
+        assert_eq!(
+            wrapper_tags("</warning><output_head>"),
+            Some(vec!["</warning>", "<output_head>"])
+        );
+        assert_eq!(wrapper_tags("<output attr=\"x\">"), None);
+        assert_eq!(wrapper_tags("<outputs>"), None);
+        assert_eq!(wrapper_tags("<output>x = 1"), None);
     }
 }

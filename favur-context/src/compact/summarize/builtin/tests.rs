@@ -432,3 +432,18 @@ fn summaries_of_a_compaction_s_runs_read_only_their_own_turns() {
         together[0]
     );
 }
+
+#[test]
+fn a_doc_comment_above_a_definition_of_unnumbered_output_reads_like_the_definition() {
+    let mut h = History::new();
+    let a = h.append(
+        strict!(tool_call: "c1", "bash", serde_json::json!({"command": "python show_source.py"})),
+    );
+    let b = h.append(strict!(tool_result("c1"): "    # A widget can exist without a media definition\n    class MyWidget(TextInput):\n        pass\n"));
+    let text = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    assert!(
+        text.contains("\n  | # A widget can exist without a media definition\n  | class MyWidget(TextInput):\n"),
+        "{text}"
+    );
+}
