@@ -246,12 +246,25 @@ impl<'r, 'a> Lines<'r, 'a> {
     }
 
     fn read_text(&mut self, t: &'a str) {
-        let mut in_fence = false;
+        let (mut in_fence, mut in_warning) = (false, false);
         self.numbering.start_text();
         for line in text::text_lines(t) {
             self.total += 1;
             let number = self.numbering.next_line(line);
             let trimmed = text::trim(line);
+            // The harness's note inside an observation (mini-swe-agent's `<warning>` that
+            // the output was too long) is not the tool's output: nothing of it is kept.
+            if let Some(tags) = super::numbers::wrapper_tags(trimmed) {
+                for tag in tags {
+                    in_warning = match tag {
+                        "<warning>" => true,
+                        "</warning>" => false,
+                        _ => in_warning,
+                    };
+                }
+            } else if in_warning {
+                continue;
+            }
             if trimmed.starts_with("```") {
                 in_fence = !in_fence;
                 continue;

@@ -83,7 +83,7 @@ impl Numbering {
 /// `</warning>` and `<output_head>` for `</warning><output_head>`, `<elided_chars>` ...
 /// `None` for any other line, such as a line of HTML in the file shown
 /// (`<link href="a.css">`, `</div>`), which is one of the file's lines.
-fn wrapper_tags(t: &str) -> Option<Vec<&str>> {
+pub(crate) fn wrapper_tags(t: &str) -> Option<Vec<&str>> {
     const TAGS: [&str; 6] = [
         "returncode",
         "output",

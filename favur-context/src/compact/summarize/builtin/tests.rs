@@ -447,3 +447,23 @@ fn a_doc_comment_above_a_definition_of_unnumbered_output_reads_like_the_definiti
         "{text}"
     );
 }
+
+#[test]
+fn the_harness_note_that_an_output_was_too_long_is_not_kept_and_the_head_is_numbered() {
+    let mut h = History::new();
+    let a = h.append(
+        strict!(tool_call: "c1", "bash", serde_json::json!({"command": "cat src/config.py"})),
+    );
+    let b = h.append(strict!(tool_result("c1"): "<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\nIf you really need to see something from the full command's output, you can redirect output to a file and then search in that file.\n</warning><output_head>\nimport os\n\ndef load_config(path):\n    return read(path)\n</output_head>"));
+    // The agent's next command shares a word with the note (it must not point at it).
+    let c = h.append(strict!(assistant: "```bash\ngrep -n \"redirect\" src/config.py && grep -n load_config src/config.py\n```"));
+    let text = BuiltinSummarizer::default().summarize_parts(
+        &[h.entry(a).unwrap(), h.entry(b).unwrap()],
+        &[],
+        &[h.entry(c).unwrap()],
+        200,
+    );
+    assert!(!text.contains("redirect output"), "{text}");
+    assert!(!text.contains("too long"), "{text}");
+    assert!(text.contains("\n  3| def load_config(path):\n"), "{text}");
+}
