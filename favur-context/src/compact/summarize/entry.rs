@@ -333,6 +333,24 @@ impl<'r, 'a> Lines<'r, 'a> {
             line_kind::classify(trimmed)
         };
         let (_, code) = super::numbers::split_number(line, &self.numbering);
+        // A line of a source file is the file's text: a `raise ValueError` line, a
+        // string naming a path, `@attr.s` are code, not an error, a hit or a listing.
+        let kind = match kind {
+            LineKind::Error
+            | LineKind::Outcome
+            | LineKind::Location
+            | LineKind::Hit
+            | LineKind::Path
+                if number.is_some() && self.numbering.source() =>
+            {
+                if line_kind::is_definition(code) {
+                    LineKind::Definition
+                } else {
+                    LineKind::Plain
+                }
+            }
+            kind => kind,
+        };
         let kind = self.doc_or(kind, code, number);
         let indent = code.len() - text::trim_start(code).len();
         if kind == LineKind::Definition {

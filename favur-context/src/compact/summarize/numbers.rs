@@ -15,6 +15,9 @@ pub(crate) struct Numbering {
     first: Option<usize>,
     /// The number of the next line, while it is known.
     next: Option<usize>,
+    /// The output is one file's lines and the file is not a log (`cat src/a.py`, not
+    /// `cat build.log`): its lines are the file's text, not what a program printed.
+    source: bool,
 }
 
 impl Numbering {
@@ -32,14 +35,16 @@ impl Numbering {
             }
         }
         let own = lines > 0 && numbered * 10 >= lines * 6;
+        let shown = if own {
+            None
+        } else {
+            command.and_then(file_shown)
+        };
         Numbering {
             own,
-            first: if own {
-                None
-            } else {
-                command.and_then(file_start)
-            },
+            first: shown.map(|(start, _)| start),
             next: None,
+            source: shown.is_some_and(|(_, path)| !is_log(path)),
         }
     }
 
@@ -70,6 +75,12 @@ impl Numbering {
         let n = self.next?;
         self.next = Some(n + 1);
         Some(n)
+    }
+
+    /// Whether the output is one file's lines and the file is not a log: its lines are
+    /// read as the file's text (definitions, not errors, hits or listed paths).
+    pub(crate) fn source(&self) -> bool {
+        self.source
     }
 
     /// Whether the lines carry their own numbers.
@@ -114,10 +125,25 @@ pub(crate) fn wrapper_tags(t: &str) -> Option<Vec<&str>> {
     (!tags.is_empty()).then_some(tags)
 }
 
-/// The first line number of a command that prints one file's lines: `cat FILE` and
+/// Whether a file's name says it holds what a program printed (`build.log`, `out.txt`)
+/// or has no extension, rather than source or configuration.
+fn is_log(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => {
+            matches!(
+                ext.to_ascii_lowercase().as_str(),
+                "log" | "out" | "err" | "txt"
+            )
+        }
+        _ => true,
+    }
+}
+
+/// The first line number, and the file, of a command that prints one file's lines: `cat FILE` and
 /// `head ... FILE` print from line 1, `sed -n 'A,Bp' FILE` from line A. Only the last
 /// command of a list (`cd x && sed -n ...`) is read, and none that pipes or redirects.
-fn file_start(command: &str) -> Option<usize> {
+fn file_shown(command: &str) -> Option<(usize, &str)> {
     let last = command
         .rsplit(['\n', ';'])
         .next()
@@ -128,7 +154,8 @@ fn file_start(command: &str) -> Option<usize> {
     }
     let words: Vec<&str> = last.split_whitespace().collect();
     let files = words.iter().skip(1).filter(|w| !w.starts_with('-')).count();
-    match words.first().copied()? {
+    let file = words.last().copied()?;
+    let start = match words.first().copied()? {
         "cat" if files == 1 && words.len() == 2 => Some(1),
         "head" if files == 1 || (files == 2 && words.get(1) == Some(&"-n")) => Some(1),
         "sed" if words.get(1) == Some(&"-n") && words.len() == 4 => {
@@ -142,7 +169,8 @@ fn file_start(command: &str) -> Option<usize> {
             ok.then(|| start.parse().ok()).flatten()
         }
         _ => None,
-    }
+    };
+    start.map(|n| (n, file.trim_matches(['\'', '"'])))
 }
 
 /// Splits a line's own number off, keeping the code as it was printed (its indent
@@ -206,6 +234,10 @@ pub(crate) fn is_kept_verbatim(trimmed: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn file_start(command: &str) -> Option<usize> {
+        file_shown(command).map(|(start, _)| start)
+    }
+
     #[test]
     fn files_printed_whole_or_in_part_are_numbered_from_their_first_line() {
         assert_eq!(file_start("cat src/a.py"), Some(1));
@@ -219,6 +251,9 @@ mod tests {
         assert_eq!(file_start("cat a.py | grep x"), None);
         assert_eq!(file_start("cat a.py b.py"), None);
         assert_eq!(file_start("python -m pytest"), None);
+        assert_eq!(file_shown("head -n 40 src/a.py"), Some((1, "src/a.py")));
+        assert!(!is_log("src/a.py") && !is_log("setup.cfg") && !is_log(".github/ci.yml"));
+        assert!(is_log("build.log") && is_log("out.TXT") && is_log("Makefile") && is_log(".env"));
     }
 
     #[test]

@@ -467,3 +467,27 @@ fn the_harness_note_that_an_output_was_too_long_is_not_kept_and_the_head_is_numb
     assert!(!text.contains("too long"), "{text}");
     assert!(text.contains("\n  3| def load_config(path):\n"), "{text}");
 }
+
+#[test]
+fn a_source_file_s_lines_are_its_text_and_a_log_s_errors_stay_errors() {
+    let mut h = History::new();
+    // A docstring that quotes an error, in a source file and printed into a log.
+    let body = "@attr.s\nclass Report:\n    def check(self):\n        \"\"\"Raises:\n        ValueError: bad report\n        \"\"\"\n";
+    let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "sed -n '10,15p' src/report.py"})));
+    let b = h.append(strict!(tool_result("c1"): "{body}"));
+    let c =
+        h.append(strict!(tool_call: "c2", "bash", serde_json::json!({"command": "cat build.log"})));
+    let d = h.append(strict!(tool_result("c2"): "{body}"));
+    let summarize = |x: EntryId, y: EntryId| {
+        BuiltinSummarizer::default()
+            .summarize_entries(&[h.entry(x).unwrap(), h.entry(y).unwrap()], 200)
+    };
+    let source = summarize(a, b);
+    // Code: no error mark, no listed "file", the definitions with their numbers.
+    assert!(!source.contains("! "), "{source}");
+    assert!(!source.contains("files:"), "{source}");
+    assert!(source.contains("\n  11| class Report:\n"), "{source}");
+    // The same text printed into a log: the error stays an error.
+    let log = summarize(c, d);
+    assert!(log.contains("! ValueError: bad report"), "{log}");
+}
