@@ -214,6 +214,10 @@ struct Lines<'r, 'a> {
     raw: Vec<Raw<'a>>,
     /// Whether to keep them.
     record: bool,
+    /// Whether the output is a recursive listing (`ls -R`), and the directory whose
+    /// names it lists now (its last `./dir:` header): a name is kept with it.
+    recursive: bool,
+    dir: Option<&'a str>,
 }
 
 impl<'r, 'a> Lines<'r, 'a> {
@@ -242,6 +246,8 @@ impl<'r, 'a> Lines<'r, 'a> {
             doc_above: None,
             raw: Vec::with_capacity(if observed { all.len() } else { 0 }),
             record: observed && !entry.kind().is_summary(),
+            recursive: command.is_some_and(is_recursive_listing),
+            dir: None,
         }
     }
 
@@ -321,6 +327,17 @@ impl<'r, 'a> Lines<'r, 'a> {
 
     /// One line (`trimmed`: the line trimmed; `number`: its line number if known).
     fn read_line(&mut self, line: &'a str, trimmed: &'a str, number: Option<usize>) {
+        if self.recursive
+            && !self.prose
+            && let Some(dir) = trimmed.strip_suffix(':')
+            && !dir.is_empty()
+            && !text::has_whitespace(dir)
+        {
+            // `./src/parse:` heads the names listed under it.
+            let dir = dir.trim_start_matches("./").trim_end_matches('/');
+            self.dir = (!dir.is_empty() && dir != ".").then_some(dir);
+            return;
+        }
         // What the agent or a person wrote is prose: its lead lines and its names are
         // kept, not its "error" words.
         let kind = if self.prose {
@@ -468,8 +485,12 @@ impl<'r, 'a> Lines<'r, 'a> {
                 self.push(r.kind, order, text);
             }
             LineKind::Path => {
-                let text = cut_cow(line_kind::listed_path(trimmed), limit);
-                self.push(r.kind, order, text);
+                let name = line_kind::listed_path(trimmed);
+                let text = match self.dir {
+                    Some(dir) if !name.contains('/') => Cow::Owned(format!("{dir}/{name}")),
+                    _ => name,
+                };
+                self.push(r.kind, order, cut_cow(text, limit));
             }
             LineKind::Definition | LineKind::Doc => {
                 self.push(r.kind, order, kept_definition(r.number, r.code));
@@ -499,6 +520,18 @@ fn kept_definition(number: Option<usize>, code: &str) -> Cow<'_, str> {
         Some(_) => verbatim_line(number, code, 160),
         None => cut_borrowed(text::trim(code), 120),
     }
+}
+
+/// Whether `command` lists directories recursively (`ls -R`, `ls -laR src`): its names
+/// come under `dir:` headers.
+pub(super) fn is_recursive_listing(command: &str) -> bool {
+    let mut words = command
+        .split_whitespace()
+        .skip_while(|w| *w != "ls")
+        .skip(1);
+    words.any(|w| {
+        w == "--recursive" || (w.starts_with('-') && !w.starts_with("--") && w.contains('R'))
+    })
 }
 
 /// One line as [`Lines`] reads it.

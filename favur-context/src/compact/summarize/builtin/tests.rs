@@ -491,3 +491,20 @@ fn a_source_file_s_lines_are_its_text_and_a_log_s_errors_stay_errors() {
     let log = summarize(c, d);
     assert!(log.contains("! ValueError: bad report"), "{log}");
 }
+
+#[test]
+fn a_recursive_listing_keeps_each_name_under_its_directory() {
+    let mut h = History::new();
+    let a = h.append(fuzzy!(tool_call: "c1", "bash", serde_json::json!({"command": "ls -R"})));
+    let b = h.append(fuzzy!(tool_result("c1"): ".:\nsetup.py\nsrc\n\n./src:\nconf.py\nparse.py\n\n./tests/roots:\nconf.py\n"));
+    let text = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    assert!(
+        text.contains("files: setup.py src/conf.py src/parse.py tests/roots/conf.py"),
+        "{text}"
+    );
+    assert!(!text.contains("./src:"), "{text}");
+    // Without -R, a line ending in a colon is no directory's header.
+    assert!(!entry::is_recursive_listing("ls -la src"));
+    assert!(entry::is_recursive_listing("cd /x && ls -laR src"));
+}
