@@ -327,15 +327,7 @@ impl<'r, 'a> Lines<'r, 'a> {
 
     /// One line (`trimmed`: the line trimmed; `number`: its line number if known).
     fn read_line(&mut self, line: &'a str, trimmed: &'a str, number: Option<usize>) {
-        if self.recursive
-            && !self.prose
-            && let Some(dir) = trimmed.strip_suffix(':')
-            && !dir.is_empty()
-            && !text::has_whitespace(dir)
-        {
-            // `./src/parse:` heads the names listed under it.
-            let dir = dir.trim_start_matches("./").trim_end_matches('/');
-            self.dir = (!dir.is_empty() && dir != ".").then_some(dir);
+        if self.directory_header(trimmed) {
             return;
         }
         // What the agent or a person wrote is prose: its lead lines and its names are
@@ -350,24 +342,7 @@ impl<'r, 'a> Lines<'r, 'a> {
             line_kind::classify(trimmed)
         };
         let (_, code) = super::numbers::split_number(line, &self.numbering);
-        // A line of a source file is the file's text: a `raise ValueError` line, a
-        // string naming a path, `@attr.s` are code, not an error, a hit or a listing.
-        let kind = match kind {
-            LineKind::Error
-            | LineKind::Outcome
-            | LineKind::Location
-            | LineKind::Hit
-            | LineKind::Path
-                if number.is_some() && self.numbering.source() =>
-            {
-                if line_kind::is_definition(code) {
-                    LineKind::Definition
-                } else {
-                    LineKind::Plain
-                }
-            }
-            kind => kind,
-        };
+        let kind = self.file_kind(kind, code, number);
         let kind = self.doc_or(kind, code, number);
         let indent = code.len() - text::trim_start(code).len();
         if kind == LineKind::Definition {
@@ -404,6 +379,41 @@ impl<'r, 'a> Lines<'r, 'a> {
         }
         if kind == LineKind::Definition {
             self.enclosing.push((indent, self.total));
+        }
+    }
+
+    /// Whether `trimmed` is a directory's header in a recursive listing (`./src/parse:`),
+    /// which heads the names listed under it; it becomes the directory read.
+    fn directory_header(&mut self, trimmed: &'a str) -> bool {
+        let Some(dir) = trimmed.strip_suffix(':') else {
+            return false;
+        };
+        if !self.recursive || self.prose || dir.is_empty() || text::has_whitespace(dir) {
+            return false;
+        }
+        let dir = dir.trim_start_matches("./").trim_end_matches('/');
+        self.dir = (!dir.is_empty() && dir != ".").then_some(dir);
+        true
+    }
+
+    /// The kind of a line as its entry reads it: a line of a source file is the file's
+    /// text (a `raise ValueError` line, a string naming a path, `@attr.s` are code, not an
+    /// error, a hit or a listing).
+    fn file_kind(&self, kind: LineKind, code: &str, number: Option<usize>) -> LineKind {
+        let printed = matches!(
+            kind,
+            LineKind::Error
+                | LineKind::Outcome
+                | LineKind::Location
+                | LineKind::Hit
+                | LineKind::Path
+        );
+        if !(printed && number.is_some() && self.numbering.source()) {
+            kind
+        } else if line_kind::is_definition(code) {
+            LineKind::Definition
+        } else {
+            LineKind::Plain
         }
     }
 
