@@ -34,7 +34,8 @@ use crate::model::entry::Entry;
 /// 3. the first line of what the agent or a person wrote (its decision or request);
 /// 4. locations: traceback frames as `file:line in function`, search hits as `file:line`;
 /// 5. definitions seen in a file view, verbatim with their line numbers
-///    (`120|     def parse(self, x):`);
+///    (`120|     def parse(self, x):`), and a diff's outline (its `diff --git`, `--- a/`,
+///    `+++ b/` and `@@` lines: what a patch written from it starts with);
 /// 6. listed paths (a directory listing or `find` output keeps its paths, without the
 ///    `ls -l` columns);
 /// 7. what is left of the above;

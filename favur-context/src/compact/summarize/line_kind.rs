@@ -26,7 +26,8 @@ pub(crate) enum LineKind {
     Outcome,
     /// A source location: a traceback frame (`File "a.py", line 3, in f`), `at a.rs:3:5`.
     Location,
-    /// A definition in a file view (`def f(x):`, `pub fn parse(..)`, `class A:`).
+    /// A definition in a file view (`def f(x):`, `pub fn parse(..)`, `class A:`), or a
+    /// line of a diff's outline (`diff --git`, `--- a/f`, `+++ b/f`, `@@ -1,3 +1,3 @@`).
     Definition,
     /// The first line of a definition's own documentation (its docstring, or the doc
     /// comment right above it): what the definition is for, in its author's words, and
@@ -77,7 +78,11 @@ pub(crate) fn is_doc_line(code: &str) -> bool {
 /// Words that open a definition in common languages, by their first byte.
 fn definition_words(first: u8) -> &'static [&'static str] {
     match first {
-        b'd' => &["def "],
+        b'd' => &["def ", "diff --git "],
+        // A diff's outline: its files and hunks.
+        b'-' => &["--- a/", "--- /dev/null"],
+        b'+' => &["+++ b/"],
+        b'@' => &["@@ "],
         b'a' => &["async def ", "async fn "],
         b'c' => &["class "],
         b'f' => &["fn ", "function ", "func "],

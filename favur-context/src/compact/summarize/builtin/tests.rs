@@ -508,3 +508,26 @@ fn a_recursive_listing_keeps_each_name_under_its_directory() {
     assert!(!entry::is_recursive_listing("ls -la src"));
     assert!(entry::is_recursive_listing("cd /x && ls -laR src"));
 }
+
+#[test]
+fn a_diff_keeps_its_files_and_hunks_as_its_outline() {
+    let mut h = History::new();
+    let diff = "diff --git a/src/paths.py b/src/paths.py\nindex 1c2d..3e4f 100644\n--- a/src/paths.py\n+++ b/src/paths.py\n@@ -10,3 +10,3 @@ def normalize(path):\n-    return os.path.abspath(path)\n+    return os.path.realpath(path)\n";
+    let a =
+        h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "git show HEAD"})));
+    let b = h.append(strict!(tool_result("c1"): "{diff}"));
+    let text = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    for header in [
+        "diff --git a/src/paths.py b/src/paths.py",
+        "--- a/src/paths.py",
+        "+++ b/src/paths.py",
+        "@@ -10,3 +10,3 @@ def normalize(path):",
+    ] {
+        assert!(
+            text.contains(&format!("  | {header}\n")),
+            "{header}: {text}"
+        );
+    }
+    assert!(!text.contains("index 1c2d"), "{text}");
+}
