@@ -68,7 +68,10 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
         header.push(' ');
         header.push_str(&s);
     }
-    if total > 1 {
+    if !prose && !e.kind().is_summary() && output == 0 {
+        // Only its status and markup (`<output>\n</output>`): it printed nothing.
+        header.push_str(" (no output)");
+    } else if total > 1 {
         header.push_str(" (");
         crate::sent::push_u64(&mut header, total as u64);
         header.push_str(" lines)");

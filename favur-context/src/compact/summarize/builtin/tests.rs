@@ -531,3 +531,16 @@ fn a_diff_keeps_its_files_and_hunks_as_its_outline() {
     }
     assert!(!text.contains("index 1c2d"), "{text}");
 }
+
+#[test]
+fn an_output_that_printed_nothing_says_so() {
+    let mut h = History::new();
+    let a = h.append(strict!(assistant: "```bash\ngrep -n \"def write\" base.py\n```"));
+    let b = h.append(strict!(user: "<returncode>1</returncode>\n<output>\n</output>"));
+    let text = BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    assert!(
+        text.contains("#1 output of #0 exit 1 (no output)"),
+        "{text}"
+    );
+}
