@@ -4,10 +4,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use favur_context::compact::{
-    AsyncSummarizer, BuiltinSummarizer, CompactionReport, PrepareError, SummarizeError, Summarizer,
-    SummaryRequest,
-};
+use favur_context::compact::{BuiltinSummarizer, CompactionReport, PrepareError, Ready};
 use favur_context::import::ImportedMessage;
 use favur_context::journal::JournaledHistory;
 use favur_context::message::EntryKind;
@@ -37,37 +34,7 @@ enum Backing {
 
 /// The built-in summarizer, usable by both the synchronous `prepare` (journal, SQLite,
 /// memory) and `prepare_async` (PostgreSQL): one compactor type for every backing.
-#[derive(Default)]
-struct Builtin(BuiltinSummarizer);
-
-impl Summarizer for Builtin {
-    fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
-        self.0.summarize(request)
-    }
-
-    fn summarize_runs(
-        &self,
-        requests: &[SummaryRequest<'_>],
-    ) -> Vec<Result<String, SummarizeError>> {
-        self.0.summarize_runs(requests)
-    }
-}
-
-impl AsyncSummarizer for Builtin {
-    fn summarize(
-        &self,
-        request: &SummaryRequest<'_>,
-    ) -> impl Future<Output = Result<String, SummarizeError>> + Send {
-        std::future::ready(self.0.summarize(request))
-    }
-
-    fn summarize_runs_now(
-        &self,
-        requests: &[SummaryRequest<'_>],
-    ) -> Option<Vec<Result<String, SummarizeError>>> {
-        Some(self.0.summarize_runs(requests))
-    }
-}
+type Builtin = Ready<BuiltinSummarizer>;
 
 /// Runs a PostgreSQL store call to its end from a blocking thread (`spawn_blocking`:
 /// every branch call is made there), on a runtime of its own: the stores' connection
@@ -139,7 +106,10 @@ impl Branch {
         let mut branch = Branch {
             name: name.to_owned(),
             backing,
-            compactor: Compactor::with_summarizer(policy.clone(), Builtin::default()),
+            compactor: Compactor::with_summarizer(
+                policy.clone(),
+                Ready(BuiltinSummarizer::default()),
+            ),
             digests: Vec::new(),
             requests: 0,
             compactions: 0,

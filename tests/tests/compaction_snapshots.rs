@@ -477,25 +477,13 @@ fn a_failing_summarizer_falls_back_to_the_builtin_one() {
 
 #[test]
 fn async_compaction_matches_sync_compaction() {
-    use crate::common::block_on;
-    struct Yielding;
-    impl favur_context::compact::AsyncSummarizer for Yielding {
-        async fn summarize(
-            &self,
-            r: &favur_context::compact::SummaryRequest<'_>,
-        ) -> Result<String, favur_context::compact::SummarizeError> {
-            // Pending once, like a network call would be.
-            crate::common::pending_once().await;
-            Ok(favur_context::compact::BuiltinSummarizer::default()
-                .summarize_entries(r.entries, r.budget_tokens))
-        }
-    }
+    use crate::common::{RunByRun, block_on};
     let Seed { history, .. } = seed();
     let window = history.usage_tokens() * 100 / 7;
     let mut sync_h = history.clone();
     let mut async_h = history.clone();
     let mut sync_c = Compactor::new(Policy::for_window(window).unwrap());
-    let mut async_c = Compactor::with_summarizer(Policy::for_window(window).unwrap(), Yielding);
+    let mut async_c = Compactor::with_summarizer(Policy::for_window(window).unwrap(), RunByRun);
     sync_c.prepare(&mut sync_h).unwrap();
     block_on(async_c.prepare_async(&mut async_h)).unwrap();
     assert_eq!(sync_h.view(), async_h.view());

@@ -265,22 +265,6 @@ fn a_history_reopened_at_any_step_compacts_as_an_uninterrupted_one() {
     assert!(compared > 100, "only {compared} requests compared");
 }
 
-/// The built-in summarizer awaited run by run, as an LLM summarizer is (each run alone).
-struct RunByRun;
-
-impl favur_context::compact::AsyncSummarizer for RunByRun {
-    async fn summarize(
-        &self,
-        r: &favur_context::compact::SummaryRequest<'_>,
-    ) -> Result<String, favur_context::compact::SummarizeError> {
-        common::pending_once().await;
-        favur_context::compact::Summarizer::summarize(
-            &favur_context::compact::BuiltinSummarizer::default(),
-            r,
-        )
-    }
-}
-
 #[test]
 fn the_builtin_summaries_of_a_compaction_are_the_same_read_together_or_run_by_run() {
     use favur_context::compact::{BuiltinSummarizer, Ready};
@@ -299,7 +283,7 @@ fn the_builtin_summaries_of_a_compaction_are_the_same_read_together_or_run_by_ru
         );
         let mut alone = (
             History::new(),
-            Compactor::with_summarizer(policy(), RunByRun),
+            Compactor::with_summarizer(policy(), common::RunByRun),
         );
         for m in &messages {
             if m.classified.message().role == Role::Assistant {

@@ -202,15 +202,32 @@ pub trait AsyncSummarizer {
 }
 
 /// Makes any [`Summarizer`] usable where an [`AsyncSummarizer`] is expected (its future
-/// is ready at once).
+/// is ready at once), and still where a [`Summarizer`] is: one compactor type for code
+/// that calls both `prepare` and `prepare_async` (a store of each kind).
 ///
 /// ```
-/// use favur_context::compact::{AsyncSummarizer, BuiltinSummarizer, Ready};
+/// use favur_context::compact::{AsyncSummarizer, BuiltinSummarizer, Ready, Summarizer};
 /// fn takes_async(_: &impl AsyncSummarizer) {}
-/// takes_async(&Ready(BuiltinSummarizer::default()));
+/// fn takes_sync(_: &impl Summarizer) {}
+/// let s = Ready(BuiltinSummarizer::default());
+/// takes_async(&s);
+/// takes_sync(&s);
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Ready<S>(pub S);
+
+impl<S: Summarizer> Summarizer for Ready<S> {
+    fn summarize(&self, request: &SummaryRequest<'_>) -> Result<String, SummarizeError> {
+        self.0.summarize(request)
+    }
+
+    fn summarize_runs(
+        &self,
+        requests: &[SummaryRequest<'_>],
+    ) -> Vec<Result<String, SummarizeError>> {
+        self.0.summarize_runs(requests)
+    }
+}
 
 impl<S: Summarizer> AsyncSummarizer for Ready<S> {
     fn summarize(

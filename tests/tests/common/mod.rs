@@ -271,3 +271,20 @@ pub fn compacted_tools(task: favur_context::Classified) -> History {
     );
     h
 }
+
+/// The built-in summarizer awaited run by run, each call pending once first, as an LLM
+/// summarizer is (every run alone, through `AsyncSummarizer::summarize`).
+pub struct RunByRun;
+
+impl favur_context::compact::AsyncSummarizer for RunByRun {
+    async fn summarize(
+        &self,
+        r: &favur_context::compact::SummaryRequest<'_>,
+    ) -> Result<String, favur_context::compact::SummarizeError> {
+        pending_once().await;
+        favur_context::compact::Summarizer::summarize(
+            &favur_context::compact::BuiltinSummarizer::default(),
+            r,
+        )
+    }
+}
