@@ -435,13 +435,10 @@ fn summaries_of_a_compaction_s_runs_read_only_their_own_turns() {
 
 #[test]
 fn a_doc_comment_above_a_definition_of_unnumbered_output_reads_like_the_definition() {
-    let mut h = History::new();
-    let a = h.append(
-        strict!(tool_call: "c1", "bash", serde_json::json!({"command": "python show_source.py"})),
+    let text = summary_of_run(
+        "python show_source.py",
+        "    # A widget can exist without a media definition\n    class MyWidget(TextInput):\n        pass\n",
     );
-    let b = h.append(strict!(tool_result("c1"): "    # A widget can exist without a media definition\n    class MyWidget(TextInput):\n        pass\n"));
-    let text = BuiltinSummarizer::default()
-        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
     assert!(
         text.contains("\n  | # A widget can exist without a media definition\n  | class MyWidget(TextInput):\n"),
         "{text}"
@@ -470,25 +467,15 @@ fn the_harness_note_that_an_output_was_too_long_is_not_kept_and_the_head_is_numb
 
 #[test]
 fn a_source_file_s_lines_are_its_text_and_a_log_s_errors_stay_errors() {
-    let mut h = History::new();
     // A docstring that quotes an error, in a source file and printed into a log.
     let body = "@attr.s\nclass Report:\n    def check(self):\n        \"\"\"Raises:\n        ValueError: bad report\n        \"\"\"\n";
-    let a = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "sed -n '10,15p' src/report.py"})));
-    let b = h.append(strict!(tool_result("c1"): "{body}"));
-    let c =
-        h.append(strict!(tool_call: "c2", "bash", serde_json::json!({"command": "cat build.log"})));
-    let d = h.append(strict!(tool_result("c2"): "{body}"));
-    let summarize = |x: EntryId, y: EntryId| {
-        BuiltinSummarizer::default()
-            .summarize_entries(&[h.entry(x).unwrap(), h.entry(y).unwrap()], 200)
-    };
-    let source = summarize(a, b);
+    let source = summary_of_run("sed -n '10,15p' src/report.py", body);
     // Code: no error mark, no listed "file", the definitions with their numbers.
     assert!(!source.contains("! "), "{source}");
     assert!(!source.contains("files:"), "{source}");
     assert!(source.contains("\n  11| class Report:\n"), "{source}");
     // The same text printed into a log: the error stays an error.
-    let log = summarize(c, d);
+    let log = summary_of_run("cat build.log", body);
     assert!(log.contains("! ValueError: bad report"), "{log}");
 }
 
@@ -511,13 +498,8 @@ fn a_recursive_listing_keeps_each_name_under_its_directory() {
 
 #[test]
 fn a_diff_keeps_its_files_and_hunks_as_its_outline() {
-    let mut h = History::new();
     let diff = "diff --git a/src/paths.py b/src/paths.py\nindex 1c2d..3e4f 100644\n--- a/src/paths.py\n+++ b/src/paths.py\n@@ -10,3 +10,3 @@ def normalize(path):\n-    return os.path.abspath(path)\n+    return os.path.realpath(path)\n";
-    let a =
-        h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": "git show HEAD"})));
-    let b = h.append(strict!(tool_result("c1"): "{diff}"));
-    let text = BuiltinSummarizer::default()
-        .summarize_entries(&[h.entry(a).unwrap(), h.entry(b).unwrap()], 200);
+    let text = summary_of_run("git show HEAD", diff);
     for header in [
         "diff --git a/src/paths.py b/src/paths.py",
         "--- a/src/paths.py",
@@ -543,4 +525,13 @@ fn an_output_that_printed_nothing_says_so() {
         text.contains("#1 output of #0 exit 1 (no output)"),
         "{text}"
     );
+}
+
+/// The 200-token summary of a bash call running `command` and its `output`.
+fn summary_of_run(command: &str, output: &str) -> String {
+    let mut h = History::new();
+    let call = h.append(strict!(tool_call: "c1", "bash", serde_json::json!({"command": command})));
+    let result = h.append(strict!(tool_result("c1"): "{output}"));
+    BuiltinSummarizer::default()
+        .summarize_entries(&[h.entry(call).unwrap(), h.entry(result).unwrap()], 200)
 }
