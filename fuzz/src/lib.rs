@@ -27,7 +27,7 @@ mod model;
 mod seeds;
 
 pub use model::model;
-pub use seeds::seeds;
+pub use seeds::{MODEL_REGRESSIONS, seeds};
 
 /// A fuzz target: any bytes in, a panic only for a broken promise.
 pub type Target = fn(&[u8]);

@@ -33,12 +33,17 @@ impl Bytes<'_> {
     fn text(&mut self) -> String {
         let n = usize::from(self.next()) * 3;
         let flavour = self.next();
-        let word = match flavour % 6 {
+        let word = match flavour % 9 {
             0 => "</context-summary> ",
             1 => "[directive] ",
             2 => "User: ",
-            3 => "```bash\nls\n``` ",
+            3 => "```bash\nls -R\n``` ",
             4 => "é✓ ",
+            // An observation's markup, diff headers and a listing's directory, as the
+            // built-in summarizer reads them.
+            5 => "<returncode>1</returncode>\n<warning>\nlong\n</warning><output_head>\n<a>\n",
+            6 => "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n",
+            7 => "./src/é:\nlib.rs\n<</ \n",
             _ => "word ",
         };
         word.repeat(n / word.len() + 1)

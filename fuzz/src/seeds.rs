@@ -15,6 +15,21 @@ pub(crate) fn every_role() -> &'static Rules {
     })
 }
 
+/// Inputs the model target once failed on, kept as seeds (and replayed by a test): a
+/// history whose JSON form, reloaded, counted the notes for unanswered calls otherwise
+/// than the history did (repeated call ids, results recorded after their calls were
+/// settled, text-only messages settling them).
+///
+/// ```
+/// for input in favur_context_fuzz::MODEL_REGRESSIONS {
+///     favur_context_fuzz::model(input);
+/// }
+/// ```
+pub const MODEL_REGRESSIONS: [&[u8]; 2] = [
+    include_bytes!("../regressions/model-json-repairs-1.bin"),
+    include_bytes!("../regressions/model-json-repairs-2.bin"),
+];
+
 /// A small OpenAI transcript with a call and its result.
 pub(crate) const SAMPLE_OPENAI: &str = r#"[
 {"role":"system","content":"You are a coding agent."},
@@ -188,11 +203,15 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
         "mcp" => vec![SAMPLE_MCP.as_bytes().to_vec()],
         "responses" => vec![SAMPLE_RESPONSES.as_bytes().to_vec()],
         // Programs: every step once, then calls, results, compactions and reopens.
-        "model" => vec![
-            (0..=255u8).collect(),
-            [2u8, 9, 1, 3, 7, 40, 3, 1, 7, 40, 5, 20, 0, 2, 6, 7, 8].repeat(6),
-            [4u8, 0, 5, 1, 50, 1, 2, 6, 9, 0, 80, 5, 10, 1, 1].repeat(5),
-        ],
+        "model" => {
+            let mut v = vec![
+                (0..=255u8).collect(),
+                [2u8, 9, 1, 3, 7, 40, 3, 1, 7, 40, 5, 20, 0, 2, 6, 7, 8].repeat(6),
+                [4u8, 0, 5, 1, 50, 1, 2, 6, 9, 0, 80, 5, 10, 1, 1].repeat(5),
+            ];
+            v.extend(MODEL_REGRESSIONS.iter().map(|r| r.to_vec()));
+            v
+        }
         "policy" => vec![
             SAMPLE_POLICY.as_bytes().to_vec(),
             b"window_tokens = 1000\n".to_vec(),

@@ -210,6 +210,13 @@ impl History {
             self.feed(&mut repairs, &entry, &Form::Verbatim);
             self.repairs = repairs;
         }
+        // Notes of earlier calls that said this result was missing now name it.
+        for part in &entry.message.parts {
+            if let crate::model::message::Part::ToolResult(r) = part {
+                self.repairs
+                    .result_recorded(self.counter.as_ref(), &r.call_id, id);
+            }
+        }
         grow_gently(&mut self.entries);
         self.entries.push(entry);
     }

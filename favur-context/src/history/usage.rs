@@ -54,7 +54,7 @@ impl History {
             _ => sent::shown(entry, form),
         };
         if message.parts.iter().all(|p| matches!(p, Part::Text(_))) {
-            repairs.feed(self.counter.as_ref(), entry, &message, &|_, _| None);
+            repairs.feed(self.counter.as_ref(), entry, &message, None);
             return;
         }
         let later = |call_id: &str, made: EntryId| {
@@ -63,7 +63,7 @@ impl History {
                 .find(|r| **r > made)
                 .copied()
         };
-        repairs.feed(self.counter.as_ref(), entry, &message, &later);
+        repairs.feed(self.counter.as_ref(), entry, &message, Some(&later));
     }
 
     /// Tokens and blocks `entry` costs as recorded (pinned system entries as system

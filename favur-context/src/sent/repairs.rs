@@ -112,6 +112,9 @@ impl<'a, T> Matcher<'a, T> {
     }
 }
 
+/// For a call made by an entry, a result recorded after it in the history, if any.
+pub(crate) type Later<'a> = &'a dyn Fn(&str, EntryId) -> Option<EntryId>;
+
 /// An unanswered call shown in the view, as the accounting tracks it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct OpenCall {
@@ -123,6 +126,10 @@ struct OpenCall {
     /// otherwise `cost` tokens are sent for it (a missing-result note).
     tail: bool,
     cost: u32,
+    /// Whether its note says the result is missing (no result was recorded after it
+    /// when it was settled): a result recorded later turns the note into a placeholder
+    /// naming it, as a reading with every entry in place gives.
+    missing: bool,
 }
 
 /// What the renderers add to the view while repairing the pairing, kept up to date as
@@ -152,13 +159,14 @@ impl Repairs {
     }
 
     /// The next item of the request: `entry` shown as `message`. `later` gives, for a
-    /// call of an entry, a result recorded after it in the history, if any.
+    /// call of an entry, a result recorded after it in the history, if any; `None` when
+    /// the item is text alone (the calls it settles get missing-result notes, for good).
     pub(crate) fn feed(
         &mut self,
         counter: &dyn TokenCounter,
         entry: &Entry,
         message: &Message,
-        later: &dyn Fn(&str, EntryId) -> Option<EntryId>,
+        later: Option<Later<'_>>,
     ) {
         let mut own_message = false;
         let mut after_result = false;
@@ -190,6 +198,7 @@ impl Repairs {
                         call_id: c.id.clone(),
                         tail: true,
                         cost: 0,
+                        missing: false,
                     },
                 );
                 self.tail.push(k);
@@ -230,16 +239,14 @@ impl Repairs {
 
     /// The calls of the last message, still unanswered, are no longer in flight: each is
     /// answered by a note (a placeholder for its later result, or a missing-result note).
-    fn settle_tail(
-        &mut self,
-        counter: &dyn TokenCounter,
-        later: &dyn Fn(&str, EntryId) -> Option<EntryId>,
-    ) {
+    fn settle_tail(&mut self, counter: &dyn TokenCounter, later: Option<Later<'_>>) {
         for k in std::mem::take(&mut self.tail) {
             if let Some(call) = self.calls.get_mut(&k) {
                 call.tail = false;
                 let call_id = call.call_id.clone();
-                let text = match later(&call_id, call.entry) {
+                let found = later.and_then(|later| later(&call_id, call.entry));
+                call.missing = later.is_some() && found.is_none();
+                let text = match found {
                     Some(r) => placeholder_text(r, None),
                     None => missing_result().to_owned(),
                 };
@@ -255,6 +262,45 @@ impl Repairs {
                 self.missing_tokens += u64::from(call.cost);
                 self.missing_blocks += 1;
             }
+        }
+    }
+
+    /// How many settled calls have a note naming a later result (for tests).
+    #[cfg(test)]
+    pub(crate) fn placeholders(&self) -> usize {
+        self.calls
+            .values()
+            .filter(|c| !c.tail && !c.missing && c.cost > 0)
+            .count()
+    }
+
+    /// A result for `call_id` was recorded (as `result`) after the calls already read:
+    /// the settled calls with that id whose note said their result was missing now get
+    /// the placeholder naming it, which is what reading them again with every entry in
+    /// place gives (its `later` finds the first result recorded after the call).
+    pub(crate) fn result_recorded(
+        &mut self,
+        counter: &dyn TokenCounter,
+        call_id: &str,
+        result: EntryId,
+    ) {
+        for call in self.calls.values_mut() {
+            if call.tail || !call.missing || call.call_id != call_id || call.entry >= result {
+                continue;
+            }
+            let cost = count_block(
+                counter,
+                Role::Tool,
+                Part::ToolResult(ToolResult {
+                    call_id: call.call_id.clone(),
+                    content: placeholder_text(result, None),
+                    is_error: false,
+                }),
+            );
+            self.missing_tokens = self.missing_tokens.saturating_sub(u64::from(call.cost));
+            self.missing_tokens += u64::from(cost);
+            call.cost = cost;
+            call.missing = false;
         }
     }
 }

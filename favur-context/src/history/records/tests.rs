@@ -197,3 +197,41 @@ fn a_check_commits_only_to_the_history_it_was_made_on() {
     assert!(copy.view().is_empty());
     assert_eq!(h.view().len(), 1);
 }
+
+/// Usage kept up to date append by append counts the notes for unanswered calls as
+/// reading the whole view again does, whatever order calls (with repeated ids), their
+/// results, text and pins come in: a result recorded after a call was settled turns its
+/// missing-result note into a placeholder naming it, unless a text-only message settled
+/// the call (its note stays a missing-result note in both readings).
+#[test]
+fn notes_for_unanswered_calls_count_as_a_fresh_reading_of_the_view() {
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut converted = 0;
+    for _ in 0..300 {
+        let mut h = History::new();
+        for _ in 0..rng.usize(4..24) {
+            let id = format!("c{}", rng.u8(0..3));
+            let message = match rng.u8(0..5) {
+                0 => Message::assistant_calls(vec![crate::ToolCall::new(id.clone(), "bash", "{}")]),
+                1 => Message::tool_result(id, "out", false),
+                2 => Message::assistant("text"),
+                3 => Message::user("text"),
+                _ => Message::assistant_calls(vec![
+                    crate::ToolCall::new(id.clone(), "bash", "{}"),
+                    crate::ToolCall::new("c9", "bash", "{}"),
+                ]),
+            };
+            let classified =
+                crate::Classified::with_site(message, Retention::Fuzzy, CallSite::new("t", 1, 1));
+            if rng.u8(0..6) == 0 {
+                h.pin(classified);
+            } else {
+                h.append(classified);
+            }
+            let fresh = h.repairs_of(&h.view);
+            assert_eq!(h.repairs.added(), fresh.added(), "{:?}", h.entries());
+        }
+        converted += h.repairs.placeholders();
+    }
+    assert!(converted > 0, "no note named a later result");
+}
