@@ -149,6 +149,10 @@ pub(crate) struct Repairs {
     missing_blocks: u64,
     /// Tokens orphan wrappers add over the results they wrap (may be negative).
     orphan_extra: i64,
+    /// The settled calls whose note says their result is missing, by call id (a call
+    /// answered since may stay listed; it is skipped): what a result recorded later
+    /// looks up, without reading every open call.
+    missing: std::collections::HashMap<String, Vec<u64>>,
 }
 
 impl Repairs {
@@ -246,6 +250,9 @@ impl Repairs {
                 let call_id = call.call_id.clone();
                 let found = later.and_then(|later| later(&call_id, call.entry));
                 call.missing = later.is_some() && found.is_none();
+                if call.missing {
+                    self.missing.entry(call_id.clone()).or_default().push(k);
+                }
                 let text = match found {
                     Some(r) => placeholder_text(r, None),
                     None => missing_result().to_owned(),
@@ -284,8 +291,19 @@ impl Repairs {
         call_id: &str,
         result: EntryId,
     ) {
-        for call in self.calls.values_mut() {
-            if call.tail || !call.missing || call.call_id != call_id || call.entry >= result {
+        let Some(listed) = self.missing.remove(call_id) else {
+            return;
+        };
+        let mut still = Vec::new();
+        for k in listed {
+            let Some(call) = self.calls.get_mut(&k) else {
+                continue; // answered since
+            };
+            if !call.missing {
+                continue;
+            }
+            if call.entry >= result {
+                still.push(k); // made after this result: a later one may name it
                 continue;
             }
             let cost = count_block(
@@ -301,6 +319,9 @@ impl Repairs {
             self.missing_tokens += u64::from(cost);
             call.cost = cost;
             call.missing = false;
+        }
+        if !still.is_empty() {
+            self.missing.insert(call_id.to_owned(), still);
         }
     }
 }
