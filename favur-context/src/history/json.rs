@@ -288,12 +288,6 @@ impl History {
                 problem: "names entries or summary ids that do not exist in the document".into(),
             });
         }
-        // A compaction that writes no summary was applied as soon as every entry it names
-        // existed, maybe before results recorded later: the notes that stand in for
-        // unanswered calls (a placeholder naming a later result, or a missing-result
-        // note) are read again with every entry in place, as the live history reads
-        // them after its last compaction.
-        self.repairs = self.repairs_of(&self.view);
         Ok(())
     }
 

@@ -291,6 +291,9 @@ impl Repairs {
         call_id: &str,
         result: EntryId,
     ) {
+        if self.missing.is_empty() {
+            return; // the usual case: no call is waiting for a late result
+        }
         let Some(listed) = self.missing.remove(call_id) else {
             return;
         };

@@ -172,10 +172,17 @@ impl BuiltinSummarizer {
         later: &[&'a Entry],
         budget_tokens: u32,
     ) -> String {
-        let turns = || entries.iter().chain(context).chain(later).copied();
-        let log = TypedLog::new(turns());
-        let typed = Typed::of(&log, turns().map(|e| e.id().0).collect());
-        self.summarize_reading(entries, context, &typed, budget_tokens)
+        let request = SummaryRequest {
+            summary: crate::EntryId(u64::MAX),
+            tier: std::num::NonZeroU8::MIN,
+            retention: crate::Retention::Strict,
+            budget_tokens,
+            entries,
+            context,
+            later,
+        };
+        let log = TypedLog::new(turns_of(&request));
+        self.summarize_run(&request, &log)
     }
 
     fn summarize_reading<'a>(

@@ -259,11 +259,12 @@ impl<'r, 'a> Lines<'r, 'a> {
         self.numbering.start_text();
         for line in text::text_lines(t) {
             self.total += 1;
-            let number = self.numbering.next_line(line);
             let trimmed = text::trim(line);
+            let tags = super::numbers::wrapper_tags(trimmed);
+            let number = self.numbering.next_line(line, tags.as_deref());
             // The harness's note inside an observation (mini-swe-agent's `<warning>` that
             // the output was too long) is not the tool's output: nothing of it is kept.
-            if let Some(tags) = super::numbers::wrapper_tags(trimmed) {
+            if let Some(tags) = tags {
                 for tag in tags {
                     in_warning = match tag {
                         "<warning>" => true,

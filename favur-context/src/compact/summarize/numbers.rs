@@ -53,17 +53,17 @@ impl Numbering {
         self.next = self.first;
     }
 
-    /// The number of `line`, the next line of the text, if known.
-    pub(crate) fn next_line(&mut self, line: &str) -> Option<usize> {
+    /// The number of `line`, the next line of the text, if known; `tags`: the line's
+    /// [`wrapper_tags`], if it is the observation's markup (it then has no number).
+    pub(crate) fn next_line(&mut self, line: &str, tags: Option<&[&str]>) -> Option<usize> {
         if self.own {
             return split_own_number(line).0.and_then(|n| n.parse().ok());
         }
         self.first?;
-        let t = text::trim(line);
-        if let Some(tags) = wrapper_tags(t) {
+        if let Some(tags) = tags {
             // mini-swe-agent's markup: the output starts after `<output>`; past an
             // elision the places are not known.
-            for tag in tags {
+            for &tag in tags {
                 match tag {
                     "<output>" | "<output_head>" => self.next = self.first,
                     "<returncode>" => {}
@@ -234,6 +234,11 @@ pub(crate) fn is_kept_verbatim(trimmed: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The number of `line`, its markup read as the summarizer reads it.
+    fn next(n: &mut Numbering, line: &str) -> Option<usize> {
+        n.next_line(line, wrapper_tags(text::trim(line)).as_deref())
+    }
+
     fn file_start(command: &str) -> Option<usize> {
         file_shown(command).map(|(start, _)| start)
     }
@@ -270,7 +275,7 @@ mod tests {
         let mut n = Numbering::of(&texts, None);
         assert!(n.own());
         n.start_text();
-        assert_eq!(n.next_line("     3\tx = 1"), Some(3));
+        assert_eq!(next(&mut n, "     3\tx = 1"), Some(3));
     }
 
     #[test]
@@ -278,7 +283,9 @@ mod tests {
         let texts = ["<returncode>0</returncode>\n<output>\nclass A:\n    x = 1\n</output>"];
         let mut n = Numbering::of(&texts, Some("sed -n '10,11p' a.py"));
         n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0])
+            .map(|l| next(&mut n, l))
+            .collect();
         assert_eq!(got, [None, None, Some(10), Some(11), None]);
         assert_eq!(verbatim_line(Some(11), "    x = 1", 400), "11|     x = 1");
         assert_eq!(verbatim_line(None, "\tx", 400), "| \tx");
@@ -293,7 +300,9 @@ mod tests {
         ];
         let mut n = Numbering::of(&texts, Some("head -5 page.html"));
         n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0])
+            .map(|l| next(&mut n, l))
+            .collect();
         assert_eq!(got, [None, None, Some(1), Some(2), Some(3), Some(4), None]);
         // Past an elision the places are not known.
         let texts = [
@@ -301,7 +310,9 @@ mod tests {
         ];
         let mut n = Numbering::of(&texts, Some("cat a.py"));
         n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0])
+            .map(|l| next(&mut n, l))
+            .collect();
         assert_eq!(
             got,
             [None, Some(1), None, None, None, None, None, None, None]
@@ -312,7 +323,9 @@ mod tests {
         ];
         let mut n = Numbering::of(&texts, Some("cat a.py"));
         n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0]).map(|l| n.next_line(l)).collect();
+        let got: Vec<Option<usize>> = text::text_lines(texts[0])
+            .map(|l| next(&mut n, l))
+            .collect();
         assert_eq!(got, [None, None, None, None, Some(1), None]);
         assert_eq!(
             wrapper_tags("<returncode>1</returncode>"),
