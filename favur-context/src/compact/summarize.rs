@@ -21,6 +21,7 @@ mod line_kind;
 mod name_scan;
 mod names;
 mod numbers;
+mod order;
 mod producers;
 mod regions;
 mod text;

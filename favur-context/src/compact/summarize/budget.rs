@@ -342,6 +342,10 @@ fn fill<'s>(
                 if !wanted(&d.items[i]) || p.picked[i] {
                     continue;
                 }
+                // A doc line is offered with its definition only.
+                if d.items[i].of.is_some_and(|k| !p.picked[k]) {
+                    continue;
+                }
                 let c = cost(&d.items[i].text) + 1;
                 if *used + c > budget {
                     return false;
@@ -440,6 +444,8 @@ mod tests {
                             acted: None,
                             context: None,
                             region: false,
+                            depth: 0,
+                            of: None,
                         })
                         .collect(),
                     segments: Vec::new(),

@@ -9,8 +9,9 @@ use super::acted::{Frequent, Typed};
 use super::item::{Item, MAX_VERBATIM_BYTES};
 use super::line_kind::{self, LineKind};
 use super::numbers::{Numbering, verbatim_line};
+use super::order;
 use super::producers::{
-    Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
+    self, Producer, Producers, command_line, cut, cut_borrowed, cut_cow, fenced_command, one_line,
 };
 use super::regions::{self, Raw, Segment};
 use super::text;
@@ -59,7 +60,8 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
         ..
     } = lines;
     super::hits::group_hits(&mut items, r.limit);
-    let mut items = order_items(items);
+    let mut items = order::order_items(items);
+    order::link_docs(&mut items);
     let segments = regions::find(&mut items, &raw);
     if error {
         header.push_str(" [error]");
@@ -160,31 +162,6 @@ fn push_result_producer(
     }
 }
 
-/// The items of an entry as they are offered: frames of the project's own code first,
-/// the innermost (last) of them first, then the rest; an identical line once.
-fn order_items(items: Vec<Item<'_>>) -> Vec<Item<'_>> {
-    let mut seen: foldhash::HashSet<String> =
-        foldhash::HashSet::with_capacity_and_hasher(items.len(), Default::default());
-    let mut ordered: Vec<Item> = Vec::with_capacity(items.len());
-    let (mut project, mut elsewhere): (Vec<Item>, Vec<Item>) = (Vec::new(), Vec::new());
-    for it in items {
-        if !seen.insert(it.text.to_string()) {
-            continue;
-        }
-        if it.kind != LineKind::Location || it.acted.is_some() {
-            ordered.push(it);
-        } else if line_kind::is_project_location(&it.text) {
-            project.push(it);
-        } else {
-            elsewhere.push(it);
-        }
-    }
-    project.reverse();
-    ordered.extend(project);
-    ordered.extend(elsewhere);
-    ordered
-}
-
 /// Appends `id` as its `Display` writes it (`#12`).
 pub(super) fn push_id(out: &mut String, id: EntryId) {
     out.push('#');
@@ -210,6 +187,10 @@ struct Lines<'r, 'a> {
     /// Whether the last line that says something was a definition (the next may be its
     /// docstring).
     after_definition: bool,
+    /// How deeply the last definition read is nested (its docstring's depth too), and
+    /// its order.
+    last_depth: u8,
+    last_definition: usize,
     /// The last line read, if it was a doc comment (`///`, `/**`, `#`) that a
     /// definition may follow: its order, number and code.
     doc_above: Option<(usize, Option<usize>, &'a str)>,
@@ -246,10 +227,12 @@ impl<'r, 'a> Lines<'r, 'a> {
             frequent: Frequent::of(reading.typed, &all),
             enclosing: Vec::new(),
             after_definition: false,
+            last_depth: 0,
+            last_definition: 0,
             doc_above: None,
             raw: Vec::with_capacity(if observed { all.len() } else { 0 }),
             record: observed && !entry.kind().is_summary(),
-            recursive: command.is_some_and(is_recursive_listing),
+            recursive: command.is_some_and(producers::is_recursive_listing),
             dir: None,
         }
     }
@@ -319,6 +302,8 @@ impl<'r, 'a> Lines<'r, 'a> {
                 acted: Some(acted),
                 context: None,
                 region: false,
+                depth: 0,
+                of: None,
             });
             return;
         }
@@ -346,13 +331,18 @@ impl<'r, 'a> Lines<'r, 'a> {
             line_kind::classify(trimmed)
         };
         let (_, code) = super::numbers::split_number(line, &self.numbering);
-        let kind = self.file_kind(kind, code, number);
-        let kind = self.doc_or(kind, code, number);
         let indent = code.len() - text::trim_start(code).len();
+        // The definitions a definition read here would be nested in.
+        let depth = self.enclosing.iter().filter(|&&(i, _)| i < indent).count();
+        let depth = u8::try_from(depth).unwrap_or(u8::MAX);
+        let kind = self.file_kind(kind, code);
+        let kind = self.doc_or(kind, code, (number, depth));
         if kind == LineKind::Definition {
             while self.enclosing.last().is_some_and(|&(i, _)| i >= indent) {
                 self.enclosing.pop();
             }
+            self.last_depth = depth;
+            self.last_definition = self.total;
         }
         if !self.prose && !matches!(kind, LineKind::Noise | LineKind::Status) {
             self.output += 1;
@@ -377,6 +367,11 @@ impl<'r, 'a> Lines<'r, 'a> {
             code,
             number,
             context,
+            depth: if kind == LineKind::Doc {
+                self.last_depth
+            } else {
+                depth
+            },
         };
         if !self.keep_acted(&read) {
             self.keep_by_kind(&read);
@@ -402,8 +397,9 @@ impl<'r, 'a> Lines<'r, 'a> {
 
     /// The kind of a line as its entry reads it: a line of a source file is the file's
     /// text (a `raise ValueError` line, a string naming a path, `@attr.s` are code, not an
-    /// error, a hit or a listing).
-    fn file_kind(&self, kind: LineKind, code: &str, number: Option<usize>) -> LineKind {
+    /// error, a hit or a listing), past an elision too; what the command itself says
+    /// (`cat: a.py: No such file or directory`) is not.
+    fn file_kind(&self, kind: LineKind, code: &str) -> LineKind {
         let printed = matches!(
             kind,
             LineKind::Error
@@ -412,7 +408,7 @@ impl<'r, 'a> Lines<'r, 'a> {
                 | LineKind::Hit
                 | LineKind::Path
         );
-        if !(printed && number.is_some() && self.numbering.source()) {
+        if !(printed && self.numbering.source()) || producers::is_tool_message(code) {
             kind
         } else if line_kind::is_definition(code) {
             LineKind::Definition
@@ -423,7 +419,12 @@ impl<'r, 'a> Lines<'r, 'a> {
 
     /// `kind`, or [`LineKind::Doc`] for the first line of the docstring of the definition
     /// just read; keeps the doc comment right above a definition read now.
-    fn doc_or(&mut self, kind: LineKind, code: &'a str, number: Option<usize>) -> LineKind {
+    fn doc_or(
+        &mut self,
+        kind: LineKind,
+        code: &'a str,
+        (number, depth): (Option<usize>, u8),
+    ) -> LineKind {
         let trimmed = text::trim(code);
         if trimmed.is_empty() {
             return kind;
@@ -438,7 +439,8 @@ impl<'r, 'a> Lines<'r, 'a> {
             && let Some((order, number, code)) = above
             && self.items.last().is_none_or(|it| it.order != order)
         {
-            self.push(LineKind::Doc, order, kept_definition(number, code));
+            let doc = kept_definition(number, code);
+            self.push_at(LineKind::Doc, order, doc, (depth, Some(self.total)));
         }
         if doc && !after {
             self.doc_above = Some((self.total, number, code));
@@ -468,6 +470,8 @@ impl<'r, 'a> Lines<'r, 'a> {
             acted: Some(acted),
             context: r.context,
             region: false,
+            depth: r.depth,
+            of: None,
         });
         true
     }
@@ -507,7 +511,9 @@ impl<'r, 'a> Lines<'r, 'a> {
                 self.push(r.kind, order, cut_cow(text, limit));
             }
             LineKind::Definition | LineKind::Doc => {
-                self.push(r.kind, order, kept_definition(r.number, r.code));
+                let of = (r.kind == LineKind::Doc).then_some(self.last_definition);
+                let line = kept_definition(r.number, r.code);
+                self.push_at(r.kind, order, line, (r.depth, of));
             }
             LineKind::Error | LineKind::Outcome | LineKind::Hit => {
                 self.push(r.kind, order, cut_borrowed(trimmed, limit));
@@ -516,36 +522,46 @@ impl<'r, 'a> Lines<'r, 'a> {
     }
 
     fn push(&mut self, kind: LineKind, order: usize, text: Cow<'a, str>) {
+        self.push_at(kind, order, text, (0, None));
+    }
+
+    /// Pushes a line of a definition nested `depth` deep: a definition, or the doc of
+    /// the definition at `of` (its order).
+    fn push_at(
+        &mut self,
+        kind: LineKind,
+        order: usize,
+        text: Cow<'a, str>,
+        (depth, of): (u8, Option<usize>),
+    ) {
         self.items.push(Item {
             kind,
             order,
             text,
             acted: None,
-            context: None,
+            context: of,
             region: false,
+            depth,
+            of: None,
         });
     }
 }
 
 /// A definition or its doc line as a summary keeps it: verbatim with its number when it
-/// is known (`120|     def parse(self, x):`), else trimmed (`def parse(self, x):`).
+/// is known (`120|     def parse(self, x):`), else with its indent, which shows what
+/// it is nested in (`    def parse(self, x):`).
 fn kept_definition(number: Option<usize>, code: &str) -> Cow<'_, str> {
-    match number {
-        Some(_) => verbatim_line(number, code, 160),
-        None => cut_borrowed(text::trim(code), 120),
+    if number.is_some() {
+        return verbatim_line(number, code, 160);
     }
-}
-
-/// Whether `command` lists directories recursively (`ls -R`, `ls -laR src`): its names
-/// come under `dir:` headers.
-pub(super) fn is_recursive_listing(command: &str) -> bool {
-    let mut words = command
-        .split_whitespace()
-        .skip_while(|w| *w != "ls")
-        .skip(1);
-    words.any(|w| {
-        w == "--recursive" || (w.starts_with('-') && !w.starts_with("--") && w.contains('R'))
-    })
+    let trimmed = text::trim(code);
+    let lead = code.len() - text::trim_start(code).len();
+    let indent = code.get(..lead).unwrap_or("");
+    let kept = match code.get(..lead + trimmed.len()) {
+        Some(line) if indent.bytes().all(|b| b == b' ' || b == b'\t') => line,
+        _ => trimmed,
+    };
+    cut_borrowed(kept, 120)
 }
 
 /// One line as [`Lines`] reads it.
@@ -559,4 +575,6 @@ struct Read<'a> {
     number: Option<usize>,
     /// The `order` of the definition that encloses it (none for an unindented line).
     context: Option<usize>,
+    /// How deeply its definition is nested (see [`Item::depth`]).
+    depth: u8,
 }

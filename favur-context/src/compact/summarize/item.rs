@@ -20,9 +20,15 @@ pub(super) struct Item<'a> {
     /// verbatim, with its line number.
     pub(super) acted: Option<Acted>,
     /// The `order` of the definition that encloses the line (an acted line shows it as
-    /// its context).
+    /// its context), or that a doc line documents.
     pub(super) context: Option<usize>,
     /// A line of a hot region (between lines acted on, or after them to the end of their
     /// block): kept only with its segment, never by its kind.
     pub(super) region: bool,
+    /// How deeply the definition of a definition or doc line is nested (0: at the top of
+    /// its file); 0 for other lines. A skeleton offers the outermost first.
+    pub(super) depth: u8,
+    /// For a doc line: the index (among the entry's items) of the definition it
+    /// documents; it is offered only once that is kept.
+    pub(super) of: Option<usize>,
 }

@@ -40,11 +40,18 @@ impl Numbering {
         } else {
             command.and_then(file_shown)
         };
+        // The file whose lines these are: shown from a known line, or numbered by the
+        // command that printed it (`nl -ba f | sed -n '10,40p'`, `cat -n f`).
+        let file = match shown {
+            Some((_, path)) => Some(path),
+            None if own => command.and_then(file_numbered),
+            None => None,
+        };
         Numbering {
             own,
             first: shown.map(|(start, _)| start),
             next: None,
-            source: shown.is_some_and(|(_, path)| !is_log(path)),
+            source: file.is_some_and(|path| !is_log(path)),
         }
     }
 
@@ -144,11 +151,7 @@ fn is_log(path: &str) -> bool {
 /// `head ... FILE` print from line 1, `sed -n 'A,Bp' FILE` from line A. Only the last
 /// command of a list (`cd x && sed -n ...`) is read, and none that pipes or redirects.
 fn file_shown(command: &str) -> Option<(usize, &str)> {
-    let last = command
-        .rsplit(['\n', ';'])
-        .next()
-        .and_then(|s| s.rsplit("&&").next())
-        .map(str::trim)?;
+    let last = last_command(command)?;
     if last.contains(['|', '>', '<', '`', '$']) {
         return None;
     }
@@ -171,6 +174,46 @@ fn file_shown(command: &str) -> Option<(usize, &str)> {
         _ => None,
     };
     start.map(|n| (n, file.trim_matches(['\'', '"'])))
+}
+
+/// The last command of a list (`cd x && sed -n ...`: the `sed`), trimmed.
+fn last_command(command: &str) -> Option<&str> {
+    command
+        .rsplit(['\n', ';'])
+        .next()
+        .and_then(|s| s.rsplit("&&").next())
+        .map(str::trim)
+}
+
+/// The file a command numbers as it prints it: `nl [-ba] FILE`, `cat -n FILE`, either
+/// piped to a command that picks lines (`nl -ba f | sed -n '10,40p'`, `| head -50`).
+/// Only the last command of a list is read, and none that redirects.
+fn file_numbered(command: &str) -> Option<&str> {
+    let last = last_command(command)?;
+    if last.contains(['>', '<', '`', '$']) {
+        return None;
+    }
+    let mut stages = last.split('|').map(str::trim);
+    let words: Vec<&str> = stages.next()?.split_whitespace().collect();
+    let picks = stages.all(|stage| {
+        let tool = stage.split_whitespace().next();
+        matches!(tool, Some("sed" | "head" | "tail"))
+    });
+    let files: Vec<&str> = words
+        .iter()
+        .skip(1)
+        .copied()
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let numbers = match words.first().copied()? {
+        "nl" => true,
+        "cat" => words.iter().skip(1).any(|w| *w == "-n"),
+        _ => false,
+    };
+    match files.as_slice() {
+        [file] if numbers && picks => Some(file.trim_matches(['\'', '"'])),
+        _ => None,
+    }
 }
 
 /// Splits a line's own number off, keeping the code as it was printed (its indent

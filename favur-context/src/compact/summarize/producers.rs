@@ -238,6 +238,25 @@ pub(super) fn cut_cow(s: Cow<'_, str>, limit: usize) -> Cow<'_, str> {
     }
 }
 
+/// Whether `command` lists directories recursively (`ls -R`, `ls -laR src`): its names
+/// come under `dir:` headers.
+pub(super) fn is_recursive_listing(command: &str) -> bool {
+    let mut words = command
+        .split_whitespace()
+        .skip_while(|w| *w != "ls")
+        .skip(1);
+    words.any(|w| {
+        w == "--recursive" || (w.starts_with('-') && !w.starts_with("--") && w.contains('R'))
+    })
+}
+
+/// Whether `line` is what a command that prints files says of its own (`cat: a.py: No
+/// such file or directory`, `sed: -e expression #1`), not a line of the file.
+pub(super) fn is_tool_message(line: &str) -> bool {
+    const TOOLS: [&str; 5] = ["cat: ", "head: ", "tail: ", "sed: ", "nl: "];
+    TOOLS.iter().any(|t| line.starts_with(t))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

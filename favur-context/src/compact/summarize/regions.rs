@@ -102,6 +102,8 @@ pub(super) fn find<'a>(items: &mut Vec<Item<'a>>, raw: &[Raw<'a>]) -> Vec<Segmen
                 acted: None,
                 context: None,
                 region: true,
+                depth: 0,
+                of: None,
             });
         }
         if items.len() > start {

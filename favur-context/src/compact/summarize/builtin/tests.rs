@@ -434,8 +434,7 @@ fn a_doc_comment_above_a_definition_of_unnumbered_output_reads_like_the_definiti
     let view =
         "    # A widget can exist without a media definition\n    class MyWidget(TextInput):\n";
     let text = summary_of_run("python show_source.py", view);
-    let kept =
-        "\n  | # A widget can exist without a media definition\n  | class MyWidget(TextInput):\n";
+    let kept = "\n  |     # A widget can exist without a media definition\n  |     class MyWidget(TextInput):\n";
     assert!(text.contains(kept), "{text}");
 }
 
@@ -478,8 +477,12 @@ fn a_recursive_listing_keeps_each_name_under_its_directory() {
     );
     assert!(!text.contains("./src:"), "{text}");
     // Without -R, a line ending in a colon is no directory's header.
-    assert!(!entry::is_recursive_listing("ls -la src"));
-    assert!(entry::is_recursive_listing("cd /x && ls -laR src"));
+    assert!(!crate::compact::summarize::producers::is_recursive_listing(
+        "ls -la src"
+    ));
+    assert!(crate::compact::summarize::producers::is_recursive_listing(
+        "cd /x && ls -laR src"
+    ));
 }
 
 #[test]
@@ -528,3 +531,5 @@ fn summary_after(command: &str, output: &str, later: Option<&str>) -> String {
     let run = [h.entry(call).unwrap(), h.entry(result).unwrap()];
     BuiltinSummarizer::default().summarize_parts(&run, &[], &later, 200)
 }
+
+mod skeleton;
