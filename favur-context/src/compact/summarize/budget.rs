@@ -1,6 +1,7 @@
 //! How a summary's budget is spent: every entry, in turn, gets its next line of each
 //! kind, the lines the agent acted on first (the most recently acted on first), then
-//! errors and outcomes, lead lines, locations, hits, definitions, their docs and paths.
+//! errors and outcomes, lead lines (of prose and of short outputs), locations, hits,
+//! definitions, their docs and paths.
 
 use super::entry::Digest;
 use super::item::Item;

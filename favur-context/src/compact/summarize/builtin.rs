@@ -31,7 +31,10 @@ use crate::model::entry::Entry;
 ///    Those come after every line acted on, at most 40 lines a region and half the
 ///    budget an entry;
 /// 2. error lines (errors, exceptions, panics, tracebacks), failing tests and test totals;
-/// 3. the first line of what the agent or a person wrote (its decision or request);
+/// 3. the first line of what the agent or a person wrote (its decision or request), and
+///    of a short output (at most 8 lines that say something: a script's printed result,
+///    a one-line check), the next lines of both too (up to [`head_lines`](Self::head_lines)) in
+///    the second pass;
 /// 4. locations: traceback frames as `file:line in function`, search hits as `file:line`;
 /// 5. definitions seen in a file view, verbatim with their line numbers
 ///    (`120|     def parse(self, x):`), and a diff's outline (its `diff --git`, `--- a/`,
@@ -72,8 +75,8 @@ use crate::model::entry::Entry;
 /// ```
 #[derive(Debug, Clone)]
 pub struct BuiltinSummarizer {
-    /// Lines of text kept from the start of what a person or the agent wrote, when there
-    /// is room.
+    /// Lines of text kept from the start of what a person or the agent wrote, and of a
+    /// short output, when there is room.
     pub head_lines: usize,
     /// Most bare names listed per summary (`names: ...`, the names the kept lines do not
     /// show). The default 0 lists none: the room goes to lines the agent can copy.

@@ -32,3 +32,19 @@ pub(super) struct Item<'a> {
     /// documents; it is offered only once that is kept.
     pub(super) of: Option<usize>,
 }
+
+impl<'a> Item<'a> {
+    /// A line of `kind` at `order`, shown as `text`, kept by its kind (not acted on).
+    pub(super) fn line(kind: LineKind, order: usize, text: Cow<'a, str>) -> Self {
+        Item {
+            kind,
+            order,
+            text,
+            acted: None,
+            context: None,
+            region: false,
+            depth: 0,
+            of: None,
+        }
+    }
+}

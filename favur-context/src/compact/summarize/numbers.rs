@@ -273,6 +273,29 @@ pub(crate) fn is_kept_verbatim(trimmed: &str) -> bool {
     digits > 0 && trimmed.get(digits..).is_some_and(|r| r.starts_with("| "))
 }
 
+/// A definition or its doc line as a summary keeps it: verbatim with its number when it
+/// is known (`120|     def parse(self, x):`), else with its indent, which shows what
+/// it is nested in (`    def parse(self, x):`).
+pub(super) fn kept_definition(number: Option<usize>, code: &str) -> Cow<'_, str> {
+    kept_line(number, code, (160, 120))
+}
+
+/// A line kept as printed: verbatim with its number when it is known, cut at `limit.0`
+/// bytes; else with its indent, cut at `limit.1` bytes.
+pub(super) fn kept_line(number: Option<usize>, code: &str, limit: (usize, usize)) -> Cow<'_, str> {
+    if number.is_some() {
+        return verbatim_line(number, code, limit.0);
+    }
+    let trimmed = text::trim(code);
+    let lead = code.len() - text::trim_start(code).len();
+    let indent = code.get(..lead).unwrap_or("");
+    let kept = match code.get(..lead + trimmed.len()) {
+        Some(line) if indent.bytes().all(|b| b == b' ' || b == b'\t') => line,
+        _ => trimmed,
+    };
+    super::producers::cut_borrowed(kept, limit.1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

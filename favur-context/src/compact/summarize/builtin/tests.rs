@@ -532,4 +532,5 @@ fn summary_after(command: &str, output: &str, later: Option<&str>) -> String {
     BuiltinSummarizer::default().summarize_parts(&run, &[], &later, 200)
 }
 
+mod printed;
 mod skeleton;
