@@ -18,6 +18,7 @@ mod error_words;
 mod hits;
 mod item;
 mod line_kind;
+mod lines;
 mod name_scan;
 mod names;
 mod numbers;

@@ -151,7 +151,7 @@ fn is_log(path: &str) -> bool {
 /// `head ... FILE` print from line 1, `sed -n 'A,Bp' FILE` from line A. Only the last
 /// command of a list (`cd x && sed -n ...`) is read, and none that pipes or redirects.
 fn file_shown(command: &str) -> Option<(usize, &str)> {
-    let last = last_command(command)?;
+    let last = super::producers::last_command(command)?;
     if last.contains(['|', '>', '<', '`', '$']) {
         return None;
     }
@@ -176,20 +176,11 @@ fn file_shown(command: &str) -> Option<(usize, &str)> {
     start.map(|n| (n, file.trim_matches(['\'', '"'])))
 }
 
-/// The last command of a list (`cd x && sed -n ...`: the `sed`), trimmed.
-fn last_command(command: &str) -> Option<&str> {
-    command
-        .rsplit(['\n', ';'])
-        .next()
-        .and_then(|s| s.rsplit("&&").next())
-        .map(str::trim)
-}
-
 /// The file a command numbers as it prints it: `nl [-ba] FILE`, `cat -n FILE`, either
 /// piped to a command that picks lines (`nl -ba f | sed -n '10,40p'`, `| head -50`).
 /// Only the last command of a list is read, and none that redirects.
 fn file_numbered(command: &str) -> Option<&str> {
-    let last = last_command(command)?;
+    let last = super::producers::last_command(command)?;
     if last.contains(['>', '<', '`', '$']) {
         return None;
     }
@@ -214,6 +205,17 @@ fn file_numbered(command: &str) -> Option<&str> {
         [file] if numbers && picks => Some(file.trim_matches(['\'', '"'])),
         _ => None,
     }
+}
+
+/// The byte after a line's own number (`b':'` for `585:    def f():`, a line `grep -n`
+/// matched; `b'-'` for one of its context lines), if the line starts with one.
+pub(crate) fn own_separator(line: &str) -> Option<u8> {
+    let t = text::trim_start(line);
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=7)
+        .contains(&digits)
+        .then(|| t.as_bytes().get(digits).copied())
+        .flatten()
 }
 
 /// Splits a line's own number off, keeping the code as it was printed (its indent

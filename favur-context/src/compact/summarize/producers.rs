@@ -257,6 +257,27 @@ pub(super) fn is_tool_message(line: &str) -> bool {
     TOOLS.iter().any(|t| line.starts_with(t))
 }
 
+/// The last command of a list (`cd x && sed -n ...`: the `sed`), trimmed.
+pub(super) fn last_command(command: &str) -> Option<&str> {
+    command
+        .rsplit(['\n', ';'])
+        .next()
+        .and_then(|s| s.rsplit("&&").next())
+        .map(str::trim)
+}
+
+/// Whether `command` searches files for lines (`grep`, `egrep`, `rg`, `git grep`): what
+/// its last command of a list starts with.
+pub(super) fn is_search(command: &str) -> bool {
+    let last = last_command(command).unwrap_or("");
+    let mut words = last.split_whitespace();
+    match words.next() {
+        Some("grep" | "egrep" | "fgrep" | "rg") => true,
+        Some("git") => words.next() == Some("grep"),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

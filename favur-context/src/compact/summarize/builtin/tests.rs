@@ -533,4 +533,5 @@ fn summary_after(command: &str, output: &str, later: Option<&str>) -> String {
 }
 
 mod printed;
+mod search;
 mod skeleton;
