@@ -35,10 +35,15 @@ use crate::model::entry::Entry;
 ///    of a short output (at most 8 lines that say something: a script's printed result,
 ///    a one-line check), the next lines of both too (up to [`head_lines`](Self::head_lines)) in
 ///    the second pass;
-/// 4. locations: traceback frames as `file:line in function`, search hits as `file:line`;
+/// 4. locations: traceback frames as `file:line in function` (the innermost of a Python
+///    traceback with the source line it failed on: `src/conf.py:30 in load: raise ...`),
+///    search hits as `file:line` (a search of one file, `grep -n`, keeps the lines it
+///    matched verbatim with their numbers);
 /// 5. definitions seen in a file view, verbatim with their line numbers
-///    (`120|     def parse(self, x):`), and a diff's outline (its `diff --git`, `--- a/`,
-///    `+++ b/` and `@@` lines: what a patch written from it starts with);
+///    (`120|     def parse(self, x):`), the outermost first (a file's classes and
+///    functions before the methods of its first class), each with its doc line when
+///    there is room; and a diff's outline (its `diff --git`, `--- a/`, `+++ b/` and `@@`
+///    lines: what a patch written from it starts with);
 /// 6. listed paths (a directory listing or `find` output keeps its paths, without the
 ///    `ls -l` columns);
 /// 7. what is left of the above;

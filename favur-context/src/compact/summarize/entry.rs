@@ -53,8 +53,10 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
         ..
     } = lines;
     // A short output without an outline of its own (a diff's headers, a view's
-    // definitions, which its other lines only fill in) leads with its first lines.
-    let outlined = items.iter().any(|it| it.kind == LineKind::Definition);
+    // definitions, a traceback's frames, which its other lines only fill in) leads with
+    // its first lines.
+    let outlined =
+        (items.iter()).any(|it| matches!(it.kind, LineKind::Definition | LineKind::Location));
     if output <= SHORT_OUTPUT_LINES && !outlined {
         let leads = short.into_iter();
         items.extend(leads.map(|(order, text)| Item::line(LineKind::Plain, order, text)));

@@ -69,6 +69,13 @@ pub(super) struct Lines<'r, 'a> {
     /// Whether the output is a search's, numbered by it (`grep -n`, `-nC 5` of one
     /// file): a line it matched (`585:`, not a context line `584-`) is a hit.
     numbered_search: bool,
+    /// The item of the Python frame (`File "a.py", line 3, in f`) read on the line
+    /// before: the source line printed under it joins it.
+    frame: Option<usize>,
+    /// The last frame joined by its source line, and its length before: the line leaves
+    /// it when a frame follows, so that only the innermost frame of a traceback (where
+    /// it failed) shows its line.
+    joined: Option<(usize, usize)>,
 }
 
 impl<'r, 'a> Lines<'r, 'a> {
@@ -111,6 +118,8 @@ impl<'r, 'a> Lines<'r, 'a> {
             recursive: command.is_some_and(producers::is_recursive_listing),
             dir: None,
             numbered_search,
+            frame: None,
+            joined: None,
         }
     }
 
@@ -251,6 +260,10 @@ impl<'r, 'a> Lines<'r, 'a> {
                 depth
             },
         };
+        let frame = self.frame.take();
+        if let Some(at) = frame.filter(|_| kind == LineKind::Plain && !trimmed.is_empty()) {
+            self.join_frame(at, trimmed);
+        }
         if !self.keep_acted(&read) {
             self.keep_by_kind(&read);
         }
@@ -391,13 +404,18 @@ impl<'r, 'a> Lines<'r, 'a> {
                     self.short.push((order, text));
                 }
             }
-            LineKind::Location => {
-                let text = match line_kind::frame(trimmed) {
-                    Some(f) => Cow::Owned(f),
-                    None => cut_borrowed(trimmed, limit),
-                };
-                self.push(r.kind, order, text);
-            }
+            LineKind::Location => match line_kind::frame(trimmed) {
+                Some(f) => {
+                    if let Some((at, len)) = self.joined.take()
+                        && let Some(item) = self.items.get_mut(at)
+                    {
+                        item.text.to_mut().truncate(len);
+                    }
+                    self.frame = Some(self.items.len());
+                    self.push(r.kind, order, Cow::Owned(f));
+                }
+                None => self.push(r.kind, order, cut_borrowed(trimmed, limit)),
+            },
             LineKind::Path => {
                 let name = line_kind::listed_path(trimmed);
                 let text = match self.dir {
@@ -417,6 +435,21 @@ impl<'r, 'a> Lines<'r, 'a> {
             }
             LineKind::Error | LineKind::Outcome | LineKind::Hit => {
                 self.push(r.kind, order, cut_borrowed(trimmed, limit));
+            }
+        }
+    }
+
+    /// Joins the source line Python printed under a frame to the frame's item
+    /// (`src/a.py:3 in f: return g(x)`), within the line limit.
+    fn join_frame(&mut self, at: usize, code: &str) {
+        let limit = self.reading.limit;
+        if let Some(item) = self.items.get_mut(at) {
+            let frame = item.text.to_mut();
+            self.joined = Some((at, frame.len()));
+            frame.push_str(": ");
+            frame.push_str(code);
+            if frame.len() > limit {
+                item.text = Cow::Owned(cut(&item.text, limit));
             }
         }
     }

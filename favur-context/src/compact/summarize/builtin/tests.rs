@@ -532,6 +532,7 @@ fn summary_after(command: &str, output: &str, later: Option<&str>) -> String {
     BuiltinSummarizer::default().summarize_parts(&run, &[], &later, 200)
 }
 
+mod frames;
 mod printed;
 mod search;
 mod skeleton;
