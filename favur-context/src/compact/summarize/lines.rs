@@ -72,10 +72,10 @@ pub(super) struct Lines<'r, 'a> {
     /// The item of the Python frame (`File "a.py", line 3, in f`) read on the line
     /// before: the source line printed under it joins it.
     frame: Option<usize>,
-    /// The last frame joined by its source line, and its length before: the line leaves
+    /// The last frame joined by its source line, and its text before: the line leaves
     /// it when a frame follows, so that only the innermost frame of a traceback (where
     /// it failed) shows its line.
-    joined: Option<(usize, usize)>,
+    joined: Option<(usize, Cow<'a, str>)>,
 }
 
 impl<'r, 'a> Lines<'r, 'a> {
@@ -406,10 +406,10 @@ impl<'r, 'a> Lines<'r, 'a> {
             }
             LineKind::Location => match line_kind::frame(trimmed) {
                 Some(f) => {
-                    if let Some((at, len)) = self.joined.take()
+                    if let Some((at, frame)) = self.joined.take()
                         && let Some(item) = self.items.get_mut(at)
                     {
-                        item.text.to_mut().truncate(len);
+                        item.text = frame;
                     }
                     self.frame = Some(self.items.len());
                     self.push(r.kind, order, Cow::Owned(f));
@@ -444,13 +444,12 @@ impl<'r, 'a> Lines<'r, 'a> {
     fn join_frame(&mut self, at: usize, code: &str) {
         let limit = self.reading.limit;
         if let Some(item) = self.items.get_mut(at) {
-            let frame = item.text.to_mut();
-            self.joined = Some((at, frame.len()));
-            frame.push_str(": ");
-            frame.push_str(code);
-            if frame.len() > limit {
-                item.text = Cow::Owned(cut(&item.text, limit));
-            }
+            let mut joined = String::with_capacity(item.text.len() + 2 + code.len());
+            joined.push_str(&item.text);
+            joined.push_str(": ");
+            joined.push_str(code);
+            let text = Cow::Owned(cut(&joined, limit));
+            self.joined = Some((at, std::mem::replace(&mut item.text, text)));
         }
     }
 
