@@ -116,6 +116,18 @@ impl<'l, 'a> Typed<'l, 'a> {
         seen: Recency,
         common: &impl Fn(&str) -> bool,
     ) -> Option<Acted> {
+        self.line_with(line, None, seen, common)
+    }
+
+    /// [`line`](Self::line), given the typed words of the line if they are known (what
+    /// [`typed_words`](Self::typed_words) gave for it): only those are looked up.
+    pub(crate) fn line_with(
+        &self,
+        line: &str,
+        typed: Option<&[&str]>,
+        seen: Recency,
+        common: &impl Fn(&str) -> bool,
+    ) -> Option<Acted> {
         let t = super::text::trim(line);
         if t.is_empty() {
             return None;
@@ -138,7 +150,11 @@ impl<'l, 'a> Typed<'l, 'a> {
             }
         }
         let mut matched: Vec<&str> = Vec::new();
-        for w in code_words(t) {
+        let words: &mut dyn Iterator<Item = &str> = match typed {
+            Some(words) => &mut words.iter().copied(),
+            None => &mut code_words(t),
+        };
+        for w in words {
             if matched.contains(&w) || common(w) {
                 continue;
             }
@@ -184,6 +200,9 @@ impl<'l, 'a> Typed<'l, 'a> {
 /// pattern (`s/old/new/`).
 fn is_path(w: &str) -> bool {
     let b = w.as_bytes();
+    if !b.contains(&b'/') {
+        return false; // most words: no search for an extension
+    }
     let ext = w
         .rsplit('/')
         .next()
@@ -231,7 +250,10 @@ fn is_distinct(w: &str) -> bool {
 /// at a line of it).
 fn code_words(text: &str) -> impl Iterator<Item = &str> {
     text.split_ascii_whitespace()
-        .filter(|c| !is_path(c.trim_matches(|c: char| "'\"`()[]{},;:.".contains(c))))
+        .filter(|c| {
+            let edge = |c: char| matches!(c, '\'' | '"' | '`' | '(' | ')' | '[' | ']' | '{' | '}');
+            !is_path(c.trim_matches(|c: char| edge(c) || matches!(c, ',' | ';' | ':' | '.')))
+        })
         .flat_map(identifiers)
 }
 
@@ -274,25 +296,46 @@ fn quoted_strings(line: &str) -> impl Iterator<Item = &str> {
 
 /// The words of an entry's lines that are too frequent to point at a line: those typed
 /// words found in more than `max(3, lines / 10)` of its lines.
+/// The typed words of each line are kept, so that a line is read once.
 #[derive(Debug, Default)]
 pub(crate) struct Frequent<'l> {
     counts: HashMap<&'l str, u32>,
     limit: u32,
+    /// The typed words of every line, in order, and where each line's end.
+    words: Vec<&'l str>,
+    ends: Vec<u32>,
 }
 
 impl<'l> Frequent<'l> {
     /// Counts, for each typed word, the lines of `lines` that hold it.
     pub(crate) fn of(typed: &Typed<'_, '_>, lines: &[&'l str]) -> Self {
         let mut counts: HashMap<&'l str, u32> = HashMap::new();
-        let mut words = Vec::new();
+        let (mut words, mut all, mut ends) = (Vec::new(), Vec::new(), Vec::new());
+        ends.reserve(lines.len());
         for line in lines {
             typed.typed_words(line, &mut words);
             for w in &words {
                 *counts.entry(*w).or_insert(0) += 1;
             }
+            all.extend_from_slice(&words);
+            ends.push(u32::try_from(all.len()).unwrap_or(u32::MAX));
         }
         let limit = u32::try_from(lines.len() / 10).unwrap_or(u32::MAX).max(3);
-        Frequent { counts, limit }
+        Frequent {
+            counts,
+            limit,
+            words: all,
+            ends,
+        }
+    }
+
+    /// The typed words of line `k` of the lines counted, if it was one of them.
+    pub(crate) fn typed(&self, k: usize) -> Option<&[&'l str]> {
+        let end = *self.ends.get(k)? as usize;
+        let start = k
+            .checked_sub(1)
+            .map_or(Some(0), |p| self.ends.get(p).map(|&e| e as usize))?;
+        self.words.get(start..end)
     }
 
     /// Whether `w` is in too many lines to point at one.

@@ -96,6 +96,11 @@ impl<'r, 'a> Lines<'r, 'a> {
         let numbering = Numbering::of(texts, command);
         let numbered_search =
             !prose && numbering.own() && command.is_some_and(producers::is_search);
+        // What each line holds as a line of code (without its own number), as
+        // `keep_acted` reads it: its typed words are counted once and kept.
+        let codes: Vec<&'a str> = (all.iter())
+            .map(|l| text::trim(super::numbers::split_number(l, &numbering).1))
+            .collect();
         Lines {
             entry,
             reading,
@@ -106,7 +111,7 @@ impl<'r, 'a> Lines<'r, 'a> {
             output: 0,
             leads: 0,
             numbering,
-            frequent: Frequent::of(reading.typed, &all),
+            frequent: Frequent::of(reading.typed, &codes),
             enclosing: Vec::new(),
             after_definition: false,
             last_depth: 0,
@@ -362,7 +367,12 @@ impl<'r, 'a> Lines<'r, 'a> {
         }
         let common = |w: &str| self.frequent.is_common(w);
         let seen = self.entry.id().0;
-        let Some(acted) = self.reading.typed.line(text::trim(r.code), seen, &common) else {
+        // The line's typed words as counted (the lines of an output, read in order).
+        let words = (self.record)
+            .then(|| self.frequent.typed(self.total - 1))
+            .flatten();
+        let code = text::trim(r.code);
+        let Some(acted) = self.reading.typed.line_with(code, words, seen, &common) else {
             return false;
         };
         self.items.push(Item {
