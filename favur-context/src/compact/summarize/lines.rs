@@ -7,8 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::acted::Frequent;
-use super::acted::Typed;
+use super::acted::{Frequent, Typed};
 use super::item::{Item, MAX_VERBATIM_BYTES};
 use super::line_kind::{self, LineKind};
 use super::numbers::{Numbering, kept_definition, kept_line, verbatim_line};
