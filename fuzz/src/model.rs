@@ -44,6 +44,12 @@ impl Bytes<'_> {
             5 => "<returncode>1</returncode>\n<warning>\nlong\n</warning><output_head>\n<a>\n",
             6 => "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n",
             7 => "./src/é:\nlib.rs\n<</ \n",
+            // A Python traceback (its frames join their source lines) and lines a search
+            // numbers (`585:` a match, `584-` its context), with C1 controls.
+            _ if flavour % 27 == 17 => {
+                "  File \"/a\u{85}é.py\", line 3, in f\u{85}\n    g(\u{9f}x)\n  File \"b.py\", line 9, in g\n"
+            }
+            _ if flavour % 27 == 26 => "585:    def f(\u{85}é):\n584-  x = 1\n",
             _ => "word ",
         };
         word.repeat(n / word.len() + 1)
