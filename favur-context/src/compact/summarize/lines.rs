@@ -367,9 +367,8 @@ impl<'r, 'a> Lines<'r, 'a> {
         let common = |w: &str| self.frequent.is_common(w);
         let seen = self.entry.id().0;
         // The line's typed words as counted (the lines of an output, read in order).
-        let words = (self.record)
-            .then(|| self.frequent.typed(self.total - 1))
-            .flatten();
+        let k = self.total.checked_sub(1).filter(|_| self.record);
+        let words = k.and_then(|k| self.frequent.typed(k));
         let code = text::trim(r.code);
         let Some(acted) = self.reading.typed.line_with(code, words, seen, &common) else {
             return false;
