@@ -186,14 +186,8 @@ impl<'r, 'a> Lines<'r, 'a> {
                 .unwrap_or_default();
             let text = cut_borrowed(trimmed, MAX_VERBATIM_BYTES);
             self.items.push(Item {
-                kind: LineKind::Plain,
-                order,
-                text,
                 acted: Some(acted),
-                context: None,
-                region: false,
-                depth: 0,
-                of: None,
+                ..Item::line(LineKind::Plain, order, text)
             });
             return;
         }
@@ -373,15 +367,12 @@ impl<'r, 'a> Lines<'r, 'a> {
         let Some(acted) = self.reading.typed.line_with(code, words, seen, &common) else {
             return false;
         };
+        let text = verbatim_line(r.number, r.code, MAX_VERBATIM_BYTES);
         self.items.push(Item {
-            kind: r.kind,
-            order: self.total,
-            text: verbatim_line(r.number, r.code, MAX_VERBATIM_BYTES),
             acted: Some(acted),
             context: r.context,
-            region: false,
             depth: r.depth,
-            of: None,
+            ..Item::line(r.kind, self.total, text)
         });
         true
     }

@@ -307,6 +307,13 @@ mod tests {
         n.next_line(line, wrapper_tags(text::trim(line)).as_deref())
     }
 
+    /// The number of each line of `text`, printed by `command`.
+    fn numbers(text: &str, command: Option<&str>) -> Vec<Option<usize>> {
+        let mut n = Numbering::of(&[text], command);
+        n.start_text();
+        text::text_lines(text).map(|l| next(&mut n, l)).collect()
+    }
+
     fn file_start(command: &str) -> Option<usize> {
         file_shown(command).map(|(start, _)| start)
     }
@@ -330,6 +337,31 @@ mod tests {
     }
 
     #[test]
+    fn a_file_numbered_by_the_command_that_prints_it_is_told() {
+        for (command, file) in [
+            ("nl -ba src/a.py | sed -n '10,40p'", Some("src/a.py")),
+            ("cd /x && cat -n 'src/a.py' | head -50", Some("src/a.py")),
+            ("nl src/a.py", Some("src/a.py")),
+            ("cat src/a.py", None),
+            ("nl -ba a.py b.py", None),
+            ("nl -ba a.py | grep x", None),
+            ("nl -ba a.py > out.txt", None),
+            ("grep -n x a.py", None),
+        ] {
+            assert_eq!(file_numbered(command), file, "{command}");
+        }
+        assert_eq!(own_separator("  585:    def f():"), Some(b':'));
+        assert_eq!(own_separator("584-  x = 1"), Some(b'-'));
+        assert_eq!(own_separator("12345678:x"), None);
+        assert_eq!(own_separator("def f():"), None);
+        // Numbered by `nl`, a source file's lines are its text; a log's are not.
+        let texts = ["     1\traise ValueError(x)\n     2\tx = 1\n"];
+        assert!(Numbering::of(&texts, Some("nl -ba src/a.py")).source());
+        assert!(!Numbering::of(&texts, Some("nl -ba build.log")).source());
+        assert!(!Numbering::of(&texts, Some("grep -n x src/a.py")).source());
+    }
+
+    #[test]
     fn own_numbers_keep_the_code_as_printed() {
         assert_eq!(
             split_own_number("   601\t    def f():"),
@@ -348,12 +380,10 @@ mod tests {
 
     #[test]
     fn lines_of_a_file_view_count_from_the_output_start() {
-        let texts = ["<returncode>0</returncode>\n<output>\nclass A:\n    x = 1\n</output>"];
-        let mut n = Numbering::of(&texts, Some("sed -n '10,11p' a.py"));
-        n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0])
-            .map(|l| next(&mut n, l))
-            .collect();
+        let got = numbers(
+            "<returncode>0</returncode>\n<output>\nclass A:\n    x = 1\n</output>",
+            Some("sed -n '10,11p' a.py"),
+        );
         assert_eq!(got, [None, None, Some(10), Some(11), None]);
         assert_eq!(verbatim_line(Some(11), "    x = 1", 400), "11|     x = 1");
         assert_eq!(verbatim_line(None, "\tx", 400), "| \tx");
@@ -363,37 +393,25 @@ mod tests {
 
     #[test]
     fn lines_of_html_in_a_file_are_its_lines_and_only_the_wrapper_is_markup() {
-        let texts = [
+        let got = numbers(
             "<returncode>0</returncode>\n<output>\n<div>\n<link href=\"a.css\" rel=\"stylesheet\">\n</div>\nx = 1\n</output>",
-        ];
-        let mut n = Numbering::of(&texts, Some("head -5 page.html"));
-        n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0])
-            .map(|l| next(&mut n, l))
-            .collect();
+            Some("head -5 page.html"),
+        );
         assert_eq!(got, [None, None, Some(1), Some(2), Some(3), Some(4), None]);
         // Past an elision the places are not known.
-        let texts = [
+        let got = numbers(
             "<output_head>\na = 1\n</output_head>\n<elided_chars>\n90 characters elided\n</elided_chars>\n<output_tail>\nb = 2\n</output_tail>",
-        ];
-        let mut n = Numbering::of(&texts, Some("cat a.py"));
-        n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0])
-            .map(|l| next(&mut n, l))
-            .collect();
+            Some("cat a.py"),
+        );
         assert_eq!(
             got,
             [None, Some(1), None, None, None, None, None, None, None]
         );
         // A long output: the warning, then its head on the warning's last line.
-        let texts = [
+        let got = numbers(
             "<returncode>0</returncode>\n<warning>\nThe output was too long.\n</warning><output_head>\nimport os\n</output_head>",
-        ];
-        let mut n = Numbering::of(&texts, Some("cat a.py"));
-        n.start_text();
-        let got: Vec<Option<usize>> = text::text_lines(texts[0])
-            .map(|l| next(&mut n, l))
-            .collect();
+            Some("cat a.py"),
+        );
         assert_eq!(got, [None, None, None, None, Some(1), None]);
         assert_eq!(
             wrapper_tags("<returncode>1</returncode>"),

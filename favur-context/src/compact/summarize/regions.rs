@@ -95,15 +95,10 @@ pub(super) fn find<'a>(items: &mut Vec<Item<'a>>, raw: &[Raw<'a>]) -> Vec<Segmen
                     .take_while(|&&(o, _)| o == r.order)
                     .map(|&(_, k)| k),
             );
+            let text = verbatim_line(r.number, r.code, MAX_VERBATIM_BYTES);
             items.push(Item {
-                kind: r.kind,
-                order: r.order,
-                text: verbatim_line(r.number, r.code, MAX_VERBATIM_BYTES),
-                acted: None,
-                context: None,
                 region: true,
-                depth: 0,
-                of: None,
+                ..Item::line(r.kind, r.order, text)
             });
         }
         if items.len() > start {
