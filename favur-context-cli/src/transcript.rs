@@ -162,6 +162,7 @@ impl Decisions {
             };
             let mut d = rules.decision(rule);
             d.key = rules.key_for(rule, &facts);
+            d.key_part = rules.key_part_for(rule, &facts);
             out.decisions.push(Decided {
                 class: d.class,
                 rule,

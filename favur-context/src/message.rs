@@ -4,7 +4,7 @@
 //! call site that classified it, the compile-time classes ([`class`]) and the ready-made
 //! [`kinds`].
 
-pub use crate::model::classify::KEY_EXTENSION;
+pub use crate::model::classify::{KEY_EXTENSION, KEY_PART_EXTENSION, KeyPart, ParseKeyPartError};
 pub use crate::model::entry::EntryKind;
 pub use crate::model::kinds;
 pub use crate::model::message::{Arguments, CallIdError, Part, ToolResult};

@@ -33,7 +33,7 @@ fn views(n: usize, size: usize, key: impl Fn(usize) -> Option<String>) -> (Histo
 #[test]
 fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
     let (h, ids) = views(12, 400, |_| None);
-    let policy = Policy::default(); // tier 2 at 20,000 tokens, target 8,000
+    let policy = Policy::default(); // tier 2 at 20,000 tokens, target 10,000
     assert!(h.usage_tokens() >= 20_000, "usage {}", h.usage_tokens());
     let plan = Plan::new(&h, &policy, NonZeroU8::new(2).unwrap());
     let dropped = plan.drops().to_vec();
@@ -55,6 +55,80 @@ fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
         after + one > target,
         "took more than it needed: {after} + {one}"
     );
+}
+
+#[test]
+fn pinned_tokens_are_not_counted_against_the_target() {
+    // A long pinned prompt (~8,000 tokens): the plain target (10,000 at tier 2) would
+    // leave 2,000 tokens of history; the tier shares out only what it can free.
+    let two = NonZeroU8::new(2).unwrap();
+    let prompt = "You are a careful agent; follow the rules. ".repeat(900);
+    let mut h = History::new();
+    h.pin(strict!(system: "{prompt}"));
+    let floor = h.usage_tokens();
+    let mut ids = Vec::new();
+    for i in 0..12 {
+        let body = format!("view {i}: {}", format!("line{i} of the file ").repeat(300));
+        ids.push(h.append(fuzzy!(user: "{body}")));
+    }
+    h.append(fuzzy!(assistant: "read them all"));
+    let policy = Policy::default();
+    assert!(
+        floor > 7_000 && h.usage_tokens() >= 20_000,
+        "{floor} {}",
+        h.usage_tokens()
+    );
+    let plan = Plan::new(&h, &policy, two);
+    let after = h.usage_tokens() - plan.reclaim_estimate();
+    let target = policy.target_tokens_above(two, floor).unwrap();
+    assert_eq!(target, floor + (20_000 - floor) / 2);
+    assert!(
+        after <= target,
+        "usage after {after} over the target {target}"
+    );
+    assert!(
+        after > policy.target_tokens(two).unwrap(),
+        "it took history down to the plain target: {after}"
+    );
+    let dropped = plan.drops().to_vec();
+    assert!(
+        dropped.len() < ids.len() - 1,
+        "took nearly all: {dropped:?}"
+    );
+    assert_eq!(dropped, ids[..dropped.len()].to_vec(), "the oldest first");
+}
+
+#[test]
+fn a_view_of_some_lines_supersedes_only_views_it_covers() {
+    use favur_context::message::KeyPart;
+    let mut h = History::new();
+    h.pin(strict!(user: "the task"));
+    let parts = [
+        None,                           // 0: the whole file
+        Some(KeyPart::Lines(120, 170)), // 1
+        Some(KeyPart::Lines(580, 620)), // 2
+        Some(KeyPart::Lines(600, 610)), // 3: covered by nothing later
+        Some(KeyPart::Lines(100, 200)), // 4: covers 1, not 0
+        Some(KeyPart::Unknown),         // 5: a tail: covers nothing
+    ];
+    let mut ids = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let body = format!("view {i}: {}", "a line of a.rs ".repeat(900));
+        let c = fuzzy!(user: "{body}").with_key("a.rs");
+        ids.push(h.append(match part {
+            Some(p) => c.with_key_part(*p),
+            None => c,
+        }));
+    }
+    h.append(fuzzy!(assistant: "read them all"));
+    let whole = Policy::builder().target(0.0).build().unwrap();
+    let plan = Plan::new(&h, &whole, NonZeroU8::new(2).unwrap());
+    assert_eq!(plan.superseded(), &[ids[1]], "only the lines 100-200 cover");
+    // A whole view (or an edit) later supersedes every part before it.
+    h.append(fuzzy!(user: "view 6: {}", "a line of a.rs ".repeat(900)).with_key("a.rs"));
+    h.append(fuzzy!(assistant: "again"));
+    let plan = Plan::new(&h, &whole, NonZeroU8::new(2).unwrap());
+    assert_eq!(plan.superseded(), &ids[..]);
 }
 
 #[test]

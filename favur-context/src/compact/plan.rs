@@ -274,7 +274,9 @@ impl Plan {
     ///
     /// - the tier takes what its row acts on in order, superseded entries first, then the
     ///   oldest, and stops at the smallest reach that brings usage to the policy's
-    ///   [target](Policy::target) (freeing at least `min_reclaim`); with no target, or
+    ///   [target](Policy::target) above the pinned tokens
+    ///   ([`target_tokens_above`](Policy::target_tokens_above)), freeing at least
+    ///   `min_reclaim`; with no target, or
     ///   usage already under it (a tier applied by hand), it is applied whole.
     /// - with the reach chosen, its summaries of strict material are given up to
     ///   [`strict_summary_tokens_per_entry`](Policy::strict_summary_tokens_per_entry) per
@@ -326,7 +328,8 @@ impl Plan {
         let order = reach::order(&base, &superseded);
         // What the tier must free to bring usage to its target. Nothing to free (a tier
         // applied by hand below its target) or no target: the tier is applied whole.
-        let need = policy.target_tokens(tier).and_then(|target| {
+        let floor = history.system_tokens() + history.request_overhead_tokens();
+        let need = policy.target_tokens_above(tier, floor).and_then(|target| {
             let need = plan.usage_before.saturating_sub(target);
             (policy.target() > 0.0 && need > 0).then(|| need.max(policy.min_reclaim_tokens()))
         });

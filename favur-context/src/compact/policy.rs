@@ -448,6 +448,12 @@ impl Policy {
     /// at least [`min_reclaim`](Policy::min_reclaim) so the cache is not churned by tiny
     /// compactions. `0` applies every tier whole, to every eligible entry at once.
     ///
+    /// The fraction is of what compaction can free: with pinned messages (and a
+    /// [request overhead](crate::History::set_request_overhead_tokens)), the tier stops
+    /// at those tokens plus `target` times the rest of its threshold
+    /// ([`target_tokens_above`](Policy::target_tokens_above)), so a long system prompt
+    /// does not make every compaction take all the history.
+    ///
     /// ```
     /// use std::num::NonZeroU8;
     /// let p = favur_context::Policy::default();
@@ -468,9 +474,26 @@ impl Policy {
     /// assert_eq!(whole.target_tokens(std::num::NonZeroU8::MIN), Some(0)); // the whole tier, every time
     /// ```
     pub fn target_tokens(&self, n: NonZeroU8) -> Option<u64> {
+        self.target_tokens_above(n, 0)
+    }
+
+    /// The usage tier `n` stops at when `floor` tokens of every request are out of
+    /// compaction's reach (pinned messages, the request overhead): `floor` plus [`target`](Policy::target) times the
+    /// rest of the tier's threshold, rounded down; the plain target when the floor is
+    /// at or over the threshold. `None` when there is no tier `n`.
+    ///
+    /// ```
+    /// let p = favur_context::Policy::default();
+    /// let two = std::num::NonZeroU8::new(2).unwrap();
+    /// assert_eq!(p.target_tokens_above(two, 0), Some(10_000));
+    /// assert_eq!(p.target_tokens_above(two, 8_000), Some(14_000)); // 8,000 + half of 12,000
+    /// assert_eq!(p.target_tokens_above(two, 25_000), Some(10_000)); // nothing to share out
+    /// ```
+    pub fn target_tokens_above(&self, n: NonZeroU8, floor: u64) -> Option<u64> {
         let threshold = self.threshold_tokens(self.tier(n)?.at);
-        let t = (self.target * threshold as f64).floor();
-        Some(if t <= 0.0 { 0 } else { t as u64 })
+        let floor = if floor < threshold { floor } else { 0 };
+        let t = (self.target * (threshold - floor) as f64).floor();
+        Some(floor + if t <= 0.0 { 0 } else { t as u64 })
     }
 
     /// [`min_reclaim`](Policy::min_reclaim) in tokens, rounded up.

@@ -65,6 +65,9 @@ impl<'c, C: Classifier + ?Sized> Classifying<'c, C> {
                 let mut classified = Classified::with_site(message, decision.class, site);
                 if let Some(key) = decision.key {
                     classified = classified.with_key(key);
+                    if let Some(part) = decision.key_part {
+                        classified = classified.with_key_part(part);
+                    }
                 }
                 self.out.push(ImportedMessage {
                     index,

@@ -290,6 +290,9 @@ pub struct Decision {
     /// Its [supersession key](crate::Classified::with_key), if the classifier gives one
     /// (a rule's `key`: the file a view or an edit is of, the command a test run ran).
     pub key: Option<String>,
+    /// The [part](crate::Classified::with_key_part) of what the key names that the
+    /// message shows (`None`: the whole of it).
+    pub key_part: Option<crate::message::KeyPart>,
 }
 
 impl Decision {
@@ -319,6 +322,7 @@ impl From<Retention> for Decision {
             rule: None,
             pin: false,
             key: None,
+            key_part: None,
         }
     }
 }

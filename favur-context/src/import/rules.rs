@@ -31,7 +31,11 @@
 //! `sed -i 's/x/y/' src/a.py`, `cat > src/a.py <<EOF` all give `src/a.py`); `"command"`,
 //! the command itself, whitespace-normalised (a rerun of `pytest tests/x.py` gives the
 //! same key). An older entry with the key of a newer one is superseded: compaction takes
-//! it before any current material of its class.
+//! it before any current material of its class. A `"path"` key also records which
+//! [part](crate::message::KeyPart) of the file the command shows (`sed -n '580,620p'`
+//! lines 580 to 620, `head -n 50` lines 1 to 50, a `tail` or a `grep` after it an unknown
+//! part): a view of some lines supersedes only an earlier view of lines it covers, and
+//! a view of the whole file or an edit of it supersedes every earlier view.
 //!
 //! `first = true` with `role = "user"` matches the first user message of a transcript:
 //! the task. A rule with `pin = true` pins what it matches: the message is recorded with
@@ -489,6 +493,7 @@ impl Rules {
     pub fn classify(&self, facts: &MessageFacts<'_>) -> Option<Decision> {
         self.rule_for(facts).map(|rule| Decision {
             key: self.key_for(rule, facts),
+            key_part: self.key_part_for(rule, facts),
             ..self.decision(rule)
         })
     }
@@ -533,29 +538,7 @@ impl Rules {
             rule: Some(self.rule_name(rule).to_owned().into()),
             pin,
             key: None,
-        }
-    }
-
-    /// The [supersession key](crate::Classified::with_key) `rule` gives the message of
-    /// `facts` (see the format's `key`): `None` when the rule names none or the command
-    /// holds no path.
-    ///
-    /// ```
-    /// use favur_context::import::rules::{MessageFacts, RuleRef, Rules};
-    /// use favur_context::Role;
-    /// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nkey = \"path\"\nclass = \"strict\"\n")?;
-    /// let facts = MessageFacts::new(4, Role::Tool).with_command("cd /repo && sed -n '10,40p' src/app.py");
-    /// assert_eq!(rules.key_for(RuleRef::Rule(0), &facts).as_deref(), Some("src/app.py"));
-    /// # Ok::<(), favur_context::import::rules::RulesError>(())
-    /// ```
-    pub fn key_for(&self, rule: RuleRef, facts: &MessageFacts<'_>) -> Option<String> {
-        let RuleRef::Rule(i) = rule else {
-            return None;
-        };
-        let command = facts.command?;
-        match self.rules.get(i)?.key? {
-            KeyFrom::Path => key::path_of(command),
-            KeyFrom::Command => key::command_of(command),
+            key_part: None,
         }
     }
 

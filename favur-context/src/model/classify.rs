@@ -73,6 +73,33 @@ impl Classified {
         key_of(&self.message)
     }
 
+    /// Says the message shows only `part` of what its [key](Classified::with_key) names
+    /// (a view of some lines of a file). A part is superseded only by a later whole copy
+    /// (the same key with no part: a view of the whole file, an edit of it) or by a later
+    /// part whose lines cover it, and it supersedes only an earlier part it covers: a
+    /// view of lines 610 to 620 does not take the place of a view of the whole file.
+    /// Stored with the message (the [`KEY_PART_EXTENSION`] extension), never sent.
+    ///
+    /// ```
+    /// use favur_context::message::KeyPart;
+    /// use favur_context::strict;
+    /// let view = strict!(tool_result("c1"): "...").with_key("src/a.py").with_key_part(KeyPart::Lines(10, 40));
+    /// assert_eq!(view.key_part(), Some(KeyPart::Lines(10, 40)));
+    /// assert!(KeyPart::Lines(1, 100).covers(KeyPart::Lines(10, 40)));
+    /// ```
+    pub fn with_key_part(mut self, part: KeyPart) -> Self {
+        self.message.extensions.insert(
+            KEY_PART_EXTENSION.to_owned(),
+            serde_json::Value::String(part.to_string()),
+        );
+        self
+    }
+
+    /// The part given with [`with_key_part`](Classified::with_key_part), if any.
+    pub fn key_part(&self) -> Option<KeyPart> {
+        key_part_of(&self.message)
+    }
+
     /// Splits it into its parts.
     pub fn into_parts(self) -> (Message, Retention, CallSite) {
         (self.message, self.retention, self.site)
@@ -103,6 +130,79 @@ pub const KEY_EXTENSION: &str = "favur_key";
 /// The supersession key of `message`, if it has one.
 pub(crate) fn key_of(message: &Message) -> Option<&str> {
     message.extensions.get(KEY_EXTENSION)?.as_str()
+}
+
+/// The message extension that holds a [key part](Classified::with_key_part).
+pub const KEY_PART_EXTENSION: &str = "favur_key_part";
+
+/// The part of what a [supersession key](Classified::with_key) names that a message
+/// shows: some lines, or a part not known (the tail of a file, the lines a filter let
+/// through). With no part, a message is a whole copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyPart {
+    /// Lines `first..=last`, numbered from 1.
+    Lines(u64, u64),
+    /// Some part, not known which: covered by nothing but a whole copy.
+    Unknown,
+}
+
+impl KeyPart {
+    /// Whether every line of `other` is in `self`.
+    pub fn covers(self, other: KeyPart) -> bool {
+        match (self, other) {
+            (KeyPart::Lines(a, b), KeyPart::Lines(c, d)) => a <= c && d <= b,
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for KeyPart {
+    /// `lines A-B`, or `part`: the form the extension stores.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyPart::Lines(a, b) => write!(f, "lines {a}-{b}"),
+            KeyPart::Unknown => f.write_str("part"),
+        }
+    }
+}
+
+impl std::str::FromStr for KeyPart {
+    type Err = ParseKeyPartError;
+
+    /// Reads what [`Display`](std::fmt::Display) writes.
+    ///
+    /// ```
+    /// use favur_context::message::KeyPart;
+    /// assert_eq!("lines 3-9".parse(), Ok(KeyPart::Lines(3, 9)));
+    /// assert_eq!("part".parse(), Ok(KeyPart::Unknown));
+    /// assert!("lines 9-3".parse::<KeyPart>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "part" {
+            return Ok(KeyPart::Unknown);
+        }
+        let lines = s.strip_prefix("lines ").and_then(|r| r.split_once('-'));
+        match lines.map(|(a, b)| (a.parse::<u64>(), b.parse::<u64>())) {
+            Some((Ok(a), Ok(b))) if a <= b => Ok(KeyPart::Lines(a, b)),
+            _ => Err(ParseKeyPartError(s.to_owned())),
+        }
+    }
+}
+
+/// A [`KEY_PART_EXTENSION`] value that is neither `lines A-B` (A ≤ B) nor `part`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a key part: {0:?} (expected `lines A-B` with A <= B, or `part`)")]
+pub struct ParseKeyPartError(pub String);
+
+/// The key part of `message`: `None` for a whole copy. A value that does not parse
+/// (edited records) counts as an unknown part, which supersedes nothing.
+pub(crate) fn key_part_of(message: &Message) -> Option<KeyPart> {
+    let v = message.extensions.get(KEY_PART_EXTENSION)?;
+    Some(
+        v.as_str()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(KeyPart::Unknown),
+    )
 }
 
 impl Message {

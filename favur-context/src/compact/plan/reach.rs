@@ -1,25 +1,52 @@
 //! How far a tier reaches: the compactable items in the order a tier takes them
 //! (superseded material first, then the oldest), so that it frees what it needs and stops.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use crate::model::classify::key_of;
+use crate::model::classify::{KeyPart, key_of, key_part_of};
 
 use super::phases::{Fate, Planner};
 
 /// Per view item, whether it is *superseded*: a later view item carries the same
-/// [supersession key](crate::Classified::with_key) (a newer view of the same file, an edit
-/// of it, a rerun of the same command). Read newest first, one key set: linear.
+/// [supersession key](crate::Classified::with_key) and shows at least what it shows (a
+/// newer view of the same file or of lines that cover its own, an edit of the file, a
+/// rerun of the same command). Read newest first: linear in the items, times the parts
+/// of one key seen later.
 pub(super) fn superseded(p: &Planner<'_>) -> Vec<bool> {
-    let mut later: HashSet<&str> = HashSet::new();
+    let mut later = Later::default();
     let mut out = vec![false; p.items.len()];
     for (i, item) in p.items.iter().enumerate().rev() {
-        let Some(key) = p.history.entry(item.id).and_then(|e| key_of(e.message())) else {
+        let Some(e) = p.history.entry(item.id) else {
             continue;
         };
-        out[i] = !later.insert(key);
+        if let Some(key) = key_of(e.message()) {
+            out[i] = later.supersedes(key, key_part_of(e.message()));
+        }
     }
     out
+}
+
+/// The keys seen later: whole copies, and the parts of each key.
+#[derive(Default)]
+struct Later<'a> {
+    whole: HashSet<&'a str>,
+    parts: HashMap<&'a str, Vec<KeyPart>>,
+}
+
+impl<'a> Later<'a> {
+    /// Whether what was seen later supersedes a copy of `part` of `key` (`None`: whole),
+    /// then records it.
+    fn supersedes(&mut self, key: &'a str, part: Option<KeyPart>) -> bool {
+        match part {
+            None => !self.whole.insert(key),
+            Some(part) => {
+                let parts = self.parts.entry(key).or_default();
+                let covered = parts.iter().any(|later| later.covers(part));
+                parts.push(part);
+                covered || self.whole.contains(key)
+            }
+        }
+    }
 }
 
 /// The items a tier acts on (`base[i]` is not [`Fate::Keep`]), in the order it takes
@@ -83,6 +110,23 @@ mod tests {
                 Fate::Keep
             ]
         );
+    }
+
+    #[test]
+    fn a_part_is_superseded_by_a_whole_copy_or_a_part_that_covers_it() {
+        // Read newest first, as `superseded` does.
+        let mut later = Later::default();
+        assert!(!later.supersedes("a.py", Some(KeyPart::Lines(610, 620)))); // newest
+        assert!(!later.supersedes("a.py", None)); // a whole view: not covered by a part
+        assert!(later.supersedes("a.py", Some(KeyPart::Lines(580, 620)))); // the whole one covers it
+        let mut later = Later::default();
+        assert!(!later.supersedes("a.py", Some(KeyPart::Lines(1, 200))));
+        assert!(later.supersedes("a.py", Some(KeyPart::Lines(120, 170))));
+        assert!(!later.supersedes("a.py", Some(KeyPart::Lines(150, 250)))); // sticks out
+        assert!(!later.supersedes("a.py", Some(KeyPart::Unknown))); // a tail: unknown lines
+        assert!(!later.supersedes("b.py", Some(KeyPart::Lines(1, 5)))); // another key
+        assert!(!later.supersedes("a.py", None));
+        assert!(later.supersedes("a.py", None)); // whole after whole, as before
     }
 
     #[test]

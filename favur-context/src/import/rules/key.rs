@@ -1,5 +1,60 @@
-//! Supersession keys read off a command: the file it reads or writes, or the command
-//! itself. Linear in the command, no regex.
+//! Supersession keys read off a command: the file it reads or writes (and the part of it
+//! it shows), or the command itself. Linear in the command, no regex.
+
+use crate::model::classify::KeyPart;
+
+use super::{MessageFacts, RuleRef, Rules};
+
+impl Rules {
+    /// The [supersession key](crate::Classified::with_key) `rule` gives the message of
+    /// `facts` (see the format's `key`): `None` when the rule names none or the command
+    /// holds no path.
+    ///
+    /// ```
+    /// use favur_context::import::rules::{MessageFacts, RuleRef, Rules};
+    /// use favur_context::Role;
+    /// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nkey = \"path\"\nclass = \"strict\"\n")?;
+    /// let facts = MessageFacts::new(4, Role::Tool).with_command("cd /repo && sed -n '10,40p' src/app.py");
+    /// assert_eq!(rules.key_for(RuleRef::Rule(0), &facts).as_deref(), Some("src/app.py"));
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
+    /// ```
+    pub fn key_for(&self, rule: RuleRef, facts: &MessageFacts<'_>) -> Option<String> {
+        let command = facts.command?;
+        match self.key_from(rule)? {
+            KeyFrom::Path => path_of(command),
+            KeyFrom::Command => command_of(command),
+        }
+    }
+
+    /// The [part](crate::Classified::with_key_part) of its file that the message of
+    /// `facts` shows, for a rule whose key is `"path"`: `None` for the whole file (or no
+    /// such key).
+    ///
+    /// ```
+    /// use favur_context::import::rules::{MessageFacts, RuleRef, Rules};
+    /// use favur_context::message::KeyPart;
+    /// use favur_context::Role;
+    /// let rules = Rules::from_toml("[[rule]]\nname = \"views\"\nkey = \"path\"\nclass = \"strict\"\n")?;
+    /// let part = |c| rules.key_part_for(RuleRef::Rule(0), &MessageFacts::new(4, Role::Tool).with_command(c));
+    /// assert_eq!(part("nl -ba src/app.py | sed -n '10,40p'"), Some(KeyPart::Lines(10, 40)));
+    /// assert_eq!(part("tail -n 20 src/app.py"), Some(KeyPart::Unknown));
+    /// assert_eq!(part("cat src/app.py"), None);
+    /// # Ok::<(), favur_context::import::rules::RulesError>(())
+    /// ```
+    pub fn key_part_for(&self, rule: RuleRef, facts: &MessageFacts<'_>) -> Option<KeyPart> {
+        match self.key_from(rule)? {
+            KeyFrom::Path => part_of(facts.command?),
+            KeyFrom::Command => None,
+        }
+    }
+
+    fn key_from(&self, rule: RuleRef) -> Option<KeyFrom> {
+        let RuleRef::Rule(i) = rule else {
+            return None;
+        };
+        self.rules.get(i)?.key
+    }
+}
 
 /// What a rule's `key` is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +97,102 @@ pub(crate) fn path_of(command: &str) -> Option<String> {
         .map(|w| unquote(w))
         .find(|w| looks_like_path(w))
         .map(str::to_owned)
+}
+
+/// The part of its file the command's first line shows, stage by stage of its pipeline:
+/// `sed -n 'A,Bp'` (or `'Ap'`) shows lines A to B, `head` the first N, a `head` after a
+/// range the start of it; `tail`, a search or any other filter an unknown part. `None`
+/// when every stage passes the whole file on (`cat`, `nl`, an edit).
+pub(crate) fn part_of(command: &str) -> Option<KeyPart> {
+    let line = strip_cd(command.lines().find(|l| !l.trim().is_empty())?);
+    let mut part: Option<KeyPart> = None;
+    for stage in pipeline(line) {
+        let words = words(stage);
+        let Some(&program) = words.first() else {
+            continue;
+        };
+        let shown = match program.rsplit('/').next().unwrap_or(program) {
+            "sed" if words.contains(&"-n") => sed_lines(&words),
+            "head" => head_lines(&words),
+            "tail" | "grep" | "egrep" | "fgrep" | "rg" | "ag" | "awk" | "cut" | "sort" | "uniq"
+            | "wc" | "tr" | "less" | "more" => Some(KeyPart::Unknown),
+            _ => None,
+        };
+        part = match (part, shown) {
+            (p, None) => p,
+            (None, s) => s,
+            (Some(KeyPart::Lines(a, b)), Some(KeyPart::Lines(1, n))) => {
+                Some(KeyPart::Lines(a, b.min(a.saturating_add(n - 1))))
+            }
+            _ => Some(KeyPart::Unknown),
+        };
+    }
+    part
+}
+
+/// The lines `sed -n PROGRAM` prints: `A,Bp` or `Ap`; anything else an unknown part.
+fn sed_lines(words: &[&str]) -> Option<KeyPart> {
+    let program = words[1..]
+        .iter()
+        .map(|w| unquote(w))
+        .find(|w| !w.starts_with('-'));
+    let lines = program.and_then(|p| p.strip_suffix('p')).and_then(|r| {
+        let (a, b) = r.split_once(',').unwrap_or((r, r));
+        Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?))
+    });
+    Some(match lines {
+        Some((a, b)) if 1 <= a && a <= b => KeyPart::Lines(a, b),
+        _ => KeyPart::Unknown,
+    })
+}
+
+/// The lines `head` prints: `-n N`, `-nN`, `-N`, `--lines=N`, 10 by default; bytes
+/// (`-c`) or a count from the end (`-n -N`) an unknown part.
+fn head_lines(words: &[&str]) -> Option<KeyPart> {
+    let mut n: Option<u64> = Some(10);
+    let mut it = words[1..].iter().map(|w| unquote(w));
+    while let Some(w) = it.next() {
+        n = match w {
+            "-n" | "--lines" => it.next().and_then(|v| v.parse().ok()),
+            _ if w.starts_with("-c") || w.starts_with("--bytes") => None,
+            _ => match w.strip_prefix("--lines=").or(w.strip_prefix("-n")) {
+                Some(v) => v.parse().ok(),
+                None => match w.strip_prefix('-') {
+                    Some(v) => v.parse().ok(),
+                    None => n,
+                },
+            },
+        };
+    }
+    Some(match n {
+        Some(n) if n >= 1 => KeyPart::Lines(1, n),
+        _ => KeyPart::Unknown,
+    })
+}
+
+/// The stages of a pipeline: the text between `|`s outside quotes (a `||` ends it).
+fn pipeline(line: &str) -> Vec<&str> {
+    let bytes = line.as_bytes();
+    let (mut out, mut start, mut quote) = (Vec::new(), 0, None::<u8>);
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'|') if bytes.get(i + 1) == Some(&b'|') => break,
+            (None, b'|') => {
+                out.push(&line[start..i]);
+                start = i + 1;
+            }
+            (None, b';') => break,
+            (None, b'&') if bytes.get(i + 1) == Some(&b'&') => break,
+            _ => {}
+        }
+    }
+    if start <= line.len() {
+        out.push(&line[start..]);
+    }
+    out
 }
 
 fn strip_cd(line: &str) -> &str {
@@ -137,6 +288,36 @@ mod tests {
             path_of("awk '{print $1}' data.csv").as_deref(),
             Some("data.csv")
         );
+    }
+
+    #[test]
+    fn the_part_of_a_file_a_view_shows() {
+        let lines = |a, b| Some(KeyPart::Lines(a, b));
+        let cases = [
+            ("cat src/app.py", None),
+            ("cat > src/app.py <<'EOF'", None),
+            ("sed -i 's/a/b/' src/app.py", None),
+            ("cd /repo && sed -n '580,620p' src/app.py", lines(580, 620)),
+            ("sed -n 42p src/app.py", lines(42, 42)),
+            ("nl -ba src/app.py | sed -n '600,630p'", lines(600, 630)),
+            ("cat -n src/app.py | head -50", lines(1, 50)),
+            ("head src/app.py", lines(1, 10)),
+            ("head -n 200 src/app.py", lines(1, 200)),
+            ("head --lines=7 src/app.py", lines(1, 7)),
+            ("sed -n '100,300p' src/app.py | head -20", lines(100, 119)),
+            ("sed -n '10,20p' src/app.py | head -50", lines(10, 20)),
+            ("tail -n 30 src/app.py", Some(KeyPart::Unknown)),
+            ("cat src/app.py | grep -n def", Some(KeyPart::Unknown)),
+            ("head -200 src/app.py | tail -50", Some(KeyPart::Unknown)),
+            ("sed -n '/def /p' src/app.py", Some(KeyPart::Unknown)),
+            ("sed -n '20,10p' src/app.py", Some(KeyPart::Unknown)),
+            ("head -c 100 src/app.py", Some(KeyPart::Unknown)),
+            ("head -n -5 src/app.py", Some(KeyPart::Unknown)),
+            ("cat 'a|b.py' && head -3 x.py", None), // a quoted bar, then another command
+        ];
+        for (command, part) in cases {
+            assert_eq!(part_of(command), part, "{command}");
+        }
     }
 
     #[test]
