@@ -122,7 +122,7 @@ pub(super) fn pick_acted<'s>(
             .iter()
             .filter(|&&k| d.items[k].acted.is_some())
             .count();
-        if !cap.allows(taken) || p.picked[i] {
+        if !cap.allows(taken) || p.picked[i] || shown.has_line(d.key, &d.items[i].text) {
             continue;
         }
         let c = cost(&d.items[i].text) + 1;
@@ -134,7 +134,8 @@ pub(super) fn pick_acted<'s>(
         let context = d.items[i]
             .context
             .and_then(|o| d.items.iter().position(|it| it.order == o));
-        if let Some(k) = context.filter(|&k| !p.picked[k]) {
+        let open = |k: &usize| !p.picked[*k] && !shown.has_line(d.key, &d.items[*k].text);
+        if let Some(k) = context.filter(open) {
             let c = cost(&d.items[k].text) + 1;
             if *used + c <= budget {
                 take(d, p, k, (used, c), shown);
@@ -225,6 +226,7 @@ fn take_segment<'s>(
     }
     for i in s.lines.clone() {
         shown.add_text(&d.items[i].text);
+        shown.add_line(d.key, &d.items[i].text);
         p.acted.push(i);
         p.picked[i] = true;
     }
@@ -248,6 +250,7 @@ fn take<'s>(
 ) {
     *used += c;
     shown.add_text(&d.items[i].text);
+    shown.add_line(d.key, &d.items[i].text);
     p.acted.push(i);
     p.picked[i] = true;
 }
@@ -340,7 +343,7 @@ fn fill<'s>(
             while cursor[di] < d.items.len() {
                 let i = cursor[di];
                 cursor[di] += 1;
-                if !wanted(&d.items[i]) || p.picked[i] {
+                if !wanted(&d.items[i]) || p.picked[i] || shown.has_line(d.key, &d.items[i].text) {
                     continue;
                 }
                 // A doc line is offered with its definition only.
@@ -353,6 +356,7 @@ fn fill<'s>(
                 }
                 *used += c;
                 shown.add_text(&d.items[i].text);
+                shown.add_line(d.key, &d.items[i].text);
                 p.chosen.push(i);
                 p.picked[i] = true;
                 taken[di] += 1;
@@ -450,6 +454,7 @@ mod tests {
                         })
                         .collect(),
                     segments: Vec::new(),
+                    key: None,
                 })
                 .collect();
             let budget = rng.usize(0..600);

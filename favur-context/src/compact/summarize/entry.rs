@@ -31,6 +31,9 @@ pub(super) struct Digest<'a> {
     pub(super) output_lines: usize,
     /// The segments of its hot regions (their lines are among `items`).
     pub(super) segments: Vec<Segment>,
+    /// Its [supersession key](crate::Classified::with_key): entries with the same key
+    /// show the same file, so a numbered line one of them keeps is not kept twice.
+    pub(super) key: Option<&'a str>,
 }
 
 /// What `e` contributes to a summary, and the texts its names are read from.
@@ -85,6 +88,7 @@ pub(super) fn digest<'a>(e: &'a Entry, r: &Reading<'_, 'a>) -> (Digest<'a>, Vec<
         items,
         output_lines: output,
         segments,
+        key: crate::model::classify::key_of(m),
     };
     (digest, texts)
 }

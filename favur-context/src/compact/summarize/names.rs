@@ -68,6 +68,8 @@ impl<'a> Iterator for EntryNames<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct Shown<'s> {
     seen: foldhash::HashSet<&'s str>,
+    /// Numbered lines kept, with the key of the entry they were kept for.
+    lines: foldhash::HashSet<(&'s str, &'s str)>,
 }
 
 impl<'s> Shown<'s> {
@@ -75,6 +77,26 @@ impl<'s> Shown<'s> {
     pub(crate) fn with_capacity(n: usize) -> Self {
         Shown {
             seen: foldhash::HashSet::with_capacity_and_hasher(n, Default::default()),
+            lines: foldhash::HashSet::default(),
+        }
+    }
+
+    /// Records `line` as kept for an entry with `key`, if it is a numbered line (`601|
+    /// code`) and there is a key.
+    pub(crate) fn add_line(&mut self, key: Option<&'s str>, line: &'s str) {
+        if let Some(key) = key.filter(|_| numbered(line)) {
+            self.lines.insert((key, line));
+        }
+    }
+
+    /// Whether `line` is a numbered line already kept for an entry with the same `key`:
+    /// the same line of the same file, kept once per summary.
+    pub(crate) fn has_line(&self, key: Option<&str>, line: &str) -> bool {
+        match key {
+            Some(key) if !self.lines.is_empty() && numbered(line) => {
+                self.lines.contains(&(key, line))
+            }
+            _ => false,
         }
     }
 
@@ -94,9 +116,28 @@ impl<'s> Shown<'s> {
     }
 }
 
+/// Whether `line` starts with a line number and its bar (`601| code`).
+fn numbered(line: &str) -> bool {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && line.as_bytes().get(digits) == Some(&b'|')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_numbered_line_is_kept_once_per_key() {
+        let mut s = Shown::default();
+        s.add_line(Some("a.py"), "12| x = 1");
+        s.add_line(Some("a.py"), "| x = 1"); // not numbered: not recorded
+        s.add_line(None, "13| y = 2"); // no key: not recorded
+        assert!(s.has_line(Some("a.py"), "12| x = 1"));
+        assert!(!s.has_line(Some("b.py"), "12| x = 1"));
+        assert!(!s.has_line(Some("a.py"), "| x = 1"));
+        assert!(!s.has_line(Some("a.py"), "13| y = 2"));
+        assert!(!s.has_line(None, "12| x = 1"));
+    }
 
     #[test]
     fn shown_names_are_listed_once() {

@@ -536,3 +536,4 @@ mod frames;
 mod printed;
 mod search;
 mod skeleton;
+mod twins;
