@@ -284,6 +284,45 @@ fn a_tool_set_gives_its_tools_keys_to_their_results() {
     assert_eq!(unknown.key(), None);
 }
 
+#[test]
+fn a_tool_set_gives_the_part_a_result_shows() {
+    use favur_context::ToolCall;
+    use favur_context::message::KeyPart;
+    use favur_context::tools::{Tool, ToolSet};
+    struct ReadLines;
+    #[favur_context::retention(strict)]
+    impl Tool for ReadLines {
+        fn name(&self) -> &str {
+            "read_lines"
+        }
+        fn description(&self) -> &str {
+            "Show lines of a file"
+        }
+        fn parameters(&self) -> serde_json::Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn call(&self, _: &serde_json::Value) -> Result<String, String> {
+            Ok("fn main() {}".into())
+        }
+        fn key(&self, a: &serde_json::Value) -> Option<String> {
+            a["path"].as_str().map(str::to_owned)
+        }
+        fn key_part(&self, a: &serde_json::Value) -> Option<KeyPart> {
+            Some(KeyPart::Lines(a["from"].as_u64()?, a["to"].as_u64()?))
+        }
+    }
+    let tools = ToolSet::new(favur_context::Retention::Fuzzy)
+        .with_sync(ReadLines)
+        .unwrap();
+    let h = History::new();
+    let ranged = ToolCall::new("c1", "read_lines", r#"{"path":"a.rs","from":3,"to":9}"#);
+    let result = common::block_on(tools.run(&ranged, &h));
+    assert_eq!(result.key(), Some("a.rs"));
+    assert_eq!(result.key_part(), Some(KeyPart::Lines(3, 9)));
+    let whole = ToolCall::new("c2", "read_lines", r#"{"path":"a.rs"}"#);
+    assert_eq!(common::block_on(tools.run(&whole, &h)).key_part(), None);
+}
+
 /// The task, then `n` strict outputs of ~`size` words each, then the assistant's answer.
 fn strict_views(n: usize, size: usize) -> History {
     let mut h = History::new();

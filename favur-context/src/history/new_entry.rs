@@ -69,10 +69,8 @@ impl NewEntry {
     pub(crate) fn tool_run<T: ClassifiedTool + ?Sized>(tool: &T, call: &ToolCall) -> Self {
         let output = super::run(tool, call);
         let mut classified = super::tool_result::<T>(call.id.clone(), output, CallSite::caller());
-        if let crate::model::message::Arguments::Json(args) = &call.arguments
-            && let Some(key) = tool.key(args)
-        {
-            classified = classified.with_key(key);
+        if let crate::model::message::Arguments::Json(args) = &call.arguments {
+            classified = crate::model::tool::keyed(classified, tool.key(args), tool.key_part(args));
         }
         NewEntry {
             classified,

@@ -5,6 +5,7 @@ use std::pin::Pin;
 
 use serde_json::{Value, json};
 
+use crate::model::classify::{Classified, KeyPart};
 use crate::model::retention::Retention;
 
 /// The tool traits' classified sides: each the trait the `#[retention(...)]` attribute
@@ -84,6 +85,44 @@ pub trait Tool {
         let _ = arguments;
         None
     }
+    /// The [part](crate::Classified::with_key_part) of what [`key`](Tool::key) names that
+    /// the result of a call with `arguments` shows: the lines a `read_file` with a range
+    /// read. A part is superseded only by a later whole copy or a part that covers it.
+    /// `None` (the default): the whole of it.
+    ///
+    /// ```
+    /// use favur_context::compact::Plan;
+    /// use favur_context::message::KeyPart;
+    /// use favur_context::tools::Tool;
+    /// use favur_context::{retention, History, Policy, ToolCall, fuzzy};
+    /// struct ReadLines;
+    /// #[retention(fuzzy)]
+    /// impl Tool for ReadLines {
+    ///     fn name(&self) -> &str { "read_lines" }
+    ///     fn description(&self) -> &str { "Show lines of a file" }
+    ///     fn parameters(&self) -> serde_json::Value { serde_json::json!({}) }
+    ///     fn call(&self, _: &serde_json::Value) -> Result<String, String> { Ok("let x = 1;\n".repeat(900)) }
+    ///     fn key(&self, a: &serde_json::Value) -> Option<String> { a["path"].as_str().map(str::to_owned) }
+    ///     fn key_part(&self, a: &serde_json::Value) -> Option<KeyPart> {
+    ///         Some(KeyPart::Lines(a["from"].as_u64()?, a["to"].as_u64()?))
+    ///     }
+    /// }
+    /// let mut h = History::new();
+    /// let call = |id, from, to| ToolCall::new(id, "read_lines", format!(r#"{{"path":"a.rs","from":{from},"to":{to}}}"#));
+    /// let wide = h.run_tool(&ReadLines, &call("c1", 1, 50));
+    /// let narrow = h.run_tool(&ReadLines, &call("c2", 10, 20)); // covers only part of the first
+    /// h.append(fuzzy!(assistant: "read"));
+    /// let whole = Policy::builder().target(0.0).build().unwrap(); // the whole tier
+    /// let two = std::num::NonZeroU8::new(2).unwrap();
+    /// assert!(Plan::new(&h, &whole, two).superseded().is_empty());
+    /// h.run_tool(&ReadLines, &call("c3", 1, 100)); // covers both
+    /// h.append(fuzzy!(assistant: "read again"));
+    /// assert_eq!(Plan::new(&h, &whole, two).superseded(), &[wide, narrow]);
+    /// ```
+    fn key_part(&self, arguments: &Value) -> Option<KeyPart> {
+        let _ = arguments;
+        None
+    }
 }
 
 /// The future an [`AsyncTool`] returns: `Ok(output)` or `Err(error text)`, boxed and
@@ -135,6 +174,12 @@ pub trait AsyncTool: Send + Sync {
         let _ = arguments;
         None
     }
+    /// The part of what [`key`](AsyncTool::key) names that the result shows (see
+    /// [`Tool::key_part`]). `None` (the default): the whole of it.
+    fn key_part(&self, arguments: &Value) -> Option<KeyPart> {
+        let _ = arguments;
+        None
+    }
 }
 
 classified_traits! {
@@ -179,6 +224,9 @@ impl<T: Tool + Send + Sync> AsyncTool for SyncTool<T> {
     }
     fn key(&self, arguments: &Value) -> Option<String> {
         self.0.key(arguments)
+    }
+    fn key_part(&self, arguments: &Value) -> Option<KeyPart> {
+        self.0.key_part(arguments)
     }
     fn call<'a>(&'a self, arguments: &'a Value) -> ToolFuture<'a> {
         Box::pin(std::future::ready(self.0.call(arguments)))
@@ -325,5 +373,19 @@ impl ToolDefinition {
             "description": self.description,
             "input_schema": self.parameters,
         })
+    }
+}
+
+/// `classified` with the key and the part a tool gives the result of a call with
+/// `arguments`, if any.
+pub(crate) fn keyed(
+    classified: Classified,
+    key: Option<String>,
+    part: Option<KeyPart>,
+) -> Classified {
+    match (key, part) {
+        (Some(key), Some(part)) => classified.with_key(key).with_key_part(part),
+        (Some(key), None) => classified.with_key(key),
+        (None, _) => classified,
     }
 }

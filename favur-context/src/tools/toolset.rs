@@ -332,13 +332,11 @@ impl ToolSet {
                 Err(err) => (err, true),
             };
             let classified = answer(pair, registered.retention);
-            let key = match (&registered.tool, &call.arguments) {
-                (Some(tool), Arguments::Json(args)) => tool.key(args),
-                _ => None,
-            };
-            match key {
-                Some(key) => classified.with_key(key),
-                None => classified,
+            match (&registered.tool, &call.arguments) {
+                (Some(tool), Arguments::Json(args)) => {
+                    crate::model::tool::keyed(classified, tool.key(args), tool.key_part(args))
+                }
+                _ => classified,
             }
         }
     }
