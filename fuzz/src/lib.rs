@@ -244,12 +244,28 @@ pub fn rules(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    command_keys(text);
     if let Ok(rules) = Rules::from_toml(text) {
         let transcript = parse(Format::OpenAi, seeds::SAMPLE_OPENAI).expect("the sample parses");
         let mut history = History::new();
         if transcript.import_into(&mut history, &rules).is_ok() {
             assert_renders_valid(&history);
         }
+    }
+}
+
+/// The supersession key and the part of a file a rule with `key = "path"` reads off
+/// `command`: a verdict, never a panic, and a line range never reversed.
+fn command_keys(command: &str) {
+    use favur_context::import::rules::{MessageFacts, RuleRef};
+    use favur_context::message::KeyPart;
+    let rules =
+        Rules::from_toml("[[rule]]\nname = \"views\"\nkey = \"path\"\nclass = \"strict\"\n")
+            .expect("the rule parses");
+    let facts = MessageFacts::new(0, favur_context::Role::Tool).with_command(command);
+    let _ = rules.key_for(RuleRef::Rule(0), &facts);
+    if let Some(KeyPart::Lines(a, b)) = rules.key_part_for(RuleRef::Rule(0), &facts) {
+        assert!(1 <= a && a <= b, "lines {a}-{b} of {command:?}");
     }
 }
 

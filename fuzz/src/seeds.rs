@@ -219,6 +219,16 @@ pub fn seeds(target: &str, root: &Path) -> Vec<Vec<u8>> {
         "rules" => {
             let mut v = vec![b"[[rule]]\nname = \"all\"\nclass = \"fuzzy\"\n".to_vec()];
             v.extend(files(root, &["rules"], &[".toml"]));
+            // Commands whose file and part a `key = "path"` rule reads.
+            v.extend(
+                [
+                    "cd /r && nl -ba src/a.py | sed -n '580,620p'",
+                    "sed -n 42p a.py | head -3",
+                    "cat -n 'a|b.py' | head --lines=7 && tail x",
+                    "head -n -5 a.py | sed -n '2,1p'",
+                ]
+                .map(|c| c.as_bytes().to_vec()),
+            );
             v
         }
         "validate" => {
