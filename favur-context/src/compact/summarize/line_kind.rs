@@ -163,7 +163,7 @@ pub(crate) fn classify(line: &str) -> LineKind {
     if t.starts_with("at ") && t.contains(':') {
         return LineKind::Location;
     }
-    if strength == Strength::Weak || is_test_outcome(t, colon) {
+    if strength == Strength::Weak || is_test_outcome(t, colon) || is_test_total(t) {
         return LineKind::Outcome;
     }
     if hit_at(t, colon).is_some() {
@@ -207,6 +207,48 @@ fn is_test_outcome(t: &str, colon: Option<usize>) -> bool {
     let upper = ["FAILED", "ERROR", "XPASS"];
     let double_colon = colon.is_some_and(|c| has_double_colon(&t.as_bytes()[c..]));
     t.len() < 400 && (double_colon || t.starts_with("test ")) && upper.iter().any(|w| t.contains(w))
+}
+
+/// A test run's total, passing or not: `=== 3 passed, 1 warning in 0.12s ===` (pytest),
+/// `Ran 5 tests in 0.003s` and `OK (skipped=1)` (unittest), `test result: ok. 5 passed;
+/// ...` (cargo), `Tests: 3 passed, 3 total` (jest), `tests finished: 5 passed, in 0.1
+/// seconds` (sympy). A run that failed says so with a weak error word already; one that
+/// passed says it only here.
+fn is_test_total(t: &str) -> bool {
+    // Most lines start with a byte no total starts with.
+    let Some(&first) = t.as_bytes().first() else {
+        return false;
+    };
+    if t.len() > 200
+        || !matches!(
+            first,
+            b'=' | b'-' | b'0'..=b'9' | b'R' | b'O' | b't' | b'T' | b'n'
+        )
+    {
+        return false;
+    }
+    let core = t.trim_matches(|c: char| c == '=' || c == '-' || c == ' ');
+    core == "OK"
+        || core.starts_with("OK (")
+        || core.starts_with("no tests ran")
+        || (core.starts_with("Ran ") && core.contains(" test"))
+        || core.starts_with("test result: ")
+        || (core.starts_with("Tests:") && core.ends_with(" total"))
+        || counted(core, " passed")
+}
+
+/// Whether `word` follows a number in `t` (`12 passed`).
+fn counted(t: &str, word: &str) -> bool {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_str(&t[from..], word) {
+        let at = from + at;
+        if at > 0 && b[at - 1].is_ascii_digit() {
+            return true;
+        }
+        from = at + word.len();
+    }
+    false
 }
 
 /// Whether `b` holds `::` (a search for its `:` bytes, no substring searcher to build).

@@ -432,7 +432,13 @@ impl<'r, 'a> Lines<'r, 'a> {
             LineKind::Hit if r.number.is_some() => {
                 self.push(r.kind, order, kept_line(r.number, r.code, (limit, limit)));
             }
-            LineKind::Error | LineKind::Outcome | LineKind::Hit => {
+            // A total inside a banner (`=== 1 passed in 0.01s ===`), without the banner.
+            LineKind::Outcome => {
+                let total = trimmed.trim_matches(|c: char| c == '=' || c == ' ');
+                let text = if total.is_empty() { trimmed } else { total };
+                self.push(r.kind, order, cut_borrowed(text, limit));
+            }
+            LineKind::Error | LineKind::Hit => {
                 self.push(r.kind, order, cut_borrowed(trimmed, limit));
             }
         }

@@ -243,3 +243,30 @@ fn parts_of_lines() {
     assert_eq!(listed_path("-rw-r--r-- 1 a a 1 Jan 1 12:00 x.py"), "x.py");
     assert_eq!(listed_path("drwxr-xr-x 2 a a 1 Jan 1 12:00 src"), "src/");
 }
+
+#[test]
+fn a_test_runs_total_is_an_outcome_when_it_passed_too() {
+    for total in [
+        "============================== 1 passed in 0.01s ===============================",
+        "3 passed, 1 warning in 0.12s",
+        "Ran 5 tests in 0.003s",
+        "OK",
+        "OK (skipped=1)",
+        "test result: ok. 5 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out",
+        "Tests:       3 passed, 3 total",
+        "================== tests finished: 5 passed, in 0.10 seconds ===================",
+        "============================ no tests ran in 0.01s =============================",
+    ] {
+        assert_eq!(classify(total), LineKind::Outcome, "{total}");
+    }
+    for other in [
+        "OKAY then",
+        "Ranked results",
+        "the test passed quickly",
+        "passed = True",
+        "============================= test session starts ==============================",
+        "Tests: see below",
+    ] {
+        assert_ne!(classify(other), LineKind::Outcome, "{other}");
+    }
+}

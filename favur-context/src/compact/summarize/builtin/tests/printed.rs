@@ -65,3 +65,11 @@ fn the_first_line_of_a_short_output_is_a_lead_line() {
     }
     assert!(defs > 0);
 }
+
+#[test]
+fn a_passing_test_run_keeps_its_total() {
+    let out = "<returncode>0</returncode>\n<output>\n============================= test session starts ==============================\nplatform linux -- Python 3.9.20, pytest-7.2.0, pluggy-0.13.1\nrootdir: /testbed, configfile: pytest.ini\ncollected 1 item\n\ntest_single.py .                                           [100%]\n\n============================== 1 passed in 0.01s ===============================\n</output>";
+    let text = summary_of_run("pytest test_single.py", out);
+    // Without its banner.
+    holds(&text, "\n  ! 1 passed in 0.01s\n");
+}
