@@ -115,7 +115,7 @@ pub(crate) fn part_of(command: &str) -> Option<KeyPart> {
             "sed" if words.contains(&"-n") => sed_lines(&words),
             "head" => head_lines(&words),
             "tail" | "grep" | "egrep" | "fgrep" | "rg" | "ag" | "awk" | "cut" | "sort" | "uniq"
-            | "wc" | "tr" | "less" | "more" => Some(KeyPart::Unknown),
+            | "wc" | "tr" => Some(KeyPart::Unknown),
             _ => None,
         };
         part = match (part, shown) {
@@ -295,6 +295,7 @@ mod tests {
         let lines = |a, b| Some(KeyPart::Lines(a, b));
         let cases = [
             ("cat src/app.py", None),
+            ("less src/app.py", None), // no terminal: the whole file
             ("cat > src/app.py <<'EOF'", None),
             ("sed -i 's/a/b/' src/app.py", None),
             ("cd /repo && sed -n '580,620p' src/app.py", lines(580, 620)),
