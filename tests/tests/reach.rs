@@ -237,6 +237,40 @@ fn rules_give_keys_by_path_and_by_command() {
     );
     assert_eq!(rules.classify(&other).unwrap().key, None);
     assert_eq!(rules.key_for(RuleRef::Default, &view), None);
+    // The part a view shows comes with its path; an edit and a command key have none.
+    use favur_context::message::KeyPart;
+    assert_eq!(
+        rules.classify(&view).unwrap().key_part,
+        Some(KeyPart::Lines(1, 40))
+    );
+    assert_eq!(rules.classify(&edit).unwrap().key_part, None);
+    assert_eq!(rules.classify(&test).unwrap().key_part, None);
+}
+
+#[test]
+fn an_imported_view_carries_its_part() {
+    use favur_context::import::{Format, parse};
+    use favur_context::message::KeyPart;
+    let rules = Rules::from_toml(
+        "[[rule]]\nname = \"views\"\nrole = \"tool\"\ncommand = '^sed'\nkey = \"path\"\nclass = \"strict\"\n\
+         [[rule]]\nname = \"rest\"\nclass = \"fuzzy\"\n",
+    )
+    .unwrap();
+    let transcript = parse(
+        Format::OpenAi,
+        r#"{"messages":[
+            {"role":"user","content":"fix it"},
+            {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",
+              "function":{"name":"bash","arguments":"{\"command\":\"sed -n '580,620p' a.py\"}"}}]},
+            {"role":"tool","tool_call_id":"c1","content":"def f():\n    pass"}]}"#,
+    )
+    .unwrap();
+    let mut h = History::new();
+    transcript.import_into(&mut h, &rules).unwrap();
+    let view = h.entries().last().unwrap().message();
+    assert_eq!(view.extensions["favur_key"], "a.py");
+    assert_eq!(view.extensions["favur_key_part"], "lines 580-620");
+    assert_eq!("lines 580-620".parse(), Ok(KeyPart::Lines(580, 620)));
 }
 
 #[test]
