@@ -29,6 +29,9 @@ pub(super) struct Picks {
     pub(super) region_lines: Vec<usize>,
     /// Tokens the kept segments cost.
     pub(super) region_tokens: usize,
+    /// The digest that holds the first line this entry skipped as kept already (the
+    /// same line of the same file); after [`note_twins`], only where the entry says so.
+    pub(super) twin_of: Option<usize>,
 }
 
 impl Picks {
@@ -41,6 +44,7 @@ impl Picks {
             segments: Vec::new(),
             region_lines: Vec::new(),
             region_tokens: 0,
+            twin_of: None,
         }
     }
 }
@@ -122,24 +126,73 @@ pub(super) fn pick_acted<'s>(
             .iter()
             .filter(|&&k| d.items[k].acted.is_some())
             .count();
-        if !cap.allows(taken) || p.picked[i] || shown.has_line(d.key, &d.items[i].text) {
+        if !cap.allows(taken) || p.picked[i] || shown_elsewhere((d, di), i, p, shown) {
             continue;
         }
         let c = cost(&d.items[i].text) + 1;
         if *used + c > budget {
             continue;
         }
-        take(d, p, i, (used, c), shown);
+        take((d, di), p, i, (used, c), shown);
         // Its enclosing definition, if that fits too.
         let context = d.items[i]
             .context
             .and_then(|o| d.items.iter().position(|it| it.order == o));
-        let open = |k: &usize| !p.picked[*k] && !shown.has_line(d.key, &d.items[*k].text);
+        let open = |k: &usize| !p.picked[*k] && shown.holder(d.key, &d.items[*k].text).is_none();
         if let Some(k) = context.filter(open) {
             let c = cost(&d.items[k].text) + 1;
             if *used + c <= budget {
-                take(d, p, k, (used, c), shown);
+                take((d, di), p, k, (used, c), shown);
             }
+        }
+    }
+}
+
+/// Whether item `i` of digest `di` is a line already kept for another entry of the same
+/// file: it is then skipped, and the first entry that holds such a line is remembered.
+fn shown_elsewhere(
+    (d, di): (&Digest<'_>, usize),
+    i: usize,
+    p: &mut Picks,
+    shown: &Shown<'_>,
+) -> bool {
+    let Some(h) = shown.holder(d.key, &d.items[i].text) else {
+        return false;
+    };
+    if h != di {
+        p.twin_of.get_or_insert(h);
+    }
+    true
+}
+
+/// What an entry whose lines are all kept under the header `holder` (the same lines of
+/// the same file) says instead.
+pub(super) fn twin_note(holder: &str) -> String {
+    let id = holder.split(' ').next().unwrap_or(holder);
+    format!("(its lines as shown under {id})")
+}
+
+/// Each entry that kept no line because its lines are kept for another entry says so
+/// ([`twin_note`]) in the room left; other entries say nothing.
+pub(super) fn note_twins(
+    digests: &[Digest<'_>],
+    picks: &mut [Picks],
+    (used, budget): (&mut usize, usize),
+) {
+    for p in picks.iter_mut() {
+        let Some(h) = p.twin_of.take() else {
+            continue;
+        };
+        if !(p.acted.is_empty() && p.chosen.is_empty()) {
+            continue;
+        }
+        let Some(holder) = digests.get(h) else {
+            continue;
+        };
+        let c = cost(&twin_note(&holder.header)) + 1;
+        if *used + c <= budget {
+            *used += c;
+            p.twin_of = Some(h);
         }
     }
 }
@@ -169,7 +222,7 @@ pub(super) fn pick_regions<'s>(
     ranked.sort_unstable();
     for (_, di, si) in ranked {
         take_segment(
-            &digests[di],
+            (&digests[di], di),
             &mut picks[di],
             si,
             share,
@@ -182,7 +235,7 @@ pub(super) fn pick_regions<'s>(
 /// Keeps segment `si` of `d` if its anchors are kept and it fits: whole, its region at
 /// most [`MAX_REGION_LINES`] lines, the entry's segments at most `share` tokens.
 fn take_segment<'s>(
-    d: &'s Digest<'_>,
+    (d, di): (&'s Digest<'_>, usize),
     p: &mut Picks,
     si: usize,
     share: usize,
@@ -226,7 +279,7 @@ fn take_segment<'s>(
     }
     for i in s.lines.clone() {
         shown.add_text(&d.items[i].text);
-        shown.add_line(d.key, &d.items[i].text);
+        shown.add_line(d.key, &d.items[i].text, di);
         p.acted.push(i);
         p.picked[i] = true;
     }
@@ -240,9 +293,9 @@ fn take_segment<'s>(
     }
 }
 
-/// Keeps item `i` of `d` in the acted section, at cost `c`.
+/// Keeps item `i` of `d` (digest `di`) in the acted section, at cost `c`.
 fn take<'s>(
-    d: &'s Digest<'_>,
+    (d, di): (&'s Digest<'_>, usize),
     p: &mut Picks,
     i: usize,
     (used, c): (&mut usize, usize),
@@ -250,7 +303,7 @@ fn take<'s>(
 ) {
     *used += c;
     shown.add_text(&d.items[i].text);
-    shown.add_line(d.key, &d.items[i].text);
+    shown.add_line(d.key, &d.items[i].text, di);
     p.acted.push(i);
     p.picked[i] = true;
 }
@@ -343,7 +396,7 @@ fn fill<'s>(
             while cursor[di] < d.items.len() {
                 let i = cursor[di];
                 cursor[di] += 1;
-                if !wanted(&d.items[i]) || p.picked[i] || shown.has_line(d.key, &d.items[i].text) {
+                if !wanted(&d.items[i]) || p.picked[i] || shown_elsewhere((d, di), i, p, shown) {
                     continue;
                 }
                 // A doc line is offered with its definition only.
@@ -356,7 +409,7 @@ fn fill<'s>(
                 }
                 *used += c;
                 shown.add_text(&d.items[i].text);
-                shown.add_line(d.key, &d.items[i].text);
+                shown.add_line(d.key, &d.items[i].text, di);
                 p.chosen.push(i);
                 p.picked[i] = true;
                 taken[di] += 1;

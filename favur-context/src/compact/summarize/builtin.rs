@@ -219,6 +219,7 @@ impl BuiltinSummarizer {
             used += cost(REST);
         }
         let (mut picks, mut shown) = self.keep_lines(shown_digests, (&mut used, budget));
+        budget::note_twins(shown_digests, &mut picks, (&mut used, budget));
         // Names the kept lines do not show, in the room left, if asked for.
         let texts = texts.into_iter().take(headed).collect();
         let listed = self.list_names(texts, &mut shown, (&mut used, budget));
@@ -395,6 +396,11 @@ fn render(
         if !names.is_empty() {
             out.push_str("  names: ");
             out.push_str(&names.join(" "));
+            out.push('\n');
+        }
+        if let Some(holder) = p.twin_of.and_then(|h| digests.get(h)) {
+            out.push_str("  ");
+            out.push_str(&budget::twin_note(&holder.header));
             out.push('\n');
         }
     }

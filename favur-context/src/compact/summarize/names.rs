@@ -68,8 +68,9 @@ impl<'a> Iterator for EntryNames<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct Shown<'s> {
     seen: foldhash::HashSet<&'s str>,
-    /// Numbered lines kept, with the key of the entry they were kept for.
-    lines: foldhash::HashSet<(&'s str, &'s str)>,
+    /// Numbered lines kept, with the key of the entry they were kept for, and the
+    /// index of that entry's digest.
+    lines: foldhash::HashMap<(&'s str, &'s str), usize>,
 }
 
 impl<'s> Shown<'s> {
@@ -77,26 +78,26 @@ impl<'s> Shown<'s> {
     pub(crate) fn with_capacity(n: usize) -> Self {
         Shown {
             seen: foldhash::HashSet::with_capacity_and_hasher(n, Default::default()),
-            lines: foldhash::HashSet::default(),
+            lines: foldhash::HashMap::default(),
         }
     }
 
-    /// Records `line` as kept for an entry with `key`, if it is a numbered line (`601|
-    /// code`) and there is a key.
-    pub(crate) fn add_line(&mut self, key: Option<&'s str>, line: &'s str) {
+    /// Records `line` as kept for the entry of digest `at`, whose key is `key`, if it is
+    /// a numbered line (`601| code`) and there is a key.
+    pub(crate) fn add_line(&mut self, key: Option<&'s str>, line: &'s str, at: usize) {
         if let Some(key) = key.filter(|_| numbered(line)) {
-            self.lines.insert((key, line));
+            self.lines.entry((key, line)).or_insert(at);
         }
     }
 
-    /// Whether `line` is a numbered line already kept for an entry with the same `key`:
-    /// the same line of the same file, kept once per summary.
-    pub(crate) fn has_line(&self, key: Option<&str>, line: &str) -> bool {
+    /// The digest `line` is already kept for, if it is a numbered line kept for an entry
+    /// with the same `key`: the same line of the same file, kept once per summary.
+    pub(crate) fn holder(&self, key: Option<&str>, line: &str) -> Option<usize> {
         match key {
             Some(key) if !self.lines.is_empty() && numbered(line) => {
-                self.lines.contains(&(key, line))
+                self.lines.get(&(key, line)).copied()
             }
-            _ => false,
+            _ => None,
         }
     }
 
@@ -129,14 +130,15 @@ mod tests {
     #[test]
     fn a_numbered_line_is_kept_once_per_key() {
         let mut s = Shown::default();
-        s.add_line(Some("a.py"), "12| x = 1");
-        s.add_line(Some("a.py"), "| x = 1"); // not numbered: not recorded
-        s.add_line(None, "13| y = 2"); // no key: not recorded
-        assert!(s.has_line(Some("a.py"), "12| x = 1"));
-        assert!(!s.has_line(Some("b.py"), "12| x = 1"));
-        assert!(!s.has_line(Some("a.py"), "| x = 1"));
-        assert!(!s.has_line(Some("a.py"), "13| y = 2"));
-        assert!(!s.has_line(None, "12| x = 1"));
+        s.add_line(Some("a.py"), "12| x = 1", 3);
+        s.add_line(Some("a.py"), "12| x = 1", 5); // the first holder stays
+        s.add_line(Some("a.py"), "| x = 1", 3); // not numbered: not recorded
+        s.add_line(None, "13| y = 2", 3); // no key: not recorded
+        assert_eq!(s.holder(Some("a.py"), "12| x = 1"), Some(3));
+        assert_eq!(s.holder(Some("b.py"), "12| x = 1"), None);
+        assert_eq!(s.holder(Some("a.py"), "| x = 1"), None);
+        assert_eq!(s.holder(Some("a.py"), "13| y = 2"), None);
+        assert_eq!(s.holder(None, "12| x = 1"), None);
     }
 
     #[test]

@@ -60,3 +60,31 @@ fn views_of_other_files_or_without_a_key_keep_their_lines() {
         assert_eq!(text.matches(same).count(), 2, "{keys:?}: {text}");
     }
 }
+
+#[test]
+fn a_view_with_nothing_new_says_where_its_lines_are() {
+    // Two views of lines 10 to 19, then one of lines 10 and 11, which the first two
+    // already show.
+    let (mut h, mut ids) = views(&[Some("a.py"), Some("a.py")], |_| lines(10, None));
+    let command = serde_json::json!({"command": "sed -n '10,11p' a.py"});
+    ids.push(h.append(strict!(tool_call: "c9", "bash", command)));
+    let part = lines(10, None)
+        .lines()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("\n");
+    ids.push(h.append(strict!(tool_result("c9"): "{part}").with_key("a.py")));
+    let text = summary(&h, &ids);
+    assert!(
+        text.contains("#5 bash result of #4 (2 lines)\n  (its lines as shown under #1)\n"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("| def value_1").count(),
+        10,
+        "each line once: {text}"
+    );
+    // A view that kept a line of its own says nothing more.
+    let (h, ids) = views(&[Some("a.py"), Some("a.py")], |_| lines(10, None));
+    assert!(!summary(&h, &ids).contains("as shown under"));
+}
