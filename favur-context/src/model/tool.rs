@@ -119,8 +119,7 @@ pub trait Tool {
     /// h.append(fuzzy!(assistant: "read again"));
     /// assert_eq!(Plan::new(&h, &whole, two).superseded(), &[wide, narrow]);
     /// ```
-    fn key_part(&self, arguments: &Value) -> Option<KeyPart> {
-        let _ = arguments;
+    fn key_part(&self, _arguments: &Value) -> Option<KeyPart> {
         None
     }
 }
@@ -176,8 +175,7 @@ pub trait AsyncTool: Send + Sync {
     }
     /// The part of what [`key`](AsyncTool::key) names that the result shows (see
     /// [`Tool::key_part`]). `None` (the default): the whole of it.
-    fn key_part(&self, arguments: &Value) -> Option<KeyPart> {
-        let _ = arguments;
+    fn key_part(&self, _arguments: &Value) -> Option<KeyPart> {
         None
     }
 }

@@ -316,9 +316,12 @@ mod tests {
             ("head -n -5 src/app.py", Some(KeyPart::Unknown)),
             ("cat 'a|b.py' && head -3 x.py", None), // a quoted bar, then another command
         ];
-        for (command, part) in cases {
-            assert_eq!(part_of(command), part, "{command}");
-        }
+        // Every wrong reading at once, with what it should have been.
+        let wrong: Vec<_> = (cases.iter())
+            .map(|&(command, part)| (command, part_of(command), part))
+            .filter(|(_, got, want)| got != want)
+            .collect();
+        assert!(wrong.is_empty(), "(command, read, expected): {wrong:?}");
     }
 
     #[test]
