@@ -63,7 +63,8 @@ impl<'a> Iterator for EntryNames<'a> {
     }
 }
 
-/// Names already shown in a summary, so that each is listed once. A name counts as shown
+/// Names already shown in a summary, so that each is listed once (and the numbered lines
+/// of a file kept, so that each is kept once: see `add_line`). A name counts as shown
 /// when it appeared as a whole word of shown text.
 #[derive(Debug, Default)]
 pub(crate) struct Shown<'s> {

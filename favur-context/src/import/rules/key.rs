@@ -112,7 +112,7 @@ pub(crate) fn part_of(command: &str) -> Option<KeyPart> {
             continue;
         };
         let shown = match program.rsplit('/').next().unwrap_or(program) {
-            "sed" if words.contains(&"-n") => sed_lines(&words),
+            "sed" if words.iter().any(|w| quiet_flag(w)) => sed_lines(&words),
             "head" => head_lines(&words),
             "tail" | "grep" | "egrep" | "fgrep" | "rg" | "ag" | "awk" | "cut" | "sort" | "uniq"
             | "wc" | "tr" => Some(KeyPart::Unknown),
@@ -130,8 +130,23 @@ pub(crate) fn part_of(command: &str) -> Option<KeyPart> {
     part
 }
 
-/// The lines `sed -n PROGRAM` prints: `A,Bp` or `Ap`; anything else an unknown part.
+/// Whether `w` asks `sed` to print only what its program prints: `-n` alone or in a
+/// cluster of short options (`-ne`, `-En`), `--quiet`, `--silent`.
+fn quiet_flag(w: &str) -> bool {
+    match w.strip_prefix("--") {
+        Some(long) => long == "quiet" || long == "silent",
+        None => w.strip_prefix('-').is_some_and(|short| {
+            short.contains('n') && short.bytes().all(|b| b.is_ascii_alphabetic())
+        }),
+    }
+}
+
+/// The lines `sed -n PROGRAM` prints: `A,Bp` or `Ap`; anything else (more than one
+/// program, a pattern) an unknown part.
 fn sed_lines(words: &[&str]) -> Option<KeyPart> {
+    if words.iter().filter(|w| **w == "-e").count() > 1 {
+        return Some(KeyPart::Unknown);
+    }
     let program = words[1..]
         .iter()
         .map(|w| unquote(w))
@@ -300,6 +315,10 @@ mod tests {
             ("sed -i 's/a/b/' src/app.py", None),
             ("cd /repo && sed -n '580,620p' src/app.py", lines(580, 620)),
             ("sed -n 42p src/app.py", lines(42, 42)),
+            ("sed -ne '5,9p' src/app.py", lines(5, 9)),
+            ("sed --quiet -e '5,9p' src/app.py", lines(5, 9)),
+            ("sed -n -e 10p -e 20p src/app.py", Some(KeyPart::Unknown)),
+            ("sed -n '10p;20p' src/app.py", Some(KeyPart::Unknown)),
             ("nl -ba src/app.py | sed -n '600,630p'", lines(600, 630)),
             ("cat -n src/app.py | head -50", lines(1, 50)),
             ("head src/app.py", lines(1, 10)),
