@@ -371,8 +371,10 @@ impl Plan {
     }
 
     /// The entries this plan compacts because a later entry carries the same
-    /// [supersession key](crate::Classified::with_key): a newer view of the same file, an
-    /// edit of it, a rerun of the same command. A tier takes them before anything else.
+    /// [supersession key](crate::Classified::with_key) and shows at least what they show
+    /// ([key parts](crate::Classified::with_key_part)): a newer view of the same file or
+    /// of lines covering theirs, an edit of it, a rerun of the same command. A tier takes
+    /// them before anything else.
     ///
     /// ```
     /// use favur_context::compact::Plan;

@@ -42,7 +42,9 @@ impl<'a> Later<'a> {
             Some(part) => {
                 let parts = self.parts.entry(key).or_default();
                 let covered = parts.iter().any(|later| later.covers(part));
-                parts.push(part);
+                if !covered && part != KeyPart::Unknown {
+                    parts.push(part); // a covered part or an unknown one covers nothing new
+                }
                 covered || self.whole.contains(key)
             }
         }
