@@ -140,7 +140,8 @@ pub const KEY_PART_EXTENSION: &str = "favur_key_part";
 /// through). With no part, a message is a whole copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyPart {
-    /// Lines `first..=last`, numbered from 1.
+    /// Lines `first..=last`, numbered from 1 (`first <= last`: a reversed range is
+    /// stored as given and read back as [`Unknown`](KeyPart::Unknown)).
     Lines(u64, u64),
     /// Some part, not known which: covered by nothing but a whole copy.
     Unknown,
