@@ -59,43 +59,49 @@ fn a_tier_takes_the_oldest_first_and_stops_at_the_target() {
 
 #[test]
 fn pinned_tokens_are_not_counted_against_the_target() {
-    // A long pinned prompt (~8,000 tokens): the plain target (10,000 at tier 2) would
-    // leave 2,000 tokens of history; the tier shares out only what it can free.
+    // A long pinned prompt (~8,000 tokens), or as many tokens of request overhead (tool
+    // definitions): the plain target (10,000 at tier 2) would leave 2,000 tokens of
+    // history; the tier shares out only what it can free.
     let two = NonZeroU8::new(2).unwrap();
     let prompt = "You are a careful agent; follow the rules. ".repeat(900);
-    let mut h = History::new();
-    h.pin(strict!(system: "{prompt}"));
-    let floor = h.usage_tokens();
-    let mut ids = Vec::new();
-    for i in 0..12 {
-        let body = format!("view {i}: {}", format!("line{i} of the file ").repeat(300));
-        ids.push(h.append(fuzzy!(user: "{body}")));
+    let mut pinned = History::new();
+    pinned.pin(strict!(system: "{prompt}"));
+    let mut overhead = History::new();
+    overhead.pin(strict!(system: "You are a careful agent."));
+    overhead.set_request_overhead_tokens(pinned.usage_tokens() - overhead.usage_tokens());
+    for mut h in [pinned, overhead] {
+        let floor = h.usage_tokens();
+        let mut ids = Vec::new();
+        for i in 0..12 {
+            let body = format!("view {i}: {}", format!("line{i} of the file ").repeat(300));
+            ids.push(h.append(fuzzy!(user: "{body}")));
+        }
+        h.append(fuzzy!(assistant: "read them all"));
+        let policy = Policy::default();
+        assert!(
+            floor > 7_000 && h.usage_tokens() >= 20_000,
+            "{floor} {}",
+            h.usage_tokens()
+        );
+        let plan = Plan::new(&h, &policy, two);
+        let after = h.usage_tokens() - plan.reclaim_estimate();
+        let target = policy.target_tokens_above(two, floor).unwrap();
+        assert_eq!(target, floor + (20_000 - floor) / 2);
+        assert!(
+            after <= target,
+            "usage after {after} over the target {target}"
+        );
+        assert!(
+            after > policy.target_tokens(two).unwrap(),
+            "it took history down to the plain target: {after}"
+        );
+        let dropped = plan.drops().to_vec();
+        assert!(
+            dropped.len() < ids.len() - 1,
+            "took nearly all: {dropped:?}"
+        );
+        assert_eq!(dropped, ids[..dropped.len()].to_vec(), "the oldest first");
     }
-    h.append(fuzzy!(assistant: "read them all"));
-    let policy = Policy::default();
-    assert!(
-        floor > 7_000 && h.usage_tokens() >= 20_000,
-        "{floor} {}",
-        h.usage_tokens()
-    );
-    let plan = Plan::new(&h, &policy, two);
-    let after = h.usage_tokens() - plan.reclaim_estimate();
-    let target = policy.target_tokens_above(two, floor).unwrap();
-    assert_eq!(target, floor + (20_000 - floor) / 2);
-    assert!(
-        after <= target,
-        "usage after {after} over the target {target}"
-    );
-    assert!(
-        after > policy.target_tokens(two).unwrap(),
-        "it took history down to the plain target: {after}"
-    );
-    let dropped = plan.drops().to_vec();
-    assert!(
-        dropped.len() < ids.len() - 1,
-        "took nearly all: {dropped:?}"
-    );
-    assert_eq!(dropped, ids[..dropped.len()].to_vec(), "the oldest first");
 }
 
 #[test]

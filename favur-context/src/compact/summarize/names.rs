@@ -2,6 +2,7 @@
 //! for them, and those a summary already shows (each is listed once).
 
 use super::name_scan::{Names, names};
+use super::numbers::is_kept_verbatim;
 
 /// The names of an entry's texts, in order of appearance (with repeats: the summary
 /// skips a name already shown, and lists each name it does not skip, so a repeat is
@@ -86,7 +87,7 @@ impl<'s> Shown<'s> {
     /// Records `line` as kept for the entry of digest `at`, whose key is `key`, if it is
     /// a numbered line (`601| code`) and there is a key.
     pub(crate) fn add_line(&mut self, key: Option<&'s str>, line: &'s str, at: usize) {
-        if let Some(key) = key.filter(|_| numbered(line)) {
+        if let Some(key) = key.filter(|_| is_kept_verbatim(line)) {
             self.lines.entry((key, line)).or_insert(at);
         }
     }
@@ -95,7 +96,7 @@ impl<'s> Shown<'s> {
     /// with the same `key`: the same line of the same file, kept once per summary.
     pub(crate) fn holder(&self, key: Option<&str>, line: &str) -> Option<usize> {
         match key {
-            Some(key) if !self.lines.is_empty() && numbered(line) => {
+            Some(key) if !self.lines.is_empty() && is_kept_verbatim(line) => {
                 self.lines.get(&(key, line)).copied()
             }
             _ => None,
@@ -116,12 +117,6 @@ impl<'s> Shown<'s> {
     pub(crate) fn insert(&mut self, name: &'s str) -> bool {
         self.seen.insert(name)
     }
-}
-
-/// Whether `line` starts with a line number and its bar (`601| code`).
-fn numbered(line: &str) -> bool {
-    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && line.as_bytes().get(digits) == Some(&b'|')
 }
 
 #[cfg(test)]

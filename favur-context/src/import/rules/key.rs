@@ -68,8 +68,7 @@ pub(crate) enum KeyFrom {
 /// The command's first line with its words joined by single spaces, less a leading
 /// `cd DIR &&`; `None` when nothing is left.
 pub(crate) fn command_of(command: &str) -> Option<String> {
-    let line = command.lines().find(|l| !l.trim().is_empty())?;
-    let words: Vec<&str> = strip_cd(line).split_whitespace().collect();
+    let words: Vec<&str> = first_line(command)?.split_whitespace().collect();
     (!words.is_empty()).then(|| words.join(" "))
 }
 
@@ -77,9 +76,7 @@ pub(crate) fn command_of(command: &str) -> Option<String> {
 /// word of its first pipeline stage that looks like a path (not an option, not a sed or
 /// awk program, holding a `.` or a `/`). `None` when there is none.
 pub(crate) fn path_of(command: &str) -> Option<String> {
-    let line = command.lines().find(|l| !l.trim().is_empty())?;
-    let line = strip_cd(line);
-    let stage = first_stage(line);
+    let stage = *stages(first_line(command)?).first()?;
     let words = words(stage);
     if let Some(at) = words.iter().position(|w| *w == ">" || *w == ">>") {
         return words.get(at + 1).map(|w| unquote(w).to_owned());
@@ -104,9 +101,8 @@ pub(crate) fn path_of(command: &str) -> Option<String> {
 /// range the start of it; `tail`, a search or any other filter an unknown part. `None`
 /// when every stage passes the whole file on (`cat`, `nl`, an edit).
 pub(crate) fn part_of(command: &str) -> Option<KeyPart> {
-    let line = strip_cd(command.lines().find(|l| !l.trim().is_empty())?);
     let mut part: Option<KeyPart> = None;
-    for stage in pipeline(line) {
+    for stage in stages(first_line(command)?) {
         let words = words(stage);
         let Some(&program) = words.first() else {
             continue;
@@ -185,54 +181,44 @@ fn head_lines(words: &[&str]) -> Option<KeyPart> {
     })
 }
 
-/// The stages of a pipeline: the text between `|`s outside quotes (a `||` ends it).
-fn pipeline(line: &str) -> Vec<&str> {
+/// The stages of the pipeline `line` starts with: the text between `|`s outside quotes,
+/// up to the first `||`, `;`, `&&` or `<<` (another command, or a heredoc's body).
+fn stages(line: &str) -> Vec<&str> {
     let bytes = line.as_bytes();
     let (mut out, mut start, mut quote) = (Vec::new(), 0, None::<u8>);
+    let mut end = line.len();
     for (i, &b) in bytes.iter().enumerate() {
         match (quote, b) {
             (Some(q), _) if b == q => quote = None,
             (Some(_), _) => {}
             (None, b'\'' | b'"') => quote = Some(b),
-            (None, b'|') if bytes.get(i + 1) == Some(&b'|') => break,
+            (None, b'|' | b'&' | b'<') if bytes.get(i + 1) == Some(&b) => {
+                end = i;
+                break;
+            }
+            (None, b';') => {
+                end = i;
+                break;
+            }
             (None, b'|') => {
                 out.push(&line[start..i]);
                 start = i + 1;
             }
-            (None, b';') => break,
-            (None, b'&') if bytes.get(i + 1) == Some(&b'&') => break,
             _ => {}
         }
     }
-    if start <= line.len() {
-        out.push(&line[start..]);
-    }
+    out.push(&line[start..end]);
     out
 }
 
-fn strip_cd(line: &str) -> &str {
+/// The command's first line that holds something, less a leading `cd DIR &&`.
+fn first_line(command: &str) -> Option<&str> {
+    let line = command.lines().find(|l| !l.trim().is_empty())?;
     let t = line.trim_start();
-    match (t.strip_prefix("cd "), t.find("&&")) {
+    Some(match (t.strip_prefix("cd "), t.find("&&")) {
         (Some(_), Some(at)) => t[at + 2..].trim_start(),
         _ => t,
-    }
-}
-
-/// The text before the first `|`, `;`, `&&` or `<<`, outside quotes.
-fn first_stage(line: &str) -> &str {
-    let bytes = line.as_bytes();
-    let mut quote: Option<u8> = None;
-    for (i, &b) in bytes.iter().enumerate() {
-        match (quote, b) {
-            (Some(q), _) if b == q => quote = None,
-            (Some(_), _) => {}
-            (None, b'\'' | b'"') => quote = Some(b),
-            (None, b'|' | b';') => return &line[..i],
-            (None, b'&' | b'<') if bytes.get(i + 1) == Some(&b) => return &line[..i],
-            _ => {}
-        }
-    }
-    line
+    })
 }
 
 /// Words split on whitespace outside quotes (quotes kept).
@@ -334,6 +320,8 @@ mod tests {
             ("head -c 100 src/app.py", Some(KeyPart::Unknown)),
             ("head -n -5 src/app.py", Some(KeyPart::Unknown)),
             ("cat 'a|b.py' && head -3 x.py", None), // a quoted bar, then another command
+            ("sed -n 1,5p a.py && tail x.py", lines(1, 5)), // the next command is not a stage
+            ("cat a.py | head -5 && echo done", lines(1, 5)),
         ];
         // Every wrong reading at once, with what it should have been.
         let wrong: Vec<_> = (cases.iter())
